@@ -1,0 +1,118 @@
+import { ToolError } from "../errors.js";
+import { tagOfBytes } from "./hash.js";
+
+/** Bytes scanned for a NUL to call a file binary (SPEC 4; git and ripgrep use the same heuristic). */
+export const BINARY_SNIFF_BYTES = 8 * 1024;
+/** A longer line is cut in rendered `text`; its tag still covers the whole line (SPEC 5). */
+export const MAX_RENDERED_LINE_CHARS = 2000;
+
+const UTF8_BOM = [0xef, 0xbb, 0xbf];
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+export type Eol = "\n" | "\r\n";
+
+/** A text file split per SPEC 4: `lines[i]` has no terminator, `eols[i]` is its terminator ("" only for a last line without one). */
+export interface TextDoc {
+  bom: boolean;
+  lines: string[];
+  eols: ("" | Eol)[];
+}
+
+export function isBinary(bytes: Uint8Array): boolean {
+  const n = Math.min(bytes.length, BINARY_SNIFF_BYTES);
+  for (let i = 0; i < n; i++) if (bytes[i] === 0) return true;
+  return false;
+}
+
+export function hasBom(bytes: Uint8Array): boolean {
+  return bytes.length >= 3 && bytes[0] === UTF8_BOM[0] && bytes[1] === UTF8_BOM[1] && bytes[2] === UTF8_BOM[2];
+}
+
+/** Decodes strictly: binary and invalid UTF-8 are refused, never replaced. */
+export function decodeText(bytes: Uint8Array, path: string): { bom: boolean; text: string } {
+  if (isBinary(bytes)) throw new ToolError("BINARY_FILE", `${path} is a binary file (it has a NUL byte); the file tools only handle UTF-8 text.`);
+  const bom = hasBom(bytes);
+  try {
+    return { bom, text: strictUtf8.decode(bom ? bytes.subarray(3) : bytes) };
+  } catch {
+    throw new ToolError("ENCODING", `${path} is not valid UTF-8; the file tools refuse to read or rewrite it rather than corrupt it.`);
+  }
+}
+
+export function splitText(text: string): Pick<TextDoc, "lines" | "eols"> {
+  const lines: string[] = [];
+  const eols: ("" | Eol)[] = [];
+  let start = 0;
+  while (start < text.length) {
+    const nl = text.indexOf("\n", start);
+    if (nl === -1) {
+      lines.push(text.slice(start));
+      eols.push("");
+      break;
+    }
+    const cr = nl > start && text.charCodeAt(nl - 1) === 13;
+    lines.push(text.slice(start, cr ? nl - 1 : nl));
+    eols.push(cr ? "\r\n" : "\n");
+    start = nl + 1;
+  }
+  return { lines, eols };
+}
+
+export function parseText(bytes: Uint8Array, path: string): TextDoc {
+  const { bom, text } = decodeText(bytes, path);
+  return { bom, ...splitText(text) };
+}
+
+export function serialize(doc: TextDoc): Buffer {
+  let out = doc.bom ? "\ufeff" : "";
+  for (let i = 0; i < doc.lines.length; i++) out += doc.lines[i] + doc.eols[i];
+  return Buffer.from(out, "utf8");
+}
+
+/** Tags of every line, hashed straight from the raw bytes (no re-encoding on the hot read path). */
+export function tagsOfBytes(bytes: Uint8Array): string[] {
+  const tags: string[] = [];
+  let start = hasBom(bytes) ? 3 : 0;
+  while (start < bytes.length) {
+    let nl = bytes.indexOf(10, start);
+    const last = nl === -1;
+    if (last) nl = bytes.length;
+    const end = nl > start && bytes[nl - 1] === 13 ? nl - 1 : nl;
+    tags.push(tagOfBytes(bytes.subarray(start, end)));
+    if (last) break;
+    start = nl + 1;
+  }
+  return tags;
+}
+
+export type EolStyle = "lf" | "crlf" | "mixed" | "none";
+
+export function eolStyle(eols: readonly string[]): EolStyle {
+  let lf = 0;
+  let crlf = 0;
+  for (const e of eols) {
+    if (e === "\n") lf++;
+    else if (e === "\r\n") crlf++;
+  }
+  if (lf && crlf) return "mixed";
+  return crlf ? "crlf" : lf ? "lf" : "none";
+}
+
+/** The terminator new lines get: the majority's (LF on a tie or when there is none). */
+export function dominantEol(eols: readonly string[]): Eol {
+  let lf = 0;
+  let crlf = 0;
+  for (const e of eols) {
+    if (e === "\n") lf++;
+    else if (e === "\r\n") crlf++;
+  }
+  return crlf > lf ? "\r\n" : "\n";
+}
+
+/** `N|TAG content`, the rendering every tool uses so a model can edit straight from any output. */
+export function renderLine(n: number, tag: string, line: string): string {
+  const shown = line.length > MAX_RENDERED_LINE_CHARS
+    ? `${line.slice(0, MAX_RENDERED_LINE_CHARS)}… [line cut: ${line.length} chars]`
+    : line;
+  return `${n}|${tag} ${shown}`;
+}

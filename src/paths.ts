@@ -1,0 +1,85 @@
+import { realpathSync } from "node:fs";
+import { lstat, realpath } from "node:fs/promises";
+import path from "node:path";
+import { ToolError, isNodeError } from "./errors.js";
+
+/** Where a caller's path lands, checked once here for every tool (SPEC 3). */
+export interface ResolvedPath {
+  /** Root-relative, with `/` separators; "" for the root itself. Used in results and events. */
+  rel: string;
+  /** Absolute path as named (a symlink stays a symlink here: delete removes the link). */
+  abs: string;
+  /** Absolute real path (symlinks followed; for a missing file, its real parent joined with the rest). Reads and writes go here. */
+  real: string;
+  exists: boolean;
+}
+
+export interface ResolveOptions {
+  /** Only the git tools may touch `.git/`. */
+  allowGitDir?: boolean;
+}
+
+export class PathResolver {
+  readonly root: string;
+
+  constructor(root: string) {
+    this.root = realpathSync(path.resolve(root));
+  }
+
+  isInside(abs: string): boolean {
+    const rel = path.relative(this.root, abs);
+    return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
+  }
+
+  toRel(abs: string): string {
+    return path.relative(this.root, abs).split(path.sep).join("/");
+  }
+
+  async resolve(input: string, options: ResolveOptions = {}): Promise<ResolvedPath> {
+    if (input.includes("\0")) throw new ToolError("INVALID_PARAMS", "path: contains a NUL byte.");
+    const abs = path.resolve(this.root, input);
+    if (!this.isInside(abs)) throw outside(input);
+    const rel = this.toRel(abs);
+    if (!options.allowGitDir) forbidGit(rel, input);
+
+    const { real, exists } = await realOf(abs);
+    if (!this.isInside(real)) throw outside(input, real);
+    if (!options.allowGitDir) forbidGit(this.toRel(real), input);
+    return { rel, abs, real, exists };
+  }
+}
+
+function outside(input: string, real?: string): ToolError {
+  const via = real ? ` (it resolves to ${real})` : "";
+  return new ToolError("PATH_OUTSIDE_ROOT", `${input} is outside the workspace root${via}; use a path inside the root.`);
+}
+
+function forbidGit(rel: string, input: string): void {
+  if (rel === ".git" || rel.startsWith(".git/")) {
+    throw new ToolError("PATH_FORBIDDEN", `${input} is inside .git/, which only the git tools manage.`);
+  }
+}
+
+/** The real path of `abs`; a missing file is checked through its nearest existing parent. */
+async function realOf(abs: string): Promise<{ real: string; exists: boolean }> {
+  let missing = "";
+  let probe = abs;
+  for (;;) {
+    try {
+      const real = await realpath(probe);
+      return { real: missing ? path.join(real, missing) : real, exists: missing === "" };
+    } catch (e) {
+      if (isNodeError(e, "ENOENT") || isNodeError(e, "ENOTDIR")) {
+        // A dangling symlink: its target is what a write would create, so check where it points.
+        const link = await lstat(probe).catch(() => undefined);
+        if (link?.isSymbolicLink()) throw new ToolError("NOT_FOUND", `${abs} is a symlink to a missing target.`);
+        const parent = path.dirname(probe);
+        if (parent === probe) throw e;
+        missing = missing ? path.join(path.basename(probe), missing) : path.basename(probe);
+        probe = parent;
+        continue;
+      }
+      throw e;
+    }
+  }
+}

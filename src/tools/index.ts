@@ -1,0 +1,11 @@
+import { cancelTool } from "./cancel.js";
+import { infoTool } from "./info.js";
+import { listTool } from "./list.js";
+import type { AnyTool } from "./tool.js";
+
+/** Every tool, in the order `list` shows them. One explicit array: no discovery, no magic. */
+export const TOOLS: AnyTool[] = [
+  listTool,
+  infoTool,
+  cancelTool,
+];

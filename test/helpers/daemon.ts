@@ -1,0 +1,89 @@
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+
+export const MAIN = fileURLToPath(new URL("../../dist/src/main.js", import.meta.url));
+
+export interface Response {
+  call_id: string | number | null;
+  success: boolean;
+  result: Record<string, any>;
+}
+export interface EventLine {
+  event: string;
+  data: any;
+}
+
+/** The built daemon over real pipes, spoken to as the Gateway does. */
+export class DaemonClient {
+  readonly child: ChildProcessWithoutNullStreams;
+  readonly lines: any[] = [];
+  readonly events: EventLine[] = [];
+  stderr = "";
+  private nextId = 1;
+  private readonly waiters = new Map<string, (r: Response) => void>();
+  private readonly lineWaiters: { test: (l: any) => boolean; resolve: (l: any) => void }[] = [];
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+
+  constructor(root: string, args: string[] = [], env: NodeJS.ProcessEnv = {}) {
+    this.child = spawn(process.execPath, [MAIN, "--root", root, ...args], { env: { ...process.env, ...env }, stdio: "pipe" });
+    this.child.stderr.on("data", (d) => (this.stderr += d));
+    this.exited = new Promise((resolve) => this.child.on("exit", (code, signal) => resolve({ code, signal })));
+    createInterface({ input: this.child.stdout }).on("line", (line) => {
+      const msg = JSON.parse(line); // a non-JSON stdout line fails the test loudly
+      this.lines.push(msg);
+      if ("event" in msg) this.events.push(msg);
+      else this.waiters.get(JSON.stringify(msg.call_id))?.(msg);
+      for (const w of [...this.lineWaiters]) {
+        if (w.test(msg)) {
+          this.lineWaiters.splice(this.lineWaiters.indexOf(w), 1);
+          w.resolve(msg);
+        }
+      }
+    });
+  }
+
+  /** Resolves with the first stdout line (already seen or future) that passes `test`. */
+  waitFor(test: (line: any) => boolean, timeoutMs = 10_000): Promise<any> {
+    const seen = this.lines.find(test);
+    if (seen) return Promise.resolve(seen);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no matching line within ${timeoutMs} ms; stderr: ${this.stderr}`)), timeoutMs);
+      this.lineWaiters.push({ test, resolve: (l) => (clearTimeout(timer), resolve(l)) });
+    });
+  }
+
+  ready(): Promise<EventLine> {
+    return this.waitFor((l) => l.event === "ready", 20_000);
+  }
+
+  sendRaw(text: string): void {
+    this.child.stdin.write(text);
+  }
+
+  /** Sends one call and resolves with its response. */
+  call(tool_id: string, params: Record<string, unknown> = {}, opts: { session?: string; approved?: boolean; id?: string | number } = {}): Promise<Response> {
+    const id = opts.id ?? this.nextId++;
+    const done = new Promise<Response>((resolve) => this.waiters.set(JSON.stringify(id), resolve));
+    this.sendRaw(JSON.stringify({ tool_id, session_id: opts.session ?? "s1", toolcall_id: id, approved: opts.approved ?? true, params }) + "\n");
+    return done;
+  }
+
+  /** Like call, but throws unless it succeeded; returns the result. */
+  async ok(tool_id: string, params: Record<string, unknown> = {}, opts: { session?: string; approved?: boolean } = {}): Promise<any> {
+    const r = await this.call(tool_id, params, opts);
+    if (!r.success) throw new Error(`${tool_id} failed: ${JSON.stringify(r.result)}`);
+    return r.result;
+  }
+
+  async close(): Promise<void> {
+    if (this.child.exitCode === null && this.child.signalCode === null) this.child.stdin.end();
+    await this.exited;
+  }
+}
+
+export async function startDaemon(root: string, args: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<DaemonClient> {
+  const d = new DaemonClient(root, args, env);
+  await d.ready();
+  return d;
+}
