@@ -18,6 +18,21 @@ export interface WorkspaceOptions {
 export type EmitEvent = (event: string, data: unknown) => void;
 type Disposer = () => unknown;
 
+/** A write a tool is about to make (hash null: a delete), so the watcher can attribute the change to its session. */
+export interface ToolWrite {
+  session: string;
+  rel: string;
+  hash: string | null;
+}
+
+/** The VFS's index of watched files, read by find_file. */
+export interface FileIndexView {
+  /** Bumped on every add or remove, so a consumer can cache what it derives from `paths()`. */
+  readonly generation: number;
+  /** Root-relative paths (with `/`) of every watched, not ignored, file. */
+  paths(): readonly string[];
+}
+
 /** The state every tool shares: the root, the path resolver, what sessions saw, the write locks, and services' lifetimes. */
 export class Workspace {
   readonly paths: PathResolver;
@@ -29,6 +44,11 @@ export class Workspace {
   /** Per real path: writes and deletes to one file never interleave. */
   readonly writeLocks = new KeyedLock();
   private readonly disposers: Disposer[] = [];
+  private readonly toolWriteHooks: ((write: ToolWrite) => void)[] = [];
+  /** Set by the VFS once its index is live. */
+  fileIndex?: FileIndexView;
+  /** The watcher's state for `info`; set by the VFS. */
+  vfsState: () => Record<string, unknown> = () => ({ watcher: "not started" });
 
   constructor(
     options: WorkspaceOptions,
@@ -44,6 +64,22 @@ export class Workspace {
   /** Everything `ready` promises: after this resolves, no change on disk is missed. */
   async init(): Promise<void> {
     await initHash();
+  }
+
+  /** A session saw this version of a file (it read or wrote it): feeds stale_sessions and the since/mismatch diffs. */
+  recordSeen(session: string, rel: string, hash: string, content: Buffer): void {
+    this.views.record(session, rel, hash);
+    this.history.put(hash, content);
+  }
+
+  /** Called by a file tool just before it commits a write or delete, so the resulting change is `origin:"tool"`, `by` the session. */
+  expectToolWrite(write: ToolWrite): void {
+    if (write.hash === null) this.views.record(write.session, write.rel, null);
+    for (const hook of this.toolWriteHooks) hook(write);
+  }
+
+  onToolWrite(hook: (write: ToolWrite) => void): void {
+    this.toolWriteHooks.push(hook);
   }
 
   /** Registers cleanup (a watcher, a child process) run at shutdown, newest first. */

@@ -1,0 +1,14 @@
+/**
+ * `npm run bench [-- NAME...]`: runs each benchmark module (or the named ones) against the built daemon and its peer,
+ * printing medians and ratios. Figures, not assertions: tests never time anything.
+ */
+const SUITES: Record<string, () => Promise<{ default: () => Promise<void> }>> = {
+};
+
+const wanted = process.argv.slice(2);
+for (const [name, load] of Object.entries(SUITES)) {
+  if (wanted.length && !wanted.includes(name)) continue;
+  console.log(`\n## ${name}`);
+  const suite = await load();
+  await suite.default();
+}
