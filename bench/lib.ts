@@ -1,0 +1,66 @@
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+
+/** The built daemon: bench/ compiles to dist/bench/, beside dist/src/. */
+export const MAIN = fileURLToPath(new URL("../src/main.js", import.meta.url));
+
+export function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  if (!sorted.length) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+}
+
+export const median = (values: number[]) => percentile(values, 50);
+
+export function fmt(ms: number): string {
+  return ms < 10 ? ms.toFixed(3) : ms.toFixed(1);
+}
+
+/** One row of a comparison: ours vs the peer, with the ratio the issue's figure is about. */
+export function report(label: string, ours: number, peer: number | undefined, unit: string, peerName?: string): void {
+  const ratio = peer === undefined ? "" : `  ratio ${(ours / peer).toFixed(2)}x vs ${peerName ?? "peer"} (${fmt(peer)} ${unit})`;
+  console.log(`${label.padEnd(48)} ${fmt(ours).padStart(10)} ${unit}${ratio}`);
+}
+
+/** The daemon over real pipes, for benchmarks: no assertions, just timings. */
+export class BenchDaemon {
+  readonly child: ChildProcessWithoutNullStreams;
+  private nextId = 1;
+  private readonly waiters = new Map<string | number, (r: any) => void>();
+  readonly events: any[] = [];
+  private readonly eventWaiters: ((e: any) => void)[] = [];
+  readonly ready: Promise<void>;
+
+  constructor(root: string, args: string[] = []) {
+    this.child = spawn(process.execPath, [MAIN, "--root", root, ...args], { stdio: "pipe" });
+    this.child.stderr.on("data", (d) => process.stderr.write(d));
+    let onReady!: () => void;
+    this.ready = new Promise((resolve) => (onReady = resolve));
+    createInterface({ input: this.child.stdout }).on("line", (line) => {
+      const msg = JSON.parse(line);
+      if (msg.event === "ready") onReady();
+      else if (msg.event) {
+        this.events.push(msg);
+        for (const w of this.eventWaiters.splice(0)) w(msg);
+      } else this.waiters.get(msg.call_id)?.(msg), this.waiters.delete(msg.call_id);
+    });
+  }
+
+  call(tool_id: string, params: Record<string, unknown>, session = "bench", approved = true): Promise<any> {
+    const id = this.nextId++;
+    return new Promise((resolve) => {
+      this.waiters.set(id, resolve);
+      this.child.stdin.write(JSON.stringify({ tool_id, session_id: session, toolcall_id: id, approved, params }) + "\n");
+    });
+  }
+
+  nextEvent(): Promise<any> {
+    return new Promise((resolve) => this.eventWaiters.push(resolve));
+  }
+
+  async close(): Promise<void> {
+    this.child.stdin.end();
+    await new Promise((resolve) => this.child.once("exit", resolve));
+  }
+}
