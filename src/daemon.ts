@@ -2,6 +2,7 @@ import type { Readable, Writable } from "node:stream";
 import { Dispatcher } from "./dispatcher.js";
 import { LineReader, LineWriter } from "./protocol/framing.js";
 import { Registry, readManifest } from "./registry.js";
+import { debugSleepTool } from "./tools/debug-sleep.js";
 import { TOOLS } from "./tools/index.js";
 import { type WatcherEngine, Workspace } from "./workspace.js";
 
@@ -22,7 +23,8 @@ export class Daemon {
 
   constructor(private readonly options: DaemonOptions) {
     // Both throw with a sentence for stderr: a bad root or --tools file stops the daemon before it says ready.
-    this.registry = new Registry(TOOLS, options.toolsFile ? readManifest(options.toolsFile, TOOLS) : undefined);
+    const tools = process.env.TOOL_LAYER_DEBUG_TOOLS === "1" ? [...TOOLS, debugSleepTool] : TOOLS;
+    this.registry = new Registry(tools, options.toolsFile ? readManifest(options.toolsFile, TOOLS) : undefined);
     this.ws = new Workspace({ root: options.root, watcher: options.watcher, maxFileBytes: options.maxFileBytes }, (event, data) => this.out?.write({ event, data }));
   }
 

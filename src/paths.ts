@@ -1,4 +1,4 @@
-import { realpathSync } from "node:fs";
+import { realpathSync, statSync } from "node:fs";
 import { lstat, realpath } from "node:fs/promises";
 import path from "node:path";
 import { ToolError, isNodeError } from "./errors.js";
@@ -24,6 +24,7 @@ export class PathResolver {
 
   constructor(root: string) {
     this.root = realpathSync(path.resolve(root));
+    if (!statSync(this.root).isDirectory()) throw new Error(`--root ${root} is not a directory`);
   }
 
   isInside(abs: string): boolean {

@@ -1,0 +1,51 @@
+import { PassThrough, Writable } from "node:stream";
+import { describe, expect, it } from "vitest";
+import { LineReader, LineWriter } from "../../src/protocol/framing.js";
+
+function read(chunks: (string | Buffer)[]) {
+  const input = new PassThrough();
+  const lines: string[] = [];
+  let overflows = 0;
+  const ended = new Promise<void>((resolve) => new LineReader(input, (l) => lines.push(l), () => overflows++, resolve));
+  for (const c of chunks) input.write(c);
+  input.end();
+  return ended.then(() => ({ lines, overflows }));
+}
+
+describe("LineReader", () => {
+  it("splits on \\n, strips one trailing \\r, keeps an unterminated last line", async () => {
+    expect((await read(["a\nb\r\n", "c"])).lines).toEqual(["a", "b", "c"]);
+  });
+
+  it("joins lines split across chunks, even inside a multi-byte character", async () => {
+    const bytes = Buffer.from('{"x":"é€"}\n', "utf8");
+    const chunks = [...bytes].map((b) => Buffer.from([b]));
+    expect((await read(chunks)).lines).toEqual(['{"x":"é€"}']);
+  });
+
+  it("keeps empty lines for the caller to skip", async () => {
+    expect((await read(["\n\nx\n"])).lines).toEqual(["", "", "x"]);
+  });
+});
+
+describe("LineWriter", () => {
+  it("writes whole lines in order and waits for drain", async () => {
+    const written: string[] = [];
+    let calls = 0;
+    const slow = new Writable({
+      highWaterMark: 8,
+      write(chunk, _enc, cb) {
+        written.push(String(chunk));
+        calls++;
+        setImmediate(cb);
+      },
+    });
+    const w = new LineWriter(slow);
+    for (let i = 0; i < 50; i++) w.write({ i, pad: "x".repeat(20) });
+    await w.idle();
+    await new Promise((r) => setImmediate(r));
+    expect(calls).toBe(50);
+    expect(written.map((l) => JSON.parse(l).i)).toEqual([...Array(50).keys()]);
+    expect(written.every((l) => l.endsWith("\n") && l.indexOf("\n") === l.length - 1)).toBe(true);
+  });
+});
