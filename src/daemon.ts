@@ -40,12 +40,14 @@ export class Daemon {
     new LineReader(input, (line) => dispatcher.handleLine(line), () => dispatcher.overflow(), stop);
     const onSigterm = () => stop();
     process.once("SIGTERM", onSigterm);
+    process.once("SIGINT", onSigterm);
 
     await this.ws.init();
     dispatcher.start(this.options.version);
 
     await stopped;
     process.off("SIGTERM", onSigterm);
+    process.off("SIGINT", onSigterm);
     await dispatcher.drain(SHUTDOWN_GRACE_MS);
     await this.ws.dispose();
     await out.idle();

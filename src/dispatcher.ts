@@ -7,6 +7,8 @@ import type { Workspace } from "./workspace.js";
 
 /** A call with no timeout of its own is aborted after this; long tools (git, terminal) set theirs. */
 export const DEFAULT_TIMEOUT_MS = 60_000;
+/** After shutdown aborts the calls still running, how long a commit in progress may take to finish. */
+export const ABORT_GRACE_MS = 1_000;
 /** `text` beyond this is cut with a note: a model's context is the scarce resource, not our bandwidth. */
 export const MAX_TEXT_CHARS = 100_000;
 
@@ -79,7 +81,8 @@ export class Dispatcher implements DaemonApi {
     const timer = new Promise<void>((resolve) => setTimeout(resolve, graceMs).unref());
     await Promise.race([all, timer]);
     for (const r of this.running.values()) r.controller.abort(new Aborted("the daemon is shutting down"));
-    await all;
+    // An aborted call answers at once (raceAbort); only a commit in progress is worth waiting for, briefly.
+    await Promise.race([all, new Promise<void>((resolve) => setTimeout(resolve, ABORT_GRACE_MS).unref())]);
   }
 
   enabledTools(): AnyTool[] {
