@@ -1,4 +1,7 @@
 import { cancelTool } from "./cancel.js";
+import { fileDeleteTool } from "./file-delete.js";
+import { fileReadTool } from "./file-read.js";
+import { fileWriteTool } from "./file-write.js";
 import { infoTool } from "./info.js";
 import { listTool } from "./list.js";
 import type { AnyTool } from "./tool.js";
@@ -8,4 +11,7 @@ export const TOOLS: AnyTool[] = [
   listTool,
   infoTool,
   cancelTool,
+  fileReadTool,
+  fileWriteTool,
+  fileDeleteTool,
 ];

@@ -1,0 +1,105 @@
+import { FILE_HEADERS_ONLY, type StructuredPatchHunk, formatPatch, structuredPatch } from "diff";
+import type { Op } from "./edits.js";
+import { renderLine } from "./text.js";
+
+/** Lines of context in unified diffs: what `git diff` and `patch` expect. */
+export const DIFF_CONTEXT = 3;
+/** Lines shown around each changed region in a write's `text`: enough to see where it sits, little enough to stay compact. */
+export const REGION_CONTEXT = 2;
+/** Separates two rendered windows that are not adjacent. */
+export const GAP = "…";
+
+/** A half-open range of 0-based line indexes. */
+export interface Span {
+  from: number;
+  to: number;
+}
+
+/** Renders lines `from..to-1` (0-based) as `N|TAG content`. */
+export function renderRange(lines: readonly string[], tagAt: (i: number) => string, from: number, to: number): string {
+  const out: string[] = [];
+  for (let i = from; i < to; i++) out.push(renderLine(i + 1, tagAt(i), lines[i]));
+  return out.join("\n");
+}
+
+const asText = (lines: readonly string[], terminated: boolean) => (lines.length ? lines.join("\n") + (terminated ? "\n" : "") : "");
+
+function patchText(path: string, hunks: StructuredPatchHunk[]): string {
+  if (!hunks.length) return "";
+  return formatPatch({ oldFileName: `a/${path}`, newFileName: `b/${path}`, oldHeader: undefined, newHeader: undefined, hunks }, FILE_HEADERS_ONLY);
+}
+
+/** A unified diff between two whole texts (a caller's old version and the file now, or a whole-content overwrite). */
+export function unifiedDiff(path: string, oldText: string, newText: string): { diff: string; hunks: StructuredPatchHunk[] } {
+  const { hunks } = structuredPatch(`a/${path}`, `b/${path}`, oldText, newText, undefined, undefined, { context: DIFF_CONTEXT });
+  return { diff: patchText(path, hunks), hunks };
+}
+
+/**
+ * The unified diff of an edit batch, computed only over windows around the edits (a 10-edit batch on a 10,000-line
+ * file diffs a few dozen lines, not the whole file). Windows further apart than two contexts never share a hunk.
+ */
+export function editsDiff(
+  path: string,
+  old: { lines: readonly string[]; finalNewline: boolean },
+  now: { lines: readonly string[]; finalNewline: boolean },
+  ops: readonly Op[],
+): { diff: string; hunks: StructuredPatchHunk[] } {
+  const hunks: StructuredPatchHunk[] = [];
+  let i = 0;
+  while (i < ops.length) {
+    let j = i;
+    while (j + 1 < ops.length && ops[j + 1].start - (ops[j].start + ops[j].removed) <= 2 * DIFF_CONTEXT) j++;
+    const oldFrom = Math.max(0, ops[i].start - DIFF_CONTEXT);
+    const oldTo = Math.min(old.lines.length, ops[j].start + ops[j].removed + DIFF_CONTEXT);
+    const newFrom = oldFrom + (ops[i].newStart - ops[i].start);
+    const shift = ops[j].newStart + ops[j].added.length - (ops[j].start + ops[j].removed);
+    const newTo = Math.min(now.lines.length, oldTo + shift);
+    const oldText = asText(old.lines.slice(oldFrom, oldTo), oldTo < old.lines.length || old.finalNewline);
+    const newText = asText(now.lines.slice(newFrom, newTo), newTo < now.lines.length || now.finalNewline);
+    const part = structuredPatch("", "", oldText, newText, undefined, undefined, { context: DIFF_CONTEXT });
+    for (const h of part.hunks) {
+      hunks.push({ ...h, oldStart: h.oldStart + oldFrom, newStart: h.newStart + newFrom });
+    }
+    i = j + 1;
+  }
+  return { diff: patchText(path, hunks), hunks };
+}
+
+/** The spans of the new file a diff's hunks added to (a pure deletion is an empty span where the lines were). */
+export function changedSpans(hunks: readonly StructuredPatchHunk[]): Span[] {
+  const spans: Span[] = [];
+  for (const h of hunks) {
+    // newStart is 1-based, or the line before when the hunk adds nothing.
+    let line = h.newLines === 0 ? h.newStart : h.newStart - 1;
+    let open: Span | undefined;
+    for (const l of h.lines) {
+      const kind = l[0];
+      if (kind === "+") {
+        if (!open) spans.push((open = { from: line, to: line }));
+        open.to = ++line;
+      } else if (kind === "-") {
+        if (!open) spans.push((open = { from: line, to: line }));
+      } else if (kind === " ") {
+        open = undefined;
+        line++;
+      }
+    }
+  }
+  return spans;
+}
+
+/** Each changed span of the new file with REGION_CONTEXT lines around it, rendered with the new tags; windows that touch are merged. */
+export function renderRegions(lines: readonly string[], tagAt: (i: number) => string, spans: readonly Span[]): string {
+  const windows: Span[] = [];
+  for (const s of [...spans].sort((a, b) => a.from - b.from)) {
+    const w = { from: Math.max(0, s.from - REGION_CONTEXT), to: Math.min(lines.length, s.to + REGION_CONTEXT) };
+    const last = windows[windows.length - 1];
+    if (last && w.from <= last.to) last.to = Math.max(last.to, w.to);
+    else windows.push(w);
+  }
+  return windows
+    .filter((w) => w.to > w.from)
+    .map((w) => renderRange(lines, tagAt, w.from, w.to))
+    .join(`\n${GAP}\n`);
+}

@@ -1,0 +1,67 @@
+import { type Stats } from "node:fs";
+import { readFile, stat } from "node:fs/promises";
+import { fileHash } from "../core/hash.js";
+import { type TextDoc, parseText } from "../core/text.js";
+import { ToolError, isNodeError } from "../errors.js";
+import type { ResolvedPath } from "../paths.js";
+
+/** A file as the file tools see it: its raw bytes, their hash, and (for text) its lines. */
+export interface RawFile {
+  bytes: Buffer;
+  hash: string;
+  stats: Stats;
+}
+
+export interface TextFile extends RawFile {
+  doc: TextDoc;
+}
+
+/** Stats the file a path names: NOT_FOUND, NOT_A_FILE and TOO_LARGE are decided here, before anything is read. */
+export async function statFile(path: ResolvedPath, maxBytes: number): Promise<Stats> {
+  let stats: Stats;
+  try {
+    stats = await stat(path.real);
+  } catch (e) {
+    if (isNodeError(e, "ENOENT") || isNodeError(e, "ENOTDIR")) throw notFound(path);
+    throw e;
+  }
+  if (!stats.isFile()) {
+    throw new ToolError("NOT_A_FILE", `${path.rel || "."} is ${stats.isDirectory() ? "a directory" : "not a regular file"}; the file tools read and write regular files only.`);
+  }
+  if (stats.size > maxBytes) throw tooLarge(path, stats.size, maxBytes);
+  return stats;
+}
+
+export function notFound(path: ResolvedPath): ToolError {
+  return new ToolError("NOT_FOUND", `${path.rel} does not exist; check the path (find_file can search by name), or create it with file_write and content.`);
+}
+
+function tooLarge(path: ResolvedPath, size: number, maxBytes: number): ToolError {
+  return new ToolError("TOO_LARGE", `${path.rel} is ${size} bytes, over the ${maxBytes}-byte limit of the file tools; use search to find what you need in it.`, { size, max_bytes: maxBytes });
+}
+
+/** The raw bytes and hash, with no text checks (file_delete can remove a binary file it was given the hash of). */
+export async function readRaw(path: ResolvedPath, maxBytes: number): Promise<RawFile> {
+  const stats = await statFile(path, maxBytes);
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(path.real);
+  } catch (e) {
+    if (isNodeError(e, "ENOENT")) throw notFound(path);
+    throw e;
+  }
+  // It may have grown between the stat and the read.
+  if (bytes.length > maxBytes) throw tooLarge(path, bytes.length, maxBytes);
+  return { bytes, hash: fileHash(bytes), stats };
+}
+
+/** Reads a UTF-8 text file: BINARY_FILE and ENCODING carry the file's hash, so a caller can still delete it. */
+export async function readText(path: ResolvedPath, maxBytes: number): Promise<TextFile> {
+  const raw = await readRaw(path, maxBytes);
+  try {
+    return { ...raw, doc: parseText(raw.bytes, path.rel) };
+  } catch (e) {
+    if (e instanceof ToolError) throw new ToolError(e.code, e.message, { ...e.details, hash: raw.hash });
+    throw e;
+  }
+}

@@ -1,0 +1,94 @@
+import { z } from "zod";
+import { tagOf } from "../core/hash.js";
+import { tagsInRange } from "../core/line-tags.js";
+import { changedSpans, renderRange, renderRegions, unifiedDiff } from "../core/render.js";
+import { decodeText, eolStyle, tagsOfBytes } from "../core/text.js";
+import { ToolError } from "../errors.js";
+import { readText } from "../fs/read-text.js";
+import { defineTool } from "./tool.js";
+
+/** Lines returned when no limit is given (the design document's 150). */
+export const DEFAULT_LIMIT = 150;
+/** Most lines one call returns: a larger limit is clamped, so one read cannot flood a model's context. */
+export const MAX_LIMIT = 2000;
+
+const DESCRIPTION = `Reads a UTF-8 text file as numbered, hash-tagged lines, and returns the whole file's hash.
+Each line is rendered \`N|TAG content\`: N is the 1-based line number, TAG four hex digits hashed from the line's text.
+To edit, pass tags (or line:tag, e.g. "5:14C3", when a tag is on several lines) to file_write as startline/endline, with
+\`hash\` set to the hash this read returned; file_write refuses the edit if the file changed in between.
+- offset (1-based, default 1) and limit (default ${DEFAULT_LIMIT}, at most ${MAX_LIMIT}) choose a window; \`next_offset\` says
+  where the next window starts, null at the end.
+- lines: [3, 9, 40] returns only \`N|TAG\` for those lines (tag mode, no content): use it to refresh tags cheaply.
+- since: a hash you read earlier; if the file is unchanged you get \`unchanged: true\` and no lines, otherwise a diff from
+  that version plus the changed regions with their new tags, so you need not re-read the whole file.
+Lines over 2000 characters are cut in the text (their tag still covers the whole line). Binary and non-UTF-8 files are refused.`;
+
+export const fileReadTool = defineTool({
+  id: "file_read",
+  description: DESCRIPTION,
+  params: {
+    path: z.string().describe("File path, relative to the workspace root (or absolute inside it)."),
+    offset: z.number().int().min(1).optional().describe("First line to return, 1-based. Default 1."),
+    limit: z.number().int().min(1).optional().describe(`How many lines to return. Default ${DEFAULT_LIMIT}; more than ${MAX_LIMIT} is clamped.`),
+    lines: z.array(z.number().int().min(1)).min(1).optional().describe("Tag mode: these line numbers' tags only, no content. Not with offset/limit."),
+    since: z.string().regex(/^[0-9a-fA-F]{16}$/, "must be a 16-hex-digit file hash").optional()
+      .describe("A file hash you saw earlier: answer with `unchanged: true`, or the diff since that version, instead of the lines."),
+  },
+  mutating: false,
+  state: (ws) => ({ ...ws.vfsState(), maxFileBytes: ws.maxFileBytes }),
+  async run(params, { ws, sessionId, signal }) {
+    if (params.lines && (params.offset !== undefined || params.limit !== undefined)) {
+      throw new ToolError("INVALID_PARAMS", "lines: give either lines (tag mode) or offset/limit (a window), not both.");
+    }
+    const target = await ws.paths.resolve(params.path);
+    const file = await readText(target, ws.maxFileBytes);
+    signal.throwIfAborted();
+    const { bytes, hash, doc } = file;
+    ws.recordSeen(sessionId, target.rel, hash, bytes);
+    const total = doc.lines.length;
+    const base = { path: target.rel, hash, total_lines: total, eol: eolStyle(doc.eols) };
+
+    if (params.since !== undefined) {
+      const since = params.since.toLowerCase();
+      if (since === hash) {
+        return { ...base, since, unchanged: true, text: `${target.rel} is unchanged since ${since} (${total} lines); your tags are still valid.` };
+      }
+      const old = ws.history.get(since);
+      if (old) {
+        const { diff, hunks } = unifiedDiff(target.rel, decodeText(old, target.rel).text, decodeText(bytes, target.rel).text);
+        const tags = tagsOfBytes(bytes);
+        return { ...base, since, unchanged: false, diff, text: renderRegions(doc.lines, (i) => tags[i], changedSpans(hunks)) };
+      }
+      // The daemon no longer has that version: fall through to a normal read.
+    }
+
+    if (params.lines) {
+      const wanted = [...new Set(params.lines)].sort((a, b) => a - b);
+      const present = wanted.filter((n) => n <= total);
+      const missing = wanted.filter((n) => n > total);
+      const tags = present.map((n) => tagOf(doc.lines[n - 1]));
+      return {
+        ...base,
+        tags: present.map((line, i) => ({ line, tag: tags[i] })),
+        missing,
+        text: present.map((n, i) => `${n}|${tags[i]}`).join("\n"),
+      };
+    }
+
+    const offset = params.offset ?? 1;
+    if (offset > Math.max(total, 1)) {
+      throw new ToolError("INVALID_PARAMS", `offset: ${offset} is past the end; ${target.rel} has ${total} lines.`, { total_lines: total });
+    }
+    const limit = Math.min(params.limit ?? DEFAULT_LIMIT, MAX_LIMIT);
+    const from = offset - 1;
+    const to = Math.min(total, from + limit);
+    const tags = tagsInRange(bytes, from, to);
+    return {
+      ...base,
+      start_line: total ? offset : 0,
+      end_line: to,
+      next_offset: to < total ? to + 1 : null,
+      text: renderRange(doc.lines, (i) => tags[i - from], from, to),
+    };
+  },
+});
