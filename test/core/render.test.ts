@@ -1,0 +1,84 @@
+import { applyPatch } from "diff";
+import { describe, expect, it } from "vitest";
+import { type Edit, applyEdits } from "../../src/core/edits.js";
+import { initHash, tagOf } from "../../src/core/hash.js";
+import { changedSpans, editsDiff, renderRange, renderRegions, unifiedDiff } from "../../src/core/render.js";
+import { parseText, serialize, tagsOfBytes } from "../../src/core/text.js";
+
+await initHash();
+
+function edit(text: string, edits: Edit[]) {
+  const bytes = Buffer.from(text);
+  const old = parseText(bytes, "f");
+  const { doc, ops } = applyEdits(old, tagsOfBytes(bytes), edits);
+  const finalNl = (d: typeof doc) => d.lines.length > 0 && d.eols[d.eols.length - 1] !== "";
+  const windowed = editsDiff("f.txt", { lines: old.lines, finalNewline: finalNl(old) }, { lines: doc.lines, finalNewline: finalNl(doc) }, ops);
+  return { after: serialize(doc).toString(), windowed, ops, doc };
+}
+
+const numbered = (n: number, last = "\n") => Array.from({ length: n }, (_, i) => `line ${i + 1}`).join("\n") + last;
+const tagOfLine = (text: string, n: number) => `${n}:${tagsOfBytes(Buffer.from(text))[n - 1]}`;
+
+describe("editsDiff", () => {
+  it("equals a whole-file diff for edits far apart, close together, at the top and at the end", () => {
+    const text = numbered(200);
+    const { after, windowed } = edit(text, [
+      { type: "insert", endline: tagOfLine(text, 1), content: "top" },
+      { type: "replace", startline: tagOfLine(text, 50), content: "fifty" },
+      { type: "delete", startline: tagOfLine(text, 54), endline: tagOfLine(text, 55) },
+      { type: "replace", startline: tagOfLine(text, 120), endline: tagOfLine(text, 122), content: "x\ny" },
+      { type: "insert", startline: tagOfLine(text, 200), content: "end" },
+    ]);
+    expect(windowed.diff).toBe(unifiedDiff("f.txt", text, after).diff);
+    expect(applyPatch(text, windowed.diff)).toBe(after);
+  });
+
+  it("marks a missing final newline like a whole-file diff", () => {
+    const text = numbered(10, "");
+    const { after, windowed } = edit(text, [{ type: "replace", startline: tagOfLine(text, 10), content: "ten" }]);
+    expect(windowed.diff).toContain("\\ No newline at end of file");
+    expect(windowed.diff).toBe(unifiedDiff("f.txt", text, after).diff);
+  });
+
+  it("starts with file headers", () => {
+    const text = numbered(3);
+    expect(edit(text, [{ type: "delete", startline: tagOfLine(text, 2) }]).windowed.diff).toMatch(/^--- a\/f\.txt\n\+\+\+ b\/f\.txt\n@@ -1,3 \+1,2 @@/);
+  });
+});
+
+describe("changed regions", () => {
+  it("renders each changed region with new tags and two lines of context, merging close ones", () => {
+    const text = numbered(20);
+    const { doc, ops } = edit(text, [
+      { type: "replace", startline: tagOfLine(text, 5), content: "five" },
+      { type: "replace", startline: tagOfLine(text, 8), content: "eight" },
+      { type: "delete", startline: tagOfLine(text, 16) },
+    ]);
+    const spans = ops.map((o) => ({ from: o.newStart, to: o.newStart + o.added.length }));
+    const out = renderRegions(doc.lines, (i) => tagOf(doc.lines[i]), spans);
+    expect(out.split("\n")).toEqual([
+      `3|${tagOf("line 3")} line 3`,
+      `4|${tagOf("line 4")} line 4`,
+      `5|${tagOf("five")} five`,
+      `6|${tagOf("line 6")} line 6`,
+      `7|${tagOf("line 7")} line 7`,
+      `8|${tagOf("eight")} eight`,
+      `9|${tagOf("line 9")} line 9`,
+      `10|${tagOf("line 10")} line 10`,
+      "…",
+      `14|${tagOf("line 14")} line 14`,
+      `15|${tagOf("line 15")} line 15`,
+      `16|${tagOf("line 17")} line 17`,
+      `17|${tagOf("line 18")} line 18`,
+    ]);
+  });
+
+  it("finds the changed spans of the new file from diff hunks", () => {
+    const { hunks } = unifiedDiff("f", numbered(10), numbered(10).replace("line 3\n", "three\nmore\n").replace("line 8\n", ""));
+    expect(changedSpans(hunks)).toEqual([{ from: 2, to: 4 }, { from: 8, to: 8 }]);
+  });
+
+  it("renders a window as N|TAG content", () => {
+    expect(renderRange(["a", "b"], (i) => ["AAAA", "BBBB"][i], 0, 2)).toBe("1|AAAA a\n2|BBBB b");
+  });
+});

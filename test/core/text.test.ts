@@ -1,0 +1,75 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { fileHash, initHash, tagOf } from "../../src/core/hash.js";
+import { tagsInRange } from "../../src/core/line-tags.js";
+import { dominantEol, eolStyle, parseText, serialize, splitText, tagsOfBytes } from "../../src/core/text.js";
+
+beforeAll(initHash);
+
+const HELLO = '#include<iostream>\nusing namespace std;\nint main()\n{\n   cout<<"Hello WOrld!"<<endl;\n}\n';
+
+describe("line splitting (SPEC 4)", () => {
+  it("counts lines as the spec says", () => {
+    expect(splitText("a\nb\n").lines).toEqual(["a", "b"]);
+    expect(splitText("a\nb").lines).toEqual(["a", "b"]);
+    expect(splitText("").lines).toEqual([]);
+    expect(splitText("\n").lines).toEqual([""]);
+    expect(splitText("\n\n").lines).toEqual(["", ""]);
+  });
+
+  it("gives a \\r before \\n to the terminator", () => {
+    const { lines, eols } = splitText("a\r\nb\nc");
+    expect(lines).toEqual(["a", "b", "c"]);
+    expect(eols).toEqual(["\r\n", "\n", ""]);
+  });
+
+  it("keeps a lone \\r inside the line", () => {
+    expect(splitText("a\rb\n").lines).toEqual(["a\rb"]);
+  });
+
+  it("round-trips bytes, BOM included", () => {
+    for (const s of ["", "\n", "a", "a\r\nb\n", "\ufeffx\r\ny", "a\n\r\n\nb"]) {
+      const bytes = Buffer.from(s, "utf8");
+      expect(serialize(parseText(bytes, "f")).equals(bytes)).toBe(true);
+    }
+  });
+
+  it("classifies line endings", () => {
+    expect(eolStyle(splitText("a\nb\n").eols)).toBe("lf");
+    expect(eolStyle(splitText("a\r\nb\r\n").eols)).toBe("crlf");
+    expect(eolStyle(splitText("a\r\nb\n").eols)).toBe("mixed");
+    expect(eolStyle(splitText("a").eols)).toBe("none");
+    expect(dominantEol(splitText("a\r\nb\r\nc\n").eols)).toBe("\r\n");
+    expect(dominantEol(splitText("a\r\nb\nc\n").eols)).toBe("\n");
+  });
+});
+
+describe("tags and hashes", () => {
+  it("tags the design document's example with the spec's values", () => {
+    expect(tagsOfBytes(Buffer.from(HELLO))).toEqual(["6F28", "8EAB", "4127", "91FC", "14C3", "BB18"]);
+    expect(tagOf('   cout<<"Hello World!"<<endl;')).toBe("EB50");
+  });
+
+  it("tags CRLF and LF lines alike, and ignores the BOM", () => {
+    const lf = tagsOfBytes(Buffer.from("x = 1\ny = 2\n"));
+    expect(tagsOfBytes(Buffer.from("x = 1\r\ny = 2\r\n"))).toEqual(lf);
+    expect(tagsOfBytes(Buffer.from("\ufeffx = 1\ny = 2"))).toEqual(lf);
+  });
+
+  it("gives identical lines the same tag", () => {
+    const tags = tagsOfBytes(Buffer.from("}\nx\n}\n"));
+    expect(tags[0]).toBe(tags[2]);
+  });
+
+  it("tags a window from the raw bytes exactly as the whole file", () => {
+    const bytes = Buffer.from("\ufeffa\r\nb\nc\r\nd\ne");
+    const all = tagsOfBytes(bytes);
+    expect(tagsInRange(bytes, 0, 5)).toEqual(all);
+    expect(tagsInRange(bytes, 1, 3)).toEqual(all.slice(1, 3));
+    expect(tagsInRange(bytes, 3, 99)).toEqual(all.slice(3));
+  });
+
+  it("hashes the raw bytes as 16 lower-case hex digits", () => {
+    expect(fileHash(Buffer.from(""))).toBe("ef46db3751d8e999");
+    expect(fileHash(Buffer.from("a\n"))).not.toBe(fileHash(Buffer.from("a\r\n")));
+  });
+});
