@@ -3,6 +3,7 @@ import { KeyedLock } from "./fs/keyed-lock.js";
 import { PathResolver } from "./paths.js";
 import { ContentHistory } from "./vfs/history.js";
 import { SessionViews } from "./vfs/views.js";
+import { startVfs } from "./vfs/vfs.js";
 
 /** Files above this are TOO_LARGE for the file tools unless `--max-file-bytes` raises it (SPEC 4). */
 export const DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024;
@@ -64,6 +65,10 @@ export class Workspace {
   /** Everything `ready` promises: after this resolves, no change on disk is missed. */
   async init(): Promise<void> {
     await initHash();
+    const vfs = await startVfs(this);
+    this.onDispose(() => vfs.stop());
+    this.fileIndex = vfs.index;
+    this.vfsState = () => vfs.state();
   }
 
   /** A session saw this version of a file (it read or wrote it): feeds stale_sessions and the since/mismatch diffs. */

@@ -1,0 +1,40 @@
+import type { WatcherEngine } from "../workspace.js";
+import type { RawKind } from "./coalesce.js";
+
+/** One change an engine saw, by absolute path. */
+export interface RawEvent {
+  path: string;
+  kind: RawKind;
+}
+
+export interface WatchRequest {
+  /** Absolute folder to watch, recursively. */
+  dir: string;
+  /** Absolute folders not to watch at all (ignored now; they cost watches and events). Asked again on refresh. */
+  ignoreDirs: () => readonly string[];
+  /** Whether an absolute path is ignored; `isDir` undefined when the engine does not know yet. */
+  ignored: (abs: string, isDir: boolean | undefined) => boolean;
+}
+
+/** The small interface both watchers sit behind: start (resolves once live), raw events, errors, stop. */
+export interface WatchEngine {
+  readonly name: WatcherEngine;
+  /** Resolves once changes after it are guaranteed to be reported. */
+  start(request: WatchRequest, onEvents: (events: RawEvent[]) => void, onError: (error: Error) => void): Promise<void>;
+  /** Re-reads the tree and `ignoreDirs` (after a folder was moved in, or the ignore rules changed). */
+  refresh(): Promise<void>;
+  /** Folders with a watch, when the engine can tell. */
+  watchedFolders(): number | undefined;
+  stop(): Promise<void>;
+}
+
+export async function createEngine(name: WatcherEngine): Promise<WatchEngine> {
+  if (name === "chokidar") return new (await import("./chokidar-engine.js")).ChokidarEngine();
+  return new (await import("./parcel-engine.js")).ParcelEngine();
+}
+
+/** The kernel's per-user inotify watch limit (fs.inotify.max_user_watches) is exhausted: restarting does not help. */
+export function isWatchLimitError(error: unknown): boolean {
+  const e = error as NodeJS.ErrnoException | undefined;
+  return e?.code === "ENOSPC" || /no space left on device|ENOSPC|inotify.*limit/i.test(String(e?.message ?? ""));
+}

@@ -1,0 +1,89 @@
+import ignore, { type Ignore } from "ignore";
+
+/** Outside a git repository there is no .gitignore to ask, so these (dependencies, build output, caches) stay unwatched. */
+export const DEFAULT_IGNORES = [
+  ".git/",
+  "node_modules/",
+  "dist/",
+  "build/",
+  "out/",
+  "target/",
+  "coverage/",
+  ".cache/",
+  ".next/",
+  ".venv/",
+  "venv/",
+  "__pycache__/",
+  ".tox/",
+  ".idea/",
+  ".DS_Store",
+];
+
+/**
+ * Git's ignore rules for a tree: one `ignore` matcher per folder that has a .gitignore (the root one also holds
+ * .git/info/exclude or the defaults). Like git, the deepest file with a matching rule decides, and a path under an ignored
+ * folder is ignored whatever its own rules say. `.git` folders are never watched.
+ */
+export class IgnoreRules {
+  private readonly bases = new Map<string, Ignore>();
+  /** Decisions for folders, by root-relative path: every event under a folder asks about it again. */
+  private readonly dirCache = new Map<string, boolean>();
+
+  /** `rootRules`: patterns that apply from the root with the lowest priority (info/exclude, or DEFAULT_IGNORES). */
+  constructor(rootRules: readonly string[] = []) {
+    if (rootRules.length) this.bases.set("", ignore().add(rootRules));
+  }
+
+  /** Adds the rules of `<dir>/.gitignore` (dir root-relative, "" for the root). */
+  addFile(dir: string, text: string): void {
+    const existing = this.bases.get(dir);
+    if (existing) existing.add(text);
+    else this.bases.set(dir, ignore().add(text));
+    this.dirCache.clear();
+  }
+
+  get ruleFiles(): number {
+    return this.bases.size;
+  }
+
+  /** Is this root-relative path (with `/`) ignored? `isDir` matters for rules like `build/`. */
+  ignores(rel: string, isDir: boolean): boolean {
+    if (rel === "" || rel === ".") return false;
+    const parts = rel.split("/");
+    let dir = "";
+    for (let i = 0; i < parts.length - 1; i++) {
+      dir = dir ? `${dir}/${parts[i]}` : parts[i];
+      if (this.dirIgnored(dir)) return true;
+    }
+    return isDir ? this.dirIgnored(rel) : this.decide(rel, false);
+  }
+
+  private dirIgnored(dir: string): boolean {
+    let v = this.dirCache.get(dir);
+    if (v === undefined) {
+      v = this.decide(dir, true);
+      this.dirCache.set(dir, v);
+    }
+    return v;
+  }
+
+  /** The path's own verdict, ancestors aside: the deepest rules file with an opinion wins. */
+  private decide(rel: string, isDir: boolean): boolean {
+    const name = rel.slice(rel.lastIndexOf("/") + 1);
+    if (name === ".git") return true;
+    if (this.bases.size === 0) return false;
+    let base = rel;
+    for (;;) {
+      const cut = base.lastIndexOf("/");
+      base = cut < 0 ? "" : base.slice(0, cut);
+      const ig = this.bases.get(base);
+      if (ig) {
+        const sub = (base ? rel.slice(base.length + 1) : rel) + (isDir ? "/" : "");
+        const r = ig.test(sub);
+        if (r.ignored) return true;
+        if (r.unignored) return false;
+      }
+      if (base === "") return false;
+    }
+  }
+}

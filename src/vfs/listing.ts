@@ -1,0 +1,98 @@
+import { execFile } from "node:child_process";
+import { readFile, readdir } from "node:fs/promises";
+import path from "node:path";
+import { DEFAULT_IGNORES, IgnoreRules } from "./ignore-rules.js";
+
+/** git ls-files on a 100,000-file tree prints a few MB; this leaves room for far larger repositories. */
+const GIT_MAX_BUFFER = 512 * 1024 * 1024;
+
+export interface Listing {
+  /** Root-relative paths (with `/`) of every file that is watched. */
+  files: string[];
+  rules: IgnoreRules;
+  /** Absolute paths of ignored folders that exist now, so an engine need not watch them at all. */
+  ignoredDirs: string[];
+}
+
+function git(cwd: string, args: string[], signal?: AbortSignal): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile("git", args, { cwd, maxBuffer: GIT_MAX_BUFFER, encoding: "utf8", signal, env: { ...process.env, GIT_OPTIONAL_LOCKS: "0" } }, (err, stdout) =>
+      err ? reject(err) : resolve(stdout),
+    );
+  });
+}
+
+/** The repository's absolute git folder when `root` is in a work tree, else null (then the defaults apply). */
+export async function findGitDir(root: string): Promise<string | null> {
+  try {
+    const out = (await git(root, ["rev-parse", "--is-inside-work-tree", "--absolute-git-dir"])).trim().split("\n");
+    return out[0] === "true" && out[1] ? out[1] : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Everything git would show (tracked files and untracked, not ignored ones) from two git calls, and the rules to judge
+ * paths that appear later. Nested .gitignore files count, as do .git/info/exclude; a global excludesFile does not.
+ */
+export async function listGit(root: string, gitDir: string): Promise<Listing> {
+  const [files, ignored, exclude] = await Promise.all([
+    git(root, ["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--deduplicate"]),
+    git(root, ["ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory", "--no-empty-directory"]),
+    readFile(path.join(gitDir, "info", "exclude"), "utf8").catch(() => ""),
+  ]);
+  const list = files.split("\0").filter(Boolean);
+  const rules = new IgnoreRules(exclude ? [exclude] : []);
+  await Promise.all(
+    list
+      .filter((f) => f === ".gitignore" || f.endsWith("/.gitignore"))
+      .map(async (f) => {
+        const text = await readFile(path.join(root, f), "utf8").catch(() => "");
+        rules.addFile(f === ".gitignore" ? "" : f.slice(0, -"/.gitignore".length), text);
+      }),
+  );
+  const ignoredDirs = ignored
+    .split("\0")
+    .filter((p) => p.endsWith("/"))
+    .map((p) => path.join(root, p.slice(0, -1)));
+  return { files: list, rules, ignoredDirs };
+}
+
+/** Outside git: a walk that skips DEFAULT_IGNORES and honours any .gitignore it meets on the way down. */
+export async function listPlain(root: string): Promise<Listing> {
+  const rules = new IgnoreRules(DEFAULT_IGNORES);
+  const files: string[] = [];
+  const ignoredDirs: string[] = [];
+  await walk(root, "", rules, files, ignoredDirs);
+  return { files, rules, ignoredDirs };
+}
+
+/** Adds every watched file under `rel` (a folder, "" for the root) to `files`; also used for folders that appear later. */
+export async function walk(root: string, rel: string, rules: IgnoreRules, files: string[], ignoredDirs?: string[], learnRules = true): Promise<string[]> {
+  const dirs: string[] = [];
+  let entries;
+  try {
+    entries = await readdir(path.join(root, rel), { withFileTypes: true });
+  } catch {
+    return dirs; // gone already, or unreadable: nothing to watch there
+  }
+  if (learnRules && entries.some((e) => e.name === ".gitignore" && e.isFile())) {
+    const text = await readFile(path.join(root, rel, ".gitignore"), "utf8").catch(() => "");
+    rules.addFile(rel, text);
+  }
+  const subdirs: string[] = [];
+  for (const e of entries) {
+    const child = rel ? `${rel}/${e.name}` : e.name;
+    const isDir = e.isDirectory();
+    if (rules.ignores(child, isDir)) {
+      if (isDir) ignoredDirs?.push(path.join(root, child));
+      continue;
+    }
+    if (isDir) subdirs.push(child);
+    else files.push(child);
+  }
+  dirs.push(...subdirs);
+  for (const d of subdirs) dirs.push(...(await walk(root, d, rules, files, ignoredDirs, learnRules)));
+  return dirs;
+}

@@ -1,0 +1,60 @@
+import path from "node:path";
+import watcher, { type AsyncSubscription } from "@parcel/watcher";
+import type { RawEvent, WatchEngine, WatchRequest } from "./engine.js";
+
+/** @parcel/watcher: one inotify watch per folder, its tree crawled natively; the default engine. */
+export class ParcelEngine implements WatchEngine {
+  readonly name = "parcel" as const;
+  private sub?: AsyncSubscription;
+  private request?: WatchRequest;
+  private onEvents?: (events: RawEvent[]) => void;
+  private onError?: (error: Error) => void;
+  /**
+   * parcel shares one native watcher per (folder, options): a refresh must differ in its options to get a fresh crawl,
+   * so it adds a never-matching ignore entry numbered by generation.
+   */
+  private generation = 0;
+
+  async start(request: WatchRequest, onEvents: (events: RawEvent[]) => void, onError: (error: Error) => void): Promise<void> {
+    this.request = request;
+    this.onEvents = onEvents;
+    this.onError = onError;
+    this.sub = await this.subscribe();
+  }
+
+  /**
+   * After a folder is moved into the tree, parcel watches only its top and reports later changes under a moved folder by
+   * its old path: a fresh subscription (taken before the old one is dropped, so nothing is missed) re-reads the tree.
+   */
+  async refresh(): Promise<void> {
+    if (!this.sub) return;
+    const old = this.sub;
+    this.sub = await this.subscribe();
+    await old.unsubscribe();
+  }
+
+  watchedFolders(): undefined {
+    return undefined;
+  }
+
+  async stop(): Promise<void> {
+    const sub = this.sub;
+    this.sub = undefined;
+    await sub?.unsubscribe();
+  }
+
+  private subscribe(): Promise<AsyncSubscription> {
+    const req = this.request!;
+    const ignore = req.ignoreDirs().map((d) => path.relative(req.dir, d)).filter((d) => d && !d.startsWith(".."));
+    if (this.generation > 0) ignore.push(`.tool-layer-refresh-${this.generation}-never-matches`);
+    this.generation++;
+    return watcher.subscribe(
+      req.dir,
+      (err, events) => {
+        if (err) this.onError?.(err);
+        else if (events.length) this.onEvents?.(events.map((e) => ({ path: e.path, kind: e.type })));
+      },
+      { ignore },
+    );
+  }
+}

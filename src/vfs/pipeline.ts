@@ -1,0 +1,241 @@
+import { lstat, readFile, stat } from "node:fs/promises";
+import path from "node:path";
+import { fileHash } from "../core/hash.js";
+import type { ToolWrite, Workspace } from "../workspace.js";
+import { type ChangeKind, coalesce } from "./coalesce.js";
+import type { RawEvent } from "./engine.js";
+import type { FileIndex } from "./file-index.js";
+import { type GitState, emptyTouch, readGitState, touchGit } from "./git-state.js";
+import type { IgnoreRules } from "./ignore-rules.js";
+import { walk } from "./listing.js";
+
+/** Raw events are gathered this long before one `fs.changed` line goes out (VS Code's FILE_CHANGES_HANDLER_DELAY). */
+export const WINDOW_MS = 75;
+/** A window with this many raw events is a flood (a checkout, a build): the next window is longer, so fewer lines. */
+export const FLOOD_EVENTS = 1_000;
+/** The window while flooding: a 10,000-file checkout lands in a handful of lines instead of one per 75 ms. */
+export const FLOOD_WINDOW_MS = 250;
+/** Changes per `fs.changed` line: keeps a line around 150 KB, and a 10,000-file checkout to about ten lines. */
+export const MAX_CHANGES_PER_LINE = 1_000;
+/** Files above this get `hash: null` (not read to hash); the file tools' own limit (SPEC 4) when that is higher. */
+export const HASH_MAX_BYTES = 10 * 1024 * 1024;
+/** Files read and hashed at once: enough to hide disk latency, few enough not to run out of file descriptors. */
+const IO_CONCURRENCY = 32;
+/** A tool write whose change never arrives (the file was changed again before the window) is forgotten after this. */
+const TOOL_WRITE_TTL_MS = 30_000;
+
+export interface FsChange {
+  path: string;
+  kind: ChangeKind;
+  hash: string | null;
+  origin: "external" | "tool";
+  by: string | null;
+  stale_sessions: string[];
+}
+
+export interface PipelineHooks {
+  rules: () => IgnoreRules;
+  /** A folder appeared with folders inside (moved in): the engine should re-read the tree. */
+  onFolderMovedIn: () => void;
+  /** A .gitignore or info/exclude changed. */
+  onIgnoreChanged: () => Promise<void>;
+}
+
+interface Expected extends ToolWrite {
+  at: number;
+}
+
+/** Raw events -> window -> coalesce -> hash -> attribute -> one `fs.changed` (chunked) and `git.changed` per window. */
+export class Pipeline {
+  private pending: RawEvent[] = [];
+  private timer?: NodeJS.Timeout;
+  private busy = false;
+  private flooding = false;
+  private held = true;
+  private stopped = false;
+  private readonly expected = new Map<string, Expected[]>();
+  private git?: GitState;
+  private readonly hashMax: number;
+  /** Settles when the window being processed is done (tests and shutdown wait on it). */
+  private running: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly ws: Workspace,
+    private readonly index: FileIndex,
+    private readonly gitDir: string | null,
+    private readonly hooks: PipelineHooks,
+  ) {
+    this.hashMax = Math.max(HASH_MAX_BYTES, ws.maxFileBytes);
+  }
+
+  /** Starts emitting; events pushed before (while the index was being listed) are kept and processed now. */
+  async open(): Promise<void> {
+    if (this.gitDir) this.git = await readGitState(this.gitDir);
+    this.held = false;
+    if (this.pending.length) this.schedule();
+  }
+
+  push(events: RawEvent[]): void {
+    if (this.stopped) return;
+    for (const e of events) this.pending.push(e);
+    if (!this.held) this.schedule();
+  }
+
+  /** A tool is about to write `rel`: the change that brings `hash` is its own. */
+  expect(write: ToolWrite): void {
+    const list = this.expected.get(write.rel) ?? [];
+    list.push({ ...write, at: Date.now() });
+    this.expected.set(write.rel, list);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.running;
+  }
+
+  private schedule(): void {
+    if (this.timer || this.busy) return;
+    this.timer = setTimeout(() => this.flush(), this.flooding ? FLOOD_WINDOW_MS : WINDOW_MS);
+  }
+
+  private flush(): void {
+    this.timer = undefined;
+    const batch = this.pending;
+    this.pending = [];
+    this.flooding = batch.length >= FLOOD_EVENTS;
+    this.busy = true;
+    this.running = this.process(batch)
+      .catch((e) => this.ws.log(`file events lost a window: ${e instanceof Error ? e.stack : String(e)}`))
+      .finally(() => {
+        this.busy = false;
+        // What came in while this window was processed has waited at least one window already: go on at once.
+        if (this.pending.length && !this.stopped) this.flush();
+      });
+  }
+
+  private async process(batch: RawEvent[]): Promise<void> {
+    const touch = emptyTouch();
+    let gitTouched = false;
+    let ignoreChanged = false;
+    const raw: { path: string; kind: RawEvent["kind"] }[] = [];
+    for (const e of batch) {
+      if (this.gitDir && (e.path === this.gitDir || e.path.startsWith(this.gitDir + path.sep))) {
+        const rel = path.relative(this.gitDir, e.path).split(path.sep).join("/");
+        gitTouched = touchGit(touch, rel) || gitTouched;
+        continue;
+      }
+      const rel = path.relative(this.ws.root, e.path).split(path.sep).join("/");
+      if (!rel || rel.startsWith("../") || rel === ".." || path.isAbsolute(rel)) continue;
+      if (rel === ".git" || rel.startsWith(".git/")) continue;
+      if (rel === ".gitignore" || rel.endsWith("/.gitignore")) ignoreChanged = true;
+      raw.push({ path: rel, kind: e.kind });
+    }
+    const changes = await this.resolve(coalesce(raw));
+    // After resolving: the new rules apply from the next window, and files of this one are reported as created.
+    if (ignoreChanged || touch.exclude) await this.hooks.onIgnoreChanged();
+    for (let i = 0; i < changes.length; i += MAX_CHANGES_PER_LINE) {
+      this.ws.emit("fs.changed", { changes: changes.slice(i, i + MAX_CHANGES_PER_LINE) });
+    }
+    if (gitTouched) await this.emitGit(touch);
+    this.pruneExpected();
+  }
+
+  /** Turns coalesced paths into changes: folders expand to their files, unchanged hashes and ignored paths drop out. */
+  private async resolve(coalesced: { path: string; kind: ChangeKind }[]): Promise<FsChange[]> {
+    const todo = new Map(coalesced.map((c) => [c.path, c.kind]));
+    const out = new Map<string, FsChange>();
+    const queue = [...todo.keys()];
+    const worker = async () => {
+      for (let rel = queue.shift(); rel !== undefined; rel = queue.shift()) {
+        for (const c of await this.resolveOne(rel, todo.get(rel)!, todo, queue)) out.set(c.path, c);
+      }
+    };
+    await Promise.all(Array.from({ length: IO_CONCURRENCY }, worker));
+    return [...out.values()];
+  }
+
+  private async resolveOne(rel: string, kind: ChangeKind, todo: Map<string, ChangeKind>, queue: string[]): Promise<FsChange[]> {
+    const abs = path.join(this.ws.root, rel);
+    if (kind === "deleted") return this.deleted(rel);
+    const st = await lstat(abs).catch(() => null);
+    if (!st) return this.deleted(rel);
+    if (st.isDirectory()) {
+      if (this.hooks.rules().ignores(rel, true)) return [];
+      const files: string[] = [];
+      const dirs = await walk(this.ws.root, rel, this.hooks.rules(), files, undefined, false);
+      // Only a folder moved in arrives with folders inside that were not announced: a mkdir -p reports each level.
+      if (dirs.some((d) => !todo.has(d))) this.hooks.onFolderMovedIn();
+      for (const f of files) {
+        if (!todo.has(f)) {
+          todo.set(f, "created");
+          queue.push(f);
+        }
+      }
+      return [];
+    }
+    const prev = this.index.get(rel);
+    if (!prev && this.hooks.rules().ignores(rel, false)) return [];
+    let size = st.size;
+    let mtimeMs = st.mtimeMs;
+    if (st.isSymbolicLink()) {
+      const target = await stat(abs).catch(() => null);
+      if (target?.isDirectory()) return []; // a link to a folder is not a file; its target is watched where it lives
+      size = target?.size ?? 0;
+      mtimeMs = target?.mtimeMs ?? mtimeMs;
+    }
+    let content: Buffer | null = null;
+    let hash: string | null = null;
+    if (size <= this.hashMax) {
+      content = await readFile(abs).catch(() => null);
+      if (!content) return this.deleted(rel); // vanished between the stat and the read (or unreadable)
+      hash = fileHash(content);
+    }
+    this.index.set(rel, { size, mtimeMs, hash });
+    if (prev && (hash !== null ? prev.hash === hash : prev.size === size && prev.mtimeMs === mtimeMs)) return [];
+    const change = this.attribute(rel, prev ? "modified" : "created", hash);
+    if (change.origin === "tool" && hash && content) this.ws.history.put(hash, content);
+    return [change];
+  }
+
+  /** A deleted file, or every watched file under a deleted folder. */
+  private deleted(rel: string): FsChange[] {
+    const paths = this.index.has(rel) ? [rel] : this.index.under(rel);
+    return paths.map((p) => {
+      this.index.delete(p);
+      return this.attribute(p, "deleted", null);
+    });
+  }
+
+  private attribute(rel: string, kind: ChangeKind, hash: string | null): FsChange {
+    const list = this.expected.get(rel);
+    const i = list ? list.findIndex((w) => w.hash === hash) : -1;
+    let by: string | null = null;
+    if (list && i >= 0) {
+      by = list[i].session;
+      list.splice(0, i + 1); // this write and any older one the same window overtook
+      if (!list.length) this.expected.delete(rel);
+    }
+    return { path: rel, kind, hash, origin: by === null ? "external" : "tool", by, stale_sessions: this.ws.views.staleSessions(rel, hash, by) };
+  }
+
+  private pruneExpected(): void {
+    const cutoff = Date.now() - TOOL_WRITE_TTL_MS;
+    for (const [rel, list] of this.expected) {
+      const kept = list.filter((w) => w.at >= cutoff);
+      if (kept.length) this.expected.set(rel, kept);
+      else this.expected.delete(rel);
+    }
+  }
+
+  private async emitGit(touch: ReturnType<typeof emptyTouch>): Promise<void> {
+    if (!this.gitDir) return;
+    const before = this.git;
+    const now = await readGitState(this.gitDir);
+    this.git = now;
+    const index = touch.index && now.indexHash !== before?.indexHash;
+    const moved = now.head !== before?.head || now.branch !== before?.branch || now.operation !== before?.operation;
+    if (!index && !touch.refs && !moved) return; // e.g. `git status` rewrote an identical index
+    this.ws.emit("git.changed", { head: now.head, branch: now.branch, index, refs: touch.refs, operation: now.operation });
+  }
+}

@@ -1,0 +1,196 @@
+import path from "node:path";
+import type { Workspace } from "../workspace.js";
+import { type RawEvent, type WatchEngine, type WatchRequest, createEngine, isWatchLimitError } from "./engine.js";
+import { FileIndex } from "./file-index.js";
+import { GIT_DIR_UNWATCHED } from "./git-state.js";
+import type { IgnoreRules } from "./ignore-rules.js";
+import { type Listing, findGitDir, listGit, listPlain } from "./listing.js";
+import { HASH_MAX_BYTES, Pipeline, WINDOW_MS } from "./pipeline.js";
+
+/** A failing watcher is restarted at most this often, then left off (the daemon keeps serving without events). */
+export const MAX_RESTARTS = 5;
+/** Wait before restart n is n times this: a watcher that fails at once is not spun on. */
+const RESTART_DELAY_MS = 500;
+/** Folders moved in within this long trigger one engine refresh, not one each. */
+const REFRESH_DEBOUNCE_MS = 300;
+/** Errors kept for `info`. */
+const KEPT_ERRORS = 5;
+
+type Role = "tree" | "git";
+
+/** The live VFS: watchers on the tree and the git folder, the file index, the event pipeline, and their state. */
+export class Vfs {
+  readonly index = new FileIndex();
+  private rules!: IgnoreRules;
+  private ignoredDirs: string[] = [];
+  private gitDir: string | null = null;
+  private pipeline!: Pipeline;
+  private readonly engines = new Map<Role, WatchEngine>();
+  private readonly requests = new Map<Role, WatchRequest>();
+  private ready = false;
+  private stopped = false;
+  private restarts = 0;
+  private inotifyLimitHit = false;
+  private readonly errors: string[] = [];
+  private refreshTimer?: NodeJS.Timeout;
+  private folderCache?: { gen: number; count: number };
+
+  constructor(private readonly ws: Workspace) {}
+
+  /** Resolves once both watchers are live: every change after this is reported. */
+  async start(): Promise<void> {
+    const root = this.ws.root;
+    this.gitDir = await findGitDir(root);
+    await this.applyListing(await this.list());
+    this.pipeline = new Pipeline(this.ws, this.index, this.gitDir, {
+      rules: () => this.rules,
+      onFolderMovedIn: () => this.scheduleRefresh(),
+      onIgnoreChanged: () => this.reloadRules(),
+    });
+    this.ws.onToolWrite((w) => this.pipeline.expect(w));
+    this.requests.set("tree", {
+      dir: root,
+      ignoreDirs: () => [path.join(root, ".git"), ...this.ignoredDirs],
+      ignored: (abs, isDir) => this.ignoredAbs(abs, isDir),
+    });
+    if (this.gitDir) {
+      const gitDir = this.gitDir;
+      this.requests.set("git", { dir: gitDir, ignoreDirs: () => GIT_DIR_UNWATCHED.map((d) => path.join(gitDir, d)), ignored: () => false });
+    }
+    await Promise.all([...this.requests.keys()].map((role) => this.startEngine(role)));
+    await this.pipeline.open();
+    this.ready = [...this.requests.keys()].every((r) => this.engines.has(r));
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.refreshTimer);
+    await Promise.all([...this.engines.values()].map((e) => e.stop().catch(() => undefined)));
+    this.engines.clear();
+    await this.pipeline?.stop();
+  }
+
+  state(): Record<string, unknown> {
+    const gen = this.index.generation;
+    if (this.folderCache?.gen !== gen) this.folderCache = { gen, count: this.index.folderCount() };
+    return {
+      engine: this.ws.watcherEngine,
+      ready: this.ready,
+      git: this.gitDir !== null,
+      watched_files: this.index.size,
+      watched_folders: this.engines.get("tree")?.watchedFolders() ?? this.folderCache.count,
+      ignored_folders: this.ignoredDirs.length,
+      window_ms: WINDOW_MS,
+      hash_max_bytes: Math.max(HASH_MAX_BYTES, this.ws.maxFileBytes),
+      restarts: this.restarts,
+      inotify_limit_hit: this.inotifyLimitHit,
+      errors: [...this.errors],
+    };
+  }
+
+  private list(): Promise<Listing> {
+    return this.gitDir ? listGit(this.ws.root, this.gitDir) : listPlain(this.ws.root);
+  }
+
+  private async applyListing(listing: Listing): Promise<{ added: string[]; removed: string[] }> {
+    this.rules = listing.rules;
+    this.ignoredDirs = listing.ignoredDirs;
+    const now = new Set(listing.files);
+    const removed = this.index.paths().filter((p) => !now.has(p));
+    for (const p of removed) this.index.delete(p);
+    const added = listing.files.filter((p) => !this.index.has(p));
+    for (const p of added) this.index.set(p, {});
+    return { added, removed };
+  }
+
+  private ignoredAbs(abs: string, isDir: boolean | undefined): boolean {
+    const rel = path.relative(this.ws.root, abs).split(path.sep).join("/");
+    if (!rel || rel.startsWith("..")) return false;
+    if (this.index.has(rel)) return false; // tracked files stay watched even when a rule matches them
+    if (isDir === undefined) return this.rules.ignores(rel, true) || this.rules.ignores(rel, false);
+    return this.rules.ignores(rel, isDir);
+  }
+
+  private async startEngine(role: Role): Promise<void> {
+    const engine = await createEngine(this.ws.watcherEngine);
+    try {
+      await engine.start(this.requests.get(role)!, (events: RawEvent[]) => this.pipeline.push(events), (e) => this.onError(role, engine, e));
+      this.engines.set(role, engine);
+    } catch (e) {
+      await engine.stop().catch(() => undefined);
+      this.onError(role, undefined, e);
+    }
+  }
+
+  /** Never a crash: a log line, then a capped restart; the inotify limit is reported, not retried. */
+  private onError(role: Role, engine: WatchEngine | undefined, error: unknown): void {
+    const message = error instanceof Error ? error.message : String(error);
+    this.errors.push(`${role}: ${message}`);
+    if (this.errors.length > KEPT_ERRORS) this.errors.shift();
+    if (isWatchLimitError(error)) {
+      if (!this.inotifyLimitHit) {
+        this.ws.log(`watcher (${role}): the inotify watch limit is reached (raise fs.inotify.max_user_watches); changes in some folders are not reported, everything else works: ${message}`);
+      }
+      this.inotifyLimitHit = true;
+      return;
+    }
+    this.ws.log(`watcher (${role}) failed: ${message}`);
+    if (this.stopped || (engine && this.engines.get(role) !== engine)) return; // already replaced
+    if (this.restarts >= MAX_RESTARTS) {
+      this.ws.log(`watcher (${role}): gave up after ${MAX_RESTARTS} restarts; file and git events are off, tools keep working`);
+      this.ready = false;
+      return;
+    }
+    this.restarts++;
+    this.engines.delete(role);
+    void engine?.stop().catch(() => undefined);
+    setTimeout(() => void this.restart(role), RESTART_DELAY_MS * this.restarts).unref();
+  }
+
+  /** A fresh engine, then what changed while none watched: listed again and pushed through the pipeline. */
+  private async restart(role: Role): Promise<void> {
+    if (this.stopped) return;
+    await this.startEngine(role);
+    if (!this.engines.has(role)) return;
+    this.ws.log(`watcher (${role}) restarted`);
+    if (role === "tree") {
+      const { added, removed } = await this.applyListingSilently();
+      const abs = (rel: string) => path.join(this.ws.root, rel);
+      this.pipeline.push([...added.map((p) => ({ path: abs(p), kind: "create" as const })), ...removed.map((p) => ({ path: abs(p), kind: "delete" as const }))]);
+    }
+  }
+
+  /** Lists again, but leaves added and removed paths for the pipeline to report (it adds and removes them itself). */
+  private async applyListingSilently(): Promise<{ added: string[]; removed: string[] }> {
+    const listing = await this.list();
+    this.rules = listing.rules;
+    this.ignoredDirs = listing.ignoredDirs;
+    const now = new Set(listing.files);
+    return { added: listing.files.filter((p) => !this.index.has(p)), removed: this.index.paths().filter((p) => !now.has(p)) };
+  }
+
+  /** A .gitignore changed: new rules, an index that follows them (no events: the files did not change), engines told. */
+  private async reloadRules(): Promise<void> {
+    const before = this.ignoredDirs.join("\0");
+    await this.applyListing(await this.list());
+    if (this.ignoredDirs.join("\0") !== before) await this.engines.get("tree")?.refresh();
+  }
+
+  private scheduleRefresh(): void {
+    if (this.refreshTimer || this.stopped) return;
+    this.refreshTimer = setTimeout(() => {
+      this.refreshTimer = undefined;
+      this.engines
+        .get("tree")
+        ?.refresh()
+        .catch((e) => this.onError("tree", this.engines.get("tree"), e));
+    }, REFRESH_DEBOUNCE_MS);
+    this.refreshTimer.unref();
+  }
+}
+
+export async function startVfs(ws: Workspace): Promise<Vfs> {
+  const vfs = new Vfs(ws);
+  await vfs.start();
+  return vfs;
+}

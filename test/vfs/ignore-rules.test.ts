@@ -1,0 +1,33 @@
+import { describe, expect, it } from "vitest";
+import { DEFAULT_IGNORES, IgnoreRules } from "../../src/vfs/ignore-rules.js";
+
+describe("IgnoreRules", () => {
+  it("applies folder rules only to folders and ignores everything under an ignored folder", () => {
+    const r = new IgnoreRules();
+    r.addFile("", "build/\n*.log\n");
+    expect(r.ignores("build", true)).toBe(true);
+    expect(r.ignores("build", false)).toBe(false);
+    expect(r.ignores("build/a/b.txt", false)).toBe(true);
+    expect(r.ignores("src/x.log", false)).toBe(true);
+    expect(r.ignores("src/x.txt", false)).toBe(false);
+  });
+
+  it("lets the deepest .gitignore decide, negations included", () => {
+    const r = new IgnoreRules();
+    r.addFile("", "*.gen.ts\n");
+    r.addFile("pkg", "!keep.gen.ts\nlocal/\n");
+    expect(r.ignores("a.gen.ts", false)).toBe(true);
+    expect(r.ignores("pkg/keep.gen.ts", false)).toBe(false);
+    expect(r.ignores("pkg/other.gen.ts", false)).toBe(true);
+    expect(r.ignores("pkg/local/x", false)).toBe(true);
+    expect(r.ignores("local/x", false)).toBe(false);
+  });
+
+  it("never watches .git folders, and has defaults for trees outside git", () => {
+    const r = new IgnoreRules(DEFAULT_IGNORES);
+    expect(r.ignores(".git", true)).toBe(true);
+    expect(r.ignores("sub/.git/config", false)).toBe(true);
+    expect(r.ignores("node_modules/x/index.js", false)).toBe(true);
+    expect(r.ignores("src/index.js", false)).toBe(false);
+  });
+});
