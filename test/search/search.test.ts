@@ -1,0 +1,211 @@
+import { execFileSync } from "node:child_process";
+import { readFileSync, readdirSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type DaemonClient, startDaemon } from "../helpers/daemon.js";
+import { tmpWorkspace, writeFile } from "../helpers/tmp.js";
+
+/** Real rg on a real git repository, through the built daemon over real pipes. */
+describe("search", () => {
+  const ws = tmpWorkspace({
+    git: true,
+    files: {
+      "src/user.ts": "export class User {\n  name = 'ada';\n}\n\nfunction helper() {\n  return new User();\n}\n",
+      "src/crlf.ts": "const a = 1;\r\nconst needle = 2;\r\nconst c = 3;\r\n",
+      "src/flags.sh": "echo start\nrm -rf build\necho done\n",
+      "docs/notes.md": "Needle in docs\nneedle lower\n",
+      ".gitignore": "dist/\n*.log\n",
+      "dist/out.js": "needle in build output\n",
+      "debug.log": "needle in a log\n",
+      ".hidden/secret.txt": "needle hidden\n",
+      "image.bin": Buffer.concat([Buffer.from("needle\0binary\n"), Buffer.alloc(100)]),
+      "latin1.txt": Buffer.from("caf\xe9 needle\n", "latin1"),
+      "bom.txt": "\ufeffneedle after bom\nsecond\n",
+      "noeol.txt": "first\nneedle last",
+    },
+  });
+  let d: DaemonClient;
+
+  beforeAll(async () => {
+    d = await startDaemon(ws.dir);
+  });
+  afterAll(async () => {
+    await d.close();
+    ws.cleanup();
+  });
+
+  const paths = (r: any) => r.matches.map((f: any) => f.path);
+
+  it("groups matching lines by file, each with the same tag file_read gives it", async () => {
+    const r = await d.ok("search", { pattern: "User" });
+    expect(paths(r)).toEqual(["src/user.ts"]);
+    expect(r.total).toBe(2);
+    expect(r.truncated).toBe(false);
+    const read = await d.ok("file_read", { path: "src/user.ts" });
+    const readLines: string[] = read.text.split("\n");
+    for (const l of r.matches[0].lines) {
+      expect(l.match).toBe(true);
+      expect(readLines[l.line - 1]).toBe(`${l.line}|${l.tag} ${l.text}`);
+    }
+    expect(r.text).toBe(["2 matching lines in 1 file:", "", "src/user.ts", readLines[0], "--", readLines[5]].join("\n"));
+  });
+
+  it("tags CRLF lines without their \\r, a last line without a newline, and a BOM file without the BOM", async () => {
+    for (const [file, pattern] of [["src/crlf.ts", "needle"], ["noeol.txt", "needle"], ["bom.txt", "needle"]]) {
+      const r = await d.ok("search", { pattern, path: file });
+      const read = await d.ok("file_read", { path: file });
+      const l = r.matches[0].lines[0];
+      expect(read.text.split("\n")[l.line - 1]).toBe(`${l.line}|${l.tag} ${l.text}`);
+      expect(l.text).not.toMatch(/[\r\ufeff]/);
+    }
+  });
+
+  it("tags a line that is not UTF-8 over its raw bytes", async () => {
+    const r = await d.ok("search", { pattern: "needle", path: "latin1.txt" });
+    const { tagOfBytes, initHash } = await import("../../src/core/hash.js");
+    await initHash();
+    expect(r.matches[0].lines[0].tag).toBe(tagOfBytes(Buffer.from("caf\xe9 needle", "latin1")));
+  });
+
+  it("renders context lines the same way, with -- between separate groups", async () => {
+    const r = await d.ok("search", { pattern: "class User|return new", context: 1, path: "src" });
+    const lines = r.matches[0].lines;
+    expect(lines.map((l: any) => [l.line, l.match])).toEqual([[1, true], [2, false], [5, false], [6, true], [7, false]]);
+    const read = (await d.ok("file_read", { path: "src/user.ts" })).text.split("\n");
+    expect(r.text.split("\n").slice(2)).toEqual(["src/user.ts", read[0], read[1], "--", read[4], read[5], read[6]]);
+  });
+
+  it("uses smart case unless case_sensitive is given", async () => {
+    expect((await d.ok("search", { pattern: "needle", path: "docs" })).total).toBe(2);
+    expect((await d.ok("search", { pattern: "Needle", path: "docs" })).total).toBe(1);
+    expect((await d.ok("search", { pattern: "needle", path: "docs", case_sensitive: true })).total).toBe(1);
+    expect((await d.ok("search", { pattern: "Needle", path: "docs", case_sensitive: false })).total).toBe(2);
+  });
+
+  it("fixed_strings searches literally", async () => {
+    writeFile(ws.dir, "src/regex.ts", "const re = /a.b/;\nconst s = 'axb';\n");
+    expect((await d.ok("search", { pattern: "a.b", path: "src/regex.ts" })).total).toBe(2);
+    expect((await d.ok("search", { pattern: "a.b", path: "src/regex.ts", fixed_strings: true })).total).toBe(1);
+  });
+
+  it("glob includes and excludes", async () => {
+    expect(paths(await d.ok("search", { pattern: "needle", glob: ["*.md"] }))).toEqual(["docs/notes.md"]);
+    const r = await d.ok("search", { pattern: "needle", glob: ["!*.md", "!*.txt"] });
+    expect(paths(r)).toEqual(["src/crlf.ts"]);
+  });
+
+  it("respects .gitignore, and skips hidden files unless hidden:true (never .git/)", async () => {
+    const all = paths(await d.ok("search", { pattern: "needle" }));
+    expect(all).not.toContain("dist/out.js");
+    expect(all).not.toContain("debug.log");
+    expect(all).not.toContain(".hidden/secret.txt");
+    const hidden = paths(await d.ok("search", { pattern: "needle", hidden: true }));
+    expect(hidden).toContain(".hidden/secret.txt");
+    expect(hidden).not.toContain("dist/out.js");
+    const git = await d.ok("search", { pattern: "repositoryformatversion", hidden: true });
+    expect(git.total).toBe(0);
+  });
+
+  it("skips binary files, found by walking or named", async () => {
+    expect(paths(await d.ok("search", { pattern: "binary" }))).toEqual([]);
+    const named = await d.ok("search", { pattern: "needle", path: "image.bin" });
+    expect(named.matches).toEqual([]);
+    expect(named.text).toMatch(/binary file/);
+  });
+
+  it("takes a pattern that starts with a dash as a pattern, not a flag", async () => {
+    const r = await d.ok("search", { pattern: "-rf" });
+    expect(paths(r)).toEqual(["src/flags.sh"]);
+    expect(r.matches[0].lines[0].text).toBe("rm -rf build");
+    expect((await d.ok("search", { pattern: "--files" })).total).toBe(0);
+  });
+
+  it("no match is a success with an empty result", async () => {
+    const r = await d.ok("search", { pattern: "zzz_not_anywhere_zzz" });
+    expect(r).toMatchObject({ matches: [], total: 0, truncated: false, text: "No matches." });
+  });
+
+  it("caps matching lines, stops there and says how to narrow", async () => {
+    writeFile(ws.dir, "many/a.txt", Array.from({ length: 50 }, (_, i) => `hit ${i}\nmiss\n`).join(""));
+    writeFile(ws.dir, "many/b.txt", "hit b\n");
+    const r = await d.ok("search", { pattern: "hit", path: "many", max_results: 5, context: 1 });
+    expect(r.total).toBe(5);
+    expect(r.truncated).toBe(true);
+    expect(r.matches.flatMap((f: any) => f.lines).filter((l: any) => l.match)).toHaveLength(5);
+    // the last kept match keeps its after-context; the cut-off match's before-context is gone
+    const last = r.matches[r.matches.length - 1].lines;
+    expect(last[last.length - 1].match).toBe(false);
+    expect(r.text).toMatch(/Showing the first 5 matching lines; there are more\. Narrow the search/);
+    const all = await d.ok("search", { pattern: "hit", path: "many" });
+    expect(all).toMatchObject({ total: 51, truncated: false });
+  });
+
+  it("cuts long lines around the match, keeps the whole line's tag, and says so", async () => {
+    const long = `${"x".repeat(100_000)}NEEDLE${"y".repeat(50_000)}`;
+    writeFile(ws.dir, "min/app.min.js", `${long}\nshort NEEDLE\n`);
+    const r = await d.ok("search", { pattern: "NEEDLE", path: "min" });
+    const [first, second] = r.matches[0].lines;
+    expect(first.text.length).toBeLessThan(600);
+    expect(first.text).toContain("NEEDLE");
+    expect(first.text).toMatch(/^… x+NEEDLEy+… \[line cut: 150006 bytes\]$/);
+    expect(second.text).toBe("short NEEDLE");
+    const tags = await d.ok("file_read", { path: "min/app.min.js", lines: [1] });
+    expect(tags.text).toBe(`1|${first.tag}`);
+    expect(r.truncated).toBe(true);
+    expect(r.text).toMatch(/were cut around their first match/);
+  });
+
+  it("refuses a blank pattern, an invalid regex, a bad glob and paths outside the root or missing", async () => {
+    for (const pattern of ["", "   "]) {
+      const r = await d.call("search", { pattern });
+      expect(r.result.code).toBe("INVALID_PARAMS");
+      expect(r.result.message).toMatch(/pattern: must not be blank/);
+    }
+    const bad = await d.call("search", { pattern: "foo(bar" });
+    expect(bad.result.code).toBe("INVALID_PARAMS");
+    expect(bad.result.message).toMatch(/^pattern: not a valid regular expression \(unclosed group.*fixed_strings/);
+    const glob = await d.call("search", { pattern: "a", glob: ["[oops"] });
+    expect(glob.result.code).toBe("INVALID_PARAMS");
+    expect(glob.result.message).toMatch(/^glob: .*unclosed character class/);
+    expect((await d.call("search", { pattern: "a", path: "../" })).result.code).toBe("PATH_OUTSIDE_ROOT");
+    expect((await d.call("search", { pattern: "a", path: "/etc" })).result.code).toBe("PATH_OUTSIDE_ROOT");
+    expect((await d.call("search", { pattern: "a", path: "nope/" })).result.code).toBe("NOT_FOUND");
+    expect((await d.call("search", { pattern: "a", path: ".git" })).result.code).toBe("PATH_FORBIDDEN");
+    expect((await d.call("search", { pattern: "a", max_results: 0 })).result.code).toBe("INVALID_PARAMS");
+    expect((await d.call("search", { pattern: "a", colour: true })).result.message).toMatch(/colour: unknown field/);
+  });
+
+  it("a cancelled search answers CANCELLED and its rg is gone", async () => {
+    execFileSync("mkfifo", [path.join(ws.dir, "fifo")]); // rg blocks reading a FIFO nobody writes: a search that never ends
+    const pending = d.call("search", { pattern: "x", path: "fifo" }, { id: "slow" });
+    await until(() => rgChildren(d.child.pid!).length > 0);
+    expect(rgChildren(d.child.pid!)).toHaveLength(1);
+    const cancel = await d.ok("cancel", { call_id: "slow" });
+    expect(cancel.cancelled).toBe(true);
+    const r = await pending;
+    expect(r.result.code).toBe("CANCELLED");
+    await until(() => rgChildren(d.child.pid!).length === 0);
+    expect(rgChildren(d.child.pid!)).toEqual([]);
+  });
+});
+
+/** Live rg processes whose parent is `ppid` (zombies count as gone: they have exited). */
+function rgChildren(ppid: number): number[] {
+  const out: number[] = [];
+  for (const pid of readdirSync("/proc").filter((p) => /^\d+$/.test(p))) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      const comm = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+      if (comm === "rg" && Number(fields[1]) === ppid && fields[0] !== "Z") out.push(Number(pid));
+    } catch {
+      // the process ended while we looked
+    }
+  }
+  return out;
+}
+
+/** Waits for a condition about another process, which sends no event we could wait on. */
+async function until(test: () => boolean): Promise<void> {
+  for (let i = 0; i < 500 && !test(); i++) await new Promise((r) => setTimeout(r, 10));
+}
