@@ -1,0 +1,173 @@
+import fuzzysort from "fuzzysort";
+
+/**
+ * Fuzzy file-path matching over a workspace's paths (pure: strings in, ranked strings out).
+ *
+ * One cheap pass over every path sorts the ones that match into tiers; fuzzysort only scores the tiers that can still
+ * reach the top `limit`, and its prepared targets are built lazily and kept in a bounded cache. Preparing all 100,000
+ * paths up front costs about 100 MB of heap; this index holds a lower-cased copy, a character mask and a basename offset.
+ *
+ * Tiers, best first (OCR's file_find semantics are the first one):
+ *   1. every term is a substring of the file name (`service` -> `UserService.ts`);
+ *   2. every term is a substring of the path (a path fragment: `user/serv`, a folder name);
+ *   3. every term is a subsequence of the file name (an abbreviation: `usrsvc` -> `UserService.ts`);
+ *   4. every term is a subsequence of the path, scattered across folders.
+ */
+
+/** Prepared targets kept between queries; each costs about 1 KB, so this bounds the cache near 40 MB. */
+const PREPARED_CACHE_MAX = 40_000;
+
+const TIER_NAME_SUBSTRING = 3000;
+const TIER_PATH_SUBSTRING = 2000;
+const TIER_NAME_FUZZY = 1000;
+const TIER_PATH_FUZZY = 0;
+/** fuzzysort's 0..1 score, scaled to order candidates within a tier without crossing into the next. */
+const FUZZY_WEIGHT = 500;
+/** Per character of a file name in the abbreviation tier; 100 characters cost less than one tier step. */
+const NAME_LENGTH_WEIGHT = 1;
+
+export interface FuzzyHit {
+  path: string;
+  score: number;
+}
+
+export interface FuzzyResult {
+  hits: FuzzyHit[];
+  /** Every path that matched, before `limit`. */
+  total: number;
+}
+
+export class FuzzyIndex {
+  private readonly lower: string[];
+  private readonly masks: Int32Array;
+  private readonly nameStart: Uint32Array;
+  private readonly preparedPath = new Map<number, Fuzzysort.Prepared>();
+  private readonly preparedName = new Map<number, Fuzzysort.Prepared>();
+
+  constructor(readonly paths: readonly string[]) {
+    const n = paths.length;
+    this.lower = new Array<string>(n);
+    this.masks = new Int32Array(n);
+    this.nameStart = new Uint32Array(n);
+    for (let i = 0; i < n; i++) {
+      const p = paths[i];
+      const lower = p.toLowerCase();
+      this.lower[i] = lower;
+      this.masks[i] = maskOf(lower);
+      this.nameStart[i] = p.lastIndexOf("/") + 1;
+    }
+  }
+
+  /**
+   * Ranks the paths matching `query` (terms separated by spaces must all match); `accept` restricts the candidates
+   * (a folder, a glob) by index.
+   */
+  search(query: string, limit: number, accept?: (path: string) => boolean): FuzzyResult {
+    const terms = [...new Set(query.toLowerCase().split(/\s+/).filter(Boolean))];
+    if (!terms.length) return { hits: [], total: 0 };
+    const mask = maskOf(terms.join(""));
+    const tiers: number[][] = [[], [], [], []];
+    let total = 0;
+    for (let i = 0; i < this.lower.length; i++) {
+      if ((this.masks[i] & mask) !== mask) continue;
+      const lower = this.lower[i];
+      if (!terms.every((t) => isSubsequence(t, lower, 0))) continue;
+      if (accept && !accept(this.paths[i])) continue;
+      total++;
+      const start = this.nameStart[i];
+      if (terms.every((t) => lower.indexOf(t, start) >= 0)) tiers[0].push(i);
+      else if (terms.every((t) => lower.includes(t))) tiers[1].push(i);
+      else if (terms.every((t) => isSubsequence(t, lower, start))) tiers[2].push(i);
+      else tiers[3].push(i);
+    }
+
+    const hits: FuzzyHit[] = [];
+    const scorers = [
+      (i: number) => TIER_NAME_SUBSTRING + this.substringScore(i, terms, this.nameStart[i]),
+      (i: number) => TIER_PATH_SUBSTRING + this.substringScore(i, terms, 0),
+      (i: number) => TIER_NAME_FUZZY + this.fuzzyScore(query, i, true),
+      (i: number) => TIER_PATH_FUZZY + this.fuzzyScore(query, i, false),
+    ];
+    for (let t = 0; t < tiers.length && hits.length < limit; t++) {
+      const scored = tiers[t].map((i) => ({ path: this.paths[i], score: scorers[t](i) }));
+      scored.sort(compareHits);
+      hits.push(...scored.slice(0, limit - hits.length));
+    }
+    fuzzysort.cleanup(); // its cache of prepared queries would otherwise grow with every distinct query
+    return { hits, total };
+  }
+
+  /** Within a substring tier: an exact name, then a name that starts with the query, then a match at a word start; shallow and short first. */
+  private substringScore(i: number, terms: string[], from: number): number {
+    const lower = this.lower[i];
+    const path = this.paths[i];
+    const name = lower.slice(this.nameStart[i]);
+    const stem = name.includes(".") ? name.slice(0, name.lastIndexOf(".")) : name;
+    let score = 0;
+    for (const t of terms) {
+      const at = lower.indexOf(t, from);
+      if (name === t) score += 400;
+      else if (stem === t) score += 350;
+      else if (at === this.nameStart[i]) score += 300;
+      else if (isWordStart(path, at)) score += 200;
+      else score += 100;
+    }
+    return score / terms.length - depthPenalty(path);
+  }
+
+  private fuzzyScore(query: string, i: number, nameOnly: boolean): number {
+    const cache = nameOnly ? this.preparedName : this.preparedPath;
+    let prepared = cache.get(i);
+    if (!prepared) {
+      if (cache.size >= PREPARED_CACHE_MAX / 2) cache.clear();
+      prepared = fuzzysort.prepare(nameOnly ? this.paths[i].slice(this.nameStart[i]) : this.paths[i]);
+      cache.set(i, prepared);
+    }
+    const result = fuzzysort.single(query, prepared);
+    // a shorter name is a tighter fit for the same abbreviation: UserService.ts before UserServiceSettings.ts
+    const looseness = nameOnly ? (this.paths[i].length - this.nameStart[i]) * NAME_LENGTH_WEIGHT : 0;
+    return (result?.score ?? 0) * FUZZY_WEIGHT - looseness - depthPenalty(this.paths[i]);
+  }
+}
+
+/** Deeper and longer paths lose ties: the file you mean is usually nearer the top. Small enough never to cross a tier step. */
+function depthPenalty(path: string): number {
+  let depth = 0;
+  for (let i = 0; i < path.length; i++) if (path.charCodeAt(i) === 47) depth++;
+  return depth * 2 + path.length * 0.01;
+}
+
+function compareHits(a: FuzzyHit, b: FuzzyHit): number {
+  return b.score - a.score || a.path.length - b.path.length || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
+}
+
+/** One bit per letter, one for digits, one for anything else: a path lacking a bit of the query cannot match it. */
+function maskOf(lower: string): number {
+  let mask = 0;
+  for (let i = 0; i < lower.length; i++) {
+    const c = lower.charCodeAt(i);
+    if (c >= 97 && c <= 122) mask |= 1 << (c - 97);
+    else if (c >= 48 && c <= 57) mask |= 1 << 26;
+    else if (c !== 32) mask |= 1 << 27;
+  }
+  return mask;
+}
+
+function isSubsequence(term: string, lower: string, from: number): boolean {
+  let at = from;
+  for (let k = 0; k < term.length; k++) {
+    at = lower.indexOf(term[k], at);
+    if (at < 0) return false;
+    at++;
+  }
+  return true;
+}
+
+/** A match starting a word: after a separator, or an upper-case letter after a lower-case one (camelCase). */
+function isWordStart(path: string, at: number): boolean {
+  if (at <= 0) return true;
+  const before = path.charCodeAt(at - 1);
+  const here = path.charCodeAt(at);
+  const beforeAlnum = (before >= 48 && before <= 57) || (before >= 65 && before <= 90) || (before >= 97 && before <= 122);
+  return !beforeAlnum || (here >= 65 && here <= 90 && before >= 97 && before <= 122);
+}

@@ -1,0 +1,79 @@
+import { z } from "zod";
+import { ToolError } from "../errors.js";
+import { FuzzyIndex } from "../search/fuzzy.js";
+import { globMatcher } from "../search/glob.js";
+import type { FileIndexView, Workspace } from "../workspace.js";
+import { defineTool } from "./tool.js";
+
+/** Paths returned unless `limit` says otherwise: a model picks from the first few. */
+export const DEFAULT_FIND_LIMIT = 20;
+/** A larger answer is a listing, which the glob form with a narrower pattern gives better. */
+const MAX_FIND_LIMIT = 1000;
+
+/** The matcher derived from the VFS index, rebuilt when its generation moves (a file was added or removed). */
+const cache = new WeakMap<FileIndexView, { generation: number; index: FuzzyIndex }>();
+
+function fuzzyIndexOf(view: FileIndexView): FuzzyIndex {
+  const cached = cache.get(view);
+  if (cached && cached.generation === view.generation) return cached.index;
+  const generation = view.generation;
+  const index = new FuzzyIndex(view.paths());
+  cache.set(view, { generation, index });
+  return index;
+}
+
+function indexOrFail(ws: Workspace): FileIndexView {
+  if (!ws.fileIndex) throw new ToolError("NOT_AVAILABLE", "The file index is not ready (the workspace watcher has not started); retry shortly, or use search.");
+  return ws.fileIndex;
+}
+
+export const findFileTool = defineTool({
+  id: "find_file",
+  description:
+    "Finds files by name: a fuzzy match of query against every workspace path (gitignored files excluded), best first, one " +
+    "path per line. A file whose name contains the query comes first, then path fragments (`auth/login`), then " +
+    "abbreviations (`usrsvc` finds src/user/UserService.ts). With glob instead (or as well), the paths matching it, sorted.",
+  params: {
+    query: z.string().optional().describe("What you remember of the path: a name, part of it, an abbreviation, a fragment like `user/serv`; space-separated terms must all match."),
+    path: z.string().optional().describe("Only files under this folder, relative to the root."),
+    limit: z.number().int().min(1).max(MAX_FIND_LIMIT).optional().describe(`Most paths to return (default ${DEFAULT_FIND_LIMIT}).`),
+    glob: z.string().min(1).optional().describe('Only paths matching this glob, e.g. "*.test.ts" (any folder) or "src/**/*.ts"; alone, lists them sorted.'),
+  },
+  mutating: false,
+  state: (ws) => ({ file_index: ws.fileIndex ? `ready, ${ws.fileIndex.paths().length} paths` : "not ready" }),
+  async run(params, { ws }) {
+    const query = params.query?.trim() ?? "";
+    if (!query && !params.glob) throw new ToolError("INVALID_PARAMS", "Invalid params: query or glob is required (query: part of a file's name or path; glob: a pattern like \"*.ts\").");
+    const limit = params.limit ?? DEFAULT_FIND_LIMIT;
+    const view = indexOrFail(ws);
+
+    let under = "";
+    if (params.path !== undefined) {
+      const target = await ws.paths.resolve(params.path);
+      if (!target.exists) throw new ToolError("NOT_FOUND", `${params.path} does not exist; give a folder that does, or omit path.`);
+      under = target.rel;
+    }
+    const inFolder = under === "" ? undefined : (p: string) => p.startsWith(`${under}/`) || p === under;
+    const matchesGlob = params.glob ? globMatcher(params.glob) : undefined;
+    const accept = inFolder && matchesGlob ? (p: string) => inFolder(p) && matchesGlob(p) : inFolder ?? matchesGlob;
+
+    let paths: string[];
+    let total: number;
+    if (query) {
+      const found = fuzzyIndexOf(view).search(query, limit, accept);
+      paths = found.hits.map((h) => h.path);
+      total = found.total;
+    } else {
+      const all = accept ? view.paths().filter(accept) : [...view.paths()];
+      all.sort();
+      total = all.length;
+      paths = all.slice(0, limit);
+    }
+    return {
+      paths,
+      total,
+      truncated: total > paths.length,
+      text: paths.length ? paths.join("\n") : "No matching files.",
+    };
+  },
+});
