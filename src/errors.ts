@@ -30,6 +30,7 @@ export const ERROR_CODES = [
   "REJECTED",
   // passthrough tools
   "TOOL_MISSING",
+  "GH_FAILED",
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

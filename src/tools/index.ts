@@ -6,6 +6,24 @@ import { findFileTool } from "./find-file.js";
 import { infoTool } from "./info.js";
 import { listTool } from "./list.js";
 import { searchTool } from "./search.js";
+import { ghTool } from "./gh.js";
+import { gitAddTool } from "./git-add.js";
+import { gitBranchTool } from "./git-branch.js";
+import { gitCheckTool } from "./git-check.js";
+import { gitCheckoutTool } from "./git-checkout.js";
+import { gitCloneTool } from "./git-clone.js";
+import { gitCommitTool } from "./git-commit.js";
+import { gitDiffTool } from "./git-diff.js";
+import { gitFetchTool } from "./git-fetch.js";
+import { gitLogTool } from "./git-log.js";
+import { gitMergeTool } from "./git-merge.js";
+import { gitPullTool } from "./git-pull.js";
+import { gitPushTool } from "./git-push.js";
+import { gitRebaseTool } from "./git-rebase.js";
+import { gitResetTool } from "./git-reset.js";
+import { gitShowTool } from "./git-show.js";
+import { gitStashTool } from "./git-stash.js";
+import { gitStatusTool } from "./git-status.js";
 import type { AnyTool } from "./tool.js";
 
 /** Every tool, in the order `list` shows them. One explicit array: no discovery, no magic. */
@@ -18,4 +36,22 @@ export const TOOLS: AnyTool[] = [
   fileDeleteTool,
   searchTool,
   findFileTool,
+  gitStatusTool,
+  gitDiffTool,
+  gitLogTool,
+  gitShowTool,
+  gitBranchTool,
+  gitAddTool,
+  gitCommitTool,
+  gitPushTool,
+  gitPullTool,
+  gitFetchTool,
+  gitCloneTool,
+  gitCheckoutTool,
+  gitMergeTool,
+  gitRebaseTool,
+  gitResetTool,
+  gitStashTool,
+  gitCheckTool,
+  ghTool,
 ];

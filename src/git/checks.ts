@@ -1,0 +1,103 @@
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { z } from "zod";
+import { ToolError, isNodeError } from "../errors.js";
+import { runProcess } from "./run.js";
+
+/** The custom checks file at the workspace root. */
+export const CHECKS_FILE = ".tool-layer.json";
+/** A check with no timeout_ms of its own: long enough for a test suite, short enough that a hung one does not hold a commit forever. */
+export const DEFAULT_CHECK_TIMEOUT_MS = 120_000;
+/** Output kept per check in a result: the tail, where test runners and linters print their verdict. */
+export const CHECK_OUTPUT_CHARS = 4000;
+
+const checkSchema = z.strictObject({
+  name: z.string().min(1),
+  command: z.array(z.string()).min(1),
+  on: z.array(z.enum(["commit", "push"])).default([]),
+  timeout_ms: z.number().int().positive().optional(),
+});
+const fileSchema = z.looseObject({ checks: z.array(checkSchema).default([]) });
+
+export type Check = z.output<typeof checkSchema>;
+
+export interface CheckResult {
+  name: string;
+  command: string[];
+  ok: boolean;
+  exit_code: number | null;
+  timed_out: boolean;
+  output: string;
+}
+
+export async function loadChecks(root: string): Promise<Check[]> {
+  let raw: string;
+  try {
+    raw = await readFile(path.join(root, CHECKS_FILE), "utf8");
+  } catch (e) {
+    if (isNodeError(e, "ENOENT")) return [];
+    throw e;
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(raw);
+  } catch (e) {
+    throw new ToolError("CHECK_FAILED", `${CHECKS_FILE} is not valid JSON (${(e as Error).message}); fix it so the checks can run.`);
+  }
+  const parsed = fileSchema.safeParse(json);
+  if (!parsed.success) {
+    const why = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
+    throw new ToolError("CHECK_FAILED", `${CHECKS_FILE} is malformed (${why}); each check is {name, command: string[], on: ["commit"|"push"], timeout_ms?}.`);
+  }
+  return parsed.data.checks;
+}
+
+export async function runCheck(root: string, check: Check, signal?: AbortSignal): Promise<CheckResult> {
+  const [cmd, ...args] = check.command;
+  try {
+    const r = await runProcess(cmd, args, { cwd: root, signal, timeoutMs: check.timeout_ms ?? DEFAULT_CHECK_TIMEOUT_MS, env: { ...process.env, CI: "1", GIT_TERMINAL_PROMPT: "0" } });
+    const output = tail(`${r.stdout}${r.stderr}`.trim());
+    return { name: check.name, command: check.command, ok: r.code === 0 && !r.timedOut, exit_code: r.code, timed_out: r.timedOut, output };
+  } catch (e) {
+    if (isNodeError(e, "ENOENT") || isNodeError(e, "EACCES")) {
+      return { name: check.name, command: check.command, ok: false, exit_code: null, timed_out: false, output: `cannot run ${cmd}: ${(e as Error).message}` };
+    }
+    throw e;
+  }
+}
+
+function tail(s: string): string {
+  return s.length > CHECK_OUTPUT_CHARS ? `…${s.slice(-CHECK_OUTPUT_CHARS)}` : s;
+}
+
+/** Runs every check declared for `on` (or the named one); one after another, since checks often share build outputs. */
+export async function runChecks(root: string, filter: { on?: "commit" | "push"; name?: string }, signal?: AbortSignal): Promise<CheckResult[]> {
+  const checks = (await loadChecks(root)).filter((c) => (filter.name ? c.name === filter.name : filter.on ? c.on.includes(filter.on) : true));
+  const results: CheckResult[] = [];
+  for (const c of checks) results.push(await runCheck(root, c, signal));
+  return results;
+}
+
+export function checksText(results: CheckResult[]): string {
+  return results
+    .map((r) => `check ${r.name}: ${r.ok ? "passed" : r.timed_out ? "timed out" : `failed (exit ${r.exit_code})`}${r.ok || !r.output ? "" : `\n${indent(r.output)}`}`)
+    .join("\n");
+}
+
+function indent(s: string): string {
+  return s.split("\n").map((l) => `  ${l}`).join("\n");
+}
+
+/** Throws CHECK_FAILED with every failing check's output under its name, or returns the (passing) results. */
+export async function enforceChecks(root: string, on: "commit" | "push", signal: AbortSignal | undefined, what: string): Promise<CheckResult[]> {
+  const results = await runChecks(root, { on }, signal);
+  const failed = results.filter((r) => !r.ok);
+  if (failed.length) {
+    throw new ToolError(
+      "CHECK_FAILED",
+      `The ${what} is blocked by failing check${failed.length > 1 ? "s" : ""} ${failed.map((f) => f.name).join(", ")} from ${CHECKS_FILE}; fix what they report, then try again.\n${checksText(failed)}`,
+      { checks: results },
+    );
+  }
+  return results;
+}

@@ -1,0 +1,83 @@
+import { ToolError } from "../errors.js";
+import { type ReplayStep, predictMerge, simulateRebase } from "./predict.js";
+import { type OneCommit, commitLine, logCommits } from "./repo.js";
+import { git, type GitCtx } from "./run.js";
+import { dirtyPaths, parseStatus } from "./status.js";
+
+/** Commits listed per side in a preview; the counts are always exact. */
+const MAX_COMMITS_SHOWN = 50;
+
+export interface Integration {
+  incoming: OneCommit[];
+  outgoing: OneCommit[];
+  incoming_count: number;
+  outgoing_count: number;
+  up_to_date: boolean;
+  fast_forward: boolean;
+  /** Files a merge would leave conflicted. */
+  conflicts: string[];
+  /** For a rebase: each commit that would be replayed, with the files it would conflict in. */
+  replay?: ReplayStep[];
+}
+
+async function count(ctx: GitCtx, range: string[]): Promise<number> {
+  return Number((await git(ctx, ["rev-list", "--count", ...range])).stdout.trim());
+}
+
+/** What bringing `theirs` into `head` would do, computed in the object store only (no ref, index or file changes). */
+export async function analyze(ctx: GitCtx, head: string, theirs: string, rebase: boolean): Promise<Integration> {
+  const [incoming, outgoing, inCount, outCount] = await Promise.all([
+    logCommits(ctx, [`-n${MAX_COMMITS_SHOWN}`, theirs, `^${head}`]),
+    logCommits(ctx, [`-n${MAX_COMMITS_SHOWN}`, head, `^${theirs}`]),
+    count(ctx, [theirs, `^${head}`]),
+    count(ctx, [head, `^${theirs}`]),
+  ]);
+  const result: Integration = { incoming, outgoing, incoming_count: inCount, outgoing_count: outCount, up_to_date: inCount === 0, fast_forward: outCount === 0 && inCount > 0, conflicts: [] };
+  if (result.up_to_date || result.fast_forward) return result;
+  if (rebase) {
+    result.replay = await simulateRebase(ctx, theirs, head);
+    result.conflicts = [...new Set(result.replay.flatMap((s) => s.conflicts))];
+  } else {
+    result.conflicts = (await predictMerge(ctx, head, theirs)).conflicts;
+  }
+  return result;
+}
+
+export function integrationText(a: Integration, what: string, rebase: boolean): string {
+  if (a.up_to_date) return `already up to date with ${what}`;
+  const lines = [`${a.incoming_count} incoming commit${a.incoming_count === 1 ? "" : "s"} from ${what}, ${a.outgoing_count} local commit${a.outgoing_count === 1 ? "" : "s"} not there`];
+  lines.push(...a.incoming.map((c) => `  + ${commitLine(c)}`));
+  if (a.fast_forward) lines.push("fast-forward: no merge commit needed");
+  else if (rebase && a.replay) {
+    lines.push(`rebase would replay ${a.replay.length} commit${a.replay.length === 1 ? "" : "s"}:`);
+    lines.push(...a.replay.map((s) => `  ${commitLine(s)}${s.conflicts.length ? `  CONFLICT in ${s.conflicts.join(", ")}` : ""}`));
+  } else lines.push(a.conflicts.length ? `merge would CONFLICT in: ${a.conflicts.join(", ")}` : "merge would be clean");
+  return lines.join("\n");
+}
+
+export async function conflictedFiles(ctx: GitCtx): Promise<string[]> {
+  const r = await git(ctx, ["diff", "--name-only", "-z", "--diff-filter=U"]);
+  return r.stdout.split("\0").filter(Boolean);
+}
+
+/** Tracked files with uncommitted changes (untracked files do not count: git keeps them through these operations). */
+export async function trackedChanges(ctx: GitCtx): Promise<string[]> {
+  const r = await git(ctx, ["status", "--porcelain=v2", "-z", "--untracked-files=no"], { env: { GIT_OPTIONAL_LOCKS: "0" } });
+  return dirtyPaths(parseStatus(r.stdout));
+}
+
+export async function requireNoTrackedChanges(ctx: GitCtx, what: string): Promise<void> {
+  const dirty = await trackedChanges(ctx);
+  if (dirty.length) {
+    throw new ToolError("CONFLICT", `Cannot ${what} with uncommitted changes (${dirty.slice(0, 10).join(", ")}${dirty.length > 10 ? ", …" : ""}); commit them (git_commit) or stash them (git_stash push) first.`, { files: dirty });
+  }
+}
+
+/** After a merge stopped on conflicts: the error that tells the model how to finish or abandon it. */
+export function mergeConflict(files: string[], what: string): ToolError {
+  return new ToolError(
+    "CONFLICT",
+    `The ${what} stopped with conflicts in ${files.join(", ")}; those files now hold conflict markers. Edit them to resolve, git_add them and git_commit to finish, or git_reset {ref:"HEAD", mode:"hard"} to abandon the merge.`,
+    { files, in_progress: "merge" },
+  );
+}

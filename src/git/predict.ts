@@ -1,0 +1,43 @@
+import { PREVIEW_IDENTITY, type OneCommit, logCommits } from "./repo.js";
+import { git, type GitCtx } from "./run.js";
+
+export interface MergePrediction {
+  /** The tree the merge would produce (with conflict markers where it conflicts). */
+  tree: string;
+  conflicts: string[];
+}
+
+/** A real three-way merge computed in the object store only: `merge-tree --write-tree` touches no ref, index or file. */
+export async function predictMerge(ctx: GitCtx, ours: string, theirs: string): Promise<MergePrediction> {
+  const r = await git(ctx, ["merge-tree", "--write-tree", "--name-only", "--no-messages", "-z", "--end-of-options", ours, theirs], { ok: [0, 1] });
+  const [tree, ...rest] = r.stdout.split("\0");
+  return { tree, conflicts: r.code === 1 ? [...new Set(rest.filter(Boolean))] : [] };
+}
+
+export interface ReplayStep extends OneCommit {
+  conflicts: string[];
+}
+
+/**
+ * The commits `git rebase onto` would replay and the conflicts each would hit. git 2.39's merge-tree has no
+ * --merge-base, so each step is a merge of C with a throwaway commit (the replayed tree so far, parented on C's parent):
+ * their merge base is C's parent, exactly the base a cherry-pick uses. Only unreferenced objects are written.
+ */
+export async function simulateRebase(ctx: GitCtx, onto: string, head: string): Promise<ReplayStep[]> {
+  // --cherry-pick drops commits whose patch is already upstream, as rebase does; merges are dropped too.
+  const commits = await logCommits(ctx, ["--reverse", "--no-merges", "--right-only", "--cherry-pick", "--end-of-options", `${onto}...${head}`]);
+  let tipTree = (await git(ctx, ["rev-parse", "--verify", `${onto}^{tree}`])).stdout.trim();
+  const steps: ReplayStep[] = [];
+  for (const c of commits) {
+    const parent = await git(ctx, ["rev-parse", "--verify", "--quiet", `${c.sha}^1`], { ok: [0, 1, 128] });
+    if (parent.code !== 0) {
+      steps.push({ ...c, conflicts: [] }); // a root commit: nothing to merge against, git replays it as is
+      continue;
+    }
+    const synthetic = await git(ctx, ["commit-tree", tipTree, "-p", parent.stdout.trim(), "-m", "tool-layer rebase preview"], { env: PREVIEW_IDENTITY });
+    const merged = await predictMerge(ctx, synthetic.stdout.trim(), c.sha);
+    steps.push({ ...c, conflicts: merged.conflicts });
+    tipTree = merged.tree;
+  }
+  return steps;
+}

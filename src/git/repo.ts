@@ -1,0 +1,175 @@
+import { stat } from "node:fs/promises";
+import path from "node:path";
+import { ToolError } from "../errors.js";
+import type { ToolContext } from "../tools/tool.js";
+import type { Workspace } from "../workspace.js";
+import { type GitCtx, git, runProcess, gitEnv } from "./run.js";
+
+export type Ctx = Pick<ToolContext, "ws" | "signal">;
+
+/** Identity for the throwaway commits of a preview (commit-tree), so a preview works where no user.name is set. */
+export const PREVIEW_IDENTITY = {
+  GIT_AUTHOR_NAME: "tool-layer preview",
+  GIT_AUTHOR_EMAIL: "preview@tool-layer.invalid",
+  GIT_COMMITTER_NAME: "tool-layer preview",
+  GIT_COMMITTER_EMAIL: "preview@tool-layer.invalid",
+};
+
+/** The empty tree, to diff against when there is no commit yet. */
+export const EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
+
+/** Fails with NOT_A_REPOSITORY unless the root is in a work tree; returns the absolute git dir. */
+export async function requireRepo(ctx: GitCtx): Promise<string> {
+  const r = await git(ctx, ["rev-parse", "--absolute-git-dir"]);
+  return r.stdout.trim();
+}
+
+/** The commit a ref names, or NOT_FOUND. */
+export async function resolveCommit(ctx: GitCtx, ref: string, field = "ref"): Promise<string> {
+  const r = await git(ctx, ["rev-parse", "--verify", "--quiet", "--end-of-options", `${ref}^{commit}`], { ok: [0, 1, 128] });
+  const sha = r.stdout.trim();
+  if (r.code !== 0 || !sha) throw new ToolError("NOT_FOUND", `${field}: no commit named "${ref}"; call git_branch or git_log to see what exists.`);
+  return sha;
+}
+
+export async function tryResolve(ctx: GitCtx, ref: string): Promise<string | null> {
+  const r = await git(ctx, ["rev-parse", "--verify", "--quiet", "--end-of-options", `${ref}^{commit}`], { ok: [0, 1, 128] });
+  return r.code === 0 ? r.stdout.trim() : null;
+}
+
+export interface HeadInfo {
+  /** null on a branch with no commit yet. */
+  head: string | null;
+  /** null when detached. */
+  branch: string | null;
+}
+
+export async function headInfo(ctx: GitCtx): Promise<HeadInfo> {
+  const [h, b] = await Promise.all([
+    git(ctx, ["rev-parse", "--verify", "--quiet", "HEAD"], { ok: [0, 1, 128] }),
+    git(ctx, ["symbolic-ref", "--quiet", "--short", "HEAD"], { ok: [0, 1] }),
+  ]);
+  return { head: h.code === 0 ? h.stdout.trim() : null, branch: b.code === 0 ? b.stdout.trim() : null };
+}
+
+export async function configGet(ctx: GitCtx, key: string): Promise<string | null> {
+  const r = await git(ctx, ["config", "--get", key], { ok: [0, 1] });
+  return r.code === 0 ? r.stdout.trim() : null;
+}
+
+/** The remote and remote branch a local branch tracks, if any. */
+export async function upstreamOf(ctx: GitCtx, branch: string): Promise<{ remote: string; branch: string } | null> {
+  const [remote, merge] = await Promise.all([configGet(ctx, `branch.${branch}.remote`), configGet(ctx, `branch.${branch}.merge`)]);
+  if (!remote || !merge || remote === ".") return null;
+  return { remote, branch: merge.replace(/^refs\/heads\//, "") };
+}
+
+/** The remote to use when none is given: the branch's upstream, else `origin`, else the only one. */
+export async function defaultRemote(ctx: GitCtx, branch: string | null): Promise<string> {
+  if (branch) {
+    const up = await upstreamOf(ctx, branch);
+    if (up) return up.remote;
+  }
+  const remotes = (await git(ctx, ["remote"])).stdout.split("\n").filter(Boolean);
+  if (remotes.includes("origin")) return "origin";
+  if (remotes.length === 1) return remotes[0];
+  if (!remotes.length) throw new ToolError("NOT_FOUND", "This repository has no remote; add one with `git remote add`, or clone with git_clone.");
+  throw new ToolError("INVALID_PARAMS", `remote: there are several remotes (${remotes.join(", ")}) and no upstream; name one.`);
+}
+
+export async function requireRemote(ctx: GitCtx, remote: string): Promise<void> {
+  const remotes = (await git(ctx, ["remote"])).stdout.split("\n").filter(Boolean);
+  if (!remotes.includes(remote)) {
+    throw new ToolError("NOT_FOUND", `remote: there is no remote "${remote}"${remotes.length ? ` (remotes: ${remotes.join(", ")})` : ""}.`);
+  }
+}
+
+export async function requireBranch(ctx: GitCtx): Promise<HeadInfo & { branch: string }> {
+  const info = await headInfo(ctx);
+  if (!info.branch) throw new ToolError("INVALID_PARAMS", "HEAD is detached; name the branch, or git_checkout one first.");
+  return info as HeadInfo & { branch: string };
+}
+
+/** A repository operation in progress that a new one should not start on top of. */
+export async function operationInProgress(gitDir: string): Promise<string | null> {
+  const probes: [string, string][] = [
+    ["rebase-merge", "rebase"],
+    ["rebase-apply", "rebase"],
+    ["MERGE_HEAD", "merge"],
+    ["CHERRY_PICK_HEAD", "cherry-pick"],
+    ["REVERT_HEAD", "revert"],
+  ];
+  for (const [file, op] of probes) {
+    if (await stat(path.join(gitDir, file)).then(() => true, () => false)) return op;
+  }
+  return null;
+}
+
+export interface OneCommit {
+  sha: string;
+  short: string;
+  author: string;
+  email: string;
+  date: string;
+  subject: string;
+}
+
+const LOG_FORMAT = "--format=%H%x00%h%x00%an%x00%ae%x00%aI%x00%s%x1e";
+
+/** Commits as structured data; `args` are extra rev-list arguments (ranges, -n, `-- path`). */
+export async function logCommits(ctx: GitCtx, args: string[]): Promise<OneCommit[]> {
+  const r = await git(ctx, ["log", LOG_FORMAT, ...args]);
+  return r.stdout
+    .split("\x1e")
+    .map((s) => s.replace(/^\n/, ""))
+    .filter(Boolean)
+    .map((rec) => {
+      const [sha, short, author, email, date, subject] = rec.split("\0");
+      return { sha, short, author, email, date, subject };
+    });
+}
+
+export function commitLine(c: OneCommit): string {
+  return `${c.short} ${c.date.slice(0, 10)} ${c.author}: ${c.subject}`;
+}
+
+/** `git diff --stat`-like summary lines and numbers, from `--numstat -z`. */
+export interface FileStat {
+  path: string;
+  added: number | null;
+  deleted: number | null;
+}
+
+export async function numstat(ctx: GitCtx, args: string[], env?: NodeJS.ProcessEnv, command: "diff" | "show" = "diff"): Promise<FileStat[]> {
+  const extra = command === "show" ? ["--format="] : [];
+  const r = await git(ctx, [command, "--numstat", "-z", "--no-renames", ...extra, ...args], { env });
+  const parts = r.stdout.split("\0").map((p) => p.replace(/^\n+/, "")).filter(Boolean);
+  return parts.map((p) => {
+    const [a, d, ...rest] = p.split("\t");
+    return { path: rest.join("\t"), added: a === "-" ? null : Number(a), deleted: d === "-" ? null : Number(d) };
+  });
+}
+
+export function statText(files: FileStat[], max = MAX_LISTED): string {
+  const lines = files.slice(0, max).map((f) => `  ${f.path} ${f.added === null ? "(binary)" : `+${f.added} -${f.deleted}`}`);
+  if (files.length > max) lines.push(`  … and ${files.length - max} more files`);
+  return lines.join("\n");
+}
+
+/** Files listed in a `text` before the rest is summarised as a count: enough to judge, short enough for a model. */
+export const MAX_LISTED = 100;
+
+let versionCache: Promise<string | null> | undefined;
+
+/** What every git tool reports in `info`: git's version and whether the root is a repository. */
+export async function gitState(ws: Workspace): Promise<Record<string, unknown>> {
+  versionCache ??= runProcess("git", ["--version"], { cwd: ws.root, env: gitEnv(), timeoutMs: 10_000 }).then(
+    (r) => (r.code === 0 ? r.stdout.trim().replace(/^git version /, "") : null),
+    () => null,
+  );
+  const version = await versionCache;
+  if (!version) return { available: false, git: false, reason: "git is not installed or not on PATH" };
+  const r = await runProcess("git", ["rev-parse", "--is-inside-work-tree"], { cwd: ws.root, env: gitEnv(), timeoutMs: 10_000 }).catch(() => null);
+  const repository = r?.code === 0 && r.stdout.trim() === "true";
+  return { available: true, git: true, version, repository };
+}

@@ -1,0 +1,28 @@
+import { z } from "zod";
+import { CHECKS_FILE, checksText, loadChecks, runChecks } from "../git/checks.js";
+import { ToolError } from "../errors.js";
+import { defineTool } from "./tool.js";
+
+export const gitCheckTool = defineTool({
+  id: "git_check",
+  description: `Runs the custom checks declared in ${CHECKS_FILE} (all, or the named one) and reports each one's result and output. The same checks run before commits and pushes.`,
+  params: {
+    name: z.string().min(1).optional().describe("Run only this check."),
+  },
+  mutating: false,
+  timeoutMs: 1_800_000,
+  state: async (ws) => {
+    const checks = await loadChecks(ws.root).catch((e: Error) => e);
+    return checks instanceof Error ? { available: true, checks_file: "invalid", error: checks.message } : { available: true, checks: checks.map((c) => c.name) };
+  },
+  async run({ name }, ctx) {
+    const declared = await loadChecks(ctx.ws.root);
+    if (name && !declared.some((c) => c.name === name)) {
+      throw new ToolError("NOT_FOUND", `There is no check "${name}" in ${CHECKS_FILE}${declared.length ? ` (checks: ${declared.map((c) => c.name).join(", ")})` : ""}.`);
+    }
+    const checks = await runChecks(ctx.ws.root, { name }, ctx.signal);
+    const ok = checks.every((c) => c.ok);
+    const text = checks.length ? `${ok ? "all checks passed" : "some checks FAILED"}\n${checksText(checks)}` : `no checks declared in ${CHECKS_FILE}`;
+    return { ok, checks, text };
+  },
+});

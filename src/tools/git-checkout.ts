@@ -1,0 +1,60 @@
+import { z } from "zod";
+import { backupWork, saveRef } from "../git/backup.js";
+import { trackedChanges } from "../git/integrate.js";
+import { refParam } from "../git/params.js";
+import { headInfo, requireRepo, resolveCommit, tryResolve, gitState } from "../git/repo.js";
+import { git } from "../git/run.js";
+import { list } from "../git/text.js";
+import { ToolError } from "../errors.js";
+import { type ToolContext, defineTool } from "./tool.js";
+
+export const gitCheckoutTool = defineTool({
+  id: "git_checkout",
+  description: "Switches to a branch, tag or commit (a remote branch name creates the local tracking branch), or with create starts a new branch at HEAD. Local changes are carried over, and saved to a backup ref first; git refuses when they would be overwritten. Preview: the files that would change and any local changes in the way.",
+  params: {
+    ref: refParam().describe("Branch, tag or commit to switch to; with create, the new branch's name."),
+    create: z.boolean().optional().describe("Create a new branch named ref at HEAD and switch to it."),
+  },
+  mutating: true,
+  state: gitState,
+  async run({ ref, create }, ctx) {
+    await requireRepo(ctx);
+    const { head, branch } = await headInfo(ctx);
+    if (create) return createBranch(ctx, ref, branch);
+
+    const target = await resolveCommit(ctx, ref);
+    const changing = head ? (await git(ctx, ["diff", "--name-only", "-z", head, target])).stdout.split("\0").filter(Boolean) : [];
+    const dirty = await trackedChanges(ctx);
+    const blocked = dirty.filter((p) => changing.includes(p));
+    if (blocked.length) {
+      throw new ToolError("CONFLICT", `Switching to ${ref} would overwrite uncommitted changes in ${blocked.join(", ")}; commit them (git_commit) or stash them (git_stash push) first.`, { files: blocked });
+    }
+    // Commits only a detached HEAD points at are lost to every branch once we leave them.
+    const orphan = head && !branch ? !(await git(ctx, ["for-each-ref", "--count=1", "--contains", head, "refs/heads", "refs/tags", "refs/remotes"])).stdout.trim() : false;
+    const summary = [
+      `${changing.length} file${changing.length === 1 ? "" : "s"} would change`,
+      list("local changes carried over", dirty),
+      orphan ? `the detached commit ${head!.slice(0, 7)} is on no branch: it will be saved to a backup ref` : "",
+    ].filter(Boolean).join("\n");
+    if (ctx.dryRun) return { ref, commit: target, from: branch ?? head, files: changing, carried: dirty, text: `would switch to ${ref} (${target.slice(0, 7)})\n${summary}` };
+
+    return ctx.commit(async () => {
+      const backup = dirty.length ? await backupWork(ctx, "checkout", head) : orphan && head ? await saveRef(ctx, "checkout", head, "commit") : null;
+      await git(ctx, ["checkout", "--quiet", ref, "--"]);
+      const now = await headInfo(ctx);
+      const text = [`switched to ${now.branch ?? `detached HEAD ${now.head?.slice(0, 7)}`}`, summary.replace(" would change", " changed"), backup ? `saved as ${backup.ref}` : ""].filter(Boolean).join("\n");
+      return { ref, commit: now.head, branch: now.branch, files: changing, carried: dirty, backup, text };
+    });
+  },
+});
+
+async function createBranch(ctx: ToolContext, name: string, from: string | null) {
+  const ok = await git(ctx, ["check-ref-format", "--branch", name], { ok: [0, 1, 128] });
+  if (ok.code !== 0) throw new ToolError("INVALID_PARAMS", `ref: "${name}" is not a valid branch name.`);
+  if (await tryResolve(ctx, `refs/heads/${name}`)) throw new ToolError("ALREADY_EXISTS", `A branch "${name}" already exists; git_checkout it without create.`);
+  if (ctx.dryRun) return { ref: name, created: true, text: `would create branch ${name} at ${from ?? "HEAD"} and switch to it; files stay as they are` };
+  return ctx.commit(async () => {
+    await git(ctx, ["checkout", "--quiet", "-b", name]);
+    return { ref: name, created: true, branch: name, text: `created branch ${name} at ${from ?? "HEAD"} and switched to it` };
+  });
+}

@@ -1,0 +1,35 @@
+import { z } from "zod";
+import { pathParam, refParam } from "../git/params.js";
+import { commitLine, logCommits, requireRepo, resolveCommit, gitState } from "../git/repo.js";
+import { defineTool } from "./tool.js";
+
+/** Commits a call may ask for: more would flood a model's context; page with ref instead. */
+export const MAX_LOG_LIMIT = 500;
+
+export const gitLogTool = defineTool({
+  id: "git_log",
+  description: "Lists commits, newest first: short hash, date, author and subject.",
+  params: {
+    ref: refParam().optional().describe("Start from this commit or branch (default HEAD); a range like main..feature works too."),
+    path: pathParam().optional().describe("Only commits that touch this file or folder."),
+    limit: z.number().int().min(1).max(MAX_LOG_LIMIT).optional().describe("How many commits (default 20)."),
+  },
+  mutating: false,
+  state: gitState,
+  async run({ ref, path, limit }, ctx) {
+    await requireRepo(ctx);
+    const n = limit ?? 20;
+    const rev = ref ? (ref.includes("..") ? ref : await resolveCommit(ctx, ref)) : "HEAD";
+    const spec = path ? ["--", (await ctx.ws.paths.resolve(path, { allowGitDir: false })).rel || "."] : [];
+    const commits = await logCommits(ctx, [`-n${n + 1}`, "--end-of-options", rev, ...spec]).catch((e) => {
+      if (!ref && /does not have any commits|bad default revision/.test(String(e?.message))) return [];
+      throw e;
+    });
+    const more = commits.length > n;
+    const shown = commits.slice(0, n);
+    const text = shown.length
+      ? `${shown.map(commitLine).join("\n")}${more ? `\n… more commits; raise limit or start from ref ${shown[shown.length - 1].short}^` : ""}`
+      : "no commits";
+    return { commits: shown, more, text };
+  },
+});

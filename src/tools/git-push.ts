@@ -1,0 +1,70 @@
+import { z } from "zod";
+import { saveRef } from "../git/backup.js";
+import { checksText, enforceChecks } from "../git/checks.js";
+import { refParam, remoteParam } from "../git/params.js";
+import { parsePushPorcelain, pushFailure } from "../git/push.js";
+import { commitLine, defaultRemote, headInfo, logCommits, requireRemote, requireRepo, tryResolve, upstreamOf, gitState } from "../git/repo.js";
+import { git } from "../git/run.js";
+import { ToolError } from "../errors.js";
+import { defineTool } from "./tool.js";
+
+/** Network operations get longer than local ones, but a dead remote must not hold a call for minutes. */
+export const NETWORK_TIMEOUT_MS = 120_000;
+
+export const gitPushTool = defineTool({
+  id: "git_push",
+  description: "Pushes a branch (default: the current one) to its remote, setting the upstream if it has none; runs the push checks of .tool-layer.json first. force pushes with --force-with-lease against what the last fetch saw, after saving the remote's old tip to a backup ref. Preview: what the remote would accept (push --dry-run) and the commits that would go.",
+  params: {
+    remote: remoteParam().optional().describe("Remote name (default: the branch's upstream remote, else origin)."),
+    branch: refParam().optional().describe("Local branch to push (default: the current branch)."),
+    force: z.boolean().optional().describe("Overwrite the remote branch, but only if it is still where the last fetch saw it (--force-with-lease)."),
+  },
+  mutating: true,
+  timeoutMs: NETWORK_TIMEOUT_MS + 600_000,
+  state: gitState,
+  async run(params, ctx) {
+    await requireRepo(ctx);
+    const info = await headInfo(ctx);
+    const branch = params.branch ?? info.branch;
+    if (!branch) throw new ToolError("INVALID_PARAMS", "branch: HEAD is detached; name the branch to push.");
+    const local = await tryResolve(ctx, `refs/heads/${branch}`);
+    if (!local) throw new ToolError("NOT_FOUND", `branch: there is no local branch "${branch}"; git_branch lists them.`);
+    const up = await upstreamOf(ctx, branch);
+    const remote = params.remote ?? (await defaultRemote(ctx, branch));
+    await requireRemote(ctx, remote);
+    const remoteBranch = up && up.remote === remote ? up.branch : branch;
+    const tracking = await tryResolve(ctx, `refs/remotes/${remote}/${remoteBranch}`);
+    const outgoing = await logCommits(ctx, ["-n50", local, ...(tracking ? [`^${tracking}`] : [])]);
+    // The lease is what the last fetch saw (empty: the branch must not exist yet); we never fetch first, that would defeat it.
+    const lease = params.force ? [`--force-with-lease=refs/heads/${remoteBranch}:${tracking ?? ""}`] : [];
+    const refspec = `refs/heads/${branch}:refs/heads/${remoteBranch}`;
+    const checks = await enforceChecks(ctx.ws.root, "push", ctx.signal, "push");
+    const target = `${remote}/${remoteBranch}`;
+
+    if (ctx.dryRun) {
+      // --no-verify: a dry run would otherwise run the pre-push hook, which may do anything.
+      const r = await git(ctx, ["push", "--dry-run", "--porcelain", "--no-verify", ...lease, "--end-of-options", remote, refspec], { ok: "any", timeoutMs: NETWORK_TIMEOUT_MS });
+      const refs = parsePushPorcelain(r.stdout);
+      if (r.code !== 0) throw await pushFailure(ctx, r, refs, remote);
+      const upToDate = refs.every((x) => x.flag === "=");
+      const text = upToDate
+        ? `${target} is up to date; nothing to push`
+        : [`would push ${branch} to ${target}${params.force ? " (force-with-lease; the remote's old tip would be saved to a backup ref)" : ""}${up ? "" : ", setting it as upstream"}:`, ...outgoing.map((c) => `  ${commitLine(c)}`), checksText(checks)].filter(Boolean).join("\n");
+      return { remote, branch, remote_branch: remoteBranch, force: !!params.force, refs, commits: outgoing, checks, text };
+    }
+
+    return ctx.commit(async () => {
+      const backup = params.force && tracking ? await saveRef(ctx, "push-force", tracking, "commit") : null;
+      const r = await git(ctx, ["push", "--porcelain", ...(up ? [] : ["--set-upstream"]), ...lease, "--end-of-options", remote, refspec], { ok: "any", timeoutMs: NETWORK_TIMEOUT_MS });
+      const refs = parsePushPorcelain(r.stdout);
+      if (r.code !== 0) throw await pushFailure(ctx, r, refs, remote);
+      const upToDate = refs.every((x) => x.flag === "=");
+      const text = [
+        upToDate ? `${target} was already up to date` : `pushed ${branch} to ${target}${params.force ? " (forced with lease)" : ""}: ${outgoing.length} commit${outgoing.length === 1 ? "" : "s"}`,
+        backup ? `the remote's previous tip ${backup.commit.slice(0, 7)} is saved as ${backup.ref}` : "",
+        checksText(checks),
+      ].filter(Boolean).join("\n");
+      return { remote, branch, remote_branch: remoteBranch, force: !!params.force, refs, commits: outgoing, checks, backup, text };
+    });
+  },
+});

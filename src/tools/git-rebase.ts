@@ -1,0 +1,45 @@
+import { saveRef } from "../git/backup.js";
+import { analyze, conflictedFiles, integrationText, requireNoTrackedChanges } from "../git/integrate.js";
+import { refParam } from "../git/params.js";
+import { operationInProgress, requireRepo, resolveCommit, headInfo, gitState } from "../git/repo.js";
+import { git } from "../git/run.js";
+import { ToolError } from "../errors.js";
+import { defineTool } from "./tool.js";
+
+export const gitRebaseTool = defineTool({
+  id: "git_rebase",
+  description: "Replays the current branch's own commits on top of another branch or commit, after saving the branch to a backup ref. If a commit conflicts the rebase is undone and the conflicting files are reported. Preview: the commits to replay and the conflicts each would hit (simulated in the object store, nothing touched).",
+  params: {
+    onto: refParam().describe("Branch or commit to rebase onto."),
+  },
+  mutating: true,
+  timeoutMs: 300_000,
+  state: gitState,
+  async run({ onto }, ctx) {
+    const gitDir = await requireRepo(ctx);
+    const op = await operationInProgress(gitDir);
+    if (op) throw new ToolError("CONFLICT", `A ${op} is already in progress; finish or abandon it first.`);
+    const { head, branch } = await headInfo(ctx);
+    if (!head || !branch) throw new ToolError("INVALID_PARAMS", "Rebase needs a checked-out branch with commits; git_checkout one first.");
+    const target = await resolveCommit(ctx, onto, "onto");
+    await requireNoTrackedChanges(ctx, "rebase");
+    const a = await analyze(ctx, head, target, true);
+    const text = integrationText(a, onto, true);
+    if (ctx.dryRun || a.up_to_date) return { onto, branch, ...a, text };
+
+    return ctx.commit(async () => {
+      const backup = await saveRef(ctx, "rebase", head, "commit");
+      const r = await git(ctx, ["rebase", "--end-of-options", target], { ok: "any", timeoutMs: 300_000 });
+      if (r.code !== 0) {
+        const files = await conflictedFiles(ctx);
+        if ((await operationInProgress(gitDir)) === "rebase") await git(ctx, ["rebase", "--abort"]);
+        if (files.length) {
+          throw new ToolError("CONFLICT", `Rebasing onto ${onto} conflicts in ${files.join(", ")}; the rebase was undone and ${branch} is as it was. Merge instead (git_merge) or resolve the differences first.`, { files, backup: backup.ref });
+        }
+        throw new ToolError("GIT_FAILED", `git rebase failed (exit ${r.code}); it was undone: ${(r.stderr || r.stdout).trim()}`, { backup: backup.ref });
+      }
+      const after = (await git(ctx, ["rev-parse", "HEAD"])).stdout.trim();
+      return { onto, branch, head: after, backup, ...a, text: `rebased ${branch} onto ${onto}: now at ${after.slice(0, 7)}; the old tip ${head.slice(0, 7)} is saved as ${backup.ref}\n${text}` };
+    });
+  },
+});

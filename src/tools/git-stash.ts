@@ -1,0 +1,83 @@
+import { z } from "zod";
+import { saveRef } from "../git/backup.js";
+import { conflictedFiles, trackedChanges } from "../git/integrate.js";
+import { refParam } from "../git/params.js";
+import { requireRepo, resolveCommit, gitState } from "../git/repo.js";
+import { git } from "../git/run.js";
+import { list } from "../git/text.js";
+import { ToolError } from "../errors.js";
+import { type ToolContext, defineTool } from "./tool.js";
+
+export const gitStashTool = defineTool({
+  id: "git_stash",
+  description: "Shelves uncommitted changes (push), brings them back (pop keeps the stash only on conflict, apply always keeps it), lists or drops stashes; a dropped stash is saved to a backup ref first. apply also takes a backup ref of tool-layer. Preview: the files involved.",
+  params: {
+    action: z.enum(["push", "pop", "apply", "list", "drop"]).describe("What to do."),
+    message: z.string().min(1).optional().describe("push: a description for the stash."),
+    include_untracked: z.boolean().optional().describe("push: stash untracked files too."),
+    stash: refParam().optional().describe("pop/apply/drop: which stash (default stash@{0}); apply also takes any stash-like commit, e.g. a backup ref."),
+  },
+  mutating: true,
+  state: gitState,
+  async run(params, ctx) {
+    await requireRepo(ctx);
+    switch (params.action) {
+      case "list":
+        return listStashes(ctx);
+      case "push":
+        return push(ctx, params.message, !!params.include_untracked);
+      default:
+        return restoreOrDrop(ctx, params.action, params.stash ?? "stash@{0}");
+    }
+  },
+});
+
+async function listStashes(ctx: ToolContext) {
+  const r = await git(ctx, ["stash", "list", "--format=%gd%x00%H%x00%gs"]);
+  const stashes = r.stdout.split("\n").filter(Boolean).map((l) => {
+    const [name, commit, subject] = l.split("\0");
+    return { name, commit, subject };
+  });
+  return { stashes, text: stashes.length ? stashes.map((s) => `${s.name} ${s.commit.slice(0, 7)} ${s.subject}`).join("\n") : "no stashes" };
+}
+
+async function push(ctx: ToolContext, message: string | undefined, untracked: boolean) {
+  const dirty = await trackedChanges(ctx);
+  const extra = untracked ? (await git(ctx, ["ls-files", "-z", "--others", "--exclude-standard"])).stdout.split("\0").filter(Boolean) : [];
+  const files = [...dirty, ...extra];
+  if (!files.length) throw new ToolError("NO_CHANGE", `There are no ${untracked ? "" : "tracked "}changes to stash${untracked ? "" : " (untracked files need include_untracked)"}.`);
+  if (ctx.dryRun) return { action: "push", files, text: list("would stash", files) };
+  return ctx.commit(async () => {
+    await git(ctx, ["stash", "push", "--quiet", ...(untracked ? ["--include-untracked"] : []), ...(message ? ["-m", message] : [])]);
+    const commit = (await git(ctx, ["rev-parse", "refs/stash"])).stdout.trim();
+    return { action: "push", stash: "stash@{0}", commit, files, text: `${list("stashed", files)}\nas stash@{0} (${commit.slice(0, 7)}); the worktree is clean of them now` };
+  });
+}
+
+async function restoreOrDrop(ctx: ToolContext, action: "pop" | "apply" | "drop", stash: string) {
+  const commit = await resolveCommit(ctx, stash, "stash");
+  const show = await git(ctx, ["stash", "show", "--name-only", "-z", "--include-untracked", commit], { ok: "any" });
+  if (show.code !== 0) throw new ToolError("INVALID_PARAMS", `stash: ${stash} is not a stash (${show.stderr.trim()}); git_stash list shows them.`);
+  const files = show.stdout.split("\0").filter(Boolean);
+  if (action === "drop") {
+    if (ctx.dryRun) return { action, stash, commit, files, text: `would drop ${stash} (${commit.slice(0, 7)}), saving it to a backup ref first; ${list("it holds", files)}` };
+    return ctx.commit(async () => {
+      const backup = await saveRef(ctx, "stash-drop", commit, "worktree");
+      await git(ctx, ["stash", "drop", "--quiet", stash]);
+      return { action, stash, commit, files, backup, text: `dropped ${stash}; saved as ${backup.ref}` };
+    });
+  }
+  const dirty = await trackedChanges(ctx);
+  const overlap = dirty.filter((p) => files.includes(p));
+  if (overlap.length) throw new ToolError("CONFLICT", `${stash} changes files you have uncommitted changes in (${overlap.join(", ")}); commit or stash those first.`, { files: overlap });
+  if (ctx.dryRun) return { action, stash, commit, files, text: `would ${action} ${stash}: ${list("files", files)}${action === "pop" ? "\nthen drop it from the stash list" : ""}` };
+  return ctx.commit(async () => {
+    const r = await git(ctx, ["stash", action, "--quiet", stash], { ok: "any" });
+    if (r.code !== 0) {
+      const conflicts = await conflictedFiles(ctx);
+      if (conflicts.length) throw new ToolError("CONFLICT", `${action} of ${stash} conflicts in ${conflicts.join(", ")}; they hold conflict markers now. Resolve them and git_add; the stash is kept.`, { files: conflicts });
+      throw new ToolError("GIT_FAILED", `git stash ${action} failed (exit ${r.code}): ${(r.stderr || r.stdout).trim()}`);
+    }
+    return { action, stash, commit, files, text: `${action === "pop" ? "popped" : "applied"} ${stash}: ${list("files", files)}` };
+  });
+}

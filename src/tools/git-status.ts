@@ -1,0 +1,39 @@
+import { operationInProgress, requireRepo, gitState } from "../git/repo.js";
+import { git } from "../git/run.js";
+import { type Status, isClean, parseStatus } from "../git/status.js";
+import { list } from "../git/text.js";
+import { defineTool } from "./tool.js";
+
+export const gitStatusTool = defineTool({
+  id: "git_status",
+  description: "Shows the branch, its upstream (ahead/behind), and the staged, unstaged, untracked and conflicted files, plus any merge or rebase in progress.",
+  params: {},
+  mutating: false,
+  state: gitState,
+  async run(_params, ctx) {
+    const [gitDir, r] = await Promise.all([
+      requireRepo(ctx),
+      // GIT_OPTIONAL_LOCKS=0: a status must not take the index lock and block a commit running beside it.
+      git(ctx, ["status", "--porcelain=v2", "-z", "--branch"], { env: { GIT_OPTIONAL_LOCKS: "0" } }),
+    ]);
+    const status = parseStatus(r.stdout);
+    const operation = await operationInProgress(gitDir);
+    return { ...status, operation, clean: isClean(status), text: statusText(status, operation) };
+  },
+});
+
+export function statusText(s: Status, operation: string | null): string {
+  const where = s.branch ? `On ${s.branch}` : `HEAD detached at ${s.head?.slice(0, 7) ?? "(no commit)"}`;
+  const up = s.upstream ? ` (upstream ${s.upstream}, ahead ${s.ahead ?? 0}, behind ${s.behind ?? 0})` : s.branch ? " (no upstream)" : "";
+  const lines = [`${where}${up}${s.head ? "" : ", no commits yet"}`];
+  if (operation) lines.push(`${operation} in progress`);
+  const fmt = (e: { xy: string; path: string; from?: string }, side: 0 | 1) => `${e.xy[side]} ${e.from ? `${e.from} -> ` : ""}${e.path}`;
+  for (const l of [
+    list("conflicted", s.conflicted.map((e) => `${e.xy} ${e.path}`)),
+    list("staged", s.staged.map((e) => fmt(e, 0))),
+    list("unstaged", s.unstaged.map((e) => fmt(e, 1))),
+    list("untracked", s.untracked),
+  ]) if (l) lines.push(l);
+  if (isClean(s)) lines.push("working tree clean");
+  return lines.join("\n");
+}
