@@ -11,8 +11,11 @@ import { walk } from "./listing.js";
 
 /** Raw events are gathered this long before one `fs.changed` line goes out (VS Code's FILE_CHANGES_HANDLER_DELAY). */
 export const WINDOW_MS = 75;
-/** A window with this many raw events is a flood (a checkout, a build): the next window is longer, so fewer lines. */
-export const FLOOD_EVENTS = 1_000;
+/**
+ * A window with this many raw events (over 1,300 a second) is a flood (a checkout, a build, an unpacked archive): the
+ * next window is longer, so a flood that trickles in over seconds (chokidar stats each file) is still a few lines.
+ */
+export const FLOOD_EVENTS = 100;
 /** The window while flooding: a 10,000-file checkout lands in a handful of lines instead of one per 75 ms. */
 export const FLOOD_WINDOW_MS = 250;
 /** Changes per `fs.changed` line: keeps a line around 150 KB, and a 10,000-file checkout to about ten lines. */
@@ -36,7 +39,7 @@ export interface FsChange {
 export interface PipelineHooks {
   rules: () => IgnoreRules;
   /** A folder appeared with folders inside (moved in): the engine should re-read the tree. */
-  onFolderMovedIn: () => void;
+  onFolderMovedIn: (rel: string) => void;
   /** A .gitignore or info/exclude changed. */
   onIgnoreChanged: () => Promise<void>;
 }
@@ -109,8 +112,8 @@ export class Pipeline {
       .catch((e) => this.ws.log(`file events lost a window: ${e instanceof Error ? e.stack : String(e)}`))
       .finally(() => {
         this.busy = false;
-        // What came in while this window was processed has waited at least one window already: go on at once.
-        if (this.pending.length && !this.stopped) this.flush();
+        // What came in meanwhile gets a window of its own from now: a slow window must not turn into a line per event.
+        if (this.pending.length && !this.stopped) this.schedule();
       });
   }
 
@@ -165,7 +168,7 @@ export class Pipeline {
       const files: string[] = [];
       const dirs = await walk(this.ws.root, rel, this.hooks.rules(), files, undefined, false);
       // Only a folder moved in arrives with folders inside that were not announced: a mkdir -p reports each level.
-      if (dirs.some((d) => !todo.has(d))) this.hooks.onFolderMovedIn();
+      if (dirs.some((d) => !todo.has(d))) this.hooks.onFolderMovedIn(rel);
       for (const f of files) {
         if (!todo.has(f)) {
           todo.set(f, "created");

@@ -4,7 +4,7 @@ import { type RawEvent, type WatchEngine, type WatchRequest, createEngine, isWat
 import { FileIndex } from "./file-index.js";
 import { GIT_DIR_UNWATCHED } from "./git-state.js";
 import type { IgnoreRules } from "./ignore-rules.js";
-import { type Listing, findGitDir, listGit, listPlain } from "./listing.js";
+import { type Listing, findGitDir, listGit, listPlain, walk } from "./listing.js";
 import { HASH_MAX_BYTES, Pipeline, WINDOW_MS } from "./pipeline.js";
 
 /** A failing watcher is restarted at most this often, then left off (the daemon keeps serving without events). */
@@ -33,6 +33,7 @@ export class Vfs {
   private inotifyLimitHit = false;
   private readonly errors: string[] = [];
   private refreshTimer?: NodeJS.Timeout;
+  private readonly movedIn = new Set<string>();
   private folderCache?: { gen: number; count: number };
 
   constructor(private readonly ws: Workspace) {}
@@ -44,7 +45,7 @@ export class Vfs {
     await this.applyListing(await this.list());
     this.pipeline = new Pipeline(this.ws, this.index, this.gitDir, {
       rules: () => this.rules,
-      onFolderMovedIn: () => this.scheduleRefresh(),
+      onFolderMovedIn: (rel) => this.scheduleRefresh(rel),
       onIgnoreChanged: () => this.reloadRules(),
     });
     this.ws.onToolWrite((w) => this.pipeline.expect(w));
@@ -176,16 +177,32 @@ export class Vfs {
     if (this.ignoredDirs.join("\0") !== before) await this.engines.get("tree")?.refresh();
   }
 
-  private scheduleRefresh(): void {
+  /**
+   * A folder moved in: the engine re-reads the tree, then the folder is walked again and its files pushed as created, so
+   * a file written there before the new watches took hold is still reported (unchanged ones drop out by hash).
+   */
+  private scheduleRefresh(rel: string): void {
+    this.movedIn.add(rel);
     if (this.refreshTimer || this.stopped) return;
     this.refreshTimer = setTimeout(() => {
       this.refreshTimer = undefined;
-      this.engines
-        .get("tree")
-        ?.refresh()
-        .catch((e) => this.onError("tree", this.engines.get("tree"), e));
+      const dirs = [...this.movedIn];
+      this.movedIn.clear();
+      void this.refreshMovedIn(dirs);
     }, REFRESH_DEBOUNCE_MS);
     this.refreshTimer.unref();
+  }
+
+  private async refreshMovedIn(dirs: string[]): Promise<void> {
+    const engine = this.engines.get("tree");
+    try {
+      await engine?.refresh();
+    } catch (e) {
+      this.onError("tree", engine, e);
+    }
+    const files: string[] = [];
+    for (const d of dirs) await walk(this.ws.root, d, this.rules, files, undefined, false);
+    this.pipeline.push(files.map((f) => ({ path: path.join(this.ws.root, f), kind: "create" as const })));
   }
 }
 
