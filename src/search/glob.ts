@@ -58,5 +58,5 @@ function translate(glob: string): string {
 }
 
 function escape(c: string): string {
-  return /[.+^${}()|[\]\\/]/.test(c) ? `\\${c}` : c;
+  return /[.+*?^${}()|[\]\\/]/.test(c) ? `\\${c}` : c;
 }

@@ -1,0 +1,100 @@
+import { rmSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type DaemonClient, startDaemon } from "../helpers/daemon.js";
+import { tmpWorkspace, writeFile } from "../helpers/tmp.js";
+
+/** find_file through the built daemon, served from the VFS's live index of the workspace. */
+describe("find_file", () => {
+  const ws = tmpWorkspace({
+    git: true,
+    files: {
+      ".gitignore": "build/\n*.log\n",
+      "src/user/UserService.ts": "",
+      "src/user/services/config.ts": "",
+      "src/user/UserModel.ts": "",
+      "src/order/OrderService.ts": "",
+      "test/user/UserService.test.ts": "",
+      "docs/user-guide.md": "",
+      "build/UserService.js": "",
+      "debug.log": "",
+      "README.md": "",
+    },
+  });
+  let d: DaemonClient;
+
+  beforeAll(async () => {
+    d = await startDaemon(ws.dir);
+  });
+  afterAll(async () => {
+    await d.close();
+    ws.cleanup();
+  });
+
+  it("ranks an abbreviation's file first, one path per line", async () => {
+    const r = await d.ok("find_file", { query: "usrsvc" });
+    expect(r.paths[0]).toBe("src/user/UserService.ts");
+    expect(r.text.split("\n")).toEqual(r.paths);
+    expect(r.total).toBe(r.paths.length);
+    expect(r.truncated).toBe(false);
+  });
+
+  it("puts files whose name contains the query first, then path fragments", async () => {
+    const r = await d.ok("find_file", { query: "service" });
+    expect(r.paths.slice(0, 3)).toEqual(["src/user/UserService.ts", "src/order/OrderService.ts", "test/user/UserService.test.ts"]);
+    expect(r.paths[3]).toBe("src/user/services/config.ts");
+    expect((await d.ok("find_file", { query: "order/Ord" })).paths[0]).toBe("src/order/OrderService.ts");
+  });
+
+  it("never shows gitignored files", async () => {
+    const r = await d.ok("find_file", { query: "UserService", limit: 100 });
+    expect(r.paths).not.toContain("build/UserService.js");
+    expect((await d.ok("find_file", { query: "debug" })).paths).toEqual([]);
+  });
+
+  it("limits, and restricts to a folder", async () => {
+    const r = await d.ok("find_file", { query: "s", limit: 2 });
+    expect(r.paths).toHaveLength(2);
+    expect(r.truncated).toBe(true);
+    expect(r.total).toBeGreaterThan(2);
+    const inTest = await d.ok("find_file", { query: "user", path: "test" });
+    expect(inTest.paths).toEqual(["test/user/UserService.test.ts"]);
+  });
+
+  it("lists the paths matching a glob, sorted, and combines a glob with a query", async () => {
+    expect((await d.ok("find_file", { glob: "*.ts" })).paths).toEqual([
+      "src/order/OrderService.ts", "src/user/UserModel.ts", "src/user/UserService.ts", "src/user/services/config.ts", "test/user/UserService.test.ts",
+    ]);
+    expect((await d.ok("find_file", { glob: "src/user/*" })).paths).toEqual(["src/user/UserModel.ts", "src/user/UserService.ts"]);
+    expect((await d.ok("find_file", { query: "user", glob: "*.md" })).paths).toEqual(["docs/user-guide.md"]);
+    const none = await d.ok("find_file", { query: "zzzqqq" });
+    expect(none).toMatchObject({ paths: [], total: 0, text: "No matching files." });
+  });
+
+  it("sees files created and deleted while it runs", async () => {
+    const created = d.waitFor((l) => l.event === "fs.changed" && l.data.changes.some((c: any) => c.path === "src/pay/PaymentGateway.ts" && c.kind === "created"));
+    writeFile(ws.dir, "src/pay/PaymentGateway.ts", "export {};\n");
+    await created;
+    expect((await d.ok("find_file", { query: "paygw" })).paths[0]).toBe("src/pay/PaymentGateway.ts");
+    const deleted = d.waitFor((l) => l.event === "fs.changed" && l.data.changes.some((c: any) => c.path === "src/pay/PaymentGateway.ts" && c.kind === "deleted"));
+    rmSync(path.join(ws.dir, "src/pay/PaymentGateway.ts"));
+    await deleted;
+    expect((await d.ok("find_file", { query: "paygw" })).paths).not.toContain("src/pay/PaymentGateway.ts");
+  });
+
+  it("refuses a call with neither query nor glob, a path outside the root or missing, and a bad limit", async () => {
+    const none = await d.call("find_file", {});
+    expect(none.result.code).toBe("INVALID_PARAMS");
+    expect(none.result.message).toMatch(/query or glob is required/);
+    expect((await d.call("find_file", { query: "  " })).result.code).toBe("INVALID_PARAMS");
+    expect((await d.call("find_file", { query: "a", path: "../x" })).result.code).toBe("PATH_OUTSIDE_ROOT");
+    expect((await d.call("find_file", { query: "a", path: "nope" })).result.code).toBe("NOT_FOUND");
+    expect((await d.call("find_file", { query: "a", limit: 0 })).result.code).toBe("INVALID_PARAMS");
+    expect((await d.call("find_file", { query: "a", limt: 3 })).result.message).toMatch(/limt: unknown field/);
+  });
+
+  it("says in info whether the index is ready", async () => {
+    const info = await d.ok("info", { tool_id: "find_file" });
+    expect(info.state.file_index).toMatch(/^ready, \d+ paths$/);
+  });
+});

@@ -1,0 +1,78 @@
+import { describe, expect, it } from "vitest";
+import { FuzzyIndex } from "../../src/search/fuzzy.js";
+
+const rank = (paths: string[], query: string, limit = 10) => new FuzzyIndex(paths).search(query, limit).hits.map((h) => h.path);
+
+/** Filler that shares letters with the queries, so ranking is tested against real competition. */
+const NOISE = [
+  "src/user/services/config.ts",
+  "src/utils/string-helpers.ts",
+  "src/server/router.ts",
+  "packages/users/src/serviceVector.ts",
+  "test/user/UserService.test.ts",
+  "docs/services.md",
+  "src/api/user-settings-view.tsx",
+];
+
+describe("FuzzyIndex ranking", () => {
+  it("finds an abbreviation: usrsvc -> src/user/UserService.ts, above matches scattered across folders", () => {
+    const paths = [...NOISE, "src/user/UserService.ts"];
+    const hits = rank(paths, "usrsvc");
+    expect(hits[0]).toBe("src/user/UserService.ts");
+    expect(hits.indexOf("src/user/services/config.ts")).toBeGreaterThan(hits.indexOf("test/user/UserService.test.ts"));
+  });
+
+  it("puts a file whose name contains the query first, even when deep, above path-only matches", () => {
+    const paths = ["config/app/main.ts", "config/settings.ts", "a/b/c/d/e/my-config.ts", "src/conf/ig.ts"];
+    const hits = rank(paths, "config");
+    expect(hits[0]).toBe("a/b/c/d/e/my-config.ts");
+    expect(hits.slice(1, 3).sort()).toEqual(["config/app/main.ts", "config/settings.ts"]);
+    expect(hits[3]).toBe("src/conf/ig.ts");
+  });
+
+  it("ranks an exact name, then the name without extension, then a name prefix, then a word start, then inside a word", () => {
+    const paths = ["z/reconfig.ts", "z/AppConfig.ts", "z/config-loader.ts", "z/config.ts", "z/config"];
+    expect(rank(paths, "config")).toEqual(["z/config", "z/config.ts", "z/config-loader.ts", "z/AppConfig.ts", "z/reconfig.ts"]);
+  });
+
+  it("matches case-insensitively and prefers shallow paths on ties", () => {
+    expect(rank(["a/b/c/Readme.md", "README.md", "docs/readme.md"], "readme")).toEqual(["README.md", "docs/readme.md", "a/b/c/Readme.md"]);
+  });
+
+  it("takes path fragments: a slash in the query matches across folders, above abbreviations of the name", () => {
+    const paths = [...NOISE, "src/user/UserService.ts", "src/userland/usrvice.ts"];
+    expect(rank(paths, "user/UserSer")[0]).toBe("src/user/UserService.ts");
+    expect(rank(paths, "src/user/")[0]).toBe("src/user/UserService.ts");
+    expect(rank(paths, "api/user")).toEqual(["src/api/user-settings-view.tsx"]);
+  });
+
+  it("requires every space-separated term", () => {
+    const paths = ["src/user/UserService.ts", "src/user/UserModel.ts", "src/order/OrderService.ts"];
+    expect(rank(paths, "user service")).toEqual(["src/user/UserService.ts"]);
+  });
+
+  it("returns nothing for a query no path contains as a subsequence, and counts every match in total", () => {
+    const index = new FuzzyIndex(NOISE);
+    expect(index.search("qqq", 10)).toEqual({ hits: [], total: 0 });
+    expect(index.search("   ", 10)).toEqual({ hits: [], total: 0 });
+    const some = index.search("s", 2);
+    expect(some.hits).toHaveLength(2);
+    expect(some.total).toBe(NOISE.length);
+  });
+
+  it("honours the limit across tiers and an accept filter", () => {
+    const paths = Array.from({ length: 50 }, (_, i) => `dir${i % 5}/file${i}.ts`);
+    const index = new FuzzyIndex(paths);
+    expect(index.search("file", 7).hits).toHaveLength(7);
+    const only = index.search("file", 100, (p) => p.startsWith("dir3/"));
+    expect(only.total).toBe(10);
+    expect(only.hits.every((h) => h.path.startsWith("dir3/"))).toBe(true);
+  });
+
+  it("scores lower tiers only when the upper ones leave room, and gives the same answer from a warm cache", () => {
+    const paths = [...NOISE, "src/user/UserService.ts"];
+    const index = new FuzzyIndex(paths);
+    const cold = index.search("usrsvc", 5).hits;
+    expect(index.search("usrsvc", 5).hits).toEqual(cold);
+  });
+});
