@@ -1,0 +1,164 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { type DaemonClient, startDaemon } from "../helpers/daemon.js";
+import { commitFile, expectUnchanged, git, hook, repoWithRemote, writeFile } from "./fixture.js";
+import { rmSync } from "node:fs";
+import path from "node:path";
+
+describe("git_add, git_commit, hooks and checks", () => {
+  let repo: ReturnType<typeof repoWithRemote>;
+  let d: DaemonClient;
+
+  beforeAll(async () => {
+    repo = repoWithRemote();
+    d = await startDaemon(repo.dir);
+  });
+  afterAll(async () => {
+    await d.close();
+    repo.cleanup();
+  });
+  beforeEach(() => {
+    // Each test starts from a clean tree on main with no hooks and no checks.
+    git(repo.dir, "reset", "-q", "--hard");
+    git(repo.dir, "clean", "-qfdx");
+    for (const h of ["pre-commit", "commit-msg"]) rmSync(path.join(repo.dir, ".git/hooks", h), { force: true });
+  });
+
+  it("git_add previews without staging, then stages everything like add -A", async () => {
+    writeFile(repo.dir, "a.txt", "changed\n");
+    writeFile(repo.dir, "new.txt", "new\n");
+    rmSync(path.join(repo.dir, "b.txt"));
+    const preview = await expectUnchanged([repo.dir], [], () => d.ok("git_add", {}, { approved: false }));
+    expect(preview.dry_run).toBe(true);
+    expect(preview.staged).toEqual(expect.arrayContaining([{ action: "add", path: "a.txt" }, { action: "add", path: "new.txt" }, { action: "remove", path: "b.txt" }]));
+    const r = await d.ok("git_add");
+    expect(r.staged).toHaveLength(3);
+    expect(git(repo.dir, "status", "--porcelain")).toBe("M  a.txt\nD  b.txt\nA  new.txt\n");
+  });
+
+  it("git_add with paths stages only those; a path matching nothing is NOT_FOUND", async () => {
+    writeFile(repo.dir, "a.txt", "changed\n");
+    writeFile(repo.dir, "new.txt", "new\n");
+    await d.ok("git_add", { paths: ["new.txt"] });
+    expect(git(repo.dir, "status", "--porcelain")).toBe(" M a.txt\nA  new.txt\n");
+    const r = await d.call("git_add", { paths: ["nope.txt"] });
+    expect(r.result.code).toBe("NOT_FOUND");
+  });
+
+  it("git_commit preview shows files and stat and changes nothing; the commit then takes the index", async () => {
+    writeFile(repo.dir, "a.txt", "one\ntwo\nthree\nfour\n");
+    git(repo.dir, "add", "a.txt");
+    const preview = await expectUnchanged([repo.dir], [], () => d.ok("git_commit", { message: "add four" }, { approved: false }));
+    expect(preview.files).toEqual([{ path: "a.txt", added: 1, deleted: 0 }]);
+    expect(preview.text).toContain("would commit on main: 1 file");
+    const r = await d.ok("git_commit", { message: "add four" });
+    expect(git(repo.dir, "rev-parse", "HEAD").trim()).toBe(r.commit);
+    expect(git(repo.dir, "log", "-1", "--format=%s")).toBe("add four\n");
+    expect(git(repo.dir, "status", "--porcelain")).toBe("");
+  });
+
+  it("git_commit with paths commits exactly those (new files included) and leaves other staged changes staged", async () => {
+    writeFile(repo.dir, "b.txt", "staged but not committed\n");
+    git(repo.dir, "add", "b.txt");
+    writeFile(repo.dir, "a.txt", "worktree change\n");
+    writeFile(repo.dir, "fresh.txt", "brand new\n");
+    const preview = await expectUnchanged([repo.dir], [], () => d.ok("git_commit", { message: "two paths", paths: ["a.txt", "fresh.txt"] }, { approved: false }));
+    expect(preview.files.map((f: any) => f.path)).toEqual(["a.txt", "fresh.txt"]);
+    const r = await d.ok("git_commit", { message: "two paths", paths: ["a.txt", "fresh.txt"] });
+    expect(git(repo.dir, "show", "--name-only", "--format=", r.commit).trim().split("\n")).toEqual(["a.txt", "fresh.txt"]);
+    expect(git(repo.dir, "status", "--porcelain")).toBe("M  b.txt\n");
+  });
+
+  it("git_commit amend replaces the last commit", async () => {
+    const before = commitFile(repo.dir, "a.txt", "amend me\n", "to amend");
+    writeFile(repo.dir, "b.txt", "amended in\n");
+    git(repo.dir, "add", "b.txt");
+    const r = await d.ok("git_commit", { message: "amended", amend: true });
+    expect(r.commit).not.toBe(before);
+    expect(git(repo.dir, "rev-parse", `${r.commit}^`).trim()).toBe(git(repo.dir, "rev-parse", `${before}^`).trim());
+    expect(git(repo.dir, "show", "--name-only", "--format=%s", r.commit).trim().split("\n").filter(Boolean)).toEqual(["amended", "a.txt", "b.txt"]);
+  });
+
+  it("nothing to commit is NO_CHANGE; an empty message is INVALID_PARAMS", async () => {
+    expect((await d.call("git_commit", { message: "nothing" })).result.code).toBe("NO_CHANGE");
+    expect((await d.call("git_commit", { message: "" })).result.code).toBe("INVALID_PARAMS");
+    expect((await d.call("git_commit", { message: "x", paths: ["--all"] })).result.code).toBe("INVALID_PARAMS");
+  });
+
+  it("a failing pre-commit hook blocks the commit (and its preview) with its output; paths stay uncommitted", async () => {
+    hook(repo.dir, "pre-commit", 'echo "lint: trailing whitespace in a.txt" >&2\nexit 1');
+    writeFile(repo.dir, "a.txt", "x \n");
+    writeFile(repo.dir, "fresh.txt", "new\n");
+    const head = git(repo.dir, "rev-parse", "HEAD");
+    const preview = await expectUnchanged([repo.dir], [], () => d.call("git_commit", { message: "m", paths: ["a.txt", "fresh.txt"] }, { approved: false }));
+    expect(preview.result.code).toBe("HOOK_FAILED");
+    expect(preview.result.message).toContain("lint: trailing whitespace");
+    const before = git(repo.dir, "status", "--porcelain");
+    const r = await d.call("git_commit", { message: "m", paths: ["a.txt", "fresh.txt"] });
+    expect(r.result.code).toBe("HOOK_FAILED");
+    expect(r.result.hook).toBe("pre-commit");
+    expect(r.result.output).toContain("lint: trailing whitespace");
+    expect(git(repo.dir, "rev-parse", "HEAD")).toBe(head);
+    expect(git(repo.dir, "status", "--porcelain")).toBe(before); // the intent-to-add of fresh.txt was undone
+  });
+
+  it("a failing commit-msg hook blocks the commit; a passing one lets it through", async () => {
+    hook(repo.dir, "commit-msg", 'grep -q "^JIRA-" "$1" || { echo "message must start with JIRA-" >&2; exit 1; }');
+    writeFile(repo.dir, "a.txt", "msg hook\n");
+    git(repo.dir, "add", "a.txt");
+    const preview = await d.call("git_commit", { message: "no ticket" }, { approved: false });
+    expect(preview.result.code).toBe("HOOK_FAILED");
+    expect(preview.result.message).toContain("must start with JIRA-");
+    const bad = await d.call("git_commit", { message: "no ticket" });
+    expect(bad.result.code).toBe("HOOK_FAILED");
+    expect(bad.result.output).toContain("must start with JIRA-");
+    const okPreview = await d.ok("git_commit", { message: "JIRA-1 fix" }, { approved: false });
+    expect(okPreview.hooks).toEqual([expect.objectContaining({ hook: "commit-msg", ok: true })]);
+    await d.ok("git_commit", { message: "JIRA-1 fix" });
+    expect(git(repo.dir, "log", "-1", "--format=%s")).toBe("JIRA-1 fix\n");
+  });
+
+  it("a failing custom check blocks the commit with its output under its name; passing checks are reported", async () => {
+    writeFile(repo.dir, ".tool-layer.json", JSON.stringify({
+      checks: [
+        { name: "tests", command: ["sh", "-c", "echo all good"], on: ["commit"] },
+        { name: "no-todo", command: ["sh", "-c", "! grep -n TODO a.txt"], on: ["commit", "push"] },
+        { name: "push-only", command: ["false"], on: ["push"] },
+      ],
+    }));
+    git(repo.dir, "add", ".tool-layer.json");
+    git(repo.dir, "commit", "-q", "-m", "checks");
+    writeFile(repo.dir, "a.txt", "TODO: finish\n");
+    git(repo.dir, "add", "a.txt");
+    const head = git(repo.dir, "rev-parse", "HEAD");
+    const preview = await expectUnchanged([repo.dir], [], () => d.call("git_commit", { message: "todo" }, { approved: false }));
+    expect(preview.result.code).toBe("CHECK_FAILED");
+    const r = await d.call("git_commit", { message: "todo" });
+    expect(r.result.code).toBe("CHECK_FAILED");
+    expect(r.result.message).toContain("check no-todo: failed (exit 1)");
+    expect(r.result.message).toContain("1:TODO: finish");
+    expect(r.result.checks.map((c: any) => [c.name, c.ok])).toEqual([["tests", true], ["no-todo", false]]);
+    expect(git(repo.dir, "rev-parse", "HEAD")).toBe(head);
+
+    writeFile(repo.dir, "a.txt", "done\n");
+    git(repo.dir, "add", "a.txt");
+    const ok = await d.ok("git_commit", { message: "done" });
+    expect(ok.checks.map((c: any) => [c.name, c.ok])).toEqual([["tests", true], ["no-todo", true]]);
+    expect(ok.text).toContain("check tests: passed");
+
+    const all = await d.ok("git_check", {});
+    expect(all.ok).toBe(false);
+    expect(all.checks.map((c: any) => c.name)).toEqual(["tests", "no-todo", "push-only"]);
+    const one = await d.ok("git_check", { name: "tests" });
+    expect(one).toMatchObject({ ok: true, checks: [{ name: "tests", ok: true, output: "all good" }] });
+    expect((await d.call("git_check", { name: "nope" })).result.code).toBe("NOT_FOUND");
+    git(repo.dir, "rm", "-q", ".tool-layer.json");
+    git(repo.dir, "commit", "-q", "-m", "no checks");
+  });
+
+  it("a malformed checks file is reported, not ignored", async () => {
+    writeFile(repo.dir, ".tool-layer.json", JSON.stringify({ checks: [{ name: "x", command: "make test" }] }));
+    const r = await d.call("git_check", {});
+    expect(r.result.code).toBe("CHECK_FAILED");
+    expect(r.result.message).toContain("command");
+  });
+});
