@@ -22,7 +22,45 @@ export function renderRange(lines: readonly string[], tagAt: (i: number) => stri
   return out.join("\n");
 }
 
+/**
+ * Myers' diff costs about (old + new lines) × edits; two unrelated 40,000-line versions would take minutes. Past this
+ * budget (~25 ms) the diff is one hunk replacing the region: still a correct patch, just not a minimal one.
+ */
+export const MAX_DIFF_COST = 5_000_000;
+/** Rendered lines in a write's `text` at most, like file_read's largest window. */
+export const MAX_REGION_LINES = 2000;
+
 const asText = (lines: readonly string[], terminated: boolean) => (lines.length ? lines.join("\n") + (terminated ? "\n" : "") : "");
+const NO_NEWLINE = "\\ No newline at end of file";
+
+function countLines(text: string): number {
+  let n = 0;
+  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) n++;
+  return text.length && !text.endsWith("\n") ? n + 1 : n;
+}
+
+function sideLines(text: string, sign: string): string[] {
+  if (!text) return [];
+  const lines = (text.endsWith("\n") ? text.slice(0, -1) : text).split("\n").map((l) => sign + l);
+  if (!text.endsWith("\n")) lines.push(NO_NEWLINE);
+  return lines;
+}
+
+/** Hunks from old to new text, bounded by MAX_DIFF_COST (then one hunk replaces everything). */
+export function diffHunks(oldText: string, newText: string): StructuredPatchHunk[] {
+  const oldN = countLines(oldText);
+  const newN = countLines(newText);
+  const maxEditLength = Math.max(1, Math.floor(MAX_DIFF_COST / (oldN + newN + 1)));
+  const patch = structuredPatch("", "", oldText, newText, undefined, undefined, { context: DIFF_CONTEXT, maxEditLength });
+  if (patch) return patch.hunks;
+  return [{
+    oldStart: oldN ? 1 : 0,
+    oldLines: oldN,
+    newStart: newN ? 1 : 0,
+    newLines: newN,
+    lines: [...sideLines(oldText, "-"), ...sideLines(newText, "+")],
+  }];
+}
 
 function patchText(path: string, hunks: StructuredPatchHunk[]): string {
   if (!hunks.length) return "";
@@ -31,7 +69,7 @@ function patchText(path: string, hunks: StructuredPatchHunk[]): string {
 
 /** A unified diff between two whole texts (a caller's old version and the file now, or a whole-content overwrite). */
 export function unifiedDiff(path: string, oldText: string, newText: string): { diff: string; hunks: StructuredPatchHunk[] } {
-  const { hunks } = structuredPatch(`a/${path}`, `b/${path}`, oldText, newText, undefined, undefined, { context: DIFF_CONTEXT });
+  const hunks = diffHunks(oldText, newText);
   return { diff: patchText(path, hunks), hunks };
 }
 
@@ -57,8 +95,7 @@ export function editsDiff(
     const newTo = Math.min(now.lines.length, oldTo + shift);
     const oldText = asText(old.lines.slice(oldFrom, oldTo), oldTo < old.lines.length || old.finalNewline);
     const newText = asText(now.lines.slice(newFrom, newTo), newTo < now.lines.length || now.finalNewline);
-    const part = structuredPatch("", "", oldText, newText, undefined, undefined, { context: DIFF_CONTEXT });
-    for (const h of part.hunks) {
+    for (const h of diffHunks(oldText, newText)) {
       hunks.push({ ...h, oldStart: h.oldStart + oldFrom, newStart: h.newStart + newFrom });
     }
     i = j + 1;
@@ -98,8 +135,17 @@ export function renderRegions(lines: readonly string[], tagAt: (i: number) => st
     if (last && w.from <= last.to) last.to = Math.max(last.to, w.to);
     else windows.push(w);
   }
-  return windows
-    .filter((w) => w.to > w.from)
-    .map((w) => renderRange(lines, tagAt, w.from, w.to))
-    .join(`\n${GAP}\n`);
+  const parts: string[] = [];
+  let budget = MAX_REGION_LINES;
+  for (const [k, w] of windows.entries()) {
+    if (w.to <= w.from) continue;
+    const to = Math.min(w.to, w.from + budget);
+    parts.push(renderRange(lines, tagAt, w.from, to));
+    budget -= to - w.from;
+    if (budget <= 0 && (to < w.to || k < windows.length - 1)) {
+      parts[parts.length - 1] += `\n… [more changes from line ${to + 1}; file_read the file to see them]`;
+      break;
+    }
+  }
+  return parts.join(`\n${GAP}\n`);
 }

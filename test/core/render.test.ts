@@ -2,7 +2,7 @@ import { applyPatch } from "diff";
 import { describe, expect, it } from "vitest";
 import { type Edit, applyEdits } from "../../src/core/edits.js";
 import { initHash, tagOf } from "../../src/core/hash.js";
-import { changedSpans, editsDiff, renderRange, renderRegions, unifiedDiff } from "../../src/core/render.js";
+import { MAX_REGION_LINES, changedSpans, diffHunks, editsDiff, renderRange, renderRegions, unifiedDiff } from "../../src/core/render.js";
 import { parseText, serialize, tagsOfBytes } from "../../src/core/text.js";
 
 await initHash();
@@ -80,5 +80,26 @@ describe("changed regions", () => {
 
   it("renders a window as N|TAG content", () => {
     expect(renderRange(["a", "b"], (i) => ["AAAA", "BBBB"][i], 0, 2)).toBe("1|AAAA a\n2|BBBB b");
+  });
+});
+
+describe("bounded diffs", () => {
+  it("falls back to one whole-replacement hunk for unrelated large versions, still a correct patch", () => {
+    const a = Array.from({ length: 20_000 }, (_, i) => `a${i}`).join("\n") + "\n";
+    const b = Array.from({ length: 20_000 }, (_, i) => `b${i}`).join("\n");
+    const hunks = diffHunks(a, b);
+    expect(hunks).toHaveLength(1);
+    expect(hunks[0]).toMatchObject({ oldStart: 1, oldLines: 20_000, newStart: 1, newLines: 20_000 });
+    const { diff } = unifiedDiff("f", a, b);
+    expect(applyPatch(a, diff)).toBe(b);
+  });
+
+  it("renders at most MAX_REGION_LINES lines and says there is more", () => {
+    const lines = Array.from({ length: MAX_REGION_LINES + 10 }, (_, i) => `x${i}`);
+    const out = renderRegions(lines, () => "0000", [{ from: 0, to: lines.length }]).split("\n");
+    expect(out).toHaveLength(MAX_REGION_LINES + 1);
+    expect(out[out.length - 1]).toContain(`more changes from line ${MAX_REGION_LINES + 1}`);
+    const exact = renderRegions(lines.slice(0, MAX_REGION_LINES), () => "0000", [{ from: 0, to: MAX_REGION_LINES }]);
+    expect(exact).not.toContain("more changes");
   });
 });

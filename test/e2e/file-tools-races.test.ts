@@ -1,0 +1,135 @@
+import { spawn } from "node:child_process";
+import { readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { createInterface } from "node:readline";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { fileHash, initHash } from "../../src/core/hash.js";
+import { type DaemonClient, MAIN, startDaemon } from "../helpers/daemon.js";
+import { tmpWorkspace } from "../helpers/tmp.js";
+
+await initHash();
+
+let ws: ReturnType<typeof tmpWorkspace>;
+let d: DaemonClient;
+const at = (rel: string) => path.join(ws.dir, rel);
+
+beforeAll(async () => {
+  ws = tmpWorkspace({ git: true });
+  d = await startDaemon(ws.dir);
+});
+afterAll(async () => {
+  await d.close();
+  ws.cleanup();
+});
+
+describe("concurrent sessions", () => {
+  it("lets exactly one of two writes from the same hash win, the other gets HASH_MISMATCH", async () => {
+    writeFileSync(at("race.txt"), "v0\n");
+    for (let round = 0; round < 10; round++) {
+      const { hash } = await d.ok("file_read", { path: "race.txt" }, { session: "a" });
+      await d.ok("file_read", { path: "race.txt" }, { session: "b" });
+      const [a, b] = await Promise.all([
+        d.call("file_write", { path: "race.txt", hash, content: `a${round}\n` }, { session: "a" }),
+        d.call("file_write", { path: "race.txt", hash, content: `b${round}\n` }, { session: "b" }),
+      ]);
+      expect([a.success, b.success].filter(Boolean)).toHaveLength(1);
+      const loser = a.success ? b : a;
+      expect(loser.result.code).toBe("HASH_MISMATCH");
+      expect(readFileSync(at("race.txt"), "utf8")).toBe(a.success ? `a${round}\n` : `b${round}\n`);
+      expect(loser.result.current_hash).toBe(fileHash(readFileSync(at("race.txt"))));
+    }
+  });
+
+  it("loses no update when sessions increment a counter with read, write, retry", async () => {
+    writeFileSync(at("counter.txt"), "0\n");
+    const SESSIONS = 4;
+    const INCREMENTS = 8;
+    const worker = async (session: string) => {
+      for (let done = 0; done < INCREMENTS; ) {
+        const r = await d.ok("file_read", { path: "counter.txt" }, { session });
+        const value = Number(r.text.split(" ")[1]);
+        const w = await d.call("file_write", { path: "counter.txt", hash: r.hash, content: `${value + 1}\n` }, { session });
+        if (w.success) done++;
+        else expect(w.result.code).toBe("HASH_MISMATCH");
+      }
+    };
+    await Promise.all(Array.from({ length: SESSIONS }, (_, i) => worker(`s${i}`)));
+    expect(readFileSync(at("counter.txt"), "utf8")).toBe(`${SESSIONS * INCREMENTS}\n`);
+  });
+
+  it("answers 300 parallel reads, all with the file's hash", async () => {
+    const text = Array.from({ length: 150 }, (_, i) => `line ${i}`).join("\n") + "\n";
+    writeFileSync(at("many.txt"), text);
+    const results = await Promise.all(Array.from({ length: 300 }, (_, i) => d.call("file_read", { path: "many.txt" }, { session: `r${i % 7}` })));
+    for (const r of results) {
+      expect(r.success).toBe(true);
+      expect(r.result.hash).toBe(fileHash(Buffer.from(text)));
+      expect(r.result.total_lines).toBe(150);
+    }
+  });
+});
+
+/** A bare client for the kill test: a SIGKILL can cut the last stdout line, which the shared helper would choke on. */
+function killableDaemon(root: string) {
+  const child = spawn(process.execPath, [MAIN, "--root", root], { stdio: ["pipe", "pipe", "inherit"] });
+  child.stdin.on("error", () => undefined); // EPIPE after the kill
+  const waiters = new Map<number, (r: any) => void>();
+  let nextId = 1;
+  let onReady!: () => void;
+  const ready = new Promise<void>((resolve) => (onReady = resolve));
+  createInterface({ input: child.stdout }).on("line", (line) => {
+    let msg: any;
+    try {
+      msg = JSON.parse(line);
+    } catch {
+      return; // the line the kill cut short
+    }
+    if (msg.event === "ready") onReady();
+    else if (typeof msg.call_id === "number") waiters.get(msg.call_id)?.(msg);
+  });
+  const exited = new Promise((resolve) => child.on("exit", resolve));
+  const call = (tool_id: string, params: Record<string, unknown>): Promise<any> =>
+    new Promise((resolve) => {
+      const id = nextId++;
+      waiters.set(id, resolve);
+      child.stdin.write(JSON.stringify({ tool_id, session_id: "k", toolcall_id: id, approved: true, params }) + "\n");
+    });
+  return { child, ready, exited, call };
+}
+
+describe("a daemon killed mid-write", () => {
+  it("leaves every file whole, old or new, never torn", async () => {
+    const victim = killableDaemon(ws.dir);
+    await victim.ready;
+    const FILES = 4;
+    const LINES = 20_000; // 140 KB per version: a write that is not atomic would be caught half-done
+    const version = (k: number) => `${k}`.padStart(6, "0").concat("\n").repeat(LINES);
+    const names = Array.from({ length: FILES }, (_, i) => `kill/f${i}.txt`);
+    for (const name of names) expect((await victim.call("file_write", { path: name, content: version(0) })).success).toBe(true);
+
+    let written = 0;
+    let killed = false;
+    let failed = "";
+    const writer = async (name: string) => {
+      for (let k = 1; !killed; k++) {
+        const r = await victim.call("file_write", { path: name, hash: fileHash(Buffer.from(version(k - 1))), content: version(k) });
+        if (!r.success) failed = JSON.stringify(r.result);
+        else written++;
+      }
+    };
+    for (const name of names) void writer(name);
+    // Kill once writes are flowing on every file; each writer has its next write in flight.
+    while (written < FILES * 2 && !failed) await new Promise((r) => setTimeout(r, 5));
+    killed = true;
+    victim.child.kill("SIGKILL");
+    await victim.exited;
+    expect(failed).toBe("");
+
+    for (const name of names) {
+      const text = readFileSync(at(name), "utf8");
+      expect(text, name).toBe(text.slice(0, 7).repeat(LINES));
+    }
+    // Temp files may be left behind by a SIGKILL, but a target is never replaced by a partial one.
+    expect(readdirSync(at("kill")).filter((f) => !f.startsWith(".")).sort()).toEqual(names.map((n) => path.basename(n)).sort());
+  });
+});

@@ -1,0 +1,203 @@
+import { chmodSync, lstatSync, mkdirSync, readFileSync, readlinkSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { fileHash, initHash, tagOf } from "../../src/core/hash.js";
+import { type DaemonClient, startDaemon } from "../helpers/daemon.js";
+import { tmpWorkspace } from "../helpers/tmp.js";
+
+await initHash();
+
+const HELLO = '#include<iostream>\nusing namespace std;\nint main()\n{\n   cout<<"Hello WOrld!"<<endl;\n}\n';
+const hashOf = (s: string | Buffer) => fileHash(typeof s === "string" ? Buffer.from(s) : s);
+
+let ws: ReturnType<typeof tmpWorkspace>;
+let d: DaemonClient;
+const at = (rel: string) => path.join(ws.dir, rel);
+const read = (rel: string) => readFileSync(at(rel), "utf8");
+let n = 0;
+/** A fresh file per test, so tests do not depend on each other. */
+function file(content: string | Buffer): string {
+  const rel = `f${++n}.txt`;
+  writeFileSync(at(rel), content);
+  return rel;
+}
+
+beforeAll(async () => {
+  ws = tmpWorkspace({ git: true });
+  d = await startDaemon(ws.dir);
+});
+afterAll(async () => {
+  await d.close();
+  ws.cleanup();
+});
+
+async function failure(tool: string, params: Record<string, unknown>, opts: { session?: string; approved?: boolean } = {}) {
+  const r = await d.call(tool, params, opts);
+  expect(r.success, JSON.stringify(r.result)).toBe(false);
+  return r.result;
+}
+
+describe("file_write by tag", () => {
+  it("applies the design document's example", async () => {
+    const rel = file(HELLO);
+    const r = await d.ok("file_write", { path: rel, hash: hashOf(HELLO), edits: [{ type: "replace", startline: "14C3", endline: "14C3", content: 'cout<<"Hello World!"<<endl;' }] });
+    const after = HELLO.replace("WOrld", "World");
+    expect(read(rel)).toBe(after);
+    expect(r).toMatchObject({ path: rel, hash: hashOf(after), previous_hash: hashOf(HELLO), total_lines: 6 });
+    expect(r.text).toBe('3|4127 int main()\n4|91FC {\n5|EB50    cout<<"Hello World!"<<endl;\n6|BB18 }');
+    expect(r.diff).toContain('-   cout<<"Hello WOrld!"<<endl;\n+   cout<<"Hello World!"<<endl;');
+    expect(r.dry_run).toBeUndefined();
+    const again = await d.ok("file_read", { path: rel });
+    expect(again.hash).toBe(r.hash);
+  });
+
+  it("refuses bad anchors, overlaps and no-ops with the right code, changing nothing", async () => {
+    const text = "{\n  a\n}\n{\n  b\n}\n";
+    const rel = file(text);
+    const h = hashOf(text);
+    const close = tagOf("}");
+    const cases: [unknown[], string][] = [
+      [[{ type: "delete", startline: "0000" }], "TAG_NOT_FOUND"],
+      [[{ type: "delete", startline: close }], "TAG_AMBIGUOUS"],
+      [[{ type: "delete", startline: `2:${close}` }], "TAG_MISMATCH"],
+      [[{ type: "delete", startline: "zz" }], "INVALID_PARAMS"],
+      [[{ type: "delete", startline: `3:${close}`, endline: `6:${close}` }, { type: "delete", startline: `5:${tagOf("  b")}` }], "OVERLAP"],
+      [[{ type: "replace", startline: `2:${tagOf("  a")}`, content: "a" }], "NO_CHANGE"],
+      [[{ type: "move", startline: close }], "INVALID_PARAMS"],
+      [[{ type: "delete", startline: close, content: "x" }], "INVALID_PARAMS"],
+    ];
+    for (const [edits, code] of cases) {
+      const r = await failure("file_write", { path: rel, hash: h, edits });
+      expect(r.code, JSON.stringify(edits)).toBe(code);
+    }
+    const ambiguous = await failure("file_write", { path: rel, hash: h, edits: [{ type: "delete", startline: close }] });
+    expect(ambiguous.message).toContain(`3:${close}, 6:${close}`);
+    expect(read(rel)).toBe(text);
+  });
+
+  it("refuses a stale hash with the current hash and a diff from the caller's version", async () => {
+    const rel = file("one\ntwo\n");
+    const mine = await d.ok("file_read", { path: rel }, { session: "a" });
+    writeFileSync(at(rel), "one\nTWO\n");
+    const r = await failure("file_write", { path: rel, hash: mine.hash, edits: [{ type: "delete", startline: tagOf("one") }] }, { session: "a" });
+    expect(r).toMatchObject({ code: "HASH_MISMATCH", current_hash: hashOf("one\nTWO\n") });
+    expect(r.diff).toContain("-two\n+TWO");
+    expect(read(rel)).toBe("one\nTWO\n");
+    const unknown = await failure("file_write", { path: rel, hash: "0123456789abcdef", content: "x\n" });
+    expect(unknown.code).toBe("HASH_MISMATCH");
+    expect(unknown.diff).toBeUndefined();
+  });
+
+  it("keeps CRLF, the BOM and a missing final newline", async () => {
+    const text = "\ufeffa\r\nb\r\nc";
+    const rel = file(text);
+    await d.ok("file_write", { path: rel, hash: hashOf(text), edits: [{ type: "insert", startline: tagOf("c"), content: "d\ne" }] });
+    expect(read(rel)).toBe("\ufeffa\r\nb\r\nc\r\nd\r\ne");
+  });
+});
+
+describe("file_write with content", () => {
+  it("creates a file and its parents, and refuses to create over an existing one", async () => {
+    const r = await d.ok("file_write", { path: "new/deep/x.ts", content: "export {};\n" });
+    expect(r).toMatchObject({ created: true, previous_hash: null, hash: hashOf("export {};\n"), total_lines: 1 });
+    expect(read("new/deep/x.ts")).toBe("export {};\n");
+    const again = await failure("file_write", { path: "new/deep/x.ts", content: "y\n" });
+    expect(again).toMatchObject({ code: "ALREADY_EXISTS", current_hash: r.hash });
+    expect((await failure("file_write", { path: "new/deep/x.ts", hash: null, content: "y\n" })).code).toBe("ALREADY_EXISTS");
+  });
+
+  it("needs exactly one of edits and content, and an existing file for edits or a hash", async () => {
+    const rel = file("x\n");
+    expect((await failure("file_write", { path: rel, hash: hashOf("x\n") })).code).toBe("INVALID_PARAMS");
+    expect((await failure("file_write", { path: rel, hash: hashOf("x\n"), content: "y\n", edits: [{ type: "delete", startline: tagOf("x") }] })).code).toBe("INVALID_PARAMS");
+    expect((await failure("file_write", { path: "missing.txt", edits: [{ type: "insert", content: "x" }] })).code).toBe("NOT_FOUND");
+    expect((await failure("file_write", { path: "missing.txt", hash: hashOf("x\n"), content: "x\n" })).code).toBe("NOT_FOUND");
+    expect((await failure("file_write", { path: rel, hash: "nothex", content: "y\n" })).code).toBe("INVALID_PARAMS");
+    mkdirSync(at("adir"), { recursive: true });
+    expect((await failure("file_write", { path: "adir", hash: hashOf("x\n"), content: "y\n" })).code).toBe("NOT_A_FILE");
+  });
+
+  it("keeps the BOM and CRLF of the file it overwrites; the final newline is as given", async () => {
+    const text = "\ufeffa\r\nb\r\n";
+    const rel = file(text);
+    await d.ok("file_write", { path: rel, hash: hashOf(text), content: "x\ny" });
+    expect(read(rel)).toBe("\ufeffx\r\ny");
+  });
+
+  it("is NO_CHANGE when the content is what the file already holds", async () => {
+    const rel = file("same\n");
+    expect((await failure("file_write", { path: rel, hash: hashOf("same\n"), content: "same\n" })).code).toBe("NO_CHANGE");
+  });
+});
+
+describe("dry runs change nothing", () => {
+  it("previews an edit, a creation and a delete with the hash the file would have", async () => {
+    const rel = file(HELLO);
+    const before = statSync(at(rel));
+    const edits = [{ type: "replace", startline: "14C3", content: 'cout<<"Hi"<<endl;' }];
+    const preview = await d.ok("file_write", { path: rel, hash: hashOf(HELLO), edits }, { approved: false });
+    expect(preview.dry_run).toBe(true);
+    expect(preview.diff).toContain('+   cout<<"Hi"<<endl;');
+    const del = await d.ok("file_delete", { path: rel, hash: hashOf(HELLO) }, { approved: false });
+    expect(del).toMatchObject({ dry_run: true, deleted: false });
+    const created = await d.ok("file_write", { path: "dry/new.txt", content: "x\n" }, { approved: false });
+    expect(created).toMatchObject({ dry_run: true, created: true, hash: hashOf("x\n") });
+
+    expect(read(rel)).toBe(HELLO);
+    expect(statSync(at(rel)).mtimeMs).toBe(before.mtimeMs);
+    expect(() => statSync(at("dry"))).toThrow();
+    const real = await d.ok("file_write", { path: rel, hash: hashOf(HELLO), edits });
+    expect(real.hash).toBe(preview.hash);
+  });
+
+  it("still checks everything in a dry run", async () => {
+    const rel = file("a\n");
+    expect((await failure("file_write", { path: rel, hash: "0123456789abcdef", content: "b\n" }, { approved: false })).code).toBe("HASH_MISMATCH");
+    expect((await failure("file_delete", { path: rel, hash: "0123456789abcdef" }, { approved: false })).code).toBe("HASH_MISMATCH");
+  });
+});
+
+describe("symlinks and modes", () => {
+  it("writes through a symlink inside the root and keeps the link", async () => {
+    const target = file("t\n");
+    symlinkSync(target, at("link.txt"));
+    const r = await d.ok("file_write", { path: "link.txt", hash: hashOf("t\n"), content: "T\n" });
+    expect(r.path).toBe("link.txt");
+    expect(lstatSync(at("link.txt")).isSymbolicLink()).toBe(true);
+    expect(readlinkSync(at("link.txt"))).toBe(target);
+    expect(read(target)).toBe("T\n");
+  });
+
+  it("keeps the file's mode", async () => {
+    const rel = file("#!/bin/sh\n");
+    chmodSync(at(rel), 0o750);
+    await d.ok("file_write", { path: rel, hash: hashOf("#!/bin/sh\n"), content: "#!/bin/sh\necho hi\n" });
+    expect(statSync(at(rel)).mode & 0o7777).toBe(0o750);
+  });
+});
+
+describe("file_delete", () => {
+  it("deletes the version named by its hash, and refuses another", async () => {
+    const rel = file("bye\n");
+    expect((await failure("file_delete", { path: rel, hash: hashOf("other\n") })).code).toBe("HASH_MISMATCH");
+    expect((await failure("file_delete", { path: rel })).code).toBe("INVALID_PARAMS");
+    const r = await d.ok("file_delete", { path: rel, hash: hashOf("bye\n") });
+    expect(r).toMatchObject({ deleted: true, previous_hash: hashOf("bye\n") });
+    expect(() => statSync(at(rel))).toThrow();
+    expect((await failure("file_delete", { path: rel, hash: hashOf("bye\n") })).code).toBe("NOT_FOUND");
+  });
+
+  it("removes a symlink, not its target; refuses folders; deletes a binary file by the hash BINARY_FILE gave", async () => {
+    const target = file("keep\n");
+    symlinkSync(target, at("dlink.txt"));
+    await d.ok("file_delete", { path: "dlink.txt", hash: hashOf("keep\n") });
+    expect(() => lstatSync(at("dlink.txt"))).toThrow();
+    expect(read(target)).toBe("keep\n");
+    mkdirSync(at("folder"), { recursive: true });
+    expect((await failure("file_delete", { path: "folder", hash: hashOf("") })).code).toBe("NOT_A_FILE");
+    const bin = file(Buffer.from([1, 0, 2]));
+    const refused = await failure("file_read", { path: bin });
+    await d.ok("file_delete", { path: bin, hash: refused.hash });
+    expect(() => statSync(at(bin))).toThrow();
+  });
+});

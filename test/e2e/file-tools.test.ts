@@ -1,0 +1,156 @@
+import { mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { fileHash, initHash, tagOf } from "../../src/core/hash.js";
+import { type DaemonClient, startDaemon } from "../helpers/daemon.js";
+import { tmpWorkspace } from "../helpers/tmp.js";
+
+await initHash();
+
+const HELLO = '#include<iostream>\nusing namespace std;\nint main()\n{\n   cout<<"Hello WOrld!"<<endl;\n}\n';
+const hashOf = (s: string | Buffer) => fileHash(typeof s === "string" ? Buffer.from(s) : s);
+
+let ws: ReturnType<typeof tmpWorkspace>;
+let d: DaemonClient;
+let sibling: string;
+const at = (rel: string) => path.join(ws.dir, rel);
+const read = (rel: string) => readFileSync(at(rel), "utf8");
+
+beforeAll(async () => {
+  ws = tmpWorkspace({ git: true, files: { "hello.cpp": HELLO } });
+  sibling = `${ws.dir}-backup`;
+  mkdirSync(sibling, { recursive: true });
+  writeFileSync(path.join(sibling, "secret.txt"), "secret\n");
+  d = await startDaemon(ws.dir);
+});
+afterAll(async () => {
+  await d.close();
+  ws.cleanup();
+  rmSync(sibling, { recursive: true, force: true });
+});
+
+async function failCode(tool: string, params: Record<string, unknown>, opts: { session?: string; approved?: boolean } = {}) {
+  const r = await d.call(tool, params, opts);
+  expect(r.success, JSON.stringify(r.result)).toBe(false);
+  expect(typeof r.result.message).toBe("string");
+  return r.result;
+}
+
+describe("file_read", () => {
+  it("reads the design document's example with its tags and the file hash", async () => {
+    const r = await d.ok("file_read", { path: "hello.cpp" });
+    expect(r).toMatchObject({ path: "hello.cpp", hash: hashOf(HELLO), total_lines: 6, start_line: 1, end_line: 6, next_offset: null, eol: "lf" });
+    expect(r.text.split("\n")).toEqual([
+      "1|6F28 #include<iostream>", "2|8EAB using namespace std;", "3|4127 int main()", "4|91FC {",
+      '5|14C3    cout<<"Hello WOrld!"<<endl;', "6|BB18 }",
+    ]);
+  });
+
+  it("pages with offset, limit and next_offset, clamps the limit, and refuses an offset past the end", async () => {
+    writeFileSync(at("long.txt"), Array.from({ length: 2500 }, (_, i) => `l${i + 1}`).join("\n") + "\n");
+    const first = await d.ok("file_read", { path: "long.txt" });
+    expect(first).toMatchObject({ start_line: 1, end_line: 150, next_offset: 151, total_lines: 2500 });
+    const mid = await d.ok("file_read", { path: "long.txt", offset: 2499, limit: 10 });
+    expect(mid).toMatchObject({ start_line: 2499, end_line: 2500, next_offset: null });
+    expect(mid.text).toBe(`2499|${tagOf("l2499")} l2499\n2500|${tagOf("l2500")} l2500`);
+    const clamped = await d.ok("file_read", { path: "long.txt", limit: 5000 });
+    expect(clamped.text.split("\n")).toHaveLength(2000);
+    expect(clamped.next_offset).toBe(2001);
+    const past = await failCode("file_read", { path: "long.txt", offset: 2501 });
+    expect(past.code).toBe("INVALID_PARAMS");
+    expect(past.message).toContain("2500 lines");
+  });
+
+  it("reads an empty file as zero lines", async () => {
+    writeFileSync(at("empty.txt"), "");
+    expect(await d.ok("file_read", { path: "empty.txt" })).toMatchObject({ total_lines: 0, text: "", next_offset: null, eol: "none", hash: hashOf("") });
+  });
+
+  it("returns only tags in lines mode and lists missing lines", async () => {
+    const r = await d.ok("file_read", { path: "hello.cpp", lines: [5, 1, 40] });
+    expect(r.text).toBe("1|6F28\n5|14C3");
+    expect(r.missing).toEqual([40]);
+    expect(r.hash).toBe(hashOf(HELLO));
+    expect((await failCode("file_read", { path: "hello.cpp", lines: [1], offset: 2 })).code).toBe("INVALID_PARAMS");
+  });
+
+  it("cuts a very long line in text but tags the whole line", async () => {
+    const line = "x".repeat(2500);
+    writeFileSync(at("wide.txt"), `${line}\n`);
+    const r = await d.ok("file_read", { path: "wide.txt" });
+    expect(r.text.startsWith(`1|${tagOf(line)} ${"x".repeat(2000)}`)).toBe(true);
+    expect(r.text).toContain("line cut");
+    expect(r.text.length).toBeLessThan(2100);
+  });
+
+  it("tags CRLF lines like LF ones, hides the BOM, and reports the line endings", async () => {
+    writeFileSync(at("crlf.txt"), "\ufeffa\r\nb\r\n");
+    const r = await d.ok("file_read", { path: "crlf.txt" });
+    expect(r).toMatchObject({ eol: "crlf", total_lines: 2, text: `1|${tagOf("a")} a\n2|${tagOf("b")} b` });
+    writeFileSync(at("mixed.txt"), "a\r\nb\n");
+    expect((await d.ok("file_read", { path: "mixed.txt" })).eol).toBe("mixed");
+  });
+
+  it("answers since: unchanged, a diff with the changed regions, or a normal read", async () => {
+    writeFileSync(at("since.txt"), "one\ntwo\nthree\n");
+    const first = await d.ok("file_read", { path: "since.txt" });
+    expect(await d.ok("file_read", { path: "since.txt", since: first.hash })).toMatchObject({ unchanged: true, hash: first.hash, total_lines: 3 });
+    writeFileSync(at("since.txt"), "one\nTWO\nthree\n");
+    const changed = await d.ok("file_read", { path: "since.txt", since: first.hash });
+    expect(changed).toMatchObject({ unchanged: false, since: first.hash, hash: hashOf("one\nTWO\nthree\n") });
+    expect(changed.diff).toContain("-two\n+TWO");
+    expect(changed.text).toBe(`1|${tagOf("one")} one\n2|${tagOf("TWO")} TWO\n3|${tagOf("three")} three`);
+    const unknown = await d.ok("file_read", { path: "since.txt", since: "0123456789abcdef" });
+    expect(unknown.text.split("\n")).toHaveLength(3);
+    expect(unknown.unchanged).toBeUndefined();
+  });
+
+  it("refuses what is not a readable text file", async () => {
+    mkdirSync(at("dir"), { recursive: true });
+    writeFileSync(at("bin.dat"), Buffer.from([0x61, 0x00, 0x62]));
+    writeFileSync(at("latin1.txt"), Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]));
+    expect((await failCode("file_read", { path: "nope.txt" })).code).toBe("NOT_FOUND");
+    expect((await failCode("file_read", { path: "dir" })).code).toBe("NOT_A_FILE");
+    const bin = await failCode("file_read", { path: "bin.dat" });
+    expect(bin).toMatchObject({ code: "BINARY_FILE", hash: hashOf(Buffer.from([0x61, 0x00, 0x62])) });
+    expect((await failCode("file_read", { path: "latin1.txt" })).code).toBe("ENCODING");
+    const unknown = await failCode("file_read", { path: "hello.cpp", offest: 2 });
+    expect(unknown).toMatchObject({ code: "INVALID_PARAMS" });
+    expect(unknown.message).toContain("offest");
+  });
+
+  it("refuses files over the size limit", async () => {
+    const small = await startDaemon(ws.dir, ["--max-file-bytes", "64"]);
+    try {
+      writeFileSync(at("big.txt"), "y\n".repeat(100));
+      const r = await small.call("file_read", { path: "big.txt" });
+      expect(r.result).toMatchObject({ code: "TOO_LARGE", size: 200, max_bytes: 64 });
+    } finally {
+      await small.close();
+    }
+  });
+});
+
+describe("paths (the MCP filesystem server's advisories)", () => {
+  it("refuses everything outside the root and inside .git/", async () => {
+    symlinkSync(path.join(sibling, "secret.txt"), at("escape.txt"));
+    symlinkSync(sibling, at("escape-dir"));
+    const outside = [`../${path.basename(sibling)}/secret.txt`, path.join(sibling, "secret.txt"), "/etc/passwd", "../../etc/passwd", "escape.txt", "escape-dir/secret.txt"];
+    for (const p of outside) {
+      expect((await failCode("file_read", { path: p })).code, p).toBe("PATH_OUTSIDE_ROOT");
+      expect((await failCode("file_write", { path: p, hash: hashOf("secret\n"), content: "pwned\n" })).code, p).toBe("PATH_OUTSIDE_ROOT");
+      expect((await failCode("file_delete", { path: p, hash: hashOf("secret\n") })).code, p).toBe("PATH_OUTSIDE_ROOT");
+    }
+    expect((await failCode("file_write", { path: "escape-dir/new.txt", content: "x\n" })).code).toBe("PATH_OUTSIDE_ROOT");
+    expect(readFileSync(path.join(sibling, "secret.txt"), "utf8")).toBe("secret\n");
+    expect(() => statSync(path.join(sibling, "new.txt"))).toThrow();
+    expect((await failCode("file_read", { path: "a\0b" })).code).toBe("INVALID_PARAMS");
+    expect((await failCode("file_read", { path: ".git/config" })).code).toBe("PATH_FORBIDDEN");
+    expect((await failCode("file_write", { path: ".git/hooks/pre-commit", content: "x\n" })).code).toBe("PATH_FORBIDDEN");
+    expect((await failCode("file_delete", { path: ".git/HEAD", hash: hashOf(read(".git/HEAD")) })).code).toBe("PATH_FORBIDDEN");
+  });
+
+  it("accepts an absolute path inside the root", async () => {
+    expect((await d.ok("file_read", { path: at("hello.cpp") })).path).toBe("hello.cpp");
+  });
+});
