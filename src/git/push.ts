@@ -19,7 +19,7 @@ export function parsePushPorcelain(out: string): PushRef[] {
 }
 
 /** Turns a failed push into the error a model can act on. */
-export async function pushFailure(ctx: GitCtx, r: RunResult, refs: PushRef[], remote: string): Promise<ToolError> {
+export async function pushFailure(ctx: GitCtx, r: RunResult, refs: PushRef[], remote: string, hooksRan: boolean): Promise<ToolError> {
   const output = `${r.stdout}${r.stderr}`.trim().slice(-4000);
   const rejected = refs.find((x) => x.flag === "!");
   if (rejected) {
@@ -31,7 +31,8 @@ export async function pushFailure(ctx: GitCtx, r: RunResult, refs: PushRef[], re
     }
     return new ToolError("REJECTED", `${remote} refused the push of ${rejected.to}: ${rejected.summary}.`, { ref: rejected.to, output });
   }
-  if (!refs.length && (await hookPath(ctx, "pre-push"))) {
+  // The pre-push hook runs after git reached the remote: a `fatal:` (no connection, no repository) is never the hook's doing.
+  if (hooksRan && !refs.length && !/^fatal:/m.test(r.stderr) && (await hookPath(ctx, "pre-push"))) {
     return new ToolError("HOOK_FAILED", `The pre-push hook refused the push; nothing was pushed. Fix what it reports, then push again.\n${output}`, { hook: "pre-push", output });
   }
   return new ToolError("GIT_FAILED", `git push to ${remote} failed (exit ${r.code}): ${output}`, { exit_code: r.code, output });

@@ -45,7 +45,7 @@ export const gitPushTool = defineTool({
       // --no-verify: a dry run would otherwise run the pre-push hook, which may do anything.
       const r = await git(ctx, ["push", "--dry-run", "--porcelain", "--no-verify", ...lease, "--end-of-options", remote, refspec], { ok: "any", timeoutMs: NETWORK_TIMEOUT_MS });
       const refs = parsePushPorcelain(r.stdout);
-      if (r.code !== 0) throw await pushFailure(ctx, r, refs, remote);
+      if (r.code !== 0) throw await pushFailure(ctx, r, refs, remote, false);
       const upToDate = refs.every((x) => x.flag === "=");
       const text = upToDate
         ? `${target} is up to date; nothing to push`
@@ -57,7 +57,7 @@ export const gitPushTool = defineTool({
       const backup = params.force && tracking ? await saveRef(ctx, "push-force", tracking, "commit") : null;
       const r = await git(ctx, ["push", "--porcelain", ...(up ? [] : ["--set-upstream"]), ...lease, "--end-of-options", remote, refspec], { ok: "any", timeoutMs: NETWORK_TIMEOUT_MS });
       const refs = parsePushPorcelain(r.stdout);
-      if (r.code !== 0) throw await pushFailure(ctx, r, refs, remote);
+      if (r.code !== 0) throw await pushFailure(ctx, r, refs, remote, true);
       const upToDate = refs.every((x) => x.flag === "=");
       const text = [
         upToDate ? `${target} was already up to date` : `pushed ${branch} to ${target}${params.force ? " (forced with lease)" : ""}: ${outgoing.length} commit${outgoing.length === 1 ? "" : "s"}`,

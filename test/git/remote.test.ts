@@ -1,0 +1,186 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { type DaemonClient, startDaemon } from "../helpers/daemon.js";
+import { commitFile, expectUnchanged, git, hook, otherClone, remoteRefs, repoWithRemote, writeFile } from "./fixture.js";
+
+describe("git_push, git_fetch, git_pull, git_clone against real bare remotes", () => {
+  let repo: ReturnType<typeof repoWithRemote>;
+  let other: ReturnType<typeof otherClone>;
+  let d: DaemonClient;
+
+  beforeAll(async () => {
+    repo = repoWithRemote();
+    other = otherClone(repo.remote);
+    d = await startDaemon(repo.dir);
+  });
+  afterAll(async () => {
+    await d.close();
+    other.cleanup();
+    repo.cleanup();
+  });
+
+  it("git_push previews with the outgoing commits and changes nothing, locally or on the remote; then pushes", async () => {
+    const sha = commitFile(repo.dir, "a.txt", "pushed\n", "to push");
+    const preview = await expectUnchanged([repo.dir], [repo.remote], () => d.ok("git_push", {}, { approved: false }));
+    expect(preview.commits.map((c: any) => c.sha)).toEqual([sha]);
+    expect(preview.refs).toEqual([expect.objectContaining({ flag: " ", to: "refs/heads/main" })]);
+    expect(preview.text).toContain("would push main to origin/main");
+    const r = await d.ok("git_push");
+    expect(r.text).toContain("pushed main to origin/main: 1 commit");
+    expect(git(repo.remote, "rev-parse", "main").trim()).toBe(sha);
+  });
+
+  it("a push behind the remote is REJECTED with a sentence saying to pull first", async () => {
+    git(other.dir, "pull", "-q");
+    commitFile(other.dir, "b.txt", "theirs\n", "their commit");
+    git(other.dir, "push", "-q");
+    commitFile(repo.dir, "a.txt", "ours\n", "our commit");
+    const preview = await d.call("git_push", {}, { approved: false });
+    expect(preview.result.code).toBe("REJECTED");
+    const before = remoteRefs(repo.remote);
+    const r = await d.call("git_push", {});
+    expect(r.result.code).toBe("REJECTED");
+    expect(r.result.message).toMatch(/Pull first \(git_pull\)/);
+    expect(remoteRefs(repo.remote)).toBe(before);
+  });
+
+  it("git_fetch previews without moving refs, then updates the remote-tracking branch", async () => {
+    const theirs = git(repo.remote, "rev-parse", "main").trim();
+    const preview = await expectUnchanged([repo.dir], [repo.remote], () => d.ok("git_fetch", {}, { approved: false }));
+    expect(preview.text).toContain("main");
+    expect(preview.text).toContain("origin/main");
+    const r = await d.ok("git_fetch");
+    expect(r.updates).toEqual([expect.objectContaining({ ref: "origin/main", new: theirs })]);
+    expect(git(repo.dir, "rev-parse", "origin/main").trim()).toBe(theirs);
+  });
+
+  it("force pushes with lease: refused when someone pushed after our fetch; after a fetch it goes, backing up their tip", async () => {
+    // Someone pushes after our fetch: our lease (what we last fetched) no longer holds.
+    commitFile(other.dir, "b.txt", "theirs again\n", "their second commit");
+    git(other.dir, "push", "-q");
+    const theirTip = git(repo.remote, "rev-parse", "main").trim();
+    const before = remoteRefs(repo.remote);
+    const refused = await d.call("git_push", { force: true });
+    expect(refused.result.code).toBe("REJECTED");
+    expect(refused.result.message).toContain("changed since your last fetch");
+    expect(remoteRefs(repo.remote)).toBe(before);
+
+    await d.ok("git_fetch");
+    const preview = await expectUnchanged([repo.dir], [repo.remote], () => d.ok("git_push", { force: true }, { approved: false }));
+    expect(preview.refs[0].flag).toBe("+");
+    const r = await d.ok("git_push", { force: true });
+    expect(git(repo.remote, "rev-parse", "main").trim()).toBe(git(repo.dir, "rev-parse", "HEAD").trim());
+    // Their commits are not lost: the backup ref holds the old remote tip.
+    expect(r.backup.ref).toMatch(/^refs\/tool-layer\/backup\/\d{8}T\d+Z-push-force$/);
+    expect(git(repo.dir, "rev-parse", r.backup.ref).trim()).toBe(theirTip);
+    expect(git(repo.dir, "log", "--format=%s", r.backup.ref)).toContain("their second commit");
+  });
+
+  it("git_pull previews incoming commits and predicted conflicts without moving any ref; then merges", async () => {
+    git(other.dir, "fetch", "-q");
+    git(other.dir, "reset", "-q", "--hard", "origin/main");
+    commitFile(other.dir, "a.txt", "their a\n", "their a");
+    commitFile(other.dir, "new-from-them.txt", "x\n", "their file");
+    git(other.dir, "push", "-q");
+    commitFile(repo.dir, "a.txt", "our a\n", "our a");
+    const preview = await expectUnchanged([repo.dir], [repo.remote], () => d.ok("git_pull", {}, { approved: false }));
+    expect(preview.incoming.map((c: any) => c.subject)).toEqual(["their file", "their a"]);
+    expect(preview.outgoing.map((c: any) => c.subject)).toEqual(["our a"]);
+    expect(preview.fast_forward).toBe(false);
+    expect(preview.conflicts).toEqual(["a.txt"]);
+    expect(preview.text).toContain("merge would CONFLICT in: a.txt");
+
+    const rebasePreview = await expectUnchanged([repo.dir], [repo.remote], () => d.ok("git_pull", { rebase: true }, { approved: false }));
+    expect(rebasePreview.replay.map((s: any) => [s.subject, s.conflicts])).toEqual([["our a", ["a.txt"]]]);
+
+    // Rebase pull with a conflict is undone: the branch is as it was.
+    const head = git(repo.dir, "rev-parse", "HEAD");
+    const rebased = await d.call("git_pull", { rebase: true });
+    expect(rebased.result.code).toBe("CONFLICT");
+    expect(rebased.result.files).toEqual(["a.txt"]);
+    expect(git(repo.dir, "rev-parse", "HEAD")).toBe(head);
+    expect(git(repo.dir, "status", "--porcelain")).toBe("");
+
+    // Drop our conflicting commit: the pull is then a fast-forward.
+    git(repo.dir, "reset", "-q", "--hard", "HEAD~1");
+    const ff = await d.ok("git_pull", {}, { approved: false });
+    expect(ff.fast_forward).toBe(true);
+    const r = await d.ok("git_pull");
+    expect(r.head).toBe(git(repo.remote, "rev-parse", "main").trim());
+    expect(existsSync(path.join(repo.dir, "new-from-them.txt"))).toBe(true);
+  });
+
+  it("a pull that conflicts leaves the merge in progress and says how to finish or abandon it", async () => {
+    commitFile(other.dir, "b.txt", "their b\n", "their b");
+    git(other.dir, "push", "-q");
+    commitFile(repo.dir, "b.txt", "our b\n", "our b");
+    const r = await d.call("git_pull", {});
+    expect(r.result.code).toBe("CONFLICT");
+    expect(r.result.files).toEqual(["b.txt"]);
+    expect(r.result.message).toContain("git_reset");
+    expect((await d.ok("git_status")).operation).toBe("merge");
+    await d.ok("git_reset", { ref: "HEAD", mode: "hard" });
+    expect((await d.ok("git_status")).operation).toBe(null);
+  });
+
+  it("a pre-push hook failure is HOOK_FAILED, and the preview does not run the hook", async () => {
+    git(repo.dir, "reset", "-q", "--hard", "origin/main");
+    await d.ok("git_pull");
+    commitFile(repo.dir, "c.txt", "c\n", "c");
+    hook(repo.dir, "pre-push", 'echo ran > pre-push-ran\necho "pre-push says no" >&2\nexit 1');
+    await d.ok("git_push", {}, { approved: false });
+    expect(existsSync(path.join(repo.dir, "pre-push-ran"))).toBe(false);
+    const r = await d.call("git_push", {});
+    expect(r.result.code).toBe("HOOK_FAILED");
+    expect(r.result.message).toContain("pre-push says no");
+    git(repo.dir, "clean", "-qf");
+  });
+
+  it("git_clone previews via ls-remote and clones inside the root; an existing folder is ALREADY_EXISTS", async () => {
+    const preview = await expectUnchanged([repo.dir], [repo.remote], () => d.ok("git_clone", { url: repo.remote, path: "vendor/copy" }, { approved: false }));
+    expect(preview.default_branch).toBe("main");
+    expect(preview.branches).toEqual(["main"]);
+    expect(existsSync(path.join(repo.dir, "vendor"))).toBe(false);
+    const r = await d.ok("git_clone", { url: repo.remote, path: "vendor/copy" });
+    expect(r.path).toBe("vendor/copy");
+    expect(git(path.join(repo.dir, "vendor/copy"), "rev-parse", "HEAD").trim()).toBe(git(repo.remote, "rev-parse", "main").trim());
+    expect((await d.call("git_clone", { url: repo.remote, path: "vendor/copy" })).result.code).toBe("ALREADY_EXISTS");
+    expect((await d.call("git_clone", { url: repo.remote, path: "../escape" })).result.code).toBe("PATH_OUTSIDE_ROOT");
+  });
+
+  it("refuses options smuggled in as url, remote or branch; nothing runs", async () => {
+    for (const [tool, params] of [
+      ["git_clone", { url: "--upload-pack=touch /tmp/pwned", path: "x" }],
+      ["git_clone", { url: "-u", path: "x" }],
+      ["git_push", { remote: "--exec=touch pwned" }],
+      ["git_push", { branch: "--delete" }],
+      ["git_fetch", { remote: "--upload-pack=touch pwned" }],
+      ["git_pull", { branch: "-q" }],
+      ["git_clone", { url: "ok", path: "--template=x" }],
+    ] as const) {
+      const r = await d.call(tool, params);
+      expect(r.result.code, `${tool} ${JSON.stringify(params)}`).toBe("INVALID_PARAMS");
+    }
+    expect(existsSync(path.join(repo.dir, "pwned"))).toBe(false);
+  });
+
+  it("an unreachable remote fails fast with no prompt", async () => {
+    git(repo.dir, "remote", "add", "dead", "http://127.0.0.1:9/x.git");
+    git(repo.dir, "remote", "add", "gone", "/nonexistent/repo.git");
+    for (const remote of ["dead", "gone"]) {
+      const f = await d.call("git_fetch", { remote });
+      expect(f.result.code, remote).toBe("GIT_FAILED");
+      const p = await d.call("git_push", { remote }, { approved: false });
+      expect(p.result.code, remote).toBe("GIT_FAILED");
+      // The failing pre-push hook of the previous test is still there: a dead remote must still read as GIT_FAILED.
+      const real = await d.call("git_push", { remote });
+      expect(real.result.code, remote).toBe("GIT_FAILED");
+    }
+    const c = await d.call("git_clone", { url: "http://127.0.0.1:9/x.git", path: "nothere" }, { approved: false });
+    expect(c.result.code).toBe("GIT_FAILED");
+    expect(c.result.message).toMatch(/127\.0\.0\.1|connect/i);
+    const missing = await d.call("git_push", { remote: "nope" });
+    expect(missing.result.code).toBe("NOT_FOUND");
+  });
+});
