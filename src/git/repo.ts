@@ -3,9 +3,14 @@ import path from "node:path";
 import { ToolError } from "../errors.js";
 import type { ToolContext } from "../tools/tool.js";
 import type { Workspace } from "../workspace.js";
-import { type GitCtx, git, runProcess, gitEnv } from "./run.js";
+import { type GitCtx, git, runProcess, gitEnv, steady } from "./run.js";
 
 export type Ctx = Pick<ToolContext, "ws" | "signal">;
+
+/** ctx.commit with a context whose signal never aborts: a cancel or timeout must not kill git halfway through a change. */
+export function commitStep<T>(ctx: ToolContext, step: (ctx: ToolContext) => Promise<T>): Promise<T> {
+  return ctx.commit(() => step(steady(ctx)));
+}
 
 /** Identity for the throwaway commits of a preview (commit-tree), so a preview works where no user.name is set. */
 export const PREVIEW_IDENTITY = {

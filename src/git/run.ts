@@ -30,17 +30,51 @@ export function killAllChildren(): void {
   for (const child of live) killGroup(child);
 }
 
-function killGroup(child: ChildProcess): void {
+/** After SIGTERM, this long to exit before SIGKILL: git removes its lock files (index.lock) on SIGTERM, never on SIGKILL. */
+export const KILL_GRACE_MS = 2_000;
+
+function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
   if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
   try {
-    process.kill(-child.pid, "SIGKILL"); // the whole group: git's own children (ssh, hooks, credential helpers) too
+    process.kill(-child.pid, signal); // the whole group: git's own children (ssh, hooks, credential helpers) too
   } catch {
     try {
-      child.kill("SIGKILL");
+      child.kill(signal);
     } catch {
       /* already gone */
     }
   }
+}
+
+function killGroup(child: ChildProcess): void {
+  signalGroup(child, "SIGTERM");
+  setTimeout(() => {
+    // The group may outlive its leader (a hook's grandchild ignoring TERM): kill it whatever the leader did.
+    if (child.pid !== undefined) {
+      try {
+        process.kill(-child.pid, "SIGKILL");
+      } catch {
+        /* the group is gone */
+      }
+    }
+  }, KILL_GRACE_MS).unref();
+}
+
+/** A signal that never aborts. */
+const NEVER = new AbortController().signal;
+
+/** A context whose signal never aborts, for the step inside ctx.commit: once git started changing refs it must finish. */
+export function steady<T extends { signal?: AbortSignal }>(ctx: T): T {
+  return { ...ctx, signal: NEVER };
+}
+
+const tied = new WeakSet<object>();
+
+/** Makes sure the daemon's shutdown kills whatever is still running (the steps that ignore cancellation included). */
+export function tieToDaemon(ws: object): void {
+  if (tied.has(ws) || !("onDispose" in ws)) return;
+  tied.add(ws);
+  (ws as { onDispose(d: () => void): void }).onDispose(killAllChildren);
 }
 
 /**
@@ -138,6 +172,7 @@ export interface GitCtx {
 
 /** Runs git in the workspace root; a failure is a ToolError whose message carries git's own words. */
 export async function git(ctx: GitCtx, args: readonly string[], opts: GitCallOptions = {}): Promise<RunResult> {
+  tieToDaemon(ctx.ws);
   let r: RunResult;
   try {
     r = await runProcess("git", [...GIT_CONFIG, ...args], { cwd: opts.cwd ?? ctx.ws.root, signal: ctx.signal, timeoutMs: opts.timeoutMs, env: gitEnv(opts.env) });

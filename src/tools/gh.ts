@@ -1,6 +1,7 @@
 import { z } from "zod";
-import { runProcess } from "../git/run.js";
+import { runProcess, tieToDaemon } from "../git/run.js";
 import { ToolError, isNodeError } from "../errors.js";
+import { commitStep } from "../git/repo.js";
 import { defineTool } from "./tool.js";
 
 /** gh talks to the network: two minutes, then it is killed. */
@@ -28,6 +29,7 @@ export const ghTool = defineTool({
     return { available: true, installed: true, version: version.stdout.split("\n")[0].trim(), logged_in: auth?.code === 0 };
   },
   async run({ args }, ctx) {
+    tieToDaemon(ctx.ws);
     const command = ["gh", ...args];
     const line = command.map(quote).join(" ");
     const probe = await runProcess("gh", ["--version"], { cwd: ctx.ws.root, env: ghEnv(), signal: ctx.signal, timeoutMs: 10_000 }).catch((e) => {
@@ -36,7 +38,7 @@ export const ghTool = defineTool({
     });
     if (probe.code !== 0) throw new ToolError("TOOL_MISSING", `gh does not run: ${probe.stderr.trim()}`);
     if (ctx.dryRun) return { command, text: `would run: ${line}` };
-    const r = await ctx.commit(() => runProcess("gh", args, { cwd: ctx.ws.root, env: ghEnv(), signal: ctx.signal, timeoutMs: GH_TIMEOUT_MS }));
+    const r = await commitStep(ctx, (ctx) => runProcess("gh", args, { cwd: ctx.ws.root, env: ghEnv(), signal: ctx.signal, timeoutMs: GH_TIMEOUT_MS }));
     if (r.timedOut) throw new ToolError("TIMEOUT", `${line} did not finish within ${GH_TIMEOUT_MS} ms and was killed.`);
     if (r.code !== 0) {
       throw new ToolError("GH_FAILED", `${line} failed (exit ${r.code}): ${(r.stderr || r.stdout).trim().slice(-4000)}`, { exit_code: r.code, stdout: r.stdout.slice(-4000), stderr: r.stderr.slice(-4000) });

@@ -1,5 +1,5 @@
 import { pathsParam } from "../git/params.js";
-import { requireRepo, gitState } from "../git/repo.js";
+import { commitStep, requireRepo, gitState } from "../git/repo.js";
 import { git } from "../git/run.js";
 import { list } from "../git/text.js";
 import { ToolError } from "../errors.js";
@@ -19,7 +19,7 @@ export const gitAddTool = defineTool({
     const spec = ["--", ...(paths ? await relPaths(ctx, paths) : [])];
     // --verbose (and --dry-run) print one "add 'x'" / "remove 'x'" line per file: the same list for preview and result.
     const args = ["add", "-A", "--verbose", ...(ctx.dryRun ? ["--dry-run"] : []), ...spec];
-    const r = ctx.dryRun ? await addOrNotFound(ctx, args) : await ctx.commit(() => addOrNotFound(ctx, args));
+    const r = ctx.dryRun ? await addOrNotFound(ctx, args) : await commitStep(ctx, (ctx) => addOrNotFound(ctx, args));
     const changes = r.stdout.split("\n").flatMap((l) => {
       const m = /^(add|remove) '(.*)'$/.exec(l);
       return m ? [{ action: m[1] as "add" | "remove", path: m[2] }] : [];

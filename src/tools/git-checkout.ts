@@ -2,7 +2,7 @@ import { z } from "zod";
 import { backupWork, saveRef } from "../git/backup.js";
 import { trackedChanges } from "../git/integrate.js";
 import { refParam } from "../git/params.js";
-import { headInfo, requireRepo, resolveCommit, tryResolve, gitState } from "../git/repo.js";
+import { commitStep, headInfo, requireRepo, resolveCommit, tryResolve, gitState } from "../git/repo.js";
 import { git } from "../git/run.js";
 import { list } from "../git/text.js";
 import { ToolError } from "../errors.js";
@@ -38,7 +38,7 @@ export const gitCheckoutTool = defineTool({
     ].filter(Boolean).join("\n");
     if (ctx.dryRun) return { ref, commit: target, from: branch ?? head, files: changing, carried: dirty, text: `would switch to ${ref} (${target.slice(0, 7)})\n${summary}` };
 
-    return ctx.commit(async () => {
+    return commitStep(ctx, async (ctx) => {
       const backup = dirty.length ? await backupWork(ctx, "checkout", head) : orphan && head ? await saveRef(ctx, "checkout", head, "commit") : null;
       await git(ctx, ["checkout", "--quiet", ref, "--"]);
       const now = await headInfo(ctx);
@@ -53,7 +53,7 @@ async function createBranch(ctx: ToolContext, name: string, from: string | null)
   if (ok.code !== 0) throw new ToolError("INVALID_PARAMS", `ref: "${name}" is not a valid branch name.`);
   if (await tryResolve(ctx, `refs/heads/${name}`)) throw new ToolError("ALREADY_EXISTS", `A branch "${name}" already exists; git_checkout it without create.`);
   if (ctx.dryRun) return { ref: name, created: true, text: `would create branch ${name} at ${from ?? "HEAD"} and switch to it; files stay as they are` };
-  return ctx.commit(async () => {
+  return commitStep(ctx, async (ctx) => {
     await git(ctx, ["checkout", "--quiet", "-b", name]);
     return { ref: name, created: true, branch: name, text: `created branch ${name} at ${from ?? "HEAD"} and switched to it` };
   });

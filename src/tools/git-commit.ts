@@ -6,7 +6,7 @@ import { checksText, enforceChecks } from "../git/checks.js";
 import { type HookResult, hookPath, runHook } from "../git/hooks.js";
 import { pathsParam } from "../git/params.js";
 import { EMPTY_TREE, type FileStat, headInfo, numstat, operationInProgress, requireRepo, gitState, statText } from "../git/repo.js";
-import { git } from "../git/run.js";
+import { git, steady } from "../git/run.js";
 import { ToolError } from "../errors.js";
 import { relPaths } from "./git-add.js";
 import { defineTool, type ToolContext } from "./tool.js";
@@ -44,7 +44,9 @@ export const gitCommitTool = defineTool({
       return { message, branch, amend: !!amend, files, hooks, checks, text };
     }
 
-    const sha = await ctx.commit(() => commit(ctx, message, rels, !!amend));
+    // Not a ctx.commit step: hooks and checks can run for minutes and must stay cancellable. A cancelled `git commit`
+    // gets SIGTERM, removes its index.lock and writes no commit (git moves HEAD atomically, last).
+    const sha = await commit(ctx, message, rels, !!amend);
     const text = [`committed ${sha.slice(0, 7)} on ${branch ?? "detached HEAD"}: ${summary}`, checksText(checks)].filter(Boolean).join("\n");
     return { commit: sha, branch, amend: !!amend, files, checks, text };
   },
@@ -99,9 +101,16 @@ async function commit(ctx: ToolContext, message: string, rels: string[] | undefi
   const untracked = rels ? (await git(ctx, ["ls-files", "-z", "--others", "--exclude-standard", "--", ...rels])).stdout.split("\0").filter(Boolean) : [];
   if (untracked.length) await git(ctx, ["add", "--intent-to-add", "--", ...untracked]);
   const args = ["commit", "--quiet", "--no-edit", "-m", message, ...(amend ? ["--amend"] : []), ...(rels ? ["--only", "--", ...rels] : [])];
-  const r = await git(ctx, args, { ok: "any", timeoutMs: COMMIT_TIMEOUT_MS });
+  // Undoes the intent-to-add even when the commit was cancelled, hence the steady context.
+  const undo = async () => {
+    if (untracked.length) await git(steady(ctx), ["rm", "--cached", "--quiet", "--", ...untracked], { ok: "any" });
+  };
+  const r = await git(ctx, args, { ok: "any", timeoutMs: COMMIT_TIMEOUT_MS }).catch(async (e) => {
+    await undo();
+    throw e;
+  });
   if (r.code !== 0) {
-    if (untracked.length) await git(ctx, ["rm", "--cached", "--quiet", "--", ...untracked], { ok: "any" });
+    await undo();
     const output = `${r.stdout}${r.stderr}`.trim().slice(-4000);
     const hooks = [(await hookPath(ctx, "pre-commit")) && "pre-commit", (await hookPath(ctx, "commit-msg")) && "commit-msg"].filter(Boolean) as string[];
     if (hooks.length) throw hookFailed(hooks.join(" or "), output);

@@ -1,5 +1,5 @@
 import { remoteParam } from "../git/params.js";
-import { defaultRemote, headInfo, requireRemote, requireRepo, gitState } from "../git/repo.js";
+import { commitStep, defaultRemote, headInfo, requireRemote, requireRepo, gitState } from "../git/repo.js";
 import { git } from "../git/run.js";
 import { type ToolContext, defineTool } from "./tool.js";
 import { NETWORK_TIMEOUT_MS } from "./git-push.js";
@@ -23,7 +23,7 @@ export const gitFetchTool = defineTool({
       const lines = r.stderr.split("\n").filter((l) => /->/.test(l)).map((l) => l.trim());
       return { remote, updates: lines, text: lines.length ? `would update from ${remote}:\n${lines.map((l) => `  ${l}`).join("\n")}` : `${remote}: everything is up to date` };
     }
-    return ctx.commit(async () => {
+    return commitStep(ctx, async (ctx) => {
       const before = await trackingRefs(ctx, remote);
       await git(ctx, ["fetch", "--end-of-options", remote], { timeoutMs: NETWORK_TIMEOUT_MS });
       const after = await trackingRefs(ctx, remote);

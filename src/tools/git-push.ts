@@ -3,7 +3,7 @@ import { saveRef } from "../git/backup.js";
 import { checksText, enforceChecks } from "../git/checks.js";
 import { refParam, remoteParam } from "../git/params.js";
 import { parsePushPorcelain, pushFailure } from "../git/push.js";
-import { commitLine, defaultRemote, headInfo, logCommits, requireRemote, requireRepo, tryResolve, upstreamOf, gitState } from "../git/repo.js";
+import { commitStep, commitLine, defaultRemote, headInfo, logCommits, requireRemote, requireRepo, tryResolve, upstreamOf, gitState } from "../git/repo.js";
 import { git } from "../git/run.js";
 import { ToolError } from "../errors.js";
 import { defineTool } from "./tool.js";
@@ -53,7 +53,7 @@ export const gitPushTool = defineTool({
       return { remote, branch, remote_branch: remoteBranch, force: !!params.force, refs, commits: outgoing, checks, text };
     }
 
-    return ctx.commit(async () => {
+    return commitStep(ctx, async (ctx) => {
       const backup = params.force && tracking ? await saveRef(ctx, "push-force", tracking, "commit") : null;
       const r = await git(ctx, ["push", "--porcelain", ...(up ? [] : ["--set-upstream"]), ...lease, "--end-of-options", remote, refspec], { ok: "any", timeoutMs: NETWORK_TIMEOUT_MS });
       const refs = parsePushPorcelain(r.stdout);
