@@ -1,0 +1,214 @@
+/**
+ * search and find_file against their peers (`npm run bench -- search`):
+ * - search through the daemon vs `rg --json` run directly with the same arguments, on a generated 20,000-file tree that
+ *   includes a minified file of one 4 MB line (target: median ratio <= 1.2x);
+ * - find_file's matcher over 100,000 generated paths in-process (target: median <= 15 ms, p90 <= 40 ms, index <= 80 MB),
+ *   through the daemon on a 100,000-file tree, and `fzf --filter` as a process when installed.
+ */
+import { spawn, spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { runInNewContext } from "node:vm";
+import { setFlagsFromString } from "node:v8";
+import { rgPath } from "@vscode/ripgrep";
+import { FuzzyIndex } from "../src/search/fuzzy.js";
+import { DEFAULT_MAX_RESULTS as DEFAULT_CAP } from "../src/tools/search.js";
+import { ripgrepArgs } from "../src/search/ripgrep.js";
+import { BenchDaemon, fmt, median, percentile } from "./lib.js";
+import { FIND_QUERIES, generatePaths, rng } from "./search-paths.js";
+
+/** Repetitions per query: enough for a stable median on a shared machine without making the suite slow. */
+const SEARCH_REPS = 10;
+const FIND_REPS = 5;
+const SEARCH_FILES = 20_000;
+const FIND_PATHS = 100_000;
+/** The minified file: one line this long, with the common tokens sprinkled through it. */
+const MINIFIED_BYTES = 4 * 1024 * 1024;
+
+const SEARCH_QUERIES: { label: string; params: Record<string, unknown> }[] = [
+  { label: "rare identifier", params: { pattern: "handleRefundWebhook" } },
+  { label: "common word (capped at 100)", params: { pattern: "return" } },
+  { label: "regex", params: { pattern: "function \\w+Service\\(" } },
+  { label: "common word, minified file too", params: { pattern: "setState" } },
+  { label: "only in the 4 MB minified line", params: { pattern: "function\\(b\\)" } },
+  { label: "fixed string, ignore case", params: { pattern: "TODO(", fixed_strings: true, case_sensitive: false } },
+  { label: "glob *.ts, context 2", params: { pattern: "import .* from", glob: ["*.ts"], context: 2 } },
+];
+
+export default async function run(): Promise<void> {
+  await benchSearch();
+  await benchFindFile();
+}
+
+function codeLine(r: () => number, words: string[]): string {
+  const w = () => words[Math.floor(r() * words.length)];
+  const kinds = [
+    () => `import { ${w()} } from "./${w()}.js";`,
+    () => `export function ${w()}Service(${w()}: string) {`,
+    () => `  const ${w()} = await ${w()}.${w()}(${w()});`,
+    () => `  return ${w()} ?? ${w()};`,
+    () => `  // TODO(${w()}): ${w()} ${w()} ${w()}`,
+    () => `  if (${w()}.length > ${Math.floor(r() * 100)}) this.setState({ ${w()} });`,
+    () => "}",
+  ];
+  return kinds[Math.floor(r() * kinds.length)]();
+}
+
+async function benchSearch(): Promise<void> {
+  const dir = mkdtempSync(path.join(tmpdir(), "tool-layer-bench-search-"));
+  try {
+    const r = rng(7);
+    const words = "user order cart item price total state props value data result error config options event handler".split(" ");
+    for (const rel of generatePaths(SEARCH_FILES, 7)) {
+      const lines = Array.from({ length: 10 + Math.floor(r() * 60) }, () => codeLine(r, words));
+      if (r() < 0.0005) lines.push("export async function handleRefundWebhook(event) {}");
+      mkdirSync(path.join(dir, path.dirname(rel)), { recursive: true });
+      writeFileSync(path.join(dir, rel), `${lines.join("\n")}\n`);
+    }
+    const chunk = "var a=function(b){return b&&this.setState({x:b}),null};";
+    writeFileSync(path.join(dir, "vendor/bundle.min.js"), `${chunk.repeat(Math.ceil(MINIFIED_BYTES / chunk.length))}\n`, { flag: "w" });
+    console.log(`search: ${SEARCH_FILES} files + a ${MINIFIED_BYTES >> 20} MB one-line minified file; ${SEARCH_REPS} runs per query, median ms`);
+
+    const daemon = new BenchDaemon(dir);
+    await daemon.ready;
+    const ratios: number[] = [];
+    const floorRatios: number[] = [];
+    for (const q of SEARCH_QUERIES) {
+      const p = q.params;
+      const args = ripgrepArgs({
+        pattern: p.pattern as string, rel: "", glob: p.glob as string[] | undefined, caseSensitive: p.case_sensitive as boolean | undefined,
+        fixedStrings: p.fixed_strings as boolean | undefined, context: (p.context as number | undefined) ?? 0,
+      });
+      const ours: number[] = [];
+      const peer: number[] = [];
+      const floor: number[] = [];
+      let answer: any;
+      let peerBytes = 0;
+      for (let i = 0; i < SEARCH_REPS + 1; i++) { // the first of each is a warm-up, not counted
+        let t = performance.now();
+        answer = await daemon.call("search", p);
+        if (i) ours.push(performance.now() - t);
+        t = performance.now();
+        peerBytes = await rgDirect(args, dir);
+        if (i) peer.push(performance.now() - t);
+        t = performance.now();
+        await rgDirect(args, dir, DEFAULT_CAP + 1);
+        if (i) floor.push(performance.now() - t);
+      }
+      if (!answer.success) throw new Error(`search failed: ${JSON.stringify(answer.result)}`);
+      const ratio = median(ours) / median(peer);
+      ratios.push(ratio);
+      console.log(
+        `  ${q.label.padEnd(30)} ours ${fmt(median(ours)).padStart(7)} (p90 ${fmt(percentile(ours, 90)).padStart(7)})  ` +
+        `rg --json ${fmt(median(peer)).padStart(7)} (p90 ${fmt(percentile(peer, 90)).padStart(7)})  ratio ${ratio.toFixed(2)}x  ` +
+        `[${answer.result.total} lines returned${answer.result.truncated ? ", truncated" : ""}; rg printed ${(peerBytes / 1024).toFixed(0)} KB]`,
+      );
+      floorRatios.push(median(ours) / median(floor));
+      console.log(`  ${"".padEnd(30)} vs rg --json killed at match ${DEFAULT_CAP + 1} (the least any capped reader can do): ${fmt(median(floor))} ms, ratio ${(median(ours) / median(floor)).toFixed(2)}x`);
+    }
+    console.log(`  median ratio over ${ratios.length} queries: ${median(ratios).toFixed(2)}x vs rg --json to the end (target <= 1.2x); ${median(floorRatios).toFixed(2)}x vs rg --json stopped at the cap`);
+    await daemon.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The peer: rg itself with the same arguments, its whole output read; with `stopAt`, killed once that many match lines
+ * went by (counted without parsing), the floor for any reader that caps.
+ */
+function rgDirect(args: string[], cwd: string, stopAt = Infinity): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(rgPath, args, { cwd, stdio: ["ignore", "pipe", "ignore"] });
+    let bytes = 0;
+    let matches = 0;
+    const marker = Buffer.from('{"type":"match"');
+    child.stdout.on("data", (d: Buffer) => {
+      bytes += d.length;
+      if (stopAt === Infinity) return;
+      for (let at = d.indexOf(marker); at >= 0; at = d.indexOf(marker, at + 1)) {
+        if (++matches >= stopAt) {
+          child.kill("SIGKILL");
+          child.stdout.destroy();
+          break;
+        }
+      }
+    });
+    child.on("error", reject);
+    child.on("close", () => resolve(bytes));
+  });
+}
+
+function gcNow(): () => void {
+  setFlagsFromString("--expose-gc");
+  return runInNewContext("gc") as () => void;
+}
+
+async function benchFindFile(): Promise<void> {
+  const paths = generatePaths(FIND_PATHS);
+  const gc = gcNow();
+  console.log(`find_file: ${FIND_PATHS} generated paths, ${FIND_QUERIES.length} queries x ${FIND_REPS}, limit 20`);
+
+  gc();
+  const heapBefore = process.memoryUsage().heapUsed;
+  let t = performance.now();
+  const index = new FuzzyIndex(paths);
+  const buildMs = performance.now() - t;
+  const times: number[] = [];
+  const cold: number[] = [];
+  for (let rep = 0; rep < FIND_REPS; rep++) {
+    for (const q of FIND_QUERIES) {
+      t = performance.now();
+      index.search(q, 20);
+      const ms = performance.now() - t;
+      times.push(ms);
+      if (rep === 0) cold.push(ms);
+    }
+  }
+  gc();
+  const heapMb = (process.memoryUsage().heapUsed - heapBefore) / 1e6;
+  console.log(`  in-process matcher: build ${fmt(buildMs)} ms; per query median ${fmt(median(times))} ms, p90 ${fmt(percentile(times, 90))} ms (first pass alone: median ${fmt(median(cold))}, p90 ${fmt(percentile(cold, 90))}); index heap ${heapMb.toFixed(1)} MB after all queries`);
+
+  const fzf = spawnSync("fzf", ["--version"], { encoding: "utf8" });
+  if (fzf.status === 0) {
+    const input = paths.join("\n");
+    const peer: number[] = [];
+    for (const q of FIND_QUERIES) {
+      t = performance.now();
+      spawnSync("fzf", ["--filter", q], { input, maxBuffer: 1 << 26, stdio: ["pipe", "pipe", "ignore"] }); // exit 1: no match
+      peer.push(performance.now() - t);
+    }
+    console.log(`  fzf --filter ${fzf.stdout.trim()} (a process per query, as a tool would run it): median ${fmt(median(peer))} ms, p90 ${fmt(percentile(peer, 90))} ms; ratio of medians ${(median(times) / median(peer)).toFixed(2)}x`);
+  } else {
+    console.log("  fzf is not installed (apt-get install -y fzf): peer skipped");
+  }
+
+  const dir = mkdtempSync(path.join(tmpdir(), "tool-layer-bench-find-"));
+  try {
+    const folders = new Set(paths.map((p) => path.dirname(p)));
+    for (const f of folders) mkdirSync(path.join(dir, f), { recursive: true });
+    for (const p of paths) writeFileSync(path.join(dir, p), "");
+    const daemon = new BenchDaemon(dir);
+    t = performance.now();
+    await daemon.ready;
+    const readyMs = performance.now() - t;
+    const first = await daemon.call("find_file", { query: "usrsvc" });
+    if (!first.success) {
+      console.log(`  through the daemon: skipped (${first.result.code}: ${first.result.message})`);
+    } else {
+      const over: number[] = [];
+      for (let rep = 0; rep < FIND_REPS; rep++) {
+        for (const q of FIND_QUERIES) {
+          t = performance.now();
+          await daemon.call("find_file", { query: q });
+          over.push(performance.now() - t);
+        }
+      }
+      console.log(`  through the daemon (${FIND_PATHS} files on disk, ready in ${fmt(readyMs)} ms): round trip median ${fmt(median(over))} ms, p90 ${fmt(percentile(over, 90))} ms`);
+    }
+    await daemon.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
