@@ -3,6 +3,7 @@
  * printing medians and ratios. Figures, not assertions: tests never time anything.
  */
 const SUITES: Record<string, () => Promise<{ default: () => Promise<void> }>> = {
+  search: () => import("./search.js"),
 };
 
 const wanted = process.argv.slice(2);
