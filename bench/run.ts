@@ -4,6 +4,7 @@
  */
 const SUITES: Record<string, () => Promise<{ default: () => Promise<void> }>> = {
   search: () => import("./search.js"),
+  git: () => import("./git.js"),
 };
 
 const wanted = process.argv.slice(2);

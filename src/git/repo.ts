@@ -29,6 +29,20 @@ export async function requireRepo(ctx: GitCtx): Promise<string> {
   return r.stdout.trim();
 }
 
+const gitDirs = new Map<string, string>();
+
+/**
+ * The git dir, remembered per root so a hot path (git_status) spends no extra process on it; re-checked when it
+ * has gone (the repository was deleted or re-created elsewhere).
+ */
+export async function cachedGitDir(ctx: GitCtx): Promise<string> {
+  const known = gitDirs.get(ctx.ws.root);
+  if (known && (await stat(known).then((s) => s.isDirectory(), () => false))) return known;
+  const dir = await requireRepo(ctx);
+  gitDirs.set(ctx.ws.root, dir);
+  return dir;
+}
+
 /** The commit a ref names, or NOT_FOUND. */
 export async function resolveCommit(ctx: GitCtx, ref: string, field = "ref"): Promise<string> {
   const r = await git(ctx, ["rev-parse", "--verify", "--quiet", "--end-of-options", `${ref}^{commit}`], { ok: [0, 1, 128] });

@@ -1,4 +1,4 @@
-import { operationInProgress, requireRepo, gitState } from "../git/repo.js";
+import { cachedGitDir, operationInProgress, gitState } from "../git/repo.js";
 import { git } from "../git/run.js";
 import { type Status, isClean, parseStatus } from "../git/status.js";
 import { list } from "../git/text.js";
@@ -11,11 +11,9 @@ export const gitStatusTool = defineTool({
   mutating: false,
   state: gitState,
   async run(_params, ctx) {
-    const [gitDir, r] = await Promise.all([
-      requireRepo(ctx),
-      // GIT_OPTIONAL_LOCKS=0: a status must not take the index lock and block a commit running beside it.
-      git(ctx, ["status", "--porcelain=v2", "-z", "--branch"], { env: { GIT_OPTIONAL_LOCKS: "0" } }),
-    ]);
+    // GIT_OPTIONAL_LOCKS=0: a status must not take the index lock and block a commit running beside it.
+    const r = await git(ctx, ["status", "--porcelain=v2", "-z", "--branch"], { env: { GIT_OPTIONAL_LOCKS: "0" } });
+    const gitDir = await cachedGitDir(ctx);
     const status = parseStatus(r.stdout);
     const operation = await operationInProgress(gitDir);
     return { ...status, operation, clean: isClean(status), text: statusText(status, operation) };
