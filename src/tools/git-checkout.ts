@@ -22,7 +22,7 @@ export const gitCheckoutTool = defineTool({
     const { head, branch } = await headInfo(ctx);
     if (create) return createBranch(ctx, ref, branch);
 
-    const target = await resolveCommit(ctx, ref);
+    const target = (await tryResolve(ctx, ref)) ?? (await remoteBranchTip(ctx, ref)) ?? (await resolveCommit(ctx, ref));
     const changing = head ? (await git(ctx, ["diff", "--name-only", "-z", head, target])).stdout.split("\0").filter(Boolean) : [];
     const dirty = await trackedChanges(ctx);
     const blocked = dirty.filter((p) => changing.includes(p));
@@ -47,6 +47,16 @@ export const gitCheckoutTool = defineTool({
     });
   },
 });
+
+/** A branch name only one remote has: `git checkout name` creates the local tracking branch from it. */
+async function remoteBranchTip(ctx: ToolContext, name: string): Promise<string | null> {
+  const r = await git(ctx, ["for-each-ref", "--format=%(refname) %(objectname)", "refs/remotes/"]);
+  const hits = r.stdout.split("\n").filter((l) => {
+    const ref = l.split(" ")[0] ?? "";
+    return ref.split("/").slice(3).join("/") === name;
+  });
+  return hits.length === 1 ? hits[0].split(" ")[1] : null;
+}
 
 async function createBranch(ctx: ToolContext, name: string, from: string | null) {
   const ok = await git(ctx, ["check-ref-format", "--branch", name], { ok: [0, 1, 128] });

@@ -149,6 +149,20 @@ describe("git_push, git_fetch, git_pull, git_clone against real bare remotes", (
     expect((await d.call("git_clone", { url: repo.remote, path: "../escape" })).result.code).toBe("PATH_OUTSIDE_ROOT");
   });
 
+  it("git_checkout of a branch only the remote has creates the tracking branch", async () => {
+    git(other.dir, "checkout", "-q", "-b", "their-feature");
+    commitFile(other.dir, "f.txt", "feature\n", "feature");
+    git(other.dir, "push", "-q", "-u", "origin", "their-feature");
+    git(other.dir, "checkout", "-q", "main");
+    await d.ok("git_fetch");
+    const preview = await expectUnchanged([repo.dir], [], () => d.ok("git_checkout", { ref: "their-feature" }, { approved: false }));
+    expect(preview.files).toContain("f.txt");
+    const r = await d.ok("git_checkout", { ref: "their-feature" });
+    expect(r.branch).toBe("their-feature");
+    expect(git(repo.dir, "rev-parse", "--abbrev-ref", "their-feature@{upstream}").trim()).toBe("origin/their-feature");
+    await d.ok("git_checkout", { ref: "main" });
+  });
+
   it("refuses options smuggled in as url, remote or branch; nothing runs", async () => {
     for (const [tool, params] of [
       ["git_clone", { url: "--upload-pack=touch /tmp/pwned", path: "x" }],
