@@ -89,9 +89,7 @@ export class FuzzyIndex {
       (i: number) => TIER_PATH_FUZZY + this.fuzzyScore(query, i, false),
     ];
     for (let t = 0; t < tiers.length && hits.length < limit; t++) {
-      const scored = tiers[t].map((i) => ({ path: this.paths[i], score: scorers[t](i) }));
-      scored.sort(compareHits);
-      hits.push(...scored.slice(0, limit - hits.length));
+      hits.push(...best(tiers[t], scorers[t], limit - hits.length, this.paths));
     }
     fuzzysort.cleanup(); // its cache of prepared queries would otherwise grow with every distinct query
     return { hits, total };
@@ -101,14 +99,16 @@ export class FuzzyIndex {
   private substringScore(i: number, terms: string[], from: number): number {
     const lower = this.lower[i];
     const path = this.paths[i];
-    const name = lower.slice(this.nameStart[i]);
-    const stem = name.includes(".") ? name.slice(0, name.lastIndexOf(".")) : name;
+    const start = this.nameStart[i];
+    const nameLength = lower.length - start;
+    const dot = lower.lastIndexOf(".");
+    const stemLength = dot > start ? dot - start : nameLength;
     let score = 0;
     for (const t of terms) {
       const at = lower.indexOf(t, from);
-      if (name === t) score += 400;
-      else if (stem === t) score += 350;
-      else if (at === this.nameStart[i]) score += 300;
+      if (at === start && t.length === nameLength) score += 400;
+      else if (at === start && t.length === stemLength) score += 350;
+      else if (at === start) score += 300;
       else if (isWordStart(path, at)) score += 200;
       else score += 100;
     }
@@ -128,6 +128,17 @@ export class FuzzyIndex {
     const looseness = nameOnly ? (this.paths[i].length - this.nameStart[i]) * NAME_LENGTH_WEIGHT : 0;
     return (result?.score ?? 0) * FUZZY_WEIGHT - looseness - depthPenalty(this.paths[i]);
   }
+}
+
+/** The `need` best of `indices`: scores are ranked with a typed-array sort, and only those at or above the cut are built and sorted. */
+function best(indices: number[], score: (i: number) => number, need: number, paths: readonly string[]): FuzzyHit[] {
+  const scores = new Float64Array(indices.length);
+  for (let k = 0; k < indices.length; k++) scores[k] = score(indices[k]);
+  let cut = -Infinity;
+  if (indices.length > need) cut = Float64Array.from(scores).sort()[indices.length - need];
+  const hits: FuzzyHit[] = [];
+  for (let k = 0; k < indices.length; k++) if (scores[k] >= cut) hits.push({ path: paths[indices[k]], score: scores[k] });
+  return hits.sort(compareHits).slice(0, need);
 }
 
 /** Deeper and longer paths lose ties: the file you mean is usually nearer the top. Small enough never to cross a tier step. */

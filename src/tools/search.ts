@@ -57,7 +57,7 @@ export const searchTool = defineTool({
 
     const notes: string[] = [];
     if (outcome.capped) {
-      notes.push(`Showing the first ${maxResults} matching lines; there are more. Narrow the search with path, glob or a more specific pattern, or raise max_results.`);
+      notes.push(`Showing the first ${maxResults} matching line${maxResults === 1 ? "" : "s"}; there are more. Narrow the search with path, glob or a more specific pattern, or raise max_results.`);
     }
     if (outcome.linesCut) {
       notes.push(`Lines longer than ${MAX_SEARCH_LINE_CHARS} characters were cut around their first match; read them with file_read, or exclude minified files with glob (e.g. "!*.min.js").`);
