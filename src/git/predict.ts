@@ -16,7 +16,12 @@ export async function predictMerge(ctx: GitCtx, ours: string, theirs: string): P
 
 export interface ReplayStep extends OneCommit {
   conflicts: string[];
+  /** false past MAX_SIMULATED_STEPS: listed, not predicted. */
+  simulated: boolean;
 }
+
+/** Replay steps predicted per preview: each costs three git processes, and a preview should answer in seconds. */
+export const MAX_SIMULATED_STEPS = 200;
 
 /**
  * The commits `git rebase onto` would replay and the conflicts each would hit. git 2.39's merge-tree has no
@@ -29,14 +34,18 @@ export async function simulateRebase(ctx: GitCtx, onto: string, head: string): P
   let tipTree = (await git(ctx, ["rev-parse", "--verify", `${onto}^{tree}`])).stdout.trim();
   const steps: ReplayStep[] = [];
   for (const c of commits) {
+    if (steps.length >= MAX_SIMULATED_STEPS) {
+      steps.push({ ...c, conflicts: [], simulated: false });
+      continue;
+    }
     const parent = await git(ctx, ["rev-parse", "--verify", "--quiet", `${c.sha}^1`], { ok: [0, 1, 128] });
     if (parent.code !== 0) {
-      steps.push({ ...c, conflicts: [] }); // a root commit: nothing to merge against, git replays it as is
+      steps.push({ ...c, conflicts: [], simulated: true }); // a root commit: nothing to merge against, git replays it as is
       continue;
     }
     const synthetic = await git(ctx, ["commit-tree", tipTree, "-p", parent.stdout.trim(), "-m", "tool-layer rebase preview"], { env: PREVIEW_IDENTITY });
     const merged = await predictMerge(ctx, synthetic.stdout.trim(), c.sha);
-    steps.push({ ...c, conflicts: merged.conflicts });
+    steps.push({ ...c, conflicts: merged.conflicts, simulated: true });
     tipTree = merged.tree;
   }
   return steps;

@@ -112,6 +112,11 @@ async function commit(ctx: ToolContext, message: string, rels: string[] | undefi
   if (r.code !== 0) {
     await undo();
     const output = `${r.stdout}${r.stderr}`.trim().slice(-4000);
+    // git's own refusals (a partial commit during a merge, unmerged files) are not a hook's doing.
+    if (/unmerged files|fix conflicts/i.test(r.stderr)) {
+      throw new ToolError("CONFLICT", `The commit is blocked by unresolved conflicts: ${output} Resolve them, git_add the files, then commit.`, { output });
+    }
+    if (/^fatal: /m.test(r.stderr)) throw new ToolError("GIT_FAILED", `git commit failed (exit ${r.code}): ${output}`, { exit_code: r.code, output });
     const hooks = [(await hookPath(ctx, "pre-commit")) && "pre-commit", (await hookPath(ctx, "commit-msg")) && "commit-msg"].filter(Boolean) as string[];
     if (hooks.length) throw hookFailed(hooks.join(" or "), output);
     throw new ToolError("GIT_FAILED", `git commit failed (exit ${r.code}): ${output}`, { exit_code: r.code, output });

@@ -96,6 +96,12 @@ describe("git_checkout, git_merge, git_rebase, git_reset, git_stash", () => {
     expect(r.result.files).toEqual(["a.txt"]);
     expect(read(dir, "a.txt")).toContain("<<<<<<<");
     expect((await d.call("git_merge", { ref: "ff" })).result.code).toBe("CONFLICT"); // a merge is already in progress
+    const blocked = await d.call("git_commit", { message: "too early" });
+    expect(blocked.result.code).toBe("CONFLICT"); // unresolved files: git's refusal, not a hook's
+    writeFile(dir, "a.txt", "1\nRESOLVED\n3\n");
+    await d.ok("git_add", { paths: ["a.txt"] });
+    await d.ok("git_commit", { message: "merge clash" });
+    expect(git(dir, "rev-list", "--parents", "-n1", "HEAD").trim().split(" ")).toHaveLength(3);
   });
 
   it("git_merge no_ff makes a merge commit where a fast-forward was possible", async () => {
