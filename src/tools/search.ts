@@ -1,4 +1,6 @@
+import { existsSync } from "node:fs";
 import { open, stat } from "node:fs/promises";
+import { rgPath } from "@vscode/ripgrep";
 import { z } from "zod";
 import { BINARY_SNIFF_BYTES, isBinary } from "../core/text.js";
 import { ToolError } from "../errors.js";
@@ -25,6 +27,7 @@ export const searchTool = defineTool({
   params: {
     pattern: z.string()
       .refine((p) => p.trim() !== "", { message: "must not be blank; give the text or regular expression to search for" })
+      .refine((p) => !p.includes("\n"), { message: "has a line break, but search matches one line at a time; search for one line of it" })
       .describe("A regular expression (Rust regex syntax; look-around and backreferences also work), or the literal text with fixed_strings."),
     path: z.string().optional().describe("A folder or file to search, relative to the root (default: the whole workspace)."),
     glob: z.array(z.string().min(1)).optional().describe('Only files matching these globs, e.g. ["*.ts"], ["src/**"]; "!" excludes: ["!**/test/**"].'),
@@ -36,6 +39,7 @@ export const searchTool = defineTool({
   },
   mutating: false,
   timeoutMs: SEARCH_TIMEOUT_MS,
+  state: () => ({ ripgrep: existsSync(rgPath) ? rgPath : `missing: ${rgPath}` }),
   async run(params, { ws, signal }) {
     const target = await ws.paths.resolve(params.path ?? "");
     if (!target.exists) throw new ToolError("NOT_FOUND", `${params.path} does not exist; search a folder or file that does, or omit path to search everything.`);

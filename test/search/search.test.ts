@@ -120,6 +120,11 @@ describe("search", () => {
     expect((await d.ok("search", { pattern: "--files" })).total).toBe(0);
   });
 
+  it("says in info where its ripgrep is", async () => {
+    const info = await d.ok("info", { tool_id: "search" });
+    expect(info.state.ripgrep).toMatch(/\/rg$/);
+  });
+
   it("no match is a success with an empty result", async () => {
     const r = await d.ok("search", { pattern: "zzz_not_anywhere_zzz" });
     expect(r).toMatchObject({ matches: [], total: 0, truncated: false, text: "No matches." });
@@ -161,6 +166,8 @@ describe("search", () => {
       expect(r.result.code).toBe("INVALID_PARAMS");
       expect(r.result.message).toMatch(/pattern: must not be blank/);
     }
+    const multiline = await d.call("search", { pattern: "User {\n  name" });
+    expect(multiline.result.message).toMatch(/pattern: has a line break, but search matches one line at a time/);
     const bad = await d.call("search", { pattern: "foo(bar" });
     expect(bad.result.code).toBe("INVALID_PARAMS");
     expect(bad.result.message).toMatch(/^pattern: not a valid regular expression \(unclosed group.*fixed_strings/);
