@@ -127,3 +127,27 @@ describe("git tools outside a repository", () => {
     }
   });
 });
+
+describe("long output", () => {
+  it("a diff over the cap is cut at a line with a note saying how to narrow; the stat stays whole", async () => {
+    const ws = tmpWorkspace({ git: true, files: { "big.txt": Array.from({ length: 3000 }, (_, i) => `line ${i}`).join("\n") + "\n", "small.txt": "s\n" } });
+    git(ws.dir, "add", "-A");
+    git(ws.dir, "commit", "-q", "-m", "big");
+    writeFile(ws.dir, "big.txt", Array.from({ length: 3000 }, (_, i) => `changed line ${i}`).join("\n") + "\n");
+    writeFile(ws.dir, "small.txt", "t\n");
+    const d = await startDaemon(ws.dir);
+    try {
+      const r = await d.ok("git_diff");
+      expect(r.truncated).toBe(true);
+      expect(r.files.map((f: any) => f.path)).toEqual(["big.txt", "small.txt"]);
+      expect(r.diff).toMatch(/\n… \[diff cut at 40000 characters of \d+; pass path to see one file/);
+      expect(r.diff.length).toBeLessThan(41_000);
+      const one = await d.ok("git_diff", { path: "small.txt" });
+      expect(one.truncated).toBe(false);
+      expect(one.diff).toContain("+t");
+    } finally {
+      await d.close();
+      ws.cleanup();
+    }
+  });
+});
