@@ -75,6 +75,7 @@ export function snapshot(dir: string): Record<string, unknown> {
     status: git(dir, "status", "--porcelain", "--untracked-files=all"),
     files: worktreeBytes(dir),
     config: git(dir, "config", "--local", "--list"),
+    pseudoRefs: ["FETCH_HEAD", "ORIG_HEAD"].map((f) => { try { return readFileSync(path.join(gitDir, f), "utf8"); } catch { return null; } }),
     inProgress: ["MERGE_HEAD", "rebase-merge", "rebase-apply"].filter((f) => { try { lstatSync(path.join(gitDir, f)); return true; } catch { return false; } }),
   };
 }
