@@ -3,7 +3,9 @@
  * printing medians and ratios. Figures, not assertions: tests never time anything.
  */
 const SUITES: Record<string, () => Promise<{ default: () => Promise<void> }>> = {
+  vfs: () => import("./vfs.js"),
   search: () => import("./search.js"),
+  files: () => import("./file-tools.js"),
   git: () => import("./git.js"),
 };
 

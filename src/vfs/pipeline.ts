@@ -8,20 +8,23 @@ import type { FileIndex } from "./file-index.js";
 import { type GitState, emptyTouch, readGitState, touchGit } from "./git-state.js";
 import type { IgnoreRules } from "./ignore-rules.js";
 import { walk } from "./listing.js";
+import { gitChangedPaths, rescanFolders } from "./rescan.js";
 
 /** Raw events are gathered this long before one `fs.changed` line goes out (VS Code's FILE_CHANGES_HANDLER_DELAY). */
 export const WINDOW_MS = 75;
 /**
- * A window with this many raw events (over 1,300 a second) is a flood (a checkout, a build, an unpacked archive): the
+ * A window with this many raw events (over 650 a second) is a flood (a checkout, a build, an unpacked archive): the
  * next window is longer, so a flood that trickles in over seconds (chokidar stats each file) is still a few lines.
  */
-export const FLOOD_EVENTS = 100;
+export const FLOOD_EVENTS = 50;
 /** The window while flooding: a 10,000-file checkout lands in a handful of lines instead of one per 75 ms. */
 export const FLOOD_WINDOW_MS = 250;
 /** Changes per `fs.changed` line: keeps a line around 150 KB, and a 10,000-file checkout to about ten lines. */
 export const MAX_CHANGES_PER_LINE = 1_000;
 /** Files above this get `hash: null` (not read to hash); the file tools' own limit (SPEC 4) when that is higher. */
 export const HASH_MAX_BYTES = 10 * 1024 * 1024;
+/** How long a touched folder counts as part of a flood that begins after it (a flood's first windows may be thin). */
+const RECENT_DIRS_MS = 2_000;
 /** Files read and hashed at once: enough to hide disk latency, few enough not to run out of file descriptors. */
 const IO_CONCURRENCY = 32;
 /** A tool write whose change never arrives (the file was changed again before the window) is forgotten after this. */
@@ -40,8 +43,15 @@ export interface PipelineHooks {
   rules: () => IgnoreRules;
   /** A folder appeared with folders inside (moved in): the engine should re-read the tree. */
   onFolderMovedIn: (rel: string) => void;
+  /** A flood is over and its folders were read again: engines that may have lost watches in it re-read the tree. */
+  onFloodOver: (dirs: Set<string>, since: number) => void;
   /** A .gitignore or info/exclude changed. */
   onIgnoreChanged: () => Promise<void>;
+}
+
+function parentOf(rel: string): string {
+  const cut = rel.lastIndexOf("/");
+  return cut < 0 ? "" : rel.slice(0, cut);
 }
 
 interface Expected extends ToolWrite {
@@ -51,7 +61,13 @@ interface Expected extends ToolWrite {
 /** Raw events -> window -> coalesce -> hash -> attribute -> one `fs.changed` (chunked) and `git.changed` per window. */
 export class Pipeline {
   private pending: RawEvent[] = [];
+  /** Events in `pending` that came from an engine (not from a rescan): what flood detection counts. */
+  private pendingFromEngine = 0;
   private timer?: NodeJS.Timeout;
+  /** While a flood lasts: when it began and the folders it touched, read again once it is over (see rescan.ts). */
+  private flood?: { since: number; dirs: Set<string> };
+  /** Folders events touched lately (and folders created), by when: a flood also re-reads those it began among. */
+  private readonly recentDirs = new Map<string, number>();
   private busy = false;
   private flooding = false;
   private held = true;
@@ -59,6 +75,7 @@ export class Pipeline {
   private readonly expected = new Map<string, Expected[]>();
   private git?: GitState;
   private readonly hashMax: number;
+  private firstEventAt = 0;
   /** Settles when the window being processed is done (tests and shutdown wait on it). */
   private running: Promise<void> = Promise.resolve();
 
@@ -78,9 +95,14 @@ export class Pipeline {
     if (this.pending.length) this.schedule();
   }
 
-  push(events: RawEvent[]): void {
-    if (this.stopped) return;
+  /** `rescan`: events the VFS found itself after a flood or a checkout; they do not count towards a flood. */
+  push(events: RawEvent[], rescan = false): void {
+    if (this.stopped || !events.length) return;
     for (const e of events) this.pending.push(e);
+    if (!rescan) {
+      if (this.pendingFromEngine === 0 && !this.flood) this.firstEventAt = Date.now();
+      this.pendingFromEngine += events.length;
+    }
     if (!this.held) this.schedule();
   }
 
@@ -106,18 +128,22 @@ export class Pipeline {
     this.timer = undefined;
     const batch = this.pending;
     this.pending = [];
-    this.flooding = batch.length >= FLOOD_EVENTS;
+    this.flooding = this.pendingFromEngine >= FLOOD_EVENTS;
+    this.pendingFromEngine = 0;
+    const flooding = this.flooding;
     this.busy = true;
-    this.running = this.process(batch)
+    this.running = this.process(batch, flooding)
       .catch((e) => this.ws.log(`file events lost a window: ${e instanceof Error ? e.stack : String(e)}`))
       .finally(() => {
         this.busy = false;
         // What came in meanwhile gets a window of its own from now: a slow window must not turn into a line per event.
-        if (this.pending.length && !this.stopped) this.schedule();
+        // During a flood a window runs even when nothing came: the kernel may have dropped the rest, and the window
+        // that finds the flood over reads its folders again.
+        if ((this.pending.length || this.flood) && !this.stopped) this.schedule();
       });
   }
 
-  private async process(batch: RawEvent[]): Promise<void> {
+  private async process(batch: RawEvent[], flooding: boolean): Promise<void> {
     const touch = emptyTouch();
     let gitTouched = false;
     let ignoreChanged = false;
@@ -135,6 +161,7 @@ export class Pipeline {
       raw.push({ path: rel, kind: e.kind });
     }
     const changes = await this.resolve(coalesce(raw));
+    this.noteDirs(raw.map((r) => parentOf(r.path)), flooding);
     // After resolving: the new rules apply from the next window, and files of this one are reported as created.
     if (ignoreChanged || touch.exclude) await this.hooks.onIgnoreChanged();
     for (let i = 0; i < changes.length; i += MAX_CHANGES_PER_LINE) {
@@ -142,6 +169,12 @@ export class Pipeline {
     }
     if (gitTouched) await this.emitGit(touch);
     this.pruneExpected();
+    if (!flooding && this.flood) {
+      const { since, dirs } = this.flood;
+      this.flood = undefined;
+      this.push(await rescanFolders(this.ws.root, dirs, since, this.index, this.hooks.rules()), true);
+      this.hooks.onFloodOver(dirs, since);
+    }
   }
 
   /** Turns coalesced paths into changes: folders expand to their files, unchanged hashes and ignored paths drop out. */
@@ -169,6 +202,8 @@ export class Pipeline {
       const dirs = await walk(this.ws.root, rel, this.hooks.rules(), files, undefined, false);
       // Only a folder moved in arrives with folders inside that were not announced: a mkdir -p reports each level.
       if (dirs.some((d) => !todo.has(d))) this.hooks.onFolderMovedIn(rel);
+      this.recentDirs.set(rel, Date.now());
+      for (const d of dirs) this.recentDirs.set(d, Date.now());
       for (const f of files) {
         if (!todo.has(f)) {
           todo.set(f, "created");
@@ -222,6 +257,19 @@ export class Pipeline {
     return { path: rel, kind, hash, origin: by === null ? "external" : "tool", by, stale_sessions: this.ws.views.staleSessions(rel, hash, by) };
   }
 
+  /** Remembers the folders a window touched; while flooding, they and the recent ones are the flood's. */
+  private noteDirs(dirs: string[], flooding: boolean): void {
+    const now = Date.now();
+    for (const d of dirs) this.recentDirs.set(d, now);
+    if (flooding) {
+      this.flood ??= { since: this.firstEventAt, dirs: new Set() };
+      for (const d of this.recentDirs.keys()) this.flood.dirs.add(d);
+      this.recentDirs.clear();
+    } else {
+      for (const [d, at] of this.recentDirs) if (now - at > RECENT_DIRS_MS) this.recentDirs.delete(d);
+    }
+  }
+
   private pruneExpected(): void {
     const cutoff = Date.now() - TOOL_WRITE_TTL_MS;
     for (const [rel, list] of this.expected) {
@@ -239,6 +287,8 @@ export class Pipeline {
     const index = touch.index && now.indexHash !== before?.indexHash;
     const moved = now.head !== before?.head || now.branch !== before?.branch || now.operation !== before?.operation;
     if (!index && !touch.refs && !moved) return; // e.g. `git status` rewrote an identical index
+    // A checkout's file events may have been dropped by the kernel (see rescan.ts): git knows which paths it changed.
+    if (before?.head && now.head && before.head !== now.head) this.push(await gitChangedPaths(this.ws.root, before.head, now.head), true);
     this.ws.emit("git.changed", { head: now.head, branch: now.branch, index, refs: touch.refs, operation: now.operation });
   }
 }

@@ -6,6 +6,7 @@ import { GIT_DIR_UNWATCHED } from "./git-state.js";
 import type { IgnoreRules } from "./ignore-rules.js";
 import { type Listing, findGitDir, listGit, listPlain, walk } from "./listing.js";
 import { HASH_MAX_BYTES, Pipeline, WINDOW_MS } from "./pipeline.js";
+import { rescanFolders } from "./rescan.js";
 
 /** A failing watcher is restarted at most this often, then left off (the daemon keeps serving without events). */
 export const MAX_RESTARTS = 5;
@@ -46,6 +47,7 @@ export class Vfs {
     this.pipeline = new Pipeline(this.ws, this.index, this.gitDir, {
       rules: () => this.rules,
       onFolderMovedIn: (rel) => this.scheduleRefresh(rel),
+      onFloodOver: (dirs, since) => void this.afterFlood(dirs, since),
       onIgnoreChanged: () => this.reloadRules(),
     });
     this.ws.onToolWrite((w) => this.pipeline.expect(w));
@@ -191,6 +193,22 @@ export class Vfs {
       void this.refreshMovedIn(dirs);
     }, REFRESH_DEBOUNCE_MS);
     this.refreshTimer.unref();
+  }
+
+  /**
+   * parcel can come out of an event flood with folders it no longer watches (seen under load with 3,000 new files):
+   * a fresh subscription, then the flood's folders read once more for what fell between the two.
+   */
+  private async afterFlood(dirs: Set<string>, since: number): Promise<void> {
+    if (this.ws.watcherEngine !== "parcel" || this.stopped) return;
+    const engine = this.engines.get("tree");
+    try {
+      await engine?.refresh();
+    } catch (e) {
+      this.onError("tree", engine, e);
+      return;
+    }
+    this.pipeline.push(await rescanFolders(this.ws.root, dirs, since, this.index, this.rules), true);
   }
 
   private async refreshMovedIn(dirs: string[]): Promise<void> {

@@ -1,0 +1,70 @@
+import { execFile } from "node:child_process";
+import { lstat, readdir } from "node:fs/promises";
+import path from "node:path";
+import type { RawEvent } from "./engine.js";
+import type { FileIndex } from "./file-index.js";
+import type { IgnoreRules } from "./ignore-rules.js";
+
+/**
+ * How far before a flood's first event a file's mtime may be and still count as touched by it (for files whose mtime
+ * the index does not know yet): covers the engine's own delay before the first event and coarse timestamps.
+ */
+const MTIME_SLACK_MS = 500;
+/** A diff between two commits that a checkout moved between; larger ones are still listed whole. */
+const GIT_MAX_BUFFER = 256 * 1024 * 1024;
+
+/**
+ * The kernel drops inotify events past fs.inotify.max_queued_events (16,384 by default), which a 10,000-file checkout
+ * exceeds, and neither engine says so. After a flood, the folders it touched are read again: files modified since it
+ * began, files not in the index and index entries gone are returned as raw events for the pipeline, which drops what it
+ * has already reported (same hash).
+ */
+export async function rescanFolders(root: string, dirs: Iterable<string>, sinceMs: number, index: FileIndex, rules: IgnoreRules): Promise<RawEvent[]> {
+  const wanted = new Set(dirs);
+  // One pass over the index, not one per folder: a flood touches hundreds of folders of a 100,000-file index.
+  const files = new Map<string, string[]>();
+  const folders = new Set<string>();
+  for (const rel of index.paths()) {
+    const cut = rel.lastIndexOf("/");
+    const parent = cut < 0 ? "" : rel.slice(0, cut);
+    if (wanted.has(parent)) {
+      const list = files.get(parent);
+      if (list) list.push(rel);
+      else files.set(parent, [rel]);
+    }
+    for (let i = rel.indexOf("/"); i >= 0; i = rel.indexOf("/", i + 1)) folders.add(rel.slice(0, i));
+  }
+  const out: RawEvent[] = [];
+  const since = sinceMs - MTIME_SLACK_MS;
+  for (const dir of wanted) {
+    const entries = await readdir(path.join(root, dir), { withFileTypes: true }).catch(() => null);
+    const present = new Set<string>();
+    for (const e of entries ?? []) {
+      const rel = dir ? `${dir}/${e.name}` : e.name;
+      present.add(rel);
+      const isDir = e.isDirectory();
+      if (!index.has(rel) && rules.ignores(rel, isDir)) continue;
+      const abs = path.join(root, rel);
+      if (isDir) {
+        if (!folders.has(rel)) out.push({ path: abs, kind: "create" }); // a new folder: the pipeline walks it
+      } else if (!index.has(rel)) {
+        out.push({ path: abs, kind: "create" });
+      } else {
+        const st = await lstat(abs).catch(() => null);
+        const known = index.get(rel)?.mtimeMs;
+        if (st && (known === undefined ? st.mtimeMs >= since : st.mtimeMs !== known)) out.push({ path: abs, kind: "update" });
+      }
+    }
+    for (const rel of files.get(dir) ?? []) if (!present.has(rel)) out.push({ path: path.join(root, rel), kind: "delete" });
+  }
+  return out;
+}
+
+/** Paths that differ between two commits (a checkout, a reset, a pull moved HEAD), as raw updates for the pipeline. */
+export function gitChangedPaths(root: string, from: string, to: string): Promise<RawEvent[]> {
+  return new Promise((resolve) => {
+    execFile("git", ["diff", "--name-only", "--no-renames", "--relative", "-z", from, to], { cwd: root, maxBuffer: GIT_MAX_BUFFER, encoding: "utf8" }, (err, stdout) =>
+      resolve(err ? [] : stdout.split("\0").filter(Boolean).map((rel) => ({ path: path.join(root, rel), kind: "update" as const }))),
+    );
+  });
+}
