@@ -168,6 +168,7 @@ async function benchFindFile(): Promise<void> {
   }
   gc();
   const heapMb = (process.memoryUsage().heapUsed - heapBefore) / 1e6;
+  if (index.search("keep the index alive until measured", 1).total < 0) console.log("unreachable");
   console.log(`  in-process matcher: build ${fmt(buildMs)} ms; per query median ${fmt(median(times))} ms, p90 ${fmt(percentile(times, 90))} ms (first pass alone: median ${fmt(median(cold))}, p90 ${fmt(percentile(cold, 90))}); index heap ${heapMb.toFixed(1)} MB after all queries`);
 
   const fzf = spawnSync("fzf", ["--version"], { encoding: "utf8" });
@@ -206,6 +207,17 @@ async function benchFindFile(): Promise<void> {
         }
       }
       console.log(`  through the daemon (${FIND_PATHS} files on disk, ready in ${fmt(readyMs)} ms): round trip median ${fmt(median(over))} ms, p90 ${fmt(percentile(over, 90))} ms`);
+      const afterChange: number[] = [];
+      for (let k = 0; k < FIND_REPS; k++) {
+        const changed = daemon.nextEvent();
+        writeFileSync(path.join(dir, `src/NewlyAdded${k}.ts`), "");
+        await changed;
+        t = performance.now();
+        const found = await daemon.call("find_file", { query: `newlyadded${k}` });
+        afterChange.push(performance.now() - t);
+        if (found.result.paths?.[0] !== `src/NewlyAdded${k}.ts`) console.log(`  (the new file was not found first: ${JSON.stringify(found.result.paths)})`);
+      }
+      console.log(`  first query after a file is added (the matcher is rebuilt for the new generation): median ${fmt(median(afterChange))} ms`);
     }
     await daemon.close();
   } finally {

@@ -44,13 +44,27 @@ export class FuzzyIndex {
   private readonly preparedPath = new Map<number, Fuzzysort.Prepared>();
   private readonly preparedName = new Map<number, Fuzzysort.Prepared>();
 
-  constructor(readonly paths: readonly string[]) {
+  /**
+   * `previous`: the index of an earlier generation. The VFS lists paths in insertion order, so a new generation is the
+   * old list with some paths gone and new ones appended; what is unchanged is copied instead of recomputed.
+   */
+  constructor(readonly paths: readonly string[], previous?: FuzzyIndex) {
     const n = paths.length;
     this.lower = new Array<string>(n);
     this.masks = new Int32Array(n);
     this.nameStart = new Uint32Array(n);
+    const old = previous?.paths ?? [];
+    let o = 0;
     for (let i = 0; i < n; i++) {
       const p = paths[i];
+      const at = findAhead(old, p, o);
+      if (at >= 0 && previous) {
+        this.lower[i] = previous.lower[at];
+        this.masks[i] = previous.masks[at];
+        this.nameStart[i] = previous.nameStart[at];
+        o = at + 1;
+        continue;
+      }
       const lower = p.toLowerCase();
       this.lower[i] = lower;
       this.masks[i] = maskOf(lower);
@@ -128,6 +142,15 @@ export class FuzzyIndex {
     const looseness = nameOnly ? (this.paths[i].length - this.nameStart[i]) * NAME_LENGTH_WEIGHT : 0;
     return (result?.score ?? 0) * FUZZY_WEIGHT - looseness - depthPenalty(this.paths[i]);
   }
+}
+
+/** Paths removed between generations a reuse scan skips over before taking a path as new; bounds the work per path. */
+const REUSE_LOOKAHEAD = 64;
+
+function findAhead(old: readonly string[], path: string, from: number): number {
+  const end = Math.min(old.length, from + REUSE_LOOKAHEAD);
+  for (let k = from; k < end; k++) if (old[k] === path) return k;
+  return -1;
 }
 
 /** The `need` best of `indices`: scores are ranked with a typed-array sort, and only those at or above the cut are built and sorted. */

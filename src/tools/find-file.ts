@@ -17,7 +17,7 @@ function fuzzyIndexOf(view: FileIndexView): FuzzyIndex {
   const cached = cache.get(view);
   if (cached && cached.generation === view.generation) return cached.index;
   const generation = view.generation;
-  const index = new FuzzyIndex(view.paths());
+  const index = new FuzzyIndex(view.paths(), cached?.index);
   cache.set(view, { generation, index });
   return index;
 }
