@@ -155,6 +155,19 @@ describe.each(["parcel", "chokidar"])("VFS with the %s engine", (engine) => {
     expect(merging.data.branch).toBe("main");
   });
 
+  it("outside a git repository, skips the default ignores and reports the rest", async () => {
+    const ws = tmpWorkspace({ files: { "src/a.txt": "a\n", "node_modules/m/index.js": "m\n" } });
+    cleanups.push(ws.cleanup);
+    const d = await startDaemon(ws.dir, ["--watcher", engine]);
+    cleanups.push(() => d.close());
+    writeFile(ws.dir, "node_modules/m/index.js", "changed\n");
+    writeFile(ws.dir, "dist/out.js", "x\n");
+    writeFile(ws.dir, "src/a.txt", "b\n");
+    await waitChange(d, at("src/a.txt", "modified"));
+    expect(changes(d).map((c) => c.path)).toEqual(["src/a.txt"]);
+    expect((await d.ok("info", { tool_id: "file_read" })).state).toMatchObject({ git: false, watched_files: 1 });
+  });
+
   it("misses no change made right after ready", async () => {
     const ws = tmpWorkspace({ git: true, files: { "a.txt": "one\n" } });
     cleanups.push(ws.cleanup);
