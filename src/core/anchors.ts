@@ -24,6 +24,19 @@ export function parseAnchor(raw: string, field: string): Anchor {
   );
 }
 
+/** A snapshot's line tags: an array, or a source that hashes lines on demand (LineTags). */
+export interface TagSource {
+  readonly length: number;
+  at(i: number): string;
+  all(): readonly string[];
+}
+
+export function tagSource(tags: readonly string[] | TagSource): TagSource {
+  if (!Array.isArray(tags)) return tags as TagSource;
+  const list = tags as readonly string[];
+  return { length: list.length, at: (i) => list[i], all: () => list };
+}
+
 /** The 1-based line numbers of every line with `tag`. */
 export function linesWithTag(tags: readonly string[], tag: string): number[] {
   const found: number[] = [];
@@ -40,10 +53,12 @@ function list(lines: number[], tag: string): string {
 }
 
 /** The 1-based line an anchor names in the snapshot whose line tags are `tags`. */
-export function resolveAnchor(anchor: Anchor, tags: readonly string[], field: string): number {
+export function resolveAnchor(anchor: Anchor, source: readonly string[] | TagSource, field: string): number {
   const { tag, line } = anchor;
+  const lazy = tagSource(source);
+  if (line !== undefined && line <= lazy.length && lazy.at(line - 1) === tag) return line;
+  const tags = lazy.all();
   if (line !== undefined) {
-    if (line <= tags.length && tags[line - 1] === tag) return line;
     const now = linesWithTag(tags, tag);
     const actual = line <= tags.length ? `line ${line} has tag ${tags[line - 1]}` : `the file has only ${tags.length} lines`;
     const where = now.length ? `tag ${tag} is now at ${list(now, tag)}` : `no line has tag ${tag} now`;

@@ -1,5 +1,5 @@
 import { ToolError } from "../errors.js";
-import { parseAnchor, resolveAnchor } from "./anchors.js";
+import { type TagSource, parseAnchor, resolveAnchor } from "./anchors.js";
 import { type Eol, type TextDoc, dominantEol } from "./text.js";
 
 /** One edit of a file_write batch, as the caller sent it (SPEC 5). */
@@ -53,8 +53,8 @@ export function autoIndent(lines: string[], anchorLine: string | undefined): str
   return lines.map((l) => (isBlank(l) ? l : indent + l));
 }
 
-/** Turns each edit into an Op against the one snapshot `doc` (whose line tags are `tags`); nothing is applied yet. */
-export function resolveEdits(doc: TextDoc, tags: readonly string[], edits: readonly Edit[]): Op[] {
+/** Turns each edit into an Op against the one snapshot `doc` (whose line tags `tags` gives, possibly lazily); nothing is applied yet. */
+export function resolveEdits(doc: TextDoc, tags: readonly string[] | TagSource, edits: readonly Edit[]): Op[] {
   const n = doc.lines.length;
   return edits.map((edit, index) => {
     const field = (name: string) => `edits[${index}].${name}`;
@@ -114,7 +114,7 @@ export function checkOverlap(ops: readonly Op[]): void {
 }
 
 /** Applies a batch all-or-nothing: every anchor resolved against `doc` first, then the edits in file order. */
-export function applyEdits(doc: TextDoc, tags: readonly string[], edits: readonly Edit[]): Applied {
+export function applyEdits(doc: TextDoc, tags: readonly string[] | TagSource, edits: readonly Edit[]): Applied {
   const ops = resolveEdits(doc, tags, edits);
   checkOverlap(ops);
   // File order; at one point inserts come before a range that starts there, and inserts keep batch order.

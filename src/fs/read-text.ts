@@ -1,5 +1,5 @@
-import { type Stats } from "node:fs";
-import { readFile, stat } from "node:fs/promises";
+import { type Stats, readFileSync, statSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import { fileHash } from "../core/hash.js";
 import { type TextDoc, parseText } from "../core/text.js";
 import { ToolError, isNodeError } from "../errors.js";
@@ -16,11 +16,18 @@ export interface TextFile extends RawFile {
   doc: TextDoc;
 }
 
+/**
+ * Files up to this size are stat'ed and read synchronously: for a source file that takes tens of microseconds, while the
+ * thread-pool round trips of the async calls cost ten times that under load (the 150-line read benchmark). Larger files
+ * are read asynchronously so one big read never stalls other calls for long.
+ */
+export const SYNC_READ_MAX_BYTES = 1024 * 1024;
+
 /** Stats the file a path names: NOT_FOUND, NOT_A_FILE and TOO_LARGE are decided here, before anything is read. */
 export async function statFile(path: ResolvedPath, maxBytes: number): Promise<Stats> {
   let stats: Stats;
   try {
-    stats = await stat(path.real);
+    stats = statSync(path.real);
   } catch (e) {
     if (isNodeError(e, "ENOENT") || isNodeError(e, "ENOTDIR")) throw notFound(path);
     throw e;
@@ -45,7 +52,7 @@ export async function readRaw(path: ResolvedPath, maxBytes: number): Promise<Raw
   const stats = await statFile(path, maxBytes);
   let bytes: Buffer;
   try {
-    bytes = await readFile(path.real);
+    bytes = stats.size <= SYNC_READ_MAX_BYTES ? readFileSync(path.real) : await readFile(path.real);
   } catch (e) {
     if (isNodeError(e, "ENOENT")) throw notFound(path);
     throw e;

@@ -1,8 +1,7 @@
 import { z } from "zod";
-import { tagOf } from "../core/hash.js";
-import { tagsInRange } from "../core/line-tags.js";
+import { LineTags, tagsInRange } from "../core/line-tags.js";
 import { changedSpans, renderRange, renderRegions, unifiedDiff } from "../core/render.js";
-import { decodeText, eolStyle, tagsOfBytes } from "../core/text.js";
+import { decodeText, eolStyle } from "../core/text.js";
 import { ToolError } from "../errors.js";
 import { readText } from "../fs/read-text.js";
 import { defineTool } from "./tool.js";
@@ -56,8 +55,8 @@ export const fileReadTool = defineTool({
       const old = ws.history.get(since);
       if (old) {
         const { diff, hunks } = unifiedDiff(target.rel, decodeText(old, target.rel).text, decodeText(bytes, target.rel).text);
-        const tags = tagsOfBytes(bytes);
-        return { ...base, since, unchanged: false, diff, text: renderRegions(doc.lines, (i) => tags[i], changedSpans(hunks)) };
+        const tags = new LineTags(bytes);
+        return { ...base, since, unchanged: false, diff, text: renderRegions(doc.lines, (i) => tags.at(i), changedSpans(hunks)) };
       }
       // The daemon no longer has that version: fall through to a normal read.
     }
@@ -66,7 +65,8 @@ export const fileReadTool = defineTool({
       const wanted = [...new Set(params.lines)].sort((a, b) => a - b);
       const present = wanted.filter((n) => n <= total);
       const missing = wanted.filter((n) => n > total);
-      const tags = present.map((n) => tagOf(doc.lines[n - 1]));
+      const lineTags = new LineTags(bytes);
+      const tags = present.map((n) => lineTags.at(n - 1));
       return {
         ...base,
         tags: present.map((line, i) => ({ line, tag: tags[i] })),

@@ -2,7 +2,8 @@ import { z } from "zod";
 import { fileHash, tagOf } from "../core/hash.js";
 import { type Op, applyEdits } from "../core/edits.js";
 import { type Span, changedSpans, editsDiff, renderRegions, unifiedDiff } from "../core/render.js";
-import { type TextDoc, dominantEol, eolStyle, serialize, splitText, tagsOfBytes } from "../core/text.js";
+import { LineTags } from "../core/line-tags.js";
+import { type TextDoc, dominantEol, eolStyle, serialize, splitText } from "../core/text.js";
 import { ToolError, isNodeError } from "../errors.js";
 import { atomicWrite, permissionBits } from "../fs/atomic-write.js";
 import { checkHash } from "../fs/hash-check.js";
@@ -114,7 +115,7 @@ async function readExisting(target: Parameters<typeof readText>[0], maxBytes: nu
 const hasFinalNewline = (doc: TextDoc) => doc.lines.length > 0 && doc.eols[doc.eols.length - 1] !== "";
 
 function editFile(rel: string, current: TextFile, edits: Parameters<typeof applyEdits>[2]): NextVersion {
-  const tags = tagsOfBytes(current.bytes);
+  const tags = new LineTags(current.bytes);
   const { doc, ops } = applyEdits(current.doc, tags, edits);
   const bytes = serialize(doc);
   const { diff } = editsDiff(

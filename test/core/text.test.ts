@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { fileHash, initHash, tagOf } from "../../src/core/hash.js";
-import { tagsInRange } from "../../src/core/line-tags.js";
+import { fileHash, initHash, tagOf, tagOfBytes } from "../../src/core/hash.js";
+import { LineTags, tagOfRange, tagsInRange, xxh32 } from "../../src/core/line-tags.js";
 import { dominantEol, eolStyle, parseText, serialize, splitText, tagsOfBytes } from "../../src/core/text.js";
 
 beforeAll(initHash);
@@ -71,5 +71,30 @@ describe("tags and hashes", () => {
   it("hashes the raw bytes as 16 lower-case hex digits", () => {
     expect(fileHash(Buffer.from(""))).toBe("ef46db3751d8e999");
     expect(fileHash(Buffer.from("a\n"))).not.toBe(fileHash(Buffer.from("a\r\n")));
+  });
+});
+
+describe("the in-place tagger", () => {
+  it("agrees with the WebAssembly XXH32 on every length around the 16-byte stripes and on random bytes", () => {
+    let seed = 7;
+    const rand = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) >>> 24;
+    for (let len = 0; len < 200; len++) {
+      for (let trial = 0; trial < 5; trial++) {
+        const bytes = Buffer.from(Array.from({ length: len + 3 }, rand));
+        expect(tagOfRange(bytes, 3, bytes.length), `len ${len}`).toBe(tagOfBytes(bytes.subarray(3)));
+        expect(xxh32(bytes, 3, bytes.length) & 0xffff).toBe(parseInt(tagOfBytes(bytes.subarray(3)), 16));
+      }
+    }
+    expect(tagOfRange(Buffer.from("ü€😀 x"), 0, Buffer.byteLength("ü€😀 x"))).toBe(tagOf("ü€😀 x"));
+  });
+
+  it("tags lines lazily exactly as tagsOfBytes does", () => {
+    const bytes = Buffer.from("\ufeffa\r\nb\n\nc\r\n\r\nd");
+    const lazy = new LineTags(bytes);
+    expect(lazy.length).toBe(6);
+    expect(Array.from({ length: 6 }, (_, i) => lazy.at(i))).toEqual(tagsOfBytes(bytes));
+    expect(lazy.all()).toEqual(tagsOfBytes(bytes));
+    expect(new LineTags(Buffer.from("")).length).toBe(0);
+    expect(new LineTags(Buffer.from("\n")).length).toBe(1);
   });
 });

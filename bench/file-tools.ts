@@ -1,0 +1,163 @@
+/**
+ * `npm run bench -- files`: file_read round trips and throughput (1 and 8 sessions) against the MCP filesystem server's
+ * read_text_file on the same file in the same run, and a 10-edit file_write batch on a 10,000-line file.
+ */
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import { initHash, tagOf } from "../src/core/hash.js";
+import { BenchDaemon, fmt, median, percentile, report } from "./lib.js";
+
+const MCP_SERVER = fileURLToPath(new URL("../../node_modules/@modelcontextprotocol/server-filesystem/dist/index.js", import.meta.url));
+/** Round trips timed one after the other, for p50/p99. */
+const LATENCY_CALLS = 2000;
+/** Calls for a throughput figure: enough for a steady state of a few hundred ms. */
+const THROUGHPUT_CALLS = 8000;
+/** Requests each session keeps in flight (pipelined), as a Gateway with several agents would. */
+const IN_FLIGHT_PER_SESSION = 8;
+/** Discarded first calls: JIT warm-up and the page cache. */
+const WARMUP_CALLS = 300;
+/** Timed 10-edit batches. */
+const WRITE_BATCHES = 200;
+const BIG_LINES = 10_000;
+/** Throughput runs per side; the median is reported, so one noisy run does not decide. */
+const RUNS = 3;
+
+type Call = () => Promise<unknown>;
+
+/** The MCP filesystem server over its stdio JSON-RPC (newline-delimited), as an MCP client would speak to it. */
+class McpServer {
+  readonly child: ChildProcessWithoutNullStreams;
+  private nextId = 1;
+  private readonly waiters = new Map<number, (r: any) => void>();
+
+  constructor(allowedDir: string) {
+    this.child = spawn(process.execPath, [MCP_SERVER, allowedDir], { stdio: "pipe" });
+    this.child.stderr.resume();
+    createInterface({ input: this.child.stdout }).on("line", (line) => {
+      const msg = JSON.parse(line);
+      if (typeof msg.id === "number") this.waiters.get(msg.id)?.(msg), this.waiters.delete(msg.id);
+    });
+  }
+
+  request(method: string, params: unknown): Promise<any> {
+    const id = this.nextId++;
+    return new Promise((resolve) => {
+      this.waiters.set(id, resolve);
+      this.child.stdin.write(JSON.stringify({ jsonrpc: "2.0", id, method, params }) + "\n");
+    });
+  }
+
+  async init(): Promise<void> {
+    await this.request("initialize", { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "tool-layer-bench", version: "0" } });
+    this.child.stdin.write(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) + "\n");
+  }
+
+  close(): void {
+    this.child.kill();
+  }
+}
+
+async function latencies(call: Call, n: number): Promise<number[]> {
+  const out: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t = performance.now();
+    await call();
+    out.push(performance.now() - t);
+  }
+  return out;
+}
+
+/** Calls per second with `sessions` callers, each keeping IN_FLIGHT_PER_SESSION requests in flight. */
+async function throughput(callFor: (session: number) => Call, sessions: number, total: number): Promise<number> {
+  let issued = 0;
+  const lane = async (call: Call) => {
+    while (issued < total) {
+      issued++;
+      await call();
+    }
+  };
+  const t = performance.now();
+  const lanes: Promise<void>[] = [];
+  for (let s = 0; s < sessions; s++) for (let k = 0; k < IN_FLIGHT_PER_SESSION; k++) lanes.push(lane(callFor(s)));
+  await Promise.all(lanes);
+  return (total / (performance.now() - t)) * 1000;
+}
+
+async function medianThroughput(callFor: (session: number) => Call, sessions: number): Promise<number> {
+  const runs: number[] = [];
+  for (let r = 0; r < RUNS; r++) runs.push(await throughput(callFor, sessions, THROUGHPUT_CALLS));
+  return median(runs);
+}
+
+function check(ok: boolean, what: string, r: unknown): void {
+  if (!ok) throw new Error(`${what} failed: ${JSON.stringify(r).slice(0, 300)}`);
+}
+
+export default async function main(): Promise<void> {
+  await initHash();
+  const dir = realpathSync(mkdtempSync(path.join(tmpdir(), "tool-layer-bench-files-")));
+  const small = Array.from({ length: 150 }, (_, i) => `    const value${i} = compute(${i}, "some text to make a realistic line"); // ${i}`);
+  writeFileSync(path.join(dir, "read150.ts"), small.join("\n") + "\n");
+  const big = Array.from({ length: BIG_LINES }, (_, i) => `  line ${i}: ${"lorem ipsum dolor sit amet ".repeat(2)}`);
+  writeFileSync(path.join(dir, "big.txt"), big.join("\n") + "\n");
+
+  const ours = new BenchDaemon(dir);
+  const mcp = new McpServer(dir);
+  try {
+    await ours.ready;
+    await mcp.init();
+    const readOurs = (session: number): Call => async () => {
+      const r = await ours.call("file_read", { path: "read150.ts" }, `s${session}`);
+      check(r.success, "file_read", r);
+    };
+    const readMcp = (): Call => async () => {
+      const r = await mcp.request("tools/call", { name: "read_text_file", arguments: { path: path.join(dir, "read150.ts") } });
+      check(!r.error && !r.result?.isError, "read_text_file", r);
+    };
+
+    await latencies(readOurs(0), WARMUP_CALLS);
+    await latencies(readMcp(), WARMUP_CALLS);
+    const oursLat = await latencies(readOurs(0), LATENCY_CALLS);
+    const mcpLat = await latencies(readMcp(), LATENCY_CALLS);
+    const ours1 = await medianThroughput(readOurs, 1);
+    const mcp1 = await medianThroughput(readMcp, 1);
+    const ours8 = await medianThroughput(readOurs, 8);
+    const mcp8 = await medianThroughput(readMcp, 8);
+
+    console.log(`file_read of a 150-line file (${LATENCY_CALLS} sequential round trips; throughput: median of ${RUNS} runs of ${THROUGHPUT_CALLS} calls, ${IN_FLIGHT_PER_SESSION} in flight per session)`);
+    report("read p50 round trip (target <= 1 ms)", median(oursLat), median(mcpLat), "ms", "MCP read_text_file");
+    report("read p99 round trip", percentile(oursLat, 99), percentile(mcpLat, 99), "ms", "MCP read_text_file");
+    report("reads/s, 1 session", ours1, mcp1, "/s", "MCP");
+    report("reads/s, 8 sessions (target >= 5000, >= 2x MCP)", ours8, mcp8, "/s", "MCP");
+
+    // A 10-edit batch on 10,000 lines: ten one-line replacements spread through the file, by line:tag anchors.
+    let hash = (await ours.call("file_read", { path: "big.txt", lines: [1] })).result.hash as string;
+    const times: number[] = [];
+    for (let i = 0; i < WARMUP_CALLS / 10 + WRITE_BATCHES; i++) {
+      const edits = Array.from({ length: 10 }, (_, k) => {
+        const line = k * (BIG_LINES / 10) + 1 + (i % 50);
+        const content = `  edited ${i} ${k}`;
+        const edit = { type: "replace", startline: `${line}:${tagOf(big[line - 1])}`, content };
+        big[line - 1] = content;
+        return edit;
+      });
+      const t = performance.now();
+      const r = await ours.call("file_write", { path: "big.txt", hash, edits });
+      const ms = performance.now() - t;
+      check(r.success, "file_write", r);
+      hash = r.result.hash;
+      if (i >= WARMUP_CALLS / 10) times.push(ms);
+    }
+    report(`10-edit file_write on ${BIG_LINES} lines p50 (target <= 10 ms)`, median(times), undefined, "ms");
+    report(`10-edit file_write on ${BIG_LINES} lines p99`, percentile(times, 99), undefined, "ms");
+    console.log(`(figures in ms and calls/s; ratio = ours / MCP; reads: ours p50 ${fmt(median(oursLat))} ms vs MCP ${fmt(median(mcpLat))} ms)`);
+  } finally {
+    mcp.close();
+    await ours.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
