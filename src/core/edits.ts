@@ -97,7 +97,8 @@ export function resolveEdits(doc: TextDoc, tags: readonly string[] | TagSource, 
 /** Ranges may not overlap, and an insert may not fall strictly inside a replaced or deleted range (SPEC 5). */
 export function checkOverlap(ops: readonly Op[]): void {
   const ranges = ops.filter((o) => o.removed > 0);
-  const describe = (o: Op) => (o.removed > 0 ? `edits[${o.index}] (lines ${o.start + 1}-${o.start + o.removed})` : `edits[${o.index}] (insert after line ${o.start})`);
+  const lines = (o: Op) => (o.removed === 1 ? `line ${o.start + 1}` : `lines ${o.start + 1}-${o.start + o.removed}`);
+  const describe = (o: Op) => (o.removed > 0 ? `edits[${o.index}] (${lines(o)})` : `edits[${o.index}] (insert after line ${o.start})`);
   for (const r of ranges) {
     for (const o of ops) {
       if (o === r) continue;
