@@ -41,6 +41,8 @@ export class FuzzyIndex {
   private readonly lower: string[];
   private readonly masks: Int32Array;
   private readonly nameStart: Uint32Array;
+  /** depthPenalty of each path, computed once. */
+  private readonly penalty: Float32Array;
   private readonly preparedPath = new Map<number, Fuzzysort.Prepared>();
   private readonly preparedName = new Map<number, Fuzzysort.Prepared>();
 
@@ -53,6 +55,7 @@ export class FuzzyIndex {
     this.lower = new Array<string>(n);
     this.masks = new Int32Array(n);
     this.nameStart = new Uint32Array(n);
+    this.penalty = new Float32Array(n);
     const old = previous?.paths ?? [];
     let o = 0;
     for (let i = 0; i < n; i++) {
@@ -62,6 +65,7 @@ export class FuzzyIndex {
         this.lower[i] = previous.lower[at];
         this.masks[i] = previous.masks[at];
         this.nameStart[i] = previous.nameStart[at];
+        this.penalty[i] = previous.penalty[at];
         o = at + 1;
         continue;
       }
@@ -69,6 +73,7 @@ export class FuzzyIndex {
       this.lower[i] = lower;
       this.masks[i] = maskOf(lower);
       this.nameStart[i] = p.lastIndexOf("/") + 1;
+      this.penalty[i] = depthPenalty(p);
     }
   }
 
@@ -82,17 +87,19 @@ export class FuzzyIndex {
     const mask = maskOf(terms.join(""));
     const tiers: number[][] = [[], [], [], []];
     let total = 0;
+    // Hot loop over every path: plain loops, the cheap native indexOf tests first (a substring is also a subsequence).
     for (let i = 0; i < this.lower.length; i++) {
       if ((this.masks[i] & mask) !== mask) continue;
       const lower = this.lower[i];
-      if (!terms.every((t) => isSubsequence(t, lower, 0))) continue;
+      const start = this.nameStart[i];
+      let tier: number;
+      if (allSubstrings(terms, lower, start)) tier = 0;
+      else if (allSubstrings(terms, lower, 0)) tier = 1;
+      else if (!allSubsequences(terms, lower, 0)) continue;
+      else tier = allSubsequences(terms, lower, start) ? 2 : 3;
       if (accept && !accept(this.paths[i])) continue;
       total++;
-      const start = this.nameStart[i];
-      if (terms.every((t) => lower.indexOf(t, start) >= 0)) tiers[0].push(i);
-      else if (terms.every((t) => lower.includes(t))) tiers[1].push(i);
-      else if (terms.every((t) => isSubsequence(t, lower, start))) tiers[2].push(i);
-      else tiers[3].push(i);
+      tiers[tier].push(i);
     }
 
     const hits: FuzzyHit[] = [];
@@ -126,7 +133,7 @@ export class FuzzyIndex {
       else if (isWordStart(path, at)) score += 200;
       else score += 100;
     }
-    return score / terms.length - depthPenalty(path);
+    return score / terms.length - this.penalty[i];
   }
 
   private fuzzyScore(query: string, i: number, nameOnly: boolean): number {
@@ -140,7 +147,7 @@ export class FuzzyIndex {
     const result = fuzzysort.single(query, prepared);
     // a shorter name is a tighter fit for the same abbreviation: UserService.ts before UserServiceSettings.ts
     const looseness = nameOnly ? (this.paths[i].length - this.nameStart[i]) * NAME_LENGTH_WEIGHT : 0;
-    return (result?.score ?? 0) * FUZZY_WEIGHT - looseness - depthPenalty(this.paths[i]);
+    return (result?.score ?? 0) * FUZZY_WEIGHT - looseness - this.penalty[i];
   }
 }
 
@@ -153,15 +160,33 @@ function findAhead(old: readonly string[], path: string, from: number): number {
   return -1;
 }
 
-/** The `need` best of `indices`: scores are ranked with a typed-array sort, and only those at or above the cut are built and sorted. */
+/** The `need` best of `indices`: only the scores at or above the need-th best are built into hits and sorted. */
 function best(indices: number[], score: (i: number) => number, need: number, paths: readonly string[]): FuzzyHit[] {
   const scores = new Float64Array(indices.length);
   for (let k = 0; k < indices.length; k++) scores[k] = score(indices[k]);
-  let cut = -Infinity;
-  if (indices.length > need) cut = Float64Array.from(scores).sort()[indices.length - need];
+  const cut = indices.length > need ? kthLargest(scores, need) : -Infinity;
   const hits: FuzzyHit[] = [];
   for (let k = 0; k < indices.length; k++) if (scores[k] >= cut) hits.push({ path: paths[indices[k]], score: scores[k] });
   return hits.sort(compareHits).slice(0, need);
+}
+
+/** The k-th largest score: one pass keeping the k best in a small sorted array (k is a result limit, usually 20). */
+function kthLargest(scores: Float64Array, k: number): number {
+  const top: number[] = []; // ascending
+  for (let j = 0; j < scores.length; j++) {
+    const v = scores[j];
+    if (top.length === k && v <= top[0]) continue;
+    let lo = 0;
+    let hi = top.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (top[mid] < v) lo = mid + 1;
+      else hi = mid;
+    }
+    top.splice(lo, 0, v);
+    if (top.length > k) top.shift();
+  }
+  return top[0];
 }
 
 /** Deeper and longer paths lose ties: the file you mean is usually nearer the top. Small enough never to cross a tier step. */
@@ -185,6 +210,16 @@ function maskOf(lower: string): number {
     else if (c !== 32) mask |= 1 << 27;
   }
   return mask;
+}
+
+function allSubstrings(terms: string[], lower: string, from: number): boolean {
+  for (let k = 0; k < terms.length; k++) if (lower.indexOf(terms[k], from) < 0) return false;
+  return true;
+}
+
+function allSubsequences(terms: string[], lower: string, from: number): boolean {
+  for (let k = 0; k < terms.length; k++) if (!isSubsequence(terms[k], lower, from)) return false;
+  return true;
 }
 
 function isSubsequence(term: string, lower: string, from: number): boolean {

@@ -87,4 +87,12 @@ describe("FuzzyIndex ranking", () => {
     const reordered = new FuzzyIndex([...next].reverse(), old);
     expect(reordered.search("module12", 50)).toEqual(new FuzzyIndex([...next].reverse()).search("module12", 50));
   });
+
+  it("a small limit gives the first hits of a large one, ties included", () => {
+    const paths = Array.from({ length: 2000 }, (_, i) => `${["src", "lib", "a/b"][i % 3]}/${["cart", "Cart", "my-cart", "carts", "xcartx"][i % 5]}${i % 11}.ts`);
+    const index = new FuzzyIndex(paths);
+    const all = index.search("cart", 2000).hits;
+    for (const k of [1, 7, 20, 333]) expect(index.search("cart", k).hits).toEqual(all.slice(0, k));
+    expect(index.search("crt", 15).hits).toEqual(index.search("crt", 2000).hits.slice(0, 15));
+  });
 });
