@@ -12,6 +12,13 @@ export interface RunOptions {
   timeoutMs?: number;
   env?: NodeJS.ProcessEnv;
   maxBytes?: number;
+  /**
+   * Run in a process group of its own (default), so a kill reaches its children too (hooks, ssh, a test runner).
+   * Node makes a group only with setsid(), which on Linux also starts a new scheduler autogroup: on a busy machine that
+   * group gets one share of CPU, which halved the speed of git status's parallel lstat threads. Local git commands that
+   * start no children opt out.
+   */
+  group?: boolean;
 }
 
 export interface RunResult {
@@ -25,6 +32,8 @@ export interface RunResult {
 
 /** Children still running, so the daemon's shutdown can kill their process groups. */
 const live = new Set<ChildProcess>();
+/** The children that lead a process group of their own. */
+const groups = new WeakSet<ChildProcess>();
 
 export function killAllChildren(): void {
   for (const child of live) killGroup(child);
@@ -47,6 +56,11 @@ function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
 }
 
 function killGroup(child: ChildProcess): void {
+  if (!groups.has(child)) {
+    child.kill("SIGTERM");
+    setTimeout(() => child.exitCode === null && child.signalCode === null && child.kill("SIGKILL"), KILL_GRACE_MS).unref();
+    return;
+  }
   signalGroup(child, "SIGTERM");
   setTimeout(() => {
     // The group may outlive its leader (a hook's grandchild ignoring TERM): kill it whatever the leader did.
@@ -86,8 +100,10 @@ export function runProcess(cmd: string, args: readonly string[], opts: RunOption
   const maxBytes = opts.maxBytes ?? MAX_OUTPUT_BYTES;
   return new Promise((resolve, reject) => {
     if (opts.signal?.aborted) return reject(opts.signal.reason);
-    const child = spawn(cmd, args, { cwd: opts.cwd, env: opts.env ?? process.env, stdio: ["ignore", "pipe", "pipe"], detached: true });
+    const group = opts.group ?? true;
+    const child = spawn(cmd, args, { cwd: opts.cwd, env: opts.env ?? process.env, stdio: ["ignore", "pipe", "pipe"], detached: group });
     live.add(child);
+    if (group) groups.add(child);
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     let outBytes = 0;
@@ -157,10 +173,21 @@ export function gitEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
 /** Config every call gets: no askpass from the repo's config, no colour, paths printed as they are. */
 const GIT_CONFIG = ["-c", "core.askPass=", "-c", "color.ui=false", "-c", "core.quotePath=false", "-c", "advice.detachedHead=false"];
 
+/**
+ * git commands that only read or write the object store and start no child process: they run without a process group
+ * of their own (see RunOptions.group). Everything else (hooks, remotes, merges that may run drivers) gets one.
+ */
+const CHILDLESS_COMMANDS = new Set([
+  "status", "diff", "log", "show", "rev-parse", "rev-list", "for-each-ref", "cat-file", "ls-files", "symbolic-ref",
+  "config", "merge-tree", "commit-tree", "remote", "check-ref-format", "update-ref", "read-tree",
+]);
+
 export interface GitCallOptions {
   /** Exit codes that are answers, not failures (e.g. 1 for `merge-tree` with conflicts). */
   ok?: number[] | "any";
   timeoutMs?: number;
+  /** Output kept per stream (default MAX_OUTPUT_BYTES). */
+  maxBytes?: number;
   env?: NodeJS.ProcessEnv;
   cwd?: string;
 }
@@ -175,7 +202,8 @@ export async function git(ctx: GitCtx, args: readonly string[], opts: GitCallOpt
   tieToDaemon(ctx.ws);
   let r: RunResult;
   try {
-    r = await runProcess("git", [...GIT_CONFIG, ...args], { cwd: opts.cwd ?? ctx.ws.root, signal: ctx.signal, timeoutMs: opts.timeoutMs, env: gitEnv(opts.env) });
+    const group = !CHILDLESS_COMMANDS.has(args[0]);
+    r = await runProcess("git", [...GIT_CONFIG, ...args], { cwd: opts.cwd ?? ctx.ws.root, signal: ctx.signal, timeoutMs: opts.timeoutMs, env: gitEnv(opts.env), group, maxBytes: opts.maxBytes });
   } catch (e) {
     if (isNodeError(e, "ENOENT")) throw new ToolError("TOOL_MISSING", "git is not installed or not on PATH; install git to use the git tools.");
     throw e;

@@ -1,5 +1,5 @@
 import { pathsParam } from "../git/params.js";
-import { commitStep, requireRepo, gitState } from "../git/repo.js";
+import { commitStep, cachedGitDir, gitState } from "../git/repo.js";
 import { git } from "../git/run.js";
 import { list } from "../git/text.js";
 import { ToolError } from "../errors.js";
@@ -15,7 +15,7 @@ export const gitAddTool = defineTool({
   mutating: true,
   state: gitState,
   async run({ paths }, ctx) {
-    await requireRepo(ctx);
+    await cachedGitDir(ctx);
     const spec = ["--", ...(paths ? await relPaths(ctx, paths) : [])];
     // --verbose (and --dry-run) print one "add 'x'" / "remove 'x'" line per file: the same list for preview and result.
     const args = ["add", "-A", "--verbose", ...(ctx.dryRun ? ["--dry-run"] : []), ...spec];

@@ -1,4 +1,4 @@
-import { requireRepo, gitState } from "../git/repo.js";
+import { cachedGitDir, gitState } from "../git/repo.js";
 import { git } from "../git/run.js";
 import { defineTool } from "./tool.js";
 
@@ -9,7 +9,7 @@ export const gitBranchTool = defineTool({
   mutating: false,
   state: gitState,
   async run(_params, ctx) {
-    await requireRepo(ctx);
+    await cachedGitDir(ctx);
     const fmt = "%(HEAD)%00%(refname)%00%(refname:short)%00%(objectname:short)%00%(upstream:short)%00%(upstream:track,nobracket)%00%(contents:subject)";
     const r = await git(ctx, ["for-each-ref", `--format=${fmt}`, "refs/heads", "refs/remotes"]);
     const branches = r.stdout.split("\n").filter(Boolean).map((line) => {

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { backupWork, saveRef } from "../git/backup.js";
 import { trackedChanges } from "../git/integrate.js";
 import { refParam } from "../git/params.js";
-import { commitStep, headInfo, requireRepo, resolveCommit, tryResolve, gitState } from "../git/repo.js";
+import { commitStep, headInfo, cachedGitDir, resolveCommit, tryResolve, gitState } from "../git/repo.js";
 import { git } from "../git/run.js";
 import { list } from "../git/text.js";
 import { ToolError } from "../errors.js";
@@ -18,7 +18,7 @@ export const gitCheckoutTool = defineTool({
   mutating: true,
   state: gitState,
   async run({ ref, create }, ctx) {
-    await requireRepo(ctx);
+    await cachedGitDir(ctx);
     const { head, branch } = await headInfo(ctx);
     if (create) return createBranch(ctx, ref, branch);
 

@@ -5,9 +5,10 @@ import { z } from "zod";
 import { checksText, enforceChecks } from "../git/checks.js";
 import { type HookResult, hookPath, runHook } from "../git/hooks.js";
 import { pathsParam } from "../git/params.js";
-import { EMPTY_TREE, type FileStat, headInfo, numstat, operationInProgress, requireRepo, gitState, statText } from "../git/repo.js";
+import { EMPTY_TREE, type FileStat, headInfo, numstat, operationInProgress, cachedGitDir, gitState, statText } from "../git/repo.js";
 import { git, steady } from "../git/run.js";
 import { ToolError } from "../errors.js";
+import { fileList } from "../git/text.js";
 import { relPaths } from "./git-add.js";
 import { defineTool, type ToolContext } from "./tool.js";
 
@@ -26,7 +27,7 @@ export const gitCommitTool = defineTool({
   timeoutMs: COMMIT_TIMEOUT_MS,
   state: gitState,
   async run({ message, paths, amend }, ctx) {
-    const gitDir = await requireRepo(ctx);
+    const gitDir = await cachedGitDir(ctx);
     const { head, branch } = await headInfo(ctx);
     if (amend && !head) throw new ToolError("INVALID_PARAMS", "amend: there is no commit to amend yet; commit without amend.");
     const rels = paths ? await relPaths(ctx, paths) : undefined;
@@ -41,14 +42,14 @@ export const gitCommitTool = defineTool({
     if (ctx.dryRun) {
       const hooks = await previewHooks(ctx, message);
       const text = [`would commit on ${branch ?? "detached HEAD"}${amend ? " (amending the last commit)" : ""}: ${summary}`, hooksText(hooks), checksText(checks)].filter(Boolean).join("\n");
-      return { message, branch, amend: !!amend, files, hooks, checks, text };
+      return { message, branch, amend: !!amend, ...fileList(files), hooks, checks, text };
     }
 
     // Not a ctx.commit step: hooks and checks can run for minutes and must stay cancellable. A cancelled `git commit`
     // gets SIGTERM, removes its index.lock and writes no commit (git moves HEAD atomically, last).
     const sha = await commit(ctx, message, rels, !!amend);
     const text = [`committed ${sha.slice(0, 7)} on ${branch ?? "detached HEAD"}: ${summary}`, checksText(checks)].filter(Boolean).join("\n");
-    return { commit: sha, branch, amend: !!amend, files, checks, text };
+    return { commit: sha, branch, amend: !!amend, ...fileList(files), checks, text };
   },
 });
 

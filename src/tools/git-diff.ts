@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { pathParam, refParam } from "../git/params.js";
-import { numstat, requireRepo, resolveCommit, gitState, statText } from "../git/repo.js";
+import { numstat, cachedGitDir, resolveCommit, gitState, statText } from "../git/repo.js";
 import { git } from "../git/run.js";
-import { capDiff } from "../git/text.js";
+import { PATCH_READ_BYTES, capDiff, fileList } from "../git/text.js";
 import { defineTool } from "./tool.js";
 
 export const gitDiffTool = defineTool({
@@ -16,7 +16,7 @@ export const gitDiffTool = defineTool({
   mutating: false,
   state: gitState,
   async run({ path, staged, ref }, ctx) {
-    await requireRepo(ctx);
+    await cachedGitDir(ctx);
     const args: string[] = [];
     if (staged) args.push("--cached");
     if (ref) args.push(await resolveCommit(ctx, ref));
@@ -24,10 +24,10 @@ export const gitDiffTool = defineTool({
     if (path) spec.push((await ctx.ws.paths.resolve(path, { allowGitDir: false })).rel || ".");
     const [files, diff] = await Promise.all([
       numstat(ctx, [...args, ...spec]),
-      git(ctx, ["diff", "--no-ext-diff", "--no-renames", ...args, ...spec]),
+      git(ctx, ["diff", "--no-ext-diff", "--no-renames", ...args, ...spec], { maxBytes: PATCH_READ_BYTES }),
     ]);
-    const capped = capDiff(diff.stdout, "pass path to see one file, or read the stat above");
+    const capped = capDiff(diff.stdout, "pass path to see one file, or read the stat above", diff.truncated);
     const head = files.length ? `${files.length} file${files.length > 1 ? "s" : ""} changed\n${statText(files)}\n` : "no changes\n";
-    return { files, diff: capped.text, truncated: capped.truncated, text: `${head}${capped.text}`.trimEnd() };
+    return { ...fileList(files), diff: capped.text, truncated: capped.truncated, text: `${head}${capped.text}`.trimEnd() };
   },
 });

@@ -1,5 +1,5 @@
 import { remoteParam } from "../git/params.js";
-import { commitStep, defaultRemote, headInfo, requireRemote, requireRepo, gitState } from "../git/repo.js";
+import { commitStep, defaultRemote, headInfo, requireRemote, cachedGitDir, gitState } from "../git/repo.js";
 import { git } from "../git/run.js";
 import { type ToolContext, defineTool } from "./tool.js";
 import { NETWORK_TIMEOUT_MS } from "./git-push.js";
@@ -14,7 +14,7 @@ export const gitFetchTool = defineTool({
   timeoutMs: NETWORK_TIMEOUT_MS + 10_000,
   state: gitState,
   async run(params, ctx) {
-    await requireRepo(ctx);
+    await cachedGitDir(ctx);
     const remote = params.remote ?? (await defaultRemote(ctx, (await headInfo(ctx)).branch));
     await requireRemote(ctx, remote);
     if (ctx.dryRun) {

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { pathParam, refParam } from "../git/params.js";
-import { commitLine, logCommits, requireRepo, resolveCommit, gitState } from "../git/repo.js";
+import { commitLine, logCommits, cachedGitDir, resolveCommit, gitState } from "../git/repo.js";
 import { defineTool } from "./tool.js";
 
 /** Commits a call may ask for: more would flood a model's context; page with ref instead. */
@@ -17,7 +17,7 @@ export const gitLogTool = defineTool({
   mutating: false,
   state: gitState,
   async run({ ref, path, limit }, ctx) {
-    await requireRepo(ctx);
+    await cachedGitDir(ctx);
     const n = limit ?? 20;
     const rev = ref ? (ref.includes("..") ? ref : await resolveCommit(ctx, ref)) : "HEAD";
     const spec = path ? ["--", (await ctx.ws.paths.resolve(path, { allowGitDir: false })).rel || "."] : [];

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { analyze, conflictedFiles, integrationText, mergeConflict, trackedChanges } from "../git/integrate.js";
 import { refParam } from "../git/params.js";
-import { commitStep, operationInProgress, requireRepo, resolveCommit, headInfo, gitState } from "../git/repo.js";
+import { commitStep, operationInProgress, cachedGitDir, resolveCommit, headInfo, gitState } from "../git/repo.js";
 import { git } from "../git/run.js";
 import { ToolError } from "../errors.js";
 import { defineTool } from "./tool.js";
@@ -17,7 +17,7 @@ export const gitMergeTool = defineTool({
   timeoutMs: 300_000,
   state: gitState,
   async run({ ref, no_ff }, ctx) {
-    const gitDir = await requireRepo(ctx);
+    const gitDir = await cachedGitDir(ctx);
     const op = await operationInProgress(gitDir);
     if (op) throw new ToolError("CONFLICT", `A ${op} is already in progress; finish it (git_commit) or abandon it (git_reset {ref:"HEAD", mode:"hard"}) first.`);
     const { head, branch } = await headInfo(ctx);

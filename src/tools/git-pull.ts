@@ -2,7 +2,7 @@ import { z } from "zod";
 import { saveRef } from "../git/backup.js";
 import { analyze, conflictedFiles, integrationText, mergeConflict, requireNoTrackedChanges } from "../git/integrate.js";
 import { refParam, remoteParam } from "../git/params.js";
-import { commitStep, defaultRemote, operationInProgress, requireBranch, requireRemote, requireRepo, upstreamOf, gitState } from "../git/repo.js";
+import { commitStep, defaultRemote, operationInProgress, requireBranch, requireRemote, cachedGitDir, upstreamOf, gitState } from "../git/repo.js";
 import { git } from "../git/run.js";
 import { ToolError } from "../errors.js";
 import { type ToolContext, defineTool } from "./tool.js";
@@ -20,7 +20,7 @@ export const gitPullTool = defineTool({
   timeoutMs: NETWORK_TIMEOUT_MS + 300_000,
   state: gitState,
   async run(params, ctx) {
-    const gitDir = await requireRepo(ctx);
+    const gitDir = await cachedGitDir(ctx);
     const op = await operationInProgress(gitDir);
     if (op) throw new ToolError("CONFLICT", `A ${op} is already in progress; finish or abandon it first.`);
     const { head, branch } = await requireBranch(ctx);

@@ -3,7 +3,7 @@ import { saveRef } from "../git/backup.js";
 import { checksText, enforceChecks } from "../git/checks.js";
 import { refParam, remoteParam } from "../git/params.js";
 import { parsePushPorcelain, pushFailure } from "../git/push.js";
-import { commitStep, commitLine, defaultRemote, headInfo, logCommits, requireRemote, requireRepo, tryResolve, upstreamOf, gitState } from "../git/repo.js";
+import { commitStep, commitLine, defaultRemote, headInfo, logCommits, requireRemote, cachedGitDir, tryResolve, upstreamOf, gitState } from "../git/repo.js";
 import { git } from "../git/run.js";
 import { ToolError } from "../errors.js";
 import { defineTool } from "./tool.js";
@@ -23,7 +23,7 @@ export const gitPushTool = defineTool({
   timeoutMs: NETWORK_TIMEOUT_MS + 600_000,
   state: gitState,
   async run(params, ctx) {
-    await requireRepo(ctx);
+    await cachedGitDir(ctx);
     const info = await headInfo(ctx);
     const branch = params.branch ?? info.branch;
     if (!branch) throw new ToolError("INVALID_PARAMS", "branch: HEAD is detached; name the branch to push.");

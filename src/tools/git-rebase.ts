@@ -1,7 +1,7 @@
 import { saveRef } from "../git/backup.js";
 import { analyze, conflictedFiles, integrationText, requireNoTrackedChanges } from "../git/integrate.js";
 import { refParam } from "../git/params.js";
-import { commitStep, operationInProgress, requireRepo, resolveCommit, headInfo, gitState } from "../git/repo.js";
+import { commitStep, operationInProgress, cachedGitDir, resolveCommit, headInfo, gitState } from "../git/repo.js";
 import { git } from "../git/run.js";
 import { ToolError } from "../errors.js";
 import { defineTool } from "./tool.js";
@@ -16,7 +16,7 @@ export const gitRebaseTool = defineTool({
   timeoutMs: 300_000,
   state: gitState,
   async run({ onto }, ctx) {
-    const gitDir = await requireRepo(ctx);
+    const gitDir = await cachedGitDir(ctx);
     const op = await operationInProgress(gitDir);
     if (op) throw new ToolError("CONFLICT", `A ${op} is already in progress; finish or abandon it first.`);
     const { head, branch } = await headInfo(ctx);

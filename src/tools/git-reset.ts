@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { backupWork, saveRef } from "../git/backup.js";
 import { pathsParam, refParam } from "../git/params.js";
-import { commitStep, commitLine, headInfo, logCommits, numstat, requireRepo, resolveCommit, gitState, statText } from "../git/repo.js";
+import { commitStep, commitLine, headInfo, logCommits, numstat, cachedGitDir, resolveCommit, gitState, statText } from "../git/repo.js";
 import { git } from "../git/run.js";
 import { ToolError } from "../errors.js";
 import { relPaths } from "./git-add.js";
@@ -18,7 +18,7 @@ export const gitResetTool = defineTool({
   mutating: true,
   state: gitState,
   async run({ ref, mode, paths }, ctx) {
-    await requireRepo(ctx);
+    await cachedGitDir(ctx);
     const { head, branch } = await headInfo(ctx);
     const target = await resolveCommit(ctx, ref);
     if (paths) {

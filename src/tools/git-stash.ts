@@ -2,7 +2,7 @@ import { z } from "zod";
 import { saveRef } from "../git/backup.js";
 import { conflictedFiles, trackedChanges } from "../git/integrate.js";
 import { refParam } from "../git/params.js";
-import { commitStep, requireRepo, resolveCommit, gitState } from "../git/repo.js";
+import { commitStep, cachedGitDir, resolveCommit, gitState } from "../git/repo.js";
 import { git } from "../git/run.js";
 import { list } from "../git/text.js";
 import { ToolError } from "../errors.js";
@@ -20,7 +20,7 @@ export const gitStashTool = defineTool({
   mutating: true,
   state: gitState,
   async run(params, ctx) {
-    await requireRepo(ctx);
+    await cachedGitDir(ctx);
     switch (params.action) {
       case "list":
         return listStashes(ctx);

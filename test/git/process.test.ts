@@ -48,6 +48,11 @@ describe("the process runner", () => {
     }
   });
 
+  it("a command run without a group of its own is killed on timeout too", async () => {
+    const r = await runProcess("sleep", ["30"], { cwd: process.cwd(), timeoutMs: 200, group: false });
+    expect(r.timedOut).toBe(true);
+  });
+
   it("stdin is closed, so a command waiting for input ends at once instead of hanging", async () => {
     const r = await runProcess("cat", [], { cwd: process.cwd(), timeoutMs: 20_000 });
     expect(r).toMatchObject({ code: 0, stdout: "", timedOut: false });
