@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { pathParam, refParam } from "../git/params.js";
-import { commitLine, logCommits, cachedGitDir, resolveCommit, gitState } from "../git/repo.js";
+import { commitLine, headInfo, logCommits, cachedGitDir, resolveCommit, gitState } from "../git/repo.js";
 import { defineTool } from "./tool.js";
 
 /** Commits a call may ask for: more would flood a model's context; page with ref instead. */
@@ -21,10 +21,8 @@ export const gitLogTool = defineTool({
     const n = limit ?? 20;
     const rev = ref ? (ref.includes("..") ? ref : await resolveCommit(ctx, ref)) : "HEAD";
     const spec = path ? ["--", (await ctx.ws.paths.resolve(path, { allowGitDir: false })).rel || "."] : [];
-    const commits = await logCommits(ctx, [`-n${n + 1}`, "--end-of-options", rev, ...spec]).catch((e) => {
-      if (!ref && /does not have any commits|bad default revision/.test(String(e?.message))) return [];
-      throw e;
-    });
+    if (!ref && !(await headInfo(ctx)).head) return { commits: [], more: false, text: "no commits yet" };
+    const commits = await logCommits(ctx, [`-n${n + 1}`, "--end-of-options", rev, ...spec]);
     const more = commits.length > n;
     const shown = commits.slice(0, n);
     const text = shown.length

@@ -121,6 +121,11 @@ describe("git tools outside a repository", () => {
         expect(r.result.message).toContain("not inside a git repository");
       }
       expect((await d.ok("info", { tool_id: "git_status" })).state).toMatchObject({ git: true, repository: false });
+      // Then it becomes a repository with no commits yet: the tools answer, they do not fail.
+      git(ws.dir, "init", "-q", "-b", "main");
+      expect((await d.ok("git_log")).text).toBe("no commits yet");
+      expect((await d.ok("git_status")).text).toBe("On main (no upstream), no commits yet\nuntracked: x.txt");
+      expect((await d.ok("git_branch")).branches).toEqual([]);
     } finally {
       await d.close();
       ws.cleanup();

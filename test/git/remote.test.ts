@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { existsSync } from "node:fs";
+import { existsSync, rmSync } from "node:fs";
 import path from "node:path";
 import { type DaemonClient, startDaemon } from "../helpers/daemon.js";
 import { commitFile, expectUnchanged, git, hook, otherClone, remoteRefs, repoWithRemote, writeFile } from "./fixture.js";
@@ -122,6 +122,19 @@ describe("git_push, git_fetch, git_pull, git_clone against real bare remotes", (
     expect((await d.ok("git_status")).operation).toBe("merge");
     await d.ok("git_reset", { ref: "HEAD", mode: "hard" });
     expect((await d.ok("git_status")).operation).toBe(null);
+  });
+
+  it("a failing push check blocks the push, in the preview too, and the remote is untouched", async () => {
+    writeFile(repo.dir, ".tool-layer.json", JSON.stringify({ checks: [{ name: "e2e", command: ["sh", "-c", "echo 3 e2e tests failed; exit 2"], on: ["push"] }] }));
+    const before = remoteRefs(repo.remote);
+    const preview = await d.call("git_push", {}, { approved: false });
+    expect(preview.result.code).toBe("CHECK_FAILED");
+    const r = await d.call("git_push", {});
+    expect(r.result.code).toBe("CHECK_FAILED");
+    expect(r.result.message).toContain("check e2e: failed (exit 2)");
+    expect(r.result.message).toContain("3 e2e tests failed");
+    expect(remoteRefs(repo.remote)).toBe(before);
+    rmSync(path.join(repo.dir, ".tool-layer.json"));
   });
 
   it("a pre-push hook failure is HOOK_FAILED, and the preview does not run the hook", async () => {
