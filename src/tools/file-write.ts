@@ -1,3 +1,5 @@
+import { type Stats, statSync } from "node:fs";
+import path from "node:path";
 import { z } from "zod";
 import { fileHash, tagOf } from "../core/hash.js";
 import { type Op, applyEdits } from "../core/edits.js";
@@ -58,6 +60,7 @@ export const fileWriteTool = defineTool({
       const expected = params.hash ?? undefined;
       if (!current) {
         if (expected !== undefined || params.edits) throw notFound(target);
+        checkParents(target.rel, target.real);
       } else if (expected === undefined) {
         throw new ToolError("ALREADY_EXISTS", `${target.rel} already exists; pass its hash (${current.hash}, or file_read it first) to change it.`, { current_hash: current.hash });
       } else {
@@ -101,7 +104,7 @@ interface NextVersion {
 }
 
 async function readExisting(target: Parameters<typeof readText>[0], maxBytes: number): Promise<TextFile | undefined> {
-  if (!target.exists) return undefined;
+  // Decided here, under the write lock, not by the path check before it: two racing creations must not both pass.
   try {
     return await readText(target, maxBytes);
   } catch (e) {
@@ -109,6 +112,21 @@ async function readExisting(target: Parameters<typeof readText>[0], maxBytes: nu
     if (e instanceof ToolError && e.code === "NOT_FOUND") return undefined;
     if (isNodeError(e, "ENOENT")) return undefined;
     throw e;
+  }
+}
+
+/** A new file's nearest existing ancestor must be a folder: `a.txt/x.txt` under a file `a.txt` cannot be created (dry runs check it too). */
+function checkParents(rel: string, real: string): void {
+  for (let dir = path.dirname(real); ; dir = path.dirname(dir)) {
+    let stats: Stats;
+    try {
+      stats = statSync(dir);
+    } catch (e) {
+      if (isNodeError(e, "ENOENT") || isNodeError(e, "ENOTDIR")) continue;
+      throw e;
+    }
+    if (!stats.isDirectory()) throw new ToolError("NOT_A_FILE", `${rel} cannot be created: ${path.basename(dir)} on its path is a file, not a folder.`);
+    return;
   }
 }
 

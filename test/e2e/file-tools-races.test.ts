@@ -40,6 +40,19 @@ describe("concurrent sessions", () => {
     }
   });
 
+  it("lets exactly one of two sessions create the same new file", async () => {
+    for (let round = 0; round < 5; round++) {
+      const name = `created-${round}.txt`;
+      const [a, b] = await Promise.all([
+        d.call("file_write", { path: name, content: "from a\n" }, { session: "a" }),
+        d.call("file_write", { path: name, content: "from b\n" }, { session: "b" }),
+      ]);
+      expect([a.success, b.success].filter(Boolean)).toHaveLength(1);
+      expect((a.success ? b : a).result.code).toBe("ALREADY_EXISTS");
+      expect(readFileSync(at(name), "utf8")).toBe(a.success ? "from a\n" : "from b\n");
+    }
+  });
+
   it("loses no update when sessions increment a counter with read, write, retry", async () => {
     writeFileSync(at("counter.txt"), "0\n");
     const SESSIONS = 4;

@@ -113,6 +113,10 @@ describe("file_write with content", () => {
     expect((await failure("file_write", { path: "missing.txt", edits: [{ type: "insert", content: "x" }] })).code).toBe("NOT_FOUND");
     expect((await failure("file_write", { path: "missing.txt", hash: hashOf("x\n"), content: "x\n" })).code).toBe("NOT_FOUND");
     expect((await failure("file_write", { path: rel, hash: "nothex", content: "y\n" })).code).toBe("INVALID_PARAMS");
+    const blocked = await failure("file_write", { path: `${rel}/deeper/x.txt`, content: "x\n" }, { approved: false });
+    expect(blocked.code).toBe("NOT_A_FILE");
+    expect((await failure("file_write", { path: `${rel}/x.txt`, content: "x\n" })).code).toBe("NOT_A_FILE");
+    expect(read(rel)).toBe("x\n");
     mkdirSync(at("adir"), { recursive: true });
     expect((await failure("file_write", { path: "adir", hash: hashOf("x\n"), content: "y\n" })).code).toBe("NOT_A_FILE");
   });
