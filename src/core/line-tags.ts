@@ -1,4 +1,4 @@
-import { hasBom } from "./text.js";
+import { type EolStyle, hasBom } from "./text.js";
 
 // XXH32 (seed 0) in plain JS for line tags. The WebAssembly hasher in hash.ts copies every input into its memory and
 // formats the result as a string per call, which made tagging a 150-line read cost more than reading it; lines are
@@ -59,21 +59,36 @@ export function tagOfRange(b: Uint8Array, start: number, end: number): string {
 export class LineTags {
   private readonly starts: number[] = [];
   private readonly ends: number[] = [];
+  private lf = 0;
+  private crlf = 0;
   private cache?: string[];
 
-  constructor(private readonly bytes: Uint8Array) {
+  constructor(private readonly bytes: Buffer) {
     let start = hasBom(bytes) ? 3 : 0;
     while (start < bytes.length) {
       let nl = bytes.indexOf(10, start);
       if (nl === -1) nl = bytes.length;
+      const cr = nl < bytes.length && nl > start && bytes[nl - 1] === 13;
+      if (nl < bytes.length) cr ? this.crlf++ : this.lf++;
       this.starts.push(start);
-      this.ends.push(nl > start && bytes[nl - 1] === 13 ? nl - 1 : nl);
+      this.ends.push(cr ? nl - 1 : nl);
       start = nl + 1;
     }
   }
 
   get length(): number {
     return this.starts.length;
+  }
+
+  /** The text of 0-based line `i`, decoded on demand (the bytes must be valid UTF-8: see checkText). */
+  text(i: number): string {
+    return this.bytes.toString("utf8", this.starts[i], this.ends[i]);
+  }
+
+  /** Same as eolStyle() over a parsed doc's terminators. */
+  eolStyle(): EolStyle {
+    if (this.lf && this.crlf) return "mixed";
+    return this.crlf ? "crlf" : this.lf ? "lf" : "none";
   }
 
   /** Tag of 0-based line `i`. */
@@ -86,17 +101,4 @@ export class LineTags {
     if (!this.cache) this.cache = this.starts.map((s, i) => tagOfRange(this.bytes, s, this.ends[i]));
     return this.cache;
   }
-}
-
-/** Tags of lines `from..to-1` (0-based). */
-export function tagsInRange(bytes: Uint8Array, from: number, to: number): string[] {
-  const tags: string[] = [];
-  let start = hasBom(bytes) ? 3 : 0;
-  for (let i = 0; i < to && start < bytes.length; i++) {
-    let nl = bytes.indexOf(10, start);
-    if (nl === -1) nl = bytes.length;
-    if (i >= from) tags.push(tagOfRange(bytes, start, nl > start && bytes[nl - 1] === 13 ? nl - 1 : nl));
-    start = nl + 1;
-  }
-  return tags;
 }

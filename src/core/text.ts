@@ -77,7 +77,8 @@ export function tagsOfBytes(bytes: Uint8Array): string[] {
     let nl = bytes.indexOf(10, start);
     const last = nl === -1;
     if (last) nl = bytes.length;
-    const end = nl > start && bytes[nl - 1] === 13 ? nl - 1 : nl;
+    // Only a \r before \n is part of the terminator: a last line ending in \r keeps it, as splitText does.
+    const end = !last && nl > start && bytes[nl - 1] === 13 ? nl - 1 : nl;
     tags.push(tagOfBytes(bytes.subarray(start, end)));
     if (last) break;
     start = nl + 1;

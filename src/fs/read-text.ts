@@ -1,7 +1,9 @@
+import { isUtf8 } from "node:buffer";
 import { type Stats, readFileSync, statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { fileHash } from "../core/hash.js";
-import { type TextDoc, parseText } from "../core/text.js";
+import { LineTags } from "../core/line-tags.js";
+import { type TextDoc, decodeText, hasBom, isBinary, parseText } from "../core/text.js";
 import { ToolError, isNodeError } from "../errors.js";
 import type { ResolvedPath } from "../paths.js";
 
@@ -71,4 +73,24 @@ export async function readText(path: ResolvedPath, maxBytes: number): Promise<Te
     if (e instanceof ToolError) throw new ToolError(e.code, e.message, { ...e.details, hash: raw.hash });
     throw e;
   }
+}
+
+/** Refuses binary and non-UTF-8 bytes exactly as decodeText does, without building the text. */
+function checkText(bytes: Buffer, rel: string): void {
+  if (isBinary(bytes) || !isUtf8(hasBom(bytes) ? bytes.subarray(3) : bytes)) decodeText(bytes, rel);
+}
+
+/**
+ * Reads a UTF-8 text file as indexed lines, decoding only the lines asked for: a 150-line window of a large file costs
+ * a validation pass and a newline scan, not a decode and a split of the whole file.
+ */
+export async function readLines(path: ResolvedPath, maxBytes: number): Promise<RawFile & { lines: LineTags }> {
+  const raw = await readRaw(path, maxBytes);
+  try {
+    checkText(raw.bytes, path.rel);
+  } catch (e) {
+    if (e instanceof ToolError) throw new ToolError(e.code, e.message, { ...e.details, hash: raw.hash });
+    throw e;
+  }
+  return { ...raw, lines: new LineTags(raw.bytes) };
 }

@@ -1,9 +1,8 @@
 import { z } from "zod";
-import { LineTags, tagsInRange } from "../core/line-tags.js";
-import { changedSpans, renderRange, renderRegions, unifiedDiff } from "../core/render.js";
-import { decodeText, eolStyle } from "../core/text.js";
+import { changedSpans, renderRegions, unifiedDiff } from "../core/render.js";
+import { decodeText, renderLine } from "../core/text.js";
 import { ToolError } from "../errors.js";
-import { readText } from "../fs/read-text.js";
+import { readLines } from "../fs/read-text.js";
 import { defineTool } from "./tool.js";
 
 /** Lines returned when no limit is given (the design document's 150). */
@@ -40,12 +39,11 @@ export const fileReadTool = defineTool({
       throw new ToolError("INVALID_PARAMS", "lines: give either lines (tag mode) or offset/limit (a window), not both.");
     }
     const target = await ws.paths.resolve(params.path);
-    const file = await readText(target, ws.maxFileBytes);
+    const { bytes, hash, lines } = await readLines(target, ws.maxFileBytes);
     signal.throwIfAborted();
-    const { bytes, hash, doc } = file;
     ws.recordSeen(sessionId, target.rel, hash, bytes);
-    const total = doc.lines.length;
-    const base = { path: target.rel, hash, total_lines: total, eol: eolStyle(doc.eols) };
+    const total = lines.length;
+    const base = { path: target.rel, hash, total_lines: total, eol: lines.eolStyle() };
 
     if (params.since !== undefined) {
       const since = params.since.toLowerCase();
@@ -55,8 +53,8 @@ export const fileReadTool = defineTool({
       const old = ws.history.get(since);
       if (old) {
         const { diff, hunks } = unifiedDiff(target.rel, decodeText(old, target.rel).text, decodeText(bytes, target.rel).text);
-        const tags = new LineTags(bytes);
-        return { ...base, since, unchanged: false, diff, text: renderRegions(doc.lines, (i) => tags.at(i), changedSpans(hunks)) };
+        const all = Array.from({ length: total }, (_, i) => lines.text(i));
+        return { ...base, since, unchanged: false, diff, text: renderRegions(all, (i) => lines.at(i), changedSpans(hunks)) };
       }
       // The daemon no longer has that version: fall through to a normal read.
     }
@@ -65,8 +63,7 @@ export const fileReadTool = defineTool({
       const wanted = [...new Set(params.lines)].sort((a, b) => a - b);
       const present = wanted.filter((n) => n <= total);
       const missing = wanted.filter((n) => n > total);
-      const lineTags = new LineTags(bytes);
-      const tags = present.map((n) => lineTags.at(n - 1));
+      const tags = present.map((n) => lines.at(n - 1));
       return {
         ...base,
         tags: present.map((line, i) => ({ line, tag: tags[i] })),
@@ -80,15 +77,15 @@ export const fileReadTool = defineTool({
       throw new ToolError("INVALID_PARAMS", `offset: ${offset} is past the end; ${target.rel} has ${total} lines.`, { total_lines: total });
     }
     const limit = Math.min(params.limit ?? DEFAULT_LIMIT, MAX_LIMIT);
-    const from = offset - 1;
-    const to = Math.min(total, from + limit);
-    const tags = tagsInRange(bytes, from, to);
+    const to = Math.min(total, offset - 1 + limit);
+    const rendered: string[] = [];
+    for (let i = offset - 1; i < to; i++) rendered.push(renderLine(i + 1, lines.at(i), lines.text(i)));
     return {
       ...base,
       start_line: total ? offset : 0,
       end_line: to,
       next_offset: to < total ? to + 1 : null,
-      text: renderRange(doc.lines, (i) => tags[i - from], from, to),
+      text: rendered.join("\n"),
     };
   },
 });

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { fileHash, initHash, tagOf, tagOfBytes } from "../../src/core/hash.js";
-import { LineTags, tagOfRange, tagsInRange, xxh32 } from "../../src/core/line-tags.js";
+import { LineTags, tagOfRange, xxh32 } from "../../src/core/line-tags.js";
 import { dominantEol, eolStyle, parseText, serialize, splitText, tagsOfBytes } from "../../src/core/text.js";
 
 beforeAll(initHash);
@@ -62,10 +62,10 @@ describe("tags and hashes", () => {
 
   it("tags a window from the raw bytes exactly as the whole file", () => {
     const bytes = Buffer.from("\ufeffa\r\nb\nc\r\nd\ne");
-    const all = tagsOfBytes(bytes);
-    expect(tagsInRange(bytes, 0, 5)).toEqual(all);
-    expect(tagsInRange(bytes, 1, 3)).toEqual(all.slice(1, 3));
-    expect(tagsInRange(bytes, 3, 99)).toEqual(all.slice(3));
+    const lazy = new LineTags(bytes);
+    expect(Array.from({ length: 5 }, (_, i) => lazy.at(i))).toEqual(tagsOfBytes(bytes));
+    expect(Array.from({ length: 5 }, (_, i) => lazy.text(i))).toEqual(["a", "b", "c", "d", "e"]);
+    expect(lazy.eolStyle()).toBe("mixed");
   });
 
   it("hashes the raw bytes as 16 lower-case hex digits", () => {
@@ -96,5 +96,17 @@ describe("the in-place tagger", () => {
     expect(lazy.all()).toEqual(tagsOfBytes(bytes));
     expect(new LineTags(Buffer.from("")).length).toBe(0);
     expect(new LineTags(Buffer.from("\n")).length).toBe(1);
+  });
+});
+
+describe("a last line ending in a lone \\r", () => {
+  it("keeps the \\r in the line and its tag, everywhere", () => {
+    const bytes = Buffer.from("a\r\nb\r");
+    expect(parseText(bytes, "f").lines).toEqual(["a", "b\r"]);
+    const expected = [tagOf("a"), tagOf("b\r")];
+    expect(tagsOfBytes(bytes)).toEqual(expected);
+    expect(new LineTags(bytes).all()).toEqual(expected);
+    expect(new LineTags(bytes).text(1)).toBe("b\r");
+    expect(new LineTags(bytes).eolStyle()).toBe("crlf");
   });
 });
