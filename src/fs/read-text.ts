@@ -3,7 +3,7 @@ import { type Stats, readFileSync, statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { fileHash } from "../core/hash.js";
 import { LineTags } from "../core/line-tags.js";
-import { type TextDoc, decodeText, hasBom, isBinary, parseText } from "../core/text.js";
+import { type TextDoc, decodeText, hasBom, isBinary, splitText } from "../core/text.js";
 import { ToolError, isNodeError } from "../errors.js";
 import type { ResolvedPath } from "../paths.js";
 
@@ -68,7 +68,10 @@ export async function readRaw(path: ResolvedPath, maxBytes: number): Promise<Raw
 export async function readText(path: ResolvedPath, maxBytes: number): Promise<TextFile> {
   const raw = await readRaw(path, maxBytes);
   try {
-    return { ...raw, doc: parseText(raw.bytes, path.rel) };
+    checkText(raw.bytes, path.rel);
+    // Validated above, so the plain (fast) decoder cannot replace anything.
+    const bom = hasBom(raw.bytes);
+    return { ...raw, doc: { bom, ...splitText(raw.bytes.toString("utf8", bom ? 3 : 0)) } };
   } catch (e) {
     if (e instanceof ToolError) throw new ToolError(e.code, e.message, { ...e.details, hash: raw.hash });
     throw e;
