@@ -3,7 +3,7 @@
  * read_text_file on the same file in the same run, and a 10-edit file_write batch on a 10,000-line file.
  */
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
-import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createInterface } from "node:readline";
@@ -15,7 +15,7 @@ const MCP_SERVER = fileURLToPath(new URL("../../node_modules/@modelcontextprotoc
 /** Round trips timed one after the other, for p50/p99. */
 const LATENCY_CALLS = 2000;
 /** Calls for a throughput figure: enough for a steady state of a few hundred ms. */
-const THROUGHPUT_CALLS = 8000;
+const THROUGHPUT_CALLS = 6000;
 /** Requests each session keeps in flight (pipelined), as a Gateway with several agents would. */
 const IN_FLIGHT_PER_SESSION = 8;
 /** Discarded first calls: JIT warm-up and the page cache. */
@@ -23,10 +23,24 @@ const WARMUP_CALLS = 300;
 /** Timed 10-edit batches. */
 const WRITE_BATCHES = 200;
 const BIG_LINES = 10_000;
-/** Throughput runs per side; the median is reported, so one noisy run does not decide. */
-const RUNS = 3;
+/** Throughput runs per side, alternating with the peer's; the median is reported, so one noisy run does not decide. */
+const RUNS = 5;
 
 type Call = () => Promise<unknown>;
+
+/**
+ * CPU milliseconds a process has used (user + system, from /proc): on a shared machine wall-clock figures swing with other
+ * load, while CPU per call says what the daemon itself costs. NaN where /proc is missing.
+ */
+function cpuMs(pid: number | undefined): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+    const CLOCK_TICKS_PER_SECOND = 100; // USER_HZ on Linux
+    return ((Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND) * 1000;
+  } catch {
+    return NaN;
+  }
+}
 
 /** The MCP filesystem server over its stdio JSON-RPC (newline-delimited), as an MCP client would speak to it. */
 class McpServer {
@@ -87,10 +101,24 @@ async function throughput(callFor: (session: number) => Call, sessions: number, 
   return (total / (performance.now() - t)) * 1000;
 }
 
-async function medianThroughput(callFor: (session: number) => Call, sessions: number): Promise<number> {
-  const runs: number[] = [];
-  for (let r = 0; r < RUNS; r++) runs.push(await throughput(callFor, sessions, THROUGHPUT_CALLS));
-  return median(runs);
+/**
+ * Median calls/s of each side with `sessions` callers, runs alternating ours / peer so that load from other processes
+ * on a shared machine falls on both alike; also each side's CPU milliseconds per call.
+ */
+async function compareThroughput(
+  sides: { callFor: (session: number) => Call; pid: number | undefined }[],
+  sessions: number,
+): Promise<{ perSecond: number; cpuPerCall: number }[]> {
+  const rates = sides.map(() => [] as number[]);
+  const cpu = sides.map(() => 0);
+  for (let r = 0; r < RUNS; r++) {
+    for (const [k, side] of sides.entries()) {
+      const before = cpuMs(side.pid);
+      rates[k].push(await throughput(side.callFor, sessions, THROUGHPUT_CALLS));
+      cpu[k] += cpuMs(side.pid) - before;
+    }
+  }
+  return sides.map((_, k) => ({ perSecond: median(rates[k]), cpuPerCall: cpu[k] / (RUNS * THROUGHPUT_CALLS) }));
 }
 
 function check(ok: boolean, what: string, r: unknown): void {
@@ -123,20 +151,21 @@ export default async function main(): Promise<void> {
     await latencies(readMcp(), WARMUP_CALLS);
     const oursLat = await latencies(readOurs(0), LATENCY_CALLS);
     const mcpLat = await latencies(readMcp(), LATENCY_CALLS);
-    const ours1 = await medianThroughput(readOurs, 1);
-    const mcp1 = await medianThroughput(readMcp, 1);
-    const ours8 = await medianThroughput(readOurs, 8);
-    const mcp8 = await medianThroughput(readMcp, 8);
+    const sides = [{ callFor: readOurs, pid: ours.child.pid }, { callFor: readMcp, pid: mcp.child.pid }];
+    const [ours1, mcp1] = await compareThroughput(sides, 1);
+    const [ours8, mcp8] = await compareThroughput(sides, 8);
 
-    console.log(`file_read of a 150-line file (${LATENCY_CALLS} sequential round trips; throughput: median of ${RUNS} runs of ${THROUGHPUT_CALLS} calls, ${IN_FLIGHT_PER_SESSION} in flight per session)`);
+    console.log(`file_read of a 150-line file (${LATENCY_CALLS} sequential round trips; throughput: median of ${RUNS} runs of ${THROUGHPUT_CALLS} calls alternating with the peer, ${IN_FLIGHT_PER_SESSION} in flight per session)`);
     report("read p50 round trip (target <= 1 ms)", median(oursLat), median(mcpLat), "ms", "MCP read_text_file");
     report("read p99 round trip", percentile(oursLat, 99), percentile(mcpLat, 99), "ms", "MCP read_text_file");
-    report("reads/s, 1 session", ours1, mcp1, "/s", "MCP");
-    report("reads/s, 8 sessions (target >= 5000, >= 2x MCP)", ours8, mcp8, "/s", "MCP");
+    report("reads/s, 1 session", ours1.perSecond, mcp1.perSecond, "/s", "MCP");
+    report("reads/s, 8 sessions (target >= 5000, >= 2x MCP)", ours8.perSecond, mcp8.perSecond, "/s", "MCP");
+    report("server CPU per read, 8 sessions", ours8.cpuPerCall, mcp8.cpuPerCall, "ms", "MCP");
 
     // A 10-edit batch on 10,000 lines: ten one-line replacements spread through the file, by line:tag anchors.
     let hash = (await ours.call("file_read", { path: "big.txt", lines: [1] })).result.hash as string;
     const times: number[] = [];
+    let writeCpu0 = 0;
     for (let i = 0; i < WARMUP_CALLS / 10 + WRITE_BATCHES; i++) {
       const edits = Array.from({ length: 10 }, (_, k) => {
         const line = k * (BIG_LINES / 10) + 1 + (i % 50);
@@ -145,6 +174,7 @@ export default async function main(): Promise<void> {
         big[line - 1] = content;
         return edit;
       });
+      if (i === WARMUP_CALLS / 10) writeCpu0 = cpuMs(ours.child.pid);
       const t = performance.now();
       const r = await ours.call("file_write", { path: "big.txt", hash, edits });
       const ms = performance.now() - t;
@@ -154,6 +184,7 @@ export default async function main(): Promise<void> {
     }
     report(`10-edit file_write on ${BIG_LINES} lines p50 (target <= 10 ms)`, median(times), undefined, "ms");
     report(`10-edit file_write on ${BIG_LINES} lines p99`, percentile(times, 99), undefined, "ms");
+    report("daemon CPU per 10-edit write", (cpuMs(ours.child.pid) - writeCpu0) / WRITE_BATCHES, undefined, "ms");
     console.log(`(figures in ms and calls/s; ratio = ours / MCP; reads: ours p50 ${fmt(median(oursLat))} ms vs MCP ${fmt(median(mcpLat))} ms)`);
   } finally {
     mcp.close();
