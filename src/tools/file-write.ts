@@ -32,9 +32,15 @@ const content = z.string().describe("The new lines, separated by \\n.");
 const autoIndent = z.boolean().optional().describe("Default true: indent unindented content like the anchor line. false: write content as given.");
 
 const edit = z.discriminatedUnion("type", [
-  z.strictObject({ type: z.literal("replace"), startline: anchor, endline: anchor.optional(), content, auto_indent: autoIndent }),
-  z.strictObject({ type: z.literal("insert"), startline: anchor.optional(), endline: anchor.optional(), content, auto_indent: autoIndent }),
-  z.strictObject({ type: z.literal("delete"), startline: anchor, endline: anchor.optional() }),
+  z.strictObject({
+    type: z.literal("replace").describe("Lines startline..endline become content."),
+    startline: anchor, endline: anchor.optional(), content, auto_indent: autoIndent,
+  }),
+  z.strictObject({
+    type: z.literal("insert").describe("content goes after startline, or before endline (both: they must be adjacent)."),
+    startline: anchor.optional(), endline: anchor.optional(), content, auto_indent: autoIndent,
+  }),
+  z.strictObject({ type: z.literal("delete").describe("Lines startline..endline are removed."), startline: anchor, endline: anchor.optional() }),
 ]);
 
 export const fileWriteTool = defineTool({
@@ -122,7 +128,7 @@ function checkParents(rel: string, real: string): void {
     try {
       stats = statSync(dir);
     } catch (e) {
-      if (isNodeError(e, "ENOENT") || isNodeError(e, "ENOTDIR")) continue;
+      if ((isNodeError(e, "ENOENT") || isNodeError(e, "ENOTDIR")) && dir !== path.dirname(dir)) continue;
       throw e;
     }
     if (!stats.isDirectory()) throw new ToolError("NOT_A_FILE", `${rel} cannot be created: ${path.basename(dir)} on its path is a file, not a folder.`);
