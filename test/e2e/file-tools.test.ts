@@ -119,6 +119,13 @@ describe("file_read", () => {
     expect(unknown.message).toContain("offest");
   });
 
+  it("tells info its size limit and the watcher's state", async () => {
+    const info = await d.ok("info", { tool_id: "file_read" });
+    expect(info.state.maxFileBytes).toBe(10 * 1024 * 1024);
+    expect(info.mutating).toBe(false);
+    expect((await d.ok("info", { tool_id: "file_write" })).mutating).toBe(true);
+  });
+
   it("refuses files over the size limit", async () => {
     const small = await startDaemon(ws.dir, ["--max-file-bytes", "64"]);
     try {
