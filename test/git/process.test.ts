@@ -4,7 +4,7 @@ import path from "node:path";
 import { runProcess } from "../../src/git/run.js";
 import { type DaemonClient, startDaemon } from "../helpers/daemon.js";
 import { tmpWorkspace } from "../helpers/tmp.js";
-import { git, hook, writeFile } from "./fixture.js";
+import { bareRemote, git, hook, remoteRefs, writeFile } from "./fixture.js";
 
 function alive(pid: number): boolean {
   try {
@@ -98,5 +98,25 @@ describe("a slow git call through the daemon", () => {
     // git got SIGTERM, not SIGKILL: it removed its index.lock, so the next git call works.
     expect(existsSync(path.join(ws.dir, ".git", "index.lock"))).toBe(false);
     expect(git(ws.dir, "status", "--porcelain")).toBe("M  a.txt\n");
+  });
+
+  it("a push that has started changing the remote finishes: cancel answers false and the push lands", async () => {
+    const remote = bareRemote();
+    try {
+      git(ws.dir, "remote", "add", "origin", remote.dir);
+      const pidFile = path.join(ws.dir, ".git", "push-hook.pid");
+      // The pre-push hook runs inside the push, after the tool committed to it; it waits for a file the test writes.
+      const release = path.join(ws.dir, ".git", "release");
+      hook(ws.dir, "pre-push", `echo $$ > "${pidFile}"\nwhile [ ! -e "${release}" ]; do sleep 0.05; done`);
+      const push = d.call("git_push", {}, { id: "push" });
+      await waitForFile(pidFile);
+      expect((await d.ok("cancel", { call_id: "push" })).cancelled).toBe(false);
+      writeFile(ws.dir, ".git/release", "go\n");
+      const r = await push;
+      expect(r.success).toBe(true);
+      expect(remoteRefs(remote.dir)).toContain(git(ws.dir, "rev-parse", "HEAD").trim());
+    } finally {
+      remote.cleanup();
+    }
   });
 });

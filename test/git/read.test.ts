@@ -1,3 +1,5 @@
+import { rmSync } from "node:fs";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type DaemonClient, startDaemon } from "../helpers/daemon.js";
 import { tmpWorkspace } from "../helpers/tmp.js";
@@ -75,6 +77,13 @@ describe("git read-only tools", () => {
     expect(f.content).toBe("one\ntwo\nthree\n");
     const missing = await d.call("git_show", { ref: first, path: "c.txt" });
     expect(missing.result.code).toBe("NOT_FOUND");
+    writeFile(repo.dir, "bin.dat", Buffer.from([0x89, 0x50, 0x00, 0x01]));
+    git(repo.dir, "add", "bin.dat");
+    git(repo.dir, "commit", "-q", "-m", "binary", "--", "bin.dat");
+    expect((await d.call("git_show", { ref: "HEAD", path: "bin.dat" })).result.code).toBe("BINARY_FILE");
+    git(repo.dir, "reset", "-q", "--soft", "HEAD~1");
+    git(repo.dir, "rm", "-q", "--cached", "bin.dat");
+    rmSync(path.join(repo.dir, "bin.dat"));
     const noRef = await d.call("git_show", { ref: "no-such-branch" });
     expect(noRef.result.code).toBe("NOT_FOUND");
   });
