@@ -73,6 +73,17 @@ export async function requireNoTrackedChanges(ctx: GitCtx, what: string): Promis
   }
 }
 
+/** CONFLICT before anything is touched when bringing `theirs` in would overwrite uncommitted changes (git would refuse). */
+export async function requireNotOverwriting(ctx: GitCtx, head: string, theirs: string, what: string): Promise<void> {
+  const dirty = await trackedChanges(ctx);
+  if (!dirty.length) return;
+  const touched = new Set((await git(ctx, ["diff", "--name-only", "-z", head, theirs])).stdout.split("\0").filter(Boolean));
+  const blocked = dirty.filter((p) => touched.has(p));
+  if (blocked.length) {
+    throw new ToolError("CONFLICT", `The ${what} would overwrite uncommitted changes in ${blocked.join(", ")}; commit them (git_commit) or stash them (git_stash push) first.`, { files: blocked });
+  }
+}
+
 /** After a merge stopped on conflicts: the error that tells the model how to finish or abandon it. */
 export function mergeConflict(files: string[], what: string): ToolError {
   return new ToolError(

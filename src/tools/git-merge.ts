@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { analyze, conflictedFiles, integrationText, mergeConflict, trackedChanges } from "../git/integrate.js";
+import { analyze, conflictedFiles, integrationText, mergeConflict, requireNotOverwriting } from "../git/integrate.js";
 import { refParam } from "../git/params.js";
 import { commitStep, operationInProgress, cachedGitDir, resolveCommit, headInfo, gitState } from "../git/repo.js";
 import { git } from "../git/run.js";
@@ -24,12 +24,7 @@ export const gitMergeTool = defineTool({
     if (!head) throw new ToolError("INVALID_PARAMS", "There is no commit on this branch yet; nothing to merge into.");
     const theirs = await resolveCommit(ctx, ref);
     const a = await analyze(ctx, head, theirs, false);
-    const dirty = await trackedChanges(ctx);
-    const touched = a.up_to_date ? [] : (await git(ctx, ["diff", "--name-only", "-z", head, theirs])).stdout.split("\0").filter(Boolean);
-    const blocked = dirty.filter((p) => touched.includes(p));
-    if (blocked.length) {
-      throw new ToolError("CONFLICT", `The merge would overwrite uncommitted changes in ${blocked.join(", ")}; commit or stash them (git_stash push) first.`, { files: blocked });
-    }
+    if (!a.up_to_date) await requireNotOverwriting(ctx, head, theirs, "merge");
     const text = integrationText(a, ref, false) + (!a.up_to_date && a.fast_forward && no_ff ? "\nno_ff: a merge commit will be created anyway" : "");
     if (ctx.dryRun || a.up_to_date) return { ref, commit: theirs, branch, ...a, text };
 

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { saveRef } from "../git/backup.js";
-import { analyze, conflictedFiles, integrationText, mergeConflict, requireNoTrackedChanges } from "../git/integrate.js";
+import { analyze, conflictedFiles, integrationText, mergeConflict, requireNoTrackedChanges, requireNotOverwriting } from "../git/integrate.js";
 import { refParam, remoteParam } from "../git/params.js";
 import { commitStep, defaultRemote, operationInProgress, requireBranch, requireRemote, cachedGitDir, upstreamOf, gitState } from "../git/repo.js";
 import { git } from "../git/run.js";
@@ -36,6 +36,7 @@ export const gitPullTool = defineTool({
     const theirs = await remoteTip(ctx, remote, remoteBranch);
     await git(ctx, ["fetch", "--quiet", "--no-write-fetch-head", "--refmap=", "--end-of-options", remote, `refs/heads/${remoteBranch}`], { timeoutMs: NETWORK_TIMEOUT_MS });
     const a = head ? await analyze(ctx, head, theirs, rebase) : null;
+    if (head && a && !a.up_to_date) await requireNotOverwriting(ctx, head, theirs, "pull");
     const text = a ? integrationText(a, what, rebase) : `the branch has no commits yet: it would be set to ${what} (${theirs.slice(0, 7)})`;
     if (ctx.dryRun || a?.up_to_date) return { remote, branch, remote_branch: remoteBranch, rebase, remote_commit: theirs, ...a, text };
 

@@ -104,6 +104,13 @@ describe("git_push, git_fetch, git_pull, git_clone against real bare remotes", (
 
     // Drop our conflicting commit: the pull is then a fast-forward.
     git(repo.dir, "reset", "-q", "--hard", "HEAD~1");
+    // A local change to a file the pull brings: refused before anything is touched, preview and real alike.
+    writeFile(repo.dir, "a.txt", "uncommitted\n");
+    for (const approved of [false, true]) {
+      const blocked = await expectUnchanged([repo.dir], [repo.remote], () => d.call("git_pull", {}, { approved }));
+      expect(blocked.result).toMatchObject({ code: "CONFLICT", files: ["a.txt"] });
+    }
+    git(repo.dir, "checkout", "--", "a.txt");
     const ff = await d.ok("git_pull", {}, { approved: false });
     expect(ff.fast_forward).toBe(true);
     const r = await d.ok("git_pull");
