@@ -3,7 +3,7 @@ import { type Stats, readFileSync, statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { fileHash } from "../core/hash.js";
 import { LineTags } from "../core/line-tags.js";
-import { type TextDoc, decodeText, hasBom, isBinary, splitText } from "../core/text.js";
+import { BINARY_SNIFF_BYTES, type TextDoc, decodeText, hasBom, splitText } from "../core/text.js";
 import { ToolError, isNodeError } from "../errors.js";
 import type { ResolvedPath } from "../paths.js";
 
@@ -80,7 +80,9 @@ export async function readText(path: ResolvedPath, maxBytes: number): Promise<Te
 
 /** Refuses binary and non-UTF-8 bytes exactly as decodeText does, without building the text. */
 function checkText(bytes: Buffer, rel: string): void {
-  if (isBinary(bytes) || !isUtf8(hasBom(bytes) ? bytes.subarray(3) : bytes)) decodeText(bytes, rel);
+  // isBinary's test with a native scan (memchr) instead of a JS loop; decodeText then throws the precise error.
+  const binary = bytes.subarray(0, BINARY_SNIFF_BYTES).indexOf(0) !== -1;
+  if (binary || !isUtf8(hasBom(bytes) ? bytes.subarray(3) : bytes)) decodeText(bytes, rel);
 }
 
 /**
