@@ -72,14 +72,14 @@ describe("find_file", () => {
   });
 
   it("sees files created and deleted while it runs", async () => {
-    const created = d.waitFor((l) => l.event === "fs.changed" && l.data.changes.some((c: any) => c.path === "src/pay/PaymentGateway.ts" && c.kind === "created"));
-    writeFile(ws.dir, "src/pay/PaymentGateway.ts", "export {};\n");
+    const created = d.waitFor((l) => l.event === "fs.changed" && l.data.changes.some((c: any) => c.path === "src/order/PaymentGateway.ts" && c.kind === "created"));
+    writeFile(ws.dir, "src/order/PaymentGateway.ts", "export {};\n");
     await created;
-    expect((await d.ok("find_file", { query: "paygw" })).paths[0]).toBe("src/pay/PaymentGateway.ts");
-    const deleted = d.waitFor((l) => l.event === "fs.changed" && l.data.changes.some((c: any) => c.path === "src/pay/PaymentGateway.ts" && c.kind === "deleted"));
-    rmSync(path.join(ws.dir, "src/pay/PaymentGateway.ts"));
+    expect((await d.ok("find_file", { query: "paygw" })).paths[0]).toBe("src/order/PaymentGateway.ts");
+    const deleted = d.waitFor((l) => l.event === "fs.changed" && l.data.changes.some((c: any) => c.path === "src/order/PaymentGateway.ts" && c.kind === "deleted"));
+    rmSync(path.join(ws.dir, "src/order/PaymentGateway.ts"));
     await deleted;
-    expect((await d.ok("find_file", { query: "paygw" })).paths).not.toContain("src/pay/PaymentGateway.ts");
+    expect((await d.ok("find_file", { query: "paygw" })).paths).not.toContain("src/order/PaymentGateway.ts");
   });
 
   it("refuses a call with neither query nor glob, a path outside the root or missing, and a bad limit", async () => {
