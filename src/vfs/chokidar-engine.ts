@@ -1,9 +1,10 @@
 import { type FSWatcher, watch } from "chokidar";
-import type { RawEvent, WatchEngine, WatchRequest } from "./engine.js";
+import { ENGINE_BATCH_DELAY_MS, type RawEvent, type WatchEngine, type WatchRequest } from "./engine.js";
 
 /** chokidar@5 (`--watcher chokidar`): the engine the design named; one watch per file and folder, slower to start. */
 export class ChokidarEngine implements WatchEngine {
   readonly name = "chokidar" as const;
+  readonly batchDelayMs = ENGINE_BATCH_DELAY_MS.chokidar;
   private watcher?: FSWatcher;
   private folders = 0;
   private skip = new Set<string>();

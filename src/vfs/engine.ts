@@ -19,6 +19,8 @@ export interface WatchRequest {
 /** The small interface both watchers sit behind: start (resolves once live), raw events, errors, stop. */
 export interface WatchEngine {
   readonly name: WatcherEngine;
+  /** How long the engine itself gathers events before it hands them over; the pipeline's window waits only the rest. */
+  readonly batchDelayMs: number;
   /** Resolves once changes after it are guaranteed to be reported. */
   start(request: WatchRequest, onEvents: (events: RawEvent[]) => void, onError: (error: Error) => void): Promise<void>;
   /** Re-reads the tree and `ignoreDirs` (after a folder was moved in, or the ignore rules changed). */
@@ -27,6 +29,12 @@ export interface WatchEngine {
   watchedFolders(): number | undefined;
   stop(): Promise<void>;
 }
+
+/**
+ * How long each engine gathers events before handing them over: parcel's native Debounce waits 50 ms after the last one
+ * (its src/Debounce.hh); chokidar hands each over as it comes (atomic and awaitWriteFinish are off).
+ */
+export const ENGINE_BATCH_DELAY_MS: Record<WatcherEngine, number> = { parcel: 50, chokidar: 0 };
 
 export async function createEngine(name: WatcherEngine): Promise<WatchEngine> {
   if (name === "chokidar") return new (await import("./chokidar-engine.js")).ChokidarEngine();

@@ -7,9 +7,18 @@ export interface IndexEntry {
   hash?: string | null;
 }
 
+const EMPTY: ReadonlySet<string> = new Set();
+
+export function parentOf(rel: string): string {
+  const cut = rel.lastIndexOf("/");
+  return cut < 0 ? "" : rel.slice(0, cut);
+}
+
 /** Every watched file by root-relative path, kept right by the event pipeline; find_file reads it through FileIndexView. */
 export class FileIndex implements FileIndexView {
   private readonly entries = new Map<string, IndexEntry>();
+  /** Paths by parent folder, so a folder's files are found without a scan of the whole index. */
+  private readonly byDir = new Map<string, Set<string>>();
   private gen = 0;
   private cached?: { gen: number; paths: readonly string[] };
 
@@ -36,31 +45,43 @@ export class FileIndex implements FileIndexView {
   }
 
   set(rel: string, entry: IndexEntry): void {
-    if (!this.entries.has(rel)) this.gen++;
+    if (!this.entries.has(rel)) {
+      this.gen++;
+      const dir = parentOf(rel);
+      let set = this.byDir.get(dir);
+      if (!set) this.byDir.set(dir, (set = new Set()));
+      set.add(rel);
+    }
     this.entries.set(rel, entry);
   }
 
   delete(rel: string): boolean {
     const had = this.entries.delete(rel);
-    if (had) this.gen++;
+    if (had) {
+      this.gen++;
+      const dir = parentOf(rel);
+      const set = this.byDir.get(dir);
+      set?.delete(rel);
+      if (set?.size === 0) this.byDir.delete(dir);
+    }
     return had;
   }
 
-  /** Paths under folder `dir` (root-relative, no trailing slash). */
+  /** Files directly in folder `dir` ("" for the root). */
+  children(dir: string): ReadonlySet<string> {
+    return this.byDir.get(dir) ?? EMPTY;
+  }
+
+  /** Paths under folder `dir` (root-relative, no trailing slash), at any depth; walks folders, not files. */
   under(dir: string): string[] {
     const prefix = `${dir}/`;
     const out: string[] = [];
-    for (const rel of this.entries.keys()) if (rel.startsWith(prefix)) out.push(rel);
+    for (const [d, set] of this.byDir) if (d === dir || d.startsWith(prefix)) out.push(...set);
     return out;
   }
 
-  /** Distinct folders holding watched files (the root included): a stand-in for watched folders with engines that do not say. */
+  /** Folders holding watched files: a stand-in for watched folders with engines that do not say. */
   folderCount(): number {
-    const dirs = new Set<string>([""]);
-    for (const rel of this.entries.keys()) {
-      const cut = rel.lastIndexOf("/");
-      if (cut > 0) dirs.add(rel.slice(0, cut));
-    }
-    return dirs.size;
+    return this.byDir.size;
   }
 }

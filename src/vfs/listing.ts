@@ -36,10 +36,10 @@ export async function findGitDir(root: string): Promise<string | null> {
  * Everything git would show (tracked files and untracked, not ignored ones) from two git calls, and the rules to judge
  * paths that appear later. Nested .gitignore files count, as do .git/info/exclude; a global excludesFile does not.
  */
-export async function listGit(root: string, gitDir: string): Promise<Listing> {
+export async function listGit(root: string, gitDir: string, ignoredDirs?: Promise<string[]>): Promise<Listing> {
   const [files, ignored, exclude] = await Promise.all([
     git(root, ["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--deduplicate"]),
-    git(root, ["ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory", "--no-empty-directory"]),
+    ignoredDirs ?? listIgnoredDirs(root),
     readFile(path.join(gitDir, "info", "exclude"), "utf8").catch(() => ""),
   ]);
   const list = files.split("\0").filter(Boolean);
@@ -52,11 +52,16 @@ export async function listGit(root: string, gitDir: string): Promise<Listing> {
         rules.addFile(f === ".gitignore" ? "" : f.slice(0, -"/.gitignore".length), text);
       }),
   );
-  const ignoredDirs = ignored
+  return { files: list, rules, ignoredDirs: ignored };
+}
+
+/** Absolute paths of the ignored folders git sees now (node_modules, build output): never watched. */
+export async function listIgnoredDirs(root: string): Promise<string[]> {
+  const out = await git(root, ["ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory", "--no-empty-directory"]);
+  return out
     .split("\0")
     .filter((p) => p.endsWith("/"))
     .map((p) => path.join(root, p.slice(0, -1)));
-  return { files: list, rules, ignoredDirs };
 }
 
 /** Outside git: a walk that skips DEFAULT_IGNORES and honours any .gitignore it meets on the way down. */

@@ -1,10 +1,11 @@
 import path from "node:path";
 import watcher, { type AsyncSubscription } from "@parcel/watcher";
-import type { RawEvent, WatchEngine, WatchRequest } from "./engine.js";
+import { ENGINE_BATCH_DELAY_MS, type RawEvent, type WatchEngine, type WatchRequest } from "./engine.js";
 
 /** @parcel/watcher: one inotify watch per folder, its tree crawled natively; the default engine. */
 export class ParcelEngine implements WatchEngine {
   readonly name = "parcel" as const;
+  readonly batchDelayMs = ENGINE_BATCH_DELAY_MS.parcel;
   private sub?: AsyncSubscription;
   private request?: WatchRequest;
   private onEvents?: (events: RawEvent[]) => void;

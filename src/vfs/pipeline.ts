@@ -1,16 +1,19 @@
-import { lstat, readFile, stat } from "node:fs/promises";
+import { lstat, readFile, readdir, stat } from "node:fs/promises";
 import path from "node:path";
 import { fileHash } from "../core/hash.js";
 import type { ToolWrite, Workspace } from "../workspace.js";
 import { type ChangeKind, coalesce } from "./coalesce.js";
 import type { RawEvent } from "./engine.js";
-import type { FileIndex } from "./file-index.js";
+import { type FileIndex, parentOf } from "./file-index.js";
 import { type GitState, emptyTouch, readGitState, touchGit } from "./git-state.js";
 import type { IgnoreRules } from "./ignore-rules.js";
 import { walk } from "./listing.js";
 import { gitChangedPaths, rescanFolders } from "./rescan.js";
 
-/** Raw events are gathered this long before one `fs.changed` line goes out (VS Code's FILE_CHANGES_HANDLER_DELAY). */
+/**
+ * Raw events are gathered this long before one `fs.changed` line goes out (VS Code's FILE_CHANGES_HANDLER_DELAY),
+ * counting the time the engine itself held them (parcel: 50 ms), so the pipeline's own timer waits only the rest.
+ */
 export const WINDOW_MS = 75;
 /**
  * A window with this many raw events (over 650 a second) is a flood (a checkout, a build, an unpacked archive): the
@@ -25,6 +28,11 @@ export const MAX_CHANGES_PER_LINE = 1_000;
 export const HASH_MAX_BYTES = 10 * 1024 * 1024;
 /** How long a touched folder counts as part of a flood that begins after it (a flood's first windows may be thin). */
 const RECENT_DIRS_MS = 2_000;
+/**
+ * After an ordinary window, the folders it touched (at most this many) are listed to catch what the engine missed (a
+ * file renamed before the engine watched its new folder); a flood's folders are read again when it ends instead.
+ */
+const VERIFY_MAX_DIRS = 16;
 /** Files read and hashed at once: enough to hide disk latency, few enough not to run out of file descriptors. */
 const IO_CONCURRENCY = 32;
 /** A tool write whose change never arrives (the file was changed again before the window) is forgotten after this. */
@@ -47,11 +55,6 @@ export interface PipelineHooks {
   onFloodOver: (dirs: Set<string>, since: number) => void;
   /** A .gitignore or info/exclude changed. */
   onIgnoreChanged: () => Promise<void>;
-}
-
-function parentOf(rel: string): string {
-  const cut = rel.lastIndexOf("/");
-  return cut < 0 ? "" : rel.slice(0, cut);
 }
 
 interface Expected extends ToolWrite {
@@ -84,6 +87,7 @@ export class Pipeline {
     private readonly index: FileIndex,
     private readonly gitDir: string | null,
     private readonly hooks: PipelineHooks,
+    private readonly engineDelayMs = 0,
   ) {
     this.hashMax = Math.max(HASH_MAX_BYTES, ws.maxFileBytes);
   }
@@ -121,7 +125,7 @@ export class Pipeline {
 
   private schedule(): void {
     if (this.timer || this.busy) return;
-    this.timer = setTimeout(() => this.flush(), this.flooding ? FLOOD_WINDOW_MS : WINDOW_MS);
+    this.timer = setTimeout(() => this.flush(), this.flooding ? FLOOD_WINDOW_MS : Math.max(0, WINDOW_MS - this.engineDelayMs));
   }
 
   private flush(): void {
@@ -160,7 +164,18 @@ export class Pipeline {
       if (rel === ".gitignore" || rel.endsWith("/.gitignore")) ignoreChanged = true;
       raw.push({ path: rel, kind: e.kind });
     }
-    const changes = await this.resolve(coalesce(raw));
+    const coalesced = coalesce(raw);
+    // Created and deleted within the window cancels out, unless it was known already (its creation reported by a
+    // folder walk before the engine's own late create event came): then it is a deletion.
+    const kept = new Set(coalesced.map((c) => c.path));
+    for (const r of raw) {
+      if (!kept.has(r.path) && this.index.has(r.path)) {
+        kept.add(r.path);
+        coalesced.push({ path: r.path, kind: "deleted" });
+      }
+    }
+    if (!flooding) await this.verifyFolders(raw.map((r) => parentOf(r.path)), kept, coalesced);
+    const changes = await this.resolve(coalesced);
     this.noteDirs(raw.map((r) => parentOf(r.path)), flooding);
     // After resolving: the new rules apply from the next window, and files of this one are reported as created.
     if (ignoreChanged || touch.exclude) await this.hooks.onIgnoreChanged();
@@ -255,6 +270,30 @@ export class Pipeline {
       if (!list.length) this.expected.delete(rel);
     }
     return { path: rel, kind, hash, origin: by === null ? "external" : "tool", by, stale_sessions: this.ws.views.staleSessions(rel, hash, by) };
+  }
+
+  /** Adds files of the touched folders that the index has and the disk has not (deleted), or the other way (created). */
+  private async verifyFolders(dirs: string[], kept: Set<string>, coalesced: { path: string; kind: ChangeKind }[]): Promise<void> {
+    const unique = [...new Set(dirs)];
+    if (unique.length > VERIFY_MAX_DIRS) return;
+    for (const dir of unique) {
+      const entries = await readdir(path.join(this.ws.root, dir), { withFileTypes: true }).catch(() => null);
+      if (!entries) continue; // the folder is gone: its own delete event covers its files
+      const present = new Set<string>();
+      for (const e of entries) {
+        const rel = dir ? `${dir}/${e.name}` : e.name;
+        present.add(rel);
+        if (e.isDirectory() || kept.has(rel) || this.index.has(rel) || this.hooks.rules().ignores(rel, false)) continue;
+        kept.add(rel);
+        coalesced.push({ path: rel, kind: "created" });
+      }
+      for (const rel of this.index.children(dir)) {
+        if (!present.has(rel) && !kept.has(rel)) {
+          kept.add(rel);
+          coalesced.push({ path: rel, kind: "deleted" });
+        }
+      }
+    }
   }
 
   /** Remembers the folders a window touched; while flooding, they and the recent ones are the flood's. */

@@ -11,8 +11,13 @@ function changes(d: DaemonClient): any[] {
 
 /** Resolves with the first change (seen or future) that passes `test`. */
 async function waitChange(d: DaemonClient, test: (c: any) => boolean, timeoutMs = 10_000): Promise<any> {
-  const line = await d.waitFor((l) => l.event === "fs.changed" && l.data.changes.some(test), timeoutMs);
-  return line.data.changes.find(test);
+  try {
+    const line = await d.waitFor((l) => l.event === "fs.changed" && l.data.changes.some(test), timeoutMs);
+    return line.data.changes.find(test);
+  } catch (e) {
+    const seen = changes(d).map((c) => `${c.kind}:${c.path}`).slice(-20);
+    throw new Error(`${(e as Error).message}\nlast changes seen: ${seen.join(" ")}`);
+  }
 }
 
 const at = (p: string, kind?: string) => (c: any) => c.path === p && (kind === undefined || c.kind === kind);
