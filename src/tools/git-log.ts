@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { pathParam, refParam } from "../git/params.js";
-import { commitLine, headInfo, logCommits, cachedGitDir, resolveCommit, gitState } from "../git/repo.js";
+import { commitLine, headInfo, logCommits, cachedGitDir, gitState } from "../git/repo.js";
+import { ToolError } from "../errors.js";
 import { defineTool } from "./tool.js";
 
 /** Commits a call may ask for: more would flood a model's context; page with ref instead. */
@@ -19,10 +20,17 @@ export const gitLogTool = defineTool({
   async run({ ref, path, limit }, ctx) {
     await cachedGitDir(ctx);
     const n = limit ?? 20;
-    const rev = ref ? (ref.includes("..") ? ref : await resolveCommit(ctx, ref)) : "HEAD";
     const spec = path ? ["--", (await ctx.ws.paths.resolve(path, { allowGitDir: false })).rel || "."] : [];
-    if (!ref && !(await headInfo(ctx)).head) return { commits: [], more: false, text: "no commits yet" };
-    const commits = await logCommits(ctx, [`-n${n + 1}`, "--end-of-options", rev, ...spec]);
+    // One git process in the usual case: a bad ref or an unborn branch is diagnosed only after log fails.
+    const commits = await logCommits(ctx, [`-n${n + 1}`, "--end-of-options", ref ?? "HEAD", ...spec]).catch(async (e) => {
+      if (!(e instanceof ToolError) || e.code !== "GIT_FAILED") throw e;
+      if (!ref && !(await headInfo(ctx)).head) return null;
+      if (/unknown revision|bad revision|invalid revision|ambiguous argument/i.test(e.message)) {
+        throw new ToolError("NOT_FOUND", `ref: no commit or range "${ref}"; call git_branch or git_log to see what exists.`);
+      }
+      throw e;
+    });
+    if (!commits) return { commits: [], more: false, text: "no commits yet" };
     const more = commits.length > n;
     const shown = commits.slice(0, n);
     const text = shown.length

@@ -61,6 +61,9 @@ describe("git read-only tools", () => {
     expect(one.commits).toHaveLength(1);
     expect(one.more).toBe(true);
     expect(one.text).toContain("raise limit");
+    expect((await d.call("git_log", { ref: "no-such-branch" })).result.code).toBe("NOT_FOUND");
+    expect((await d.call("git_log", { ref: "main..no-such" })).result.code).toBe("NOT_FOUND");
+    expect((await d.ok("git_log", { ref: `${first}..main` })).commits.map((c: any) => c.sha)).toEqual([second]);
     const b = await d.ok("git_log", { path: "b.txt" });
     expect(b.commits.map((c: any) => c.sha)).toEqual([first]);
   });
