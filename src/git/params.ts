@@ -14,3 +14,16 @@ export const remoteParam = () => notOption("remote");
 export const urlParam = () => notOption("url");
 export const pathParam = () => notOption("path");
 export const pathsParam = () => z.array(pathParam()).min(1);
+
+/**
+ * A root-relative path as a git pathspec that means exactly that path: without `:(literal)`, `*.ts` would be a glob
+ * and `:(top)x` or `:!x` magic. Per argument, unlike GIT_LITERAL_PATHSPECS, which hooks would inherit.
+ */
+export function pathspec(rel: string): string {
+  return `:(literal)${rel || "."}`;
+}
+
+/** git's own messages quote the pathspec; show the path. */
+export function unspec(text: string): string {
+  return text.replaceAll(":(literal)", "");
+}

@@ -1,4 +1,4 @@
-import { pathsParam } from "../git/params.js";
+import { pathspec, pathsParam, unspec } from "../git/params.js";
 import { commitStep, cachedGitDir, gitState } from "../git/repo.js";
 import { git } from "../git/run.js";
 import { list } from "../git/text.js";
@@ -16,7 +16,7 @@ export const gitAddTool = defineTool({
   state: gitState,
   async run({ paths }, ctx) {
     await cachedGitDir(ctx);
-    const spec = ["--", ...(paths ? await relPaths(ctx, paths) : [])];
+    const spec = ["--", ...(paths ? (await relPaths(ctx, paths)).map(pathspec) : [])];
     // --verbose (and --dry-run) print one "add 'x'" / "remove 'x'" line per file: the same list for preview and result.
     const args = ["add", "-A", "--verbose", ...(ctx.dryRun ? ["--dry-run"] : []), ...spec];
     const r = ctx.dryRun ? await addOrNotFound(ctx, args) : await commitStep(ctx, (ctx) => addOrNotFound(ctx, args));
@@ -42,6 +42,6 @@ async function addOrNotFound(ctx: ToolContext, args: string[]) {
   const r = await git(ctx, args, { ok: "any" });
   if (r.code === 0) return r;
   const m = /pathspec '(.*)' did not match any files/.exec(r.stderr);
-  if (m) throw new ToolError("NOT_FOUND", `${m[1]} matches no file, changed or tracked; check the path with git_status.`);
+  if (m) throw new ToolError("NOT_FOUND", `${unspec(m[1])} matches no file, changed or tracked; check the path with git_status.`);
   throw new ToolError("GIT_FAILED", `git add failed (exit ${r.code}): ${r.stderr.trim()}`, { exit_code: r.code, output: r.stderr.trim() });
 }

@@ -4,7 +4,7 @@ import path from "node:path";
 import { z } from "zod";
 import { checksText, enforceChecks } from "../git/checks.js";
 import { type HookResult, hookPath, runHook } from "../git/hooks.js";
-import { pathsParam } from "../git/params.js";
+import { pathspec, pathsParam, unspec } from "../git/params.js";
 import { EMPTY_TREE, type FileStat, headInfo, numstat, operationInProgress, cachedGitDir, gitState, statText } from "../git/repo.js";
 import { git, steady } from "../git/run.js";
 import { ToolError } from "../errors.js";
@@ -61,9 +61,9 @@ async function filesToCommit(ctx: ToolContext, head: string | null, rels: string
   try {
     const env = { GIT_INDEX_FILE: path.join(dir, "index") };
     await git(ctx, head ? ["read-tree", head] : ["read-tree", "--empty"], { env });
-    const added = await git(ctx, ["add", "-A", "--", ...rels], { env, ok: "any" });
+    const added = await git(ctx, ["add", "-A", "--", ...rels.map(pathspec)], { env, ok: "any" });
     const m = /pathspec '(.*)' did not match any files/.exec(added.stderr);
-    if (m) throw new ToolError("NOT_FOUND", `${m[1]} matches no file, changed or tracked; check the path with git_status.`);
+    if (m) throw new ToolError("NOT_FOUND", `${unspec(m[1])} matches no file, changed or tracked; check the path with git_status.`);
     if (added.code !== 0) throw new ToolError("GIT_FAILED", `git add failed: ${added.stderr.trim()}`);
     return await numstat(ctx, ["--cached", base], env);
   } finally {
@@ -99,9 +99,9 @@ function hookFailed(hook: string, output: string, hooks?: HookResult[]): ToolErr
 
 async function commit(ctx: ToolContext, message: string, rels: string[] | undefined, amend: boolean): Promise<string> {
   // `commit --only` refuses paths git does not know yet: intent-to-add makes new files known without staging content.
-  const untracked = rels ? (await git(ctx, ["ls-files", "-z", "--others", "--exclude-standard", "--", ...rels])).stdout.split("\0").filter(Boolean) : [];
+  const untracked = rels ? (await git(ctx, ["ls-files", "-z", "--others", "--exclude-standard", "--", ...rels.map(pathspec)])).stdout.split("\0").filter(Boolean).map(pathspec) : [];
   if (untracked.length) await git(ctx, ["add", "--intent-to-add", "--", ...untracked]);
-  const args = ["commit", "--quiet", "--no-edit", "-m", message, ...(amend ? ["--amend"] : []), ...(rels ? ["--only", "--", ...rels] : [])];
+  const args = ["commit", "--quiet", "--no-edit", "-m", message, ...(amend ? ["--amend"] : []), ...(rels ? ["--only", "--", ...rels.map(pathspec)] : [])];
   // Undoes the intent-to-add even when the commit was cancelled, hence the steady context.
   const undo = async () => {
     if (untracked.length) await git(steady(ctx), ["rm", "--cached", "--quiet", "--", ...untracked], { ok: "any" });

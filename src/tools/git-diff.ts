@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { pathParam, refParam } from "../git/params.js";
+import { pathParam, pathspec, refParam } from "../git/params.js";
 import { numstat, cachedGitDir, resolveCommit, gitState, statText } from "../git/repo.js";
 import { git } from "../git/run.js";
 import { PATCH_READ_BYTES, capDiff, fileList } from "../git/text.js";
@@ -21,7 +21,7 @@ export const gitDiffTool = defineTool({
     if (staged) args.push("--cached");
     if (ref) args.push(await resolveCommit(ctx, ref));
     const spec: string[] = ["--"];
-    if (path) spec.push((await ctx.ws.paths.resolve(path, { allowGitDir: false })).rel || ".");
+    if (path) spec.push(pathspec((await ctx.ws.paths.resolve(path, { allowGitDir: false })).rel));
     const [files, diff] = await Promise.all([
       numstat(ctx, [...args, ...spec]),
       git(ctx, ["diff", "--no-ext-diff", "--no-renames", ...args, ...spec], { maxBytes: PATCH_READ_BYTES }),

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { pathParam, refParam } from "../git/params.js";
+import { pathParam, pathspec, refParam } from "../git/params.js";
 import { commitLine, headInfo, logCommits, cachedGitDir, gitState } from "../git/repo.js";
 import { ToolError } from "../errors.js";
 import { defineTool } from "./tool.js";
@@ -20,7 +20,7 @@ export const gitLogTool = defineTool({
   async run({ ref, path, limit }, ctx) {
     await cachedGitDir(ctx);
     const n = limit ?? 20;
-    const spec = path ? ["--", (await ctx.ws.paths.resolve(path, { allowGitDir: false })).rel || "."] : [];
+    const spec = path ? ["--", pathspec((await ctx.ws.paths.resolve(path, { allowGitDir: false })).rel)] : [];
     // One git process in the usual case: a bad ref or an unborn branch is diagnosed only after log fails.
     const commits = await logCommits(ctx, [`-n${n + 1}`, "--end-of-options", ref ?? "HEAD", ...spec]).catch(async (e) => {
       if (!(e instanceof ToolError) || e.code !== "GIT_FAILED") throw e;

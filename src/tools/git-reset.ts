@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { backupWork, saveRef } from "../git/backup.js";
-import { pathsParam, refParam } from "../git/params.js";
+import { pathspec, pathsParam, refParam } from "../git/params.js";
 import { commitStep, commitLine, headInfo, logCommits, numstat, cachedGitDir, resolveCommit, gitState, statText } from "../git/repo.js";
 import { git } from "../git/run.js";
 import { ToolError } from "../errors.js";
@@ -24,10 +24,10 @@ export const gitResetTool = defineTool({
     if (paths) {
       if (mode !== "mixed") throw new ToolError("INVALID_PARAMS", `mode: with paths only "mixed" is possible (it unstages them); to restore files use git_checkout or git_stash.`);
       const rels = await relPaths(ctx, paths);
-      const files = await numstat(ctx, ["--cached", target, "--", ...rels]);
+      const files = await numstat(ctx, ["--cached", target, "--", ...rels.map(pathspec)]);
       const text = files.length ? `${ctx.dryRun ? "would unstage" : "unstaged"} (index set to ${ref}, files untouched):\n${statText(files)}` : `the index already matches ${ref} for these paths`;
       if (ctx.dryRun || !files.length) return { ref, mode, paths: rels, files, text };
-      await commitStep(ctx, (ctx) => git(ctx, ["reset", "--quiet", target, "--", ...rels]));
+      await commitStep(ctx, (ctx) => git(ctx, ["reset", "--quiet", target, "--", ...rels.map(pathspec)]));
       return { ref, mode, paths: rels, files, text };
     }
     if (!head) throw new ToolError("INVALID_PARAMS", "There is no commit yet to reset from.");

@@ -42,6 +42,10 @@ describe("git_add, git_commit, hooks and checks", () => {
     expect(git(repo.dir, "status", "--porcelain")).toBe(" M a.txt\nA  new.txt\n");
     const r = await d.call("git_add", { paths: ["nope.txt"] });
     expect(r.result.code).toBe("NOT_FOUND");
+    expect(r.result.message).toMatch(/^nope\.txt matches no file/);
+    // Paths are literal: a glob or pathspec magic names a file of that name, not a pattern.
+    for (const p of ["*.txt", ":(top)a.txt", ":!new.txt"]) expect((await d.call("git_add", { paths: [p] })).result.code, p).toBe("NOT_FOUND");
+    expect(git(repo.dir, "status", "--porcelain")).toBe(" M a.txt\nA  new.txt\n");
   });
 
   it("git_commit preview shows files and stat and changes nothing; the commit then takes the index", async () => {
