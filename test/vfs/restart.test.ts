@@ -1,0 +1,57 @@
+import { writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { initHash } from "../../src/core/hash.js";
+import { Vfs } from "../../src/vfs/vfs.js";
+import { Workspace } from "../../src/workspace.js";
+import { tmpWorkspace } from "../helpers/tmp.js";
+
+// A real engine failure cannot be provoked on demand (and the inotify limit is system-wide), so these tests hand the
+// VFS the error an engine would report, with real engines and real files around it.
+describe.each(["parcel", "chokidar"] as const)("VFS failure handling with %s", (engine) => {
+  const cleanups: (() => unknown)[] = [];
+  afterEach(async () => {
+    for (const c of cleanups.splice(0).reverse()) await c();
+  });
+
+  async function setup() {
+    const tmp = tmpWorkspace({ git: true, files: { "a.txt": "1\n" } });
+    cleanups.push(tmp.cleanup);
+    const logs: string[] = [];
+    const waiters: { test: (p: string) => boolean; resolve: () => void }[] = [];
+    const ws = new Workspace({ root: tmp.dir, watcher: engine }, (event, data: any) => {
+      if (event !== "fs.changed") return;
+      for (const w of [...waiters]) if (data.changes.some((c: any) => w.test(c.path))) waiters.splice(waiters.indexOf(w), 1), w.resolve();
+    }, (m) => logs.push(m));
+    await initHash();
+    const vfs = new Vfs(ws);
+    await vfs.start();
+    cleanups.push(() => vfs.stop());
+    const changed = (rel: string) => new Promise<void>((resolve) => waiters.push({ test: (p) => p === rel, resolve }));
+    const fail = (error: Error) => (vfs as any).onError("tree", (vfs as any).engines.get("tree"), error);
+    return { dir: tmp.dir, vfs, logs, changed, fail };
+  }
+
+  it("logs an engine error, restarts, and reports what changed while it was down", async () => {
+    const { dir, vfs, logs, changed, fail } = await setup();
+    fail(new Error("simulated engine failure"));
+    const arrived = changed("b.txt");
+    writeFileSync(path.join(dir, "b.txt"), "while down\n");
+    await arrived;
+    expect(vfs.state()).toMatchObject({ restarts: 1, errors: ["tree: simulated engine failure"] });
+    expect(logs.join("\n")).toMatch(/failed: simulated engine failure[\s\S]*restarted/);
+    const again = changed("a.txt");
+    writeFileSync(path.join(dir, "a.txt"), "after restart\n");
+    await again;
+  });
+
+  it("reports the inotify limit without restarting, and keeps working", async () => {
+    const { dir, vfs, logs, changed, fail } = await setup();
+    fail(Object.assign(new Error("inotify_add_watch on '/x' failed: No space left on device"), { code: "ENOSPC" }));
+    expect(vfs.state()).toMatchObject({ inotify_limit_hit: true, restarts: 0 });
+    expect(logs.join("\n")).toMatch(/inotify watch limit/);
+    const arrived = changed("a.txt");
+    writeFileSync(path.join(dir, "a.txt"), "still watched\n");
+    await arrived;
+  });
+});
