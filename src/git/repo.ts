@@ -71,6 +71,12 @@ export async function headInfo(ctx: GitCtx): Promise<HeadInfo> {
   return { head: h.code === 0 ? h.stdout.trim() : null, branch: b.code === 0 ? b.stdout.trim() : null };
 }
 
+/** INVALID_PARAMS unless `name` is a valid branch name (`git check-ref-format --branch`): no `^`, `:`, `..`, `~`, spaces. */
+export async function requireBranchName(ctx: GitCtx, name: string, field: string): Promise<void> {
+  const r = await git(ctx, ["check-ref-format", "--branch", name], { ok: "any" });
+  if (r.code !== 0) throw new ToolError("INVALID_PARAMS", `${field}: "${name}" is not a valid branch name.`);
+}
+
 export async function configGet(ctx: GitCtx, key: string): Promise<string | null> {
   const r = await git(ctx, ["config", "--get", key], { ok: [0, 1] });
   return r.code === 0 ? r.stdout.trim() : null;

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { backupWork, saveRef } from "../git/backup.js";
 import { trackedChanges } from "../git/integrate.js";
 import { refParam } from "../git/params.js";
-import { commitStep, headInfo, cachedGitDir, resolveCommit, tryResolve, gitState } from "../git/repo.js";
+import { commitStep, requireBranchName, headInfo, cachedGitDir, resolveCommit, tryResolve, gitState } from "../git/repo.js";
 import { git } from "../git/run.js";
 import { list } from "../git/text.js";
 import { ToolError } from "../errors.js";
@@ -59,8 +59,7 @@ async function remoteBranchTip(ctx: ToolContext, name: string): Promise<string |
 }
 
 async function createBranch(ctx: ToolContext, name: string, from: string | null) {
-  const ok = await git(ctx, ["check-ref-format", "--branch", name], { ok: [0, 1, 128] });
-  if (ok.code !== 0) throw new ToolError("INVALID_PARAMS", `ref: "${name}" is not a valid branch name.`);
+  await requireBranchName(ctx, name, "ref");
   if (await tryResolve(ctx, `refs/heads/${name}`)) throw new ToolError("ALREADY_EXISTS", `A branch "${name}" already exists; git_checkout it without create.`);
   if (ctx.dryRun) return { ref: name, created: true, text: `would create branch ${name} at ${from ?? "HEAD"} and switch to it; files stay as they are` };
   return commitStep(ctx, async (ctx) => {

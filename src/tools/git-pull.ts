@@ -2,7 +2,7 @@ import { z } from "zod";
 import { saveRef } from "../git/backup.js";
 import { analyze, conflictedFiles, integrationText, mergeConflict, requireNoTrackedChanges, requireNotOverwriting } from "../git/integrate.js";
 import { refParam, remoteParam } from "../git/params.js";
-import { commitStep, defaultRemote, operationInProgress, requireBranch, requireRemote, cachedGitDir, upstreamOf, gitState } from "../git/repo.js";
+import { commitStep, requireBranchName, defaultRemote, operationInProgress, requireBranch, requireRemote, cachedGitDir, upstreamOf, gitState } from "../git/repo.js";
 import { git } from "../git/run.js";
 import { ToolError } from "../errors.js";
 import { type ToolContext, defineTool } from "./tool.js";
@@ -27,6 +27,7 @@ export const gitPullTool = defineTool({
     const up = await upstreamOf(ctx, branch);
     const remote = params.remote ?? (await defaultRemote(ctx, branch));
     await requireRemote(ctx, remote);
+    if (params.branch) await requireBranchName(ctx, params.branch, "branch");
     const remoteBranch = params.branch ?? (up && up.remote === remote ? up.branch : branch);
     const rebase = !!params.rebase;
     if (rebase) await requireNoTrackedChanges(ctx, "pull with rebase");

@@ -3,7 +3,7 @@ import { saveRef } from "../git/backup.js";
 import { checksText, enforceChecks } from "../git/checks.js";
 import { refParam, remoteParam } from "../git/params.js";
 import { parsePushPorcelain, pushFailure } from "../git/push.js";
-import { commitStep, commitLine, defaultRemote, headInfo, logCommits, requireRemote, cachedGitDir, tryResolve, upstreamOf, gitState } from "../git/repo.js";
+import { commitStep, commitLine, requireBranchName, defaultRemote, headInfo, logCommits, requireRemote, cachedGitDir, tryResolve, upstreamOf, gitState } from "../git/repo.js";
 import { git } from "../git/run.js";
 import { ToolError } from "../errors.js";
 import { defineTool } from "./tool.js";
@@ -27,6 +27,7 @@ export const gitPushTool = defineTool({
     const info = await headInfo(ctx);
     const branch = params.branch ?? info.branch;
     if (!branch) throw new ToolError("INVALID_PARAMS", "branch: HEAD is detached; name the branch to push.");
+    if (params.branch) await requireBranchName(ctx, params.branch, "branch");
     const local = await tryResolve(ctx, `refs/heads/${branch}`);
     if (!local) throw new ToolError("NOT_FOUND", `branch: there is no local branch "${branch}"; git_branch lists them.`);
     const up = await upstreamOf(ctx, branch);

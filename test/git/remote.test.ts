@@ -197,6 +197,10 @@ describe("git_push, git_fetch, git_pull, git_clone against real bare remotes", (
       expect(r.result.code, `${tool} ${JSON.stringify(params)}`).toBe("INVALID_PARAMS");
     }
     expect(existsSync(path.join(repo.dir, "pwned"))).toBe(false);
+    for (const branch of ["main^", "main:refs/heads/other", "a..b"]) {
+      expect((await d.call("git_push", { branch })).result.code, branch).toBe("INVALID_PARAMS");
+      expect((await d.call("git_pull", { branch }, { approved: false })).result.code, branch).toBe("INVALID_PARAMS");
+    }
   });
 
   it("an unreachable remote fails fast with no prompt", async () => {
