@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { stat } from "node:fs/promises";
 import { ToolError, isNodeError } from "../errors.js";
 
 /** Output kept per stream; beyond it the rest is drained and dropped, so a huge log cannot exhaust the daemon's memory. */
@@ -205,7 +206,12 @@ export async function git(ctx: GitCtx, args: readonly string[], opts: GitCallOpt
     const group = !CHILDLESS_COMMANDS.has(args[0]);
     r = await runProcess("git", [...GIT_CONFIG, ...args], { cwd: opts.cwd ?? ctx.ws.root, signal: ctx.signal, timeoutMs: opts.timeoutMs, env: gitEnv(opts.env), group, maxBytes: opts.maxBytes });
   } catch (e) {
-    if (isNodeError(e, "ENOENT")) throw new ToolError("TOOL_MISSING", "git is not installed or not on PATH; install git to use the git tools.");
+    if (isNodeError(e, "ENOENT")) {
+      // spawn says ENOENT for a missing cwd too: tell the two apart.
+      const cwd = opts.cwd ?? ctx.ws.root;
+      if (!(await stat(cwd).then(() => true, () => false))) throw new ToolError("NOT_FOUND", `The folder ${cwd} no longer exists; the workspace root was removed.`);
+      throw new ToolError("TOOL_MISSING", "git is not installed or not on PATH; install git to use the git tools.");
+    }
     throw e;
   }
   if (r.timedOut) {

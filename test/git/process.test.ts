@@ -120,3 +120,19 @@ describe("a slow git call through the daemon", () => {
     }
   });
 });
+
+describe("the git runner's failures", () => {
+  it("tells a missing root from a missing git", async () => {
+    const { git: runGit } = await import("../../src/git/run.js");
+    const ws = tmpWorkspace();
+    ws.cleanup();
+    await expect(runGit({ ws: { root: ws.dir } }, ["status"])).rejects.toMatchObject({ code: "NOT_FOUND" });
+    const saved = process.env.PATH;
+    process.env.PATH = "/nonexistent";
+    try {
+      await expect(runGit({ ws: { root: process.cwd() } }, ["status"])).rejects.toMatchObject({ code: "TOOL_MISSING" });
+    } finally {
+      process.env.PATH = saved;
+    }
+  });
+});
