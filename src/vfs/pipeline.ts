@@ -79,6 +79,8 @@ export class Pipeline {
   private git?: GitState;
   private readonly hashMax: number;
   private firstEventAt = 0;
+  /** When the pipeline opened (the watcher is live): the initial listing is the baseline for rescans. */
+  openedAt = 0;
   /** Settles when the window being processed is done (tests and shutdown wait on it). */
   private running: Promise<void> = Promise.resolve();
 
@@ -96,6 +98,7 @@ export class Pipeline {
   async open(): Promise<void> {
     if (this.gitDir) this.git = await readGitState(this.gitDir);
     this.held = false;
+    this.openedAt = Date.now();
     if (this.pending.length) this.schedule();
   }
 
@@ -187,7 +190,7 @@ export class Pipeline {
     if (!flooding && this.flood) {
       const { since, dirs } = this.flood;
       this.flood = undefined;
-      this.push(await rescanFolders(this.ws.root, dirs, since, this.index, this.hooks.rules()), true);
+      this.push(await rescanFolders(this.ws.root, dirs, since, this.index, this.hooks.rules(), this.openedAt), true);
       this.hooks.onFloodOver(dirs, since);
     }
   }
@@ -309,6 +312,22 @@ export class Pipeline {
     }
   }
 
+  /**
+   * Drops paths whose last hash the index never learnt and that were not modified since the watcher went live (a file
+   * edited before the daemon started and now committed): those are not changes, and hashing could not tell.
+   */
+  private async changedSinceOpen(events: RawEvent[]): Promise<RawEvent[]> {
+    const keep = await Promise.all(
+      events.map(async (e) => {
+        const entry = this.index.get(path.relative(this.ws.root, e.path).split(path.sep).join("/"));
+        if (!entry || entry.hash !== undefined) return true;
+        const st = await lstat(e.path).catch(() => null);
+        return !st || st.mtimeMs >= this.openedAt;
+      }),
+    );
+    return events.filter((_, i) => keep[i]);
+  }
+
   private pruneExpected(): void {
     const cutoff = Date.now() - TOOL_WRITE_TTL_MS;
     for (const [rel, list] of this.expected) {
@@ -327,7 +346,7 @@ export class Pipeline {
     const moved = now.head !== before?.head || now.branch !== before?.branch || now.operation !== before?.operation;
     if (!index && !touch.refs && !moved) return; // e.g. `git status` rewrote an identical index
     // A checkout's file events may have been dropped by the kernel (see rescan.ts): git knows which paths it changed.
-    if (before?.head && now.head && before.head !== now.head) this.push(await gitChangedPaths(this.ws.root, before.head, now.head), true);
+    if (before?.head && now.head && before.head !== now.head) this.push(await this.changedSinceOpen(await gitChangedPaths(this.ws.root, before.head, now.head)), true);
     this.ws.emit("git.changed", { head: now.head, branch: now.branch, index, refs: touch.refs, operation: now.operation });
   }
 }

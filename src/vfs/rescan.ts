@@ -19,7 +19,15 @@ const GIT_MAX_BUFFER = 256 * 1024 * 1024;
  * began, files not in the index and index entries gone are returned as raw events for the pipeline, which drops what it
  * has already reported (same hash).
  */
-export async function rescanFolders(root: string, dirs: Iterable<string>, sinceMs: number, index: FileIndex, rules: IgnoreRules): Promise<RawEvent[]> {
+export async function rescanFolders(
+  root: string,
+  dirs: Iterable<string>,
+  sinceMs: number,
+  index: FileIndex,
+  rules: IgnoreRules,
+  /** When the watcher went live: what the first listing saw is the baseline, not a change. */
+  notBeforeMs = 0,
+): Promise<RawEvent[]> {
   const wanted = new Set(dirs);
   // One pass over the index, not one per folder: a flood touches hundreds of folders of a 100,000-file index.
   const files = new Map<string, string[]>();
@@ -35,7 +43,7 @@ export async function rescanFolders(root: string, dirs: Iterable<string>, sinceM
     for (let i = rel.indexOf("/"); i >= 0; i = rel.indexOf("/", i + 1)) folders.add(rel.slice(0, i));
   }
   const out: RawEvent[] = [];
-  const since = sinceMs - MTIME_SLACK_MS;
+  const since = Math.max(sinceMs - MTIME_SLACK_MS, notBeforeMs);
   for (const dir of wanted) {
     const entries = await readdir(path.join(root, dir), { withFileTypes: true }).catch(() => null);
     const present = new Set<string>();

@@ -214,12 +214,14 @@ export class Vfs {
     if (this.ws.watcherEngine !== "parcel" || this.stopped) return;
     const engine = this.engines.get("tree");
     try {
+      // A flood often is a new ignored folder filling up (npm install, a build): the new subscription skips it.
+      if (this.gitDir) this.ignoredDirs = await listIgnoredDirs(this.ws.root);
       await engine?.refresh();
     } catch (e) {
       this.onError("tree", engine, e);
       return;
     }
-    this.pipeline.push(await rescanFolders(this.ws.root, dirs, since, this.index, this.rules), true);
+    this.pipeline.push(await rescanFolders(this.ws.root, dirs, since, this.index, this.rules, this.pipeline.openedAt), true);
   }
 
   private async refreshMovedIn(dirs: string[]): Promise<void> {

@@ -143,6 +143,20 @@ describe.each(["parcel", "chokidar"])("VFS with the %s engine", (engine) => {
     expect(sw.data).toMatchObject({ head, operation: null });
   });
 
+  it("reports exactly the files a checkout changes", async () => {
+    const { dir, d } = await setup({ "a.txt": "1\n", "b.txt": "1\n", "c/d.txt": "1\n", "same.txt": "s\n" });
+    git(dir, "checkout", "-qb", "other");
+    writeFile(dir, "a.txt", "2\n");
+    writeFile(dir, "c/d.txt", "2\n");
+    git(dir, "commit", "-qam", "other");
+    git(dir, "checkout", "-q", "main");
+    await d.waitFor((l) => l.event === "git.changed" && l.data.branch === "main");
+    writeFile(dir, "marker.txt", "m\n");
+    await waitChange(d, at("marker.txt"));
+    const paths = changes(d).map((c) => c.path);
+    expect(new Set(paths)).toEqual(new Set(["a.txt", "c/d.txt", "marker.txt"]));
+  });
+
   it("reports a merge in progress as the operation", async () => {
     const { dir, d } = await setup();
     git(dir, "checkout", "-qb", "side");
