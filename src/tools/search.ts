@@ -21,7 +21,7 @@ export const searchTool = defineTool({
   id: "search",
   description:
     "Searches file contents with ripgrep and returns matching lines grouped by file, each rendered `N|TAG content` with its " +
-    "real line tag, so you can edit straight from the result. Respects .gitignore; skips binary and hidden files unless asked; " +
+    "real line tag, so you can edit straight from the result. Respects .gitignore; skips binary files, and hidden files unless hidden:true; " +
     "smart case (case-insensitive unless the pattern has an upper-case letter) unless case_sensitive is given. " +
     "At most max_results matching lines (default 100); long lines are cut around the match. truncated:true says a cap was hit.",
   params: {
