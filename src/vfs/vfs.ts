@@ -97,13 +97,19 @@ export class Vfs {
   }
 
   private listInParallel(gitDir: string): { ignoredDirs: Promise<string[]>; listing: Promise<Listing> } {
-    const ignoredDirs = listIgnoredDirs(this.ws.root);
+    const ignoredDirs = listIgnoredDirs(this.ws.root).catch(() => []);
     this.rules = new IgnoreRules(); // judges nothing before the listing is in: the pipeline holds events until then
-    return { ignoredDirs, listing: listGit(this.ws.root, gitDir, ignoredDirs) };
+    return { ignoredDirs, listing: listGit(this.ws.root, gitDir, ignoredDirs).catch((e) => this.listWithoutGit(e)) };
   }
 
   private list(): Promise<Listing> {
-    return this.gitDir ? listGit(this.ws.root, this.gitDir) : listPlain(this.ws.root);
+    return this.gitDir ? listGit(this.ws.root, this.gitDir).catch((e) => this.listWithoutGit(e)) : listPlain(this.ws.root);
+  }
+
+  /** git could not list (a broken index, a repository it refuses): watching goes on with the walk and the defaults. */
+  private listWithoutGit(error: unknown): Promise<Listing> {
+    this.ws.log(`git ls-files failed, listing the tree without git: ${error instanceof Error ? error.message : String(error)}`);
+    return listPlain(this.ws.root);
   }
 
   private async applyListing(listing: Listing): Promise<{ added: string[]; removed: string[] }> {
@@ -166,6 +172,7 @@ export class Vfs {
     if (this.stopped) return;
     await this.startEngine(role);
     if (!this.engines.has(role)) return;
+    this.ready = [...this.requests.keys()].every((r) => this.engines.has(r));
     this.ws.log(`watcher (${role}) restarted`);
     if (role === "tree") {
       const { added, removed } = await this.applyListingSilently();

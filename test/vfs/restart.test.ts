@@ -38,7 +38,7 @@ describe.each(["parcel", "chokidar"] as const)("VFS failure handling with %s", (
     const arrived = changed("b.txt");
     writeFileSync(path.join(dir, "b.txt"), "while down\n");
     await arrived;
-    expect(vfs.state()).toMatchObject({ restarts: 1, errors: ["tree: simulated engine failure"] });
+    expect(vfs.state()).toMatchObject({ ready: true, restarts: 1, errors: ["tree: simulated engine failure"] });
     expect(logs.join("\n")).toMatch(/failed: simulated engine failure[\s\S]*restarted/);
     const again = changed("a.txt");
     writeFileSync(path.join(dir, "a.txt"), "after restart\n");
