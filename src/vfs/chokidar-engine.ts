@@ -10,7 +10,7 @@ export class ChokidarEngine implements WatchEngine {
   private skip = new Set<string>();
   private request?: WatchRequest;
 
-  async start(request: WatchRequest, onEvents: (events: RawEvent[]) => void, onError: (error: Error) => void): Promise<void> {
+  async start(request: WatchRequest, onEvents: (events: RawEvent[]) => void, onError: (error: Error, keptWatching?: boolean) => void): Promise<void> {
     this.request = request;
     this.skip = new Set(request.ignoreDirs());
     const w = watch(request.dir, {
@@ -33,7 +33,8 @@ export class ChokidarEngine implements WatchEngine {
         this.folders--;
         emit("delete")(p);
       })
-      .on("error", (e) => onError(e instanceof Error ? e : new Error(String(e))));
+      // chokidar reports a path it could not watch and goes on with the rest: nothing to restart.
+      .on("error", (e) => onError(e instanceof Error ? e : new Error(String(e)), true));
     await new Promise<void>((resolve) => w.once("ready", () => resolve()));
     this.folders = Object.keys(w.getWatched()).length;
   }

@@ -22,7 +22,8 @@ export interface WatchEngine {
   /** How long the engine itself gathers events before it hands them over; the pipeline's window waits only the rest. */
   readonly batchDelayMs: number;
   /** Resolves once changes after it are guaranteed to be reported. */
-  start(request: WatchRequest, onEvents: (events: RawEvent[]) => void, onError: (error: Error) => void): Promise<void>;
+  /** `onError(e, true)`: the engine goes on watching (a path it could not read); otherwise it needs a restart. */
+  start(request: WatchRequest, onEvents: (events: RawEvent[]) => void, onError: (error: Error, keptWatching?: boolean) => void): Promise<void>;
   /** Re-reads the tree and `ignoreDirs` (after a folder was moved in, or the ignore rules changed). */
   refresh(): Promise<void>;
   /** Folders with a watch, when the engine can tell. */

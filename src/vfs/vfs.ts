@@ -134,7 +134,7 @@ export class Vfs {
   private async startEngine(role: Role): Promise<void> {
     const engine = await createEngine(this.ws.watcherEngine);
     try {
-      await engine.start(this.requests.get(role)!, (events: RawEvent[]) => this.pipeline.push(events), (e) => this.onError(role, engine, e));
+      await engine.start(this.requests.get(role)!, (events: RawEvent[]) => this.pipeline.push(events), (e, keptWatching) => this.onError(role, engine, e, keptWatching));
       this.engines.set(role, engine);
     } catch (e) {
       await engine.stop().catch(() => undefined);
@@ -143,7 +143,7 @@ export class Vfs {
   }
 
   /** Never a crash: a log line, then a capped restart; the inotify limit is reported, not retried. */
-  private onError(role: Role, engine: WatchEngine | undefined, error: unknown): void {
+  private onError(role: Role, engine: WatchEngine | undefined, error: unknown, keptWatching = false): void {
     const message = error instanceof Error ? error.message : String(error);
     this.errors.push(`${role}: ${message}`);
     if (this.errors.length > KEPT_ERRORS) this.errors.shift();
@@ -152,6 +152,10 @@ export class Vfs {
         this.ws.log(`watcher (${role}): the inotify watch limit is reached (raise fs.inotify.max_user_watches); changes in some folders are not reported, everything else works: ${message}`);
       }
       this.inotifyLimitHit = true;
+      return;
+    }
+    if (keptWatching) {
+      this.ws.log(`watcher (${role}): ${message}`);
       return;
     }
     this.ws.log(`watcher (${role}) failed: ${message}`);

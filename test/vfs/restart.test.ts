@@ -28,7 +28,7 @@ describe.each(["parcel", "chokidar"] as const)("VFS failure handling with %s", (
     await vfs.start();
     cleanups.push(() => vfs.stop());
     const changed = (rel: string) => new Promise<void>((resolve) => waiters.push({ test: (p) => p === rel, resolve }));
-    const fail = (error: Error) => (vfs as any).onError("tree", (vfs as any).engines.get("tree"), error);
+    const fail = (error: Error, keptWatching = false) => (vfs as any).onError("tree", (vfs as any).engines.get("tree"), error, keptWatching);
     return { dir: tmp.dir, vfs, logs, changed, fail };
   }
 
@@ -43,6 +43,16 @@ describe.each(["parcel", "chokidar"] as const)("VFS failure handling with %s", (
     const again = changed("a.txt");
     writeFileSync(path.join(dir, "a.txt"), "after restart\n");
     await again;
+  });
+
+  it("logs an error the engine survived (a path it could not read) without restarting it", async () => {
+    const { dir, vfs, logs, changed, fail } = await setup();
+    fail(Object.assign(new Error("EACCES: permission denied, watch '/x'"), { code: "EACCES" }), true);
+    expect(vfs.state()).toMatchObject({ restarts: 0, errors: ["tree: EACCES: permission denied, watch '/x'"] });
+    expect(logs.join("\n")).toMatch(/EACCES/);
+    const arrived = changed("a.txt");
+    writeFileSync(path.join(dir, "a.txt"), "still watched\n");
+    await arrived;
   });
 
   it("reports the inotify limit without restarting, and keeps working", async () => {
