@@ -59,6 +59,10 @@ describe.each(["parcel", "chokidar"])("VFS with the %s engine", (engine) => {
     await d.ok("file_delete", { path: "a.txt", hash: written.hash }, { session: "other" });
     const del = await waitChange(d, at("a.txt", "deleted"));
     expect(del).toMatchObject({ hash: null, origin: "tool", by: "other", stale_sessions: ["writer"] });
+
+    const created = await d.ok("file_write", { path: "made/new.txt", content: "new\n" }, { session: "writer" });
+    const c2 = await waitChange(d, at("made/new.txt"));
+    expect(c2).toMatchObject({ kind: "created", hash: created.hash, origin: "tool", by: "writer", stale_sessions: [] });
   });
 
   it("reports creation, deletion and rename", async () => {
