@@ -255,6 +255,15 @@ export class Pipeline {
           queue.push(f);
         }
       }
+      // parcel drops a create and delete that fall within its own batch, so a file the VFS learnt of by an earlier walk
+      // of this folder can vanish without a word: what the index has here and the walk did not find is checked again.
+      const found = new Set(files);
+      for (const p of this.index.under(rel)) {
+        if (!found.has(p) && !todo.has(p)) {
+          todo.set(p, "modified"); // resolveOne reports it deleted if it is gone, and drops it if unchanged
+          queue.push(p);
+        }
+      }
       return [];
     }
     const prev = this.index.get(rel);

@@ -244,7 +244,11 @@ export class Vfs {
     }
     const files: string[] = [];
     for (const d of dirs) await walk(this.ws.root, d, this.rules, files, undefined, false);
-    this.pipeline.push(files.map((f) => ({ path: path.join(this.ws.root, f), kind: "create" as const })));
+    // Files that went away before the new watches took hold (parcel reports nothing for them) are checked as well.
+    const found = new Set(files);
+    const gone = dirs.flatMap((d) => this.index.under(d)).filter((f) => !found.has(f));
+    const abs = (rel: string) => path.join(this.ws.root, rel);
+    this.pipeline.push([...files.map((f) => ({ path: abs(f), kind: "create" as const })), ...gone.map((f) => ({ path: abs(f), kind: "update" as const }))]);
   }
 }
 

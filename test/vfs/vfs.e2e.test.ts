@@ -76,6 +76,19 @@ describe.each(["parcel", "chokidar"])("VFS with the %s engine", (engine) => {
     expect(await waitChange(d, at("new/d.txt", "deleted"))).toMatchObject({ hash: null, origin: "external" });
   });
 
+  it("reports a file deleted right after it appeared in a new nested folder, and find_file forgets it", async () => {
+    const { dir, d } = await setup();
+    // parcel reports `mkdir -p` late or not at all, and drops a create+delete pair within its batch: the VFS must catch up.
+    for (let i = 0; i < 5; i++) {
+      const rel = `n${i}/sub/x${i}.txt`;
+      writeFile(dir, rel, "x\n");
+      await waitChange(d, at(rel, "created"));
+      rmSync(path.join(dir, rel));
+      await waitChange(d, at(rel, "deleted"));
+      expect((await d.ok("find_file", { query: `x${i}.txt` })).text).not.toContain(rel);
+    }
+  });
+
   it("delivers a flood of 3,000 new files in a few dozen lines, none lost", async () => {
     const { dir, d } = await setup();
     const before = d.events.length;
