@@ -88,25 +88,25 @@ export function tagsOfBytes(bytes: Uint8Array): string[] {
 
 export type EolStyle = "lf" | "crlf" | "mixed" | "none";
 
-export function eolStyle(eols: readonly string[]): EolStyle {
+function countEols(eols: readonly string[]): { lf: number; crlf: number } {
   let lf = 0;
   let crlf = 0;
   for (const e of eols) {
     if (e === "\n") lf++;
     else if (e === "\r\n") crlf++;
   }
+  return { lf, crlf };
+}
+
+export function eolStyle(eols: readonly string[]): EolStyle {
+  const { lf, crlf } = countEols(eols);
   if (lf && crlf) return "mixed";
   return crlf ? "crlf" : lf ? "lf" : "none";
 }
 
 /** The terminator new lines get: the majority's (LF on a tie or when there is none). */
 export function dominantEol(eols: readonly string[]): Eol {
-  let lf = 0;
-  let crlf = 0;
-  for (const e of eols) {
-    if (e === "\n") lf++;
-    else if (e === "\r\n") crlf++;
-  }
+  const { lf, crlf } = countEols(eols);
   return crlf > lf ? "\r\n" : "\n";
 }
 
