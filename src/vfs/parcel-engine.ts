@@ -2,6 +2,9 @@ import path from "node:path";
 import watcher, { type AsyncSubscription } from "@parcel/watcher";
 import { ENGINE_BATCH_DELAY_MS, type RawEvent, type WatchEngine, type WatchRequest } from "./engine.js";
 
+/** How long a replaced subscription keeps reporting after its successor is live: several of parcel's 50 ms batches. */
+const REFRESH_OVERLAP_MS = 500;
+
 /** @parcel/watcher: one inotify watch per folder, its tree crawled natively; the default engine. */
 export class ParcelEngine implements WatchEngine {
   readonly name = "parcel" as const;
@@ -15,6 +18,8 @@ export class ParcelEngine implements WatchEngine {
    * so it adds a never-matching ignore entry numbered by generation.
    */
   private generation = 0;
+  /** Subscriptions replaced by a refresh, kept for REFRESH_OVERLAP_MS. */
+  private readonly retiring = new Set<AsyncSubscription>();
 
   async start(request: WatchRequest, onEvents: (events: RawEvent[]) => void, onError: (error: Error) => void): Promise<void> {
     this.request = request;
@@ -31,7 +36,16 @@ export class ParcelEngine implements WatchEngine {
     if (!this.sub) return;
     const old = this.sub;
     this.sub = await this.subscribe();
-    await old.unsubscribe();
+    // The new subscription's crawl takes in silently what appeared while it ran, and the old one drops the batch it was
+    // still gathering if unsubscribed now: kept a while, it reports those (twice-seen changes drop out by hash).
+    this.retiring.add(old);
+    const timer = setTimeout(() => void this.retire(old), REFRESH_OVERLAP_MS);
+    timer.unref();
+  }
+
+  private async retire(sub: AsyncSubscription): Promise<void> {
+    if (!this.retiring.delete(sub)) return;
+    await sub.unsubscribe().catch(() => undefined);
   }
 
   watchedFolders(): undefined {
@@ -41,6 +55,7 @@ export class ParcelEngine implements WatchEngine {
   async stop(): Promise<void> {
     const sub = this.sub;
     this.sub = undefined;
+    await Promise.all([...this.retiring].map((old) => this.retire(old)));
     await sub?.unsubscribe();
   }
 

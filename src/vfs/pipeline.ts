@@ -56,6 +56,8 @@ export interface PipelineHooks {
   rules: () => IgnoreRules;
   /** A folder appeared with folders inside (moved in): the engine should re-read the tree. */
   onFolderMovedIn: (rel: string) => void;
+  /** A folder appeared or changed and was walked (outside a flood): the VFS lists it again shortly (see vfs.ts). */
+  onFolderWalked: (rel: string) => void;
   /** A flood is over and its folders were read again: engines that may have lost watches in it re-read the tree. */
   onFloodOver: (dirs: Set<string>, since: number) => void;
   /** A .gitignore or info/exclude changed. */
@@ -247,6 +249,7 @@ export class Pipeline {
       const dirs = await walk(this.ws.root, rel, this.hooks.rules(), files, undefined, false);
       // Only a folder moved in arrives with folders inside that were not announced: a mkdir -p reports each level.
       if (dirs.some((d) => !todo.has(d))) this.hooks.onFolderMovedIn(rel);
+      if (!this.flooding) this.hooks.onFolderWalked(rel);
       this.recentDirs.set(rel, Date.now());
       for (const d of dirs) this.recentDirs.set(d, Date.now());
       for (const f of files) {

@@ -14,6 +14,12 @@ export const MAX_RESTARTS = 5;
 const RESTART_DELAY_MS = 500;
 /** Folders moved in within this long trigger one engine refresh, not one each. */
 const REFRESH_DEBOUNCE_MS = 300;
+/**
+ * A folder that just appeared is listed again this long after it was walked: parcel starts watching a new folder only
+ * when it gets to it, and drops a create and delete that fall within one of its batches, so a file made and removed in
+ * that gap would otherwise never be reported gone (or made). Longer than parcel's 50 ms batch, short for a model.
+ */
+const RECHECK_DELAY_MS = 250;
 /** Errors kept for `info`. */
 const KEPT_ERRORS = 5;
 
@@ -35,6 +41,8 @@ export class Vfs {
   private readonly errors: string[] = [];
   private refreshTimer?: NodeJS.Timeout;
   private readonly movedIn = new Set<string>();
+  private recheckTimer?: NodeJS.Timeout;
+  private readonly recheck = new Set<string>();
   private folderCache?: { gen: number; count: number };
 
   constructor(private readonly ws: Workspace) {}
@@ -51,6 +59,7 @@ export class Vfs {
     this.pipeline = new Pipeline(this.ws, this.index, this.gitDir, {
       rules: () => this.rules,
       onFolderMovedIn: (rel) => this.scheduleRefresh(rel),
+      onFolderWalked: (rel) => this.scheduleRecheck(rel),
       onFloodOver: (dirs, since) => void this.afterFlood(dirs, since),
       onIgnoreChanged: () => this.reloadRules(),
     }, ENGINE_BATCH_DELAY_MS[this.ws.watcherEngine]);
@@ -73,6 +82,7 @@ export class Vfs {
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.refreshTimer);
+    clearTimeout(this.recheckTimer);
     await Promise.all([...this.engines.values()].map((e) => e.stop().catch(() => undefined)));
     this.engines.clear();
     await this.pipeline?.stop();
@@ -242,13 +252,34 @@ export class Vfs {
     } catch (e) {
       this.onError("tree", engine, e);
     }
+    await this.relist(dirs, false);
+  }
+
+  private scheduleRecheck(rel: string): void {
+    this.recheck.add(rel);
+    if (this.recheckTimer || this.stopped) return;
+    this.recheckTimer = setTimeout(() => {
+      this.recheckTimer = undefined;
+      const dirs = [...this.recheck];
+      this.recheck.clear();
+      void this.relist(dirs, true);
+    }, RECHECK_DELAY_MS);
+    this.recheckTimer.unref();
+  }
+
+  /**
+   * Walks folders again and pushes what the index does not know (every file found, unless `onlyNew`: after an engine
+   * refresh a known file may have changed unseen; unchanged ones drop out by hash) and the files it has that are gone.
+   */
+  private async relist(dirs: string[], onlyNew: boolean): Promise<void> {
     const files: string[] = [];
     for (const d of dirs) await walk(this.ws.root, d, this.rules, files, undefined, false);
-    // Files that went away before the new watches took hold (parcel reports nothing for them) are checked as well.
     const found = new Set(files);
+    const created = onlyNew ? files.filter((f) => !this.index.has(f)) : files;
     const gone = dirs.flatMap((d) => this.index.under(d)).filter((f) => !found.has(f));
     const abs = (rel: string) => path.join(this.ws.root, rel);
-    this.pipeline.push([...files.map((f) => ({ path: abs(f), kind: "create" as const })), ...gone.map((f) => ({ path: abs(f), kind: "update" as const }))]);
+    // "update" for the gone ones: the pipeline reports them deleted if they are, and drops them if they came back.
+    this.pipeline.push([...created.map((f) => ({ path: abs(f), kind: "create" as const })), ...gone.map((f) => ({ path: abs(f), kind: "update" as const }))], true);
   }
 }
 

@@ -18,26 +18,33 @@ describe.each(["parcel", "chokidar"] as const)("VFS failure handling with %s", (
     const tmp = tmpWorkspace({ git: true, files: { "a.txt": "1\n" } });
     cleanups.push(tmp.cleanup);
     const logs: string[] = [];
+    const logWaiters: { test: RegExp; resolve: () => void }[] = [];
+    const onLog = (m: string) => {
+      logs.push(m);
+      for (const w of [...logWaiters]) if (w.test.test(m)) logWaiters.splice(logWaiters.indexOf(w), 1), w.resolve();
+    };
+    const logged = (test: RegExp) => new Promise<void>((resolve) => (logs.some((m) => test.test(m)) ? resolve() : logWaiters.push({ test, resolve })));
     const waiters: { test: (p: string) => boolean; resolve: () => void }[] = [];
     const ws = new Workspace({ root: tmp.dir, watcher: engine }, (event, data: any) => {
       if (event !== "fs.changed") return;
       for (const w of [...waiters]) if (data.changes.some((c: any) => w.test(c.path))) waiters.splice(waiters.indexOf(w), 1), w.resolve();
-    }, (m) => logs.push(m));
+    }, onLog);
     await initHash();
     const vfs = new Vfs(ws);
     await vfs.start();
     cleanups.push(() => vfs.stop());
     const changed = (rel: string) => new Promise<void>((resolve) => waiters.push({ test: (p) => p === rel, resolve }));
     const fail = (error: Error, keptWatching = false) => (vfs as any).onError("tree", (vfs as any).engines.get("tree"), error, keptWatching);
-    return { dir: tmp.dir, vfs, logs, changed, fail };
+    return { dir: tmp.dir, vfs, logs, logged, changed, fail };
   }
 
   it("logs an engine error, restarts, and reports what changed while it was down", async () => {
-    const { dir, vfs, logs, changed, fail } = await setup();
+    const { dir, vfs, logs, logged, changed, fail } = await setup();
     fail(new Error("simulated engine failure"));
     const arrived = changed("b.txt");
     writeFileSync(path.join(dir, "b.txt"), "while down\n");
-    await arrived;
+    // The simulated failure leaves the old engine healthy until it is stopped, so b.txt may arrive before the restart.
+    await Promise.all([arrived, logged(/restarted/)]);
     expect(vfs.state()).toMatchObject({ ready: true, restarts: 1, errors: ["tree: simulated engine failure"] });
     expect(logs.join("\n")).toMatch(/failed: simulated engine failure[\s\S]*restarted/);
     const again = changed("a.txt");
