@@ -39,10 +39,10 @@ export class Vfs {
   private restarts = 0;
   private inotifyLimitHit = false;
   private readonly errors: string[] = [];
-  private refreshTimer?: NodeJS.Timeout;
-  private readonly movedIn = new Set<string>();
-  private recheckTimer?: NodeJS.Timeout;
-  private readonly recheck = new Set<string>();
+  /** Folders moved in, refreshed together (see refreshMovedIn). */
+  private readonly movedIn = new FolderBatch(REFRESH_DEBOUNCE_MS, (dirs) => void this.refreshMovedIn(dirs));
+  /** Folders walked lately, listed again together (see RECHECK_DELAY_MS). */
+  private readonly walked = new FolderBatch(RECHECK_DELAY_MS, (dirs) => void this.relist(dirs, true));
   private folderCache?: { gen: number; count: number };
 
   constructor(private readonly ws: Workspace) {}
@@ -58,8 +58,8 @@ export class Vfs {
     else await this.applyListing(await this.list());
     this.pipeline = new Pipeline(this.ws, this.index, this.gitDir, {
       rules: () => this.rules,
-      onFolderMovedIn: (rel) => this.scheduleRefresh(rel),
-      onFolderWalked: (rel) => this.scheduleRecheck(rel),
+      onFolderMovedIn: (rel) => this.movedIn.add(rel),
+      onFolderWalked: (rel) => this.walked.add(rel),
       onFloodOver: (dirs, since) => void this.afterFlood(dirs, since),
       onIgnoreChanged: () => this.reloadRules(),
     }, ENGINE_BATCH_DELAY_MS[this.ws.watcherEngine]);
@@ -81,8 +81,8 @@ export class Vfs {
 
   async stop(): Promise<void> {
     this.stopped = true;
-    clearTimeout(this.refreshTimer);
-    clearTimeout(this.recheckTimer);
+    this.movedIn.stop();
+    this.walked.stop();
     await Promise.all([...this.engines.values()].map((e) => e.stop().catch(() => undefined)));
     this.engines.clear();
     await this.pipeline?.stop();
@@ -212,22 +212,6 @@ export class Vfs {
   }
 
   /**
-   * A folder moved in: the engine re-reads the tree, then the folder is walked again and its files pushed as created, so
-   * a file written there before the new watches took hold is still reported (unchanged ones drop out by hash).
-   */
-  private scheduleRefresh(rel: string): void {
-    this.movedIn.add(rel);
-    if (this.refreshTimer || this.stopped) return;
-    this.refreshTimer = setTimeout(() => {
-      this.refreshTimer = undefined;
-      const dirs = [...this.movedIn];
-      this.movedIn.clear();
-      void this.refreshMovedIn(dirs);
-    }, REFRESH_DEBOUNCE_MS);
-    this.refreshTimer.unref();
-  }
-
-  /**
    * parcel can come out of an event flood with folders it no longer watches (seen under load with 3,000 new files):
    * a fresh subscription, then the flood's folders read once more for what fell between the two.
    */
@@ -245,6 +229,10 @@ export class Vfs {
     this.pipeline.push(await rescanFolders(this.ws.root, dirs, since, this.index, this.rules, this.pipeline.openedAt), true);
   }
 
+  /**
+   * A folder moved in: the engine re-reads the tree, then the folder is walked again and its files pushed as created, so
+   * a file written there before the new watches took hold is still reported (unchanged ones drop out by hash).
+   */
   private async refreshMovedIn(dirs: string[]): Promise<void> {
     const engine = this.engines.get("tree");
     try {
@@ -253,18 +241,6 @@ export class Vfs {
       this.onError("tree", engine, e);
     }
     await this.relist(dirs, false);
-  }
-
-  private scheduleRecheck(rel: string): void {
-    this.recheck.add(rel);
-    if (this.recheckTimer || this.stopped) return;
-    this.recheckTimer = setTimeout(() => {
-      this.recheckTimer = undefined;
-      const dirs = [...this.recheck];
-      this.recheck.clear();
-      void this.relist(dirs, true);
-    }, RECHECK_DELAY_MS);
-    this.recheckTimer.unref();
   }
 
   /**
@@ -280,6 +256,32 @@ export class Vfs {
     const abs = (rel: string) => path.join(this.ws.root, rel);
     // "update" for the gone ones: the pipeline reports them deleted if they are, and drops them if they came back.
     this.pipeline.push([...created.map((f) => ({ path: abs(f), kind: "create" as const })), ...gone.map((f) => ({ path: abs(f), kind: "update" as const }))], true);
+  }
+}
+
+/** Collects folders and hands them over together, `delayMs` after the first one came. */
+class FolderBatch {
+  private timer?: NodeJS.Timeout;
+  private readonly dirs = new Set<string>();
+  private stopped = false;
+
+  constructor(private readonly delayMs: number, private readonly run: (dirs: string[]) => void) {}
+
+  add(dir: string): void {
+    this.dirs.add(dir);
+    if (this.timer || this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      const dirs = [...this.dirs];
+      this.dirs.clear();
+      this.run(dirs);
+    }, this.delayMs);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    clearTimeout(this.timer);
   }
 }
 
