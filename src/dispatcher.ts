@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ToolError } from "./errors.js";
 import type { LineWriter } from "./protocol/framing.js";
+import { JsonText } from "./protocol/json-text.js";
 import type { Registry } from "./registry.js";
 import type { AnyTool, DaemonApi, ToolContext, ToolResult } from "./tools/tool.js";
 import type { Workspace } from "./workspace.js";
@@ -178,7 +179,7 @@ export class Dispatcher implements DaemonApi {
     try {
       const work = tool.run(parsed.data, ctx);
       const result = await raceAbort(work, controller.signal, entry);
-      this.out.write({ call_id: id, success: true, result: finish(result, dryRun) });
+      this.out.writeResult(id, finish(result, dryRun));
     } catch (e) {
       if (controller.signal.aborted && !entry.committing) {
         const timedOut = String((controller.signal.reason as Error)?.message ?? "").startsWith("timeout");
@@ -225,6 +226,8 @@ function raceAbort<T>(work: Promise<T>, signal: AbortSignal, entry: Running): Pr
 
 function finish(result: ToolResult, dryRun: boolean): ToolResult {
   const out: ToolResult = dryRun ? { ...result, dry_run: true } : result;
+  // Pre-encoded text long enough to maybe need the cut below takes the plain path (rare: a window of 100,000+ bytes).
+  if (out.text instanceof JsonText && out.text.maxLength > MAX_TEXT_CHARS) out.text = out.text.toString();
   if (typeof out.text === "string" && out.text.length > MAX_TEXT_CHARS) {
     const cut = out.text.lastIndexOf("\n", MAX_TEXT_CHARS);
     out.text = `${out.text.slice(0, cut > 0 ? cut : MAX_TEXT_CHARS)}\n… [output cut at ${MAX_TEXT_CHARS} characters; narrow the request to see the rest]`;

@@ -1,4 +1,5 @@
-import { type EolStyle, hasBom } from "./text.js";
+import { JsonText, MAX_ESCAPE_GROWTH, writeJsonEscaped } from "../protocol/json-text.js";
+import { type EolStyle, MAX_RENDERED_LINE_CHARS, hasBom, renderLine } from "./text.js";
 
 // XXH32 (seed 0) in plain JS for line tags. The WebAssembly hasher in hash.ts copies every input into its memory and
 // formats the result as a string per call, which made tagging a 150-line read cost more than reading it; lines are
@@ -42,6 +43,24 @@ export function xxh32(b: Uint8Array, start: number, end: number): number {
   h = Math.imul(h, P3);
   h ^= h >>> 16;
   return h >>> 0;
+}
+
+const HEX_DIGITS = Buffer.from("0123456789ABCDEF", "latin1");
+const ASCII_0 = 0x30;
+const PIPE = 0x7c;
+const SPACE = 0x20;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const LETTER_N = 0x6e;
+
+/** Decimal digits of a positive integer. */
+function digitCount(n: number): number {
+  let d = 1;
+  while (n >= 10) {
+    n = Math.floor(n / 10);
+    d++;
+  }
+  return d;
 }
 
 const HEX2 = Array.from({ length: 256 }, (_, i) => i.toString(16).toUpperCase().padStart(2, "0"));
@@ -96,9 +115,69 @@ export class LineTags {
     return this.cache ? this.cache[i] : tagOfRange(this.bytes, this.starts[i], this.ends[i]);
   }
 
+  /**
+   * Lines [from, to) rendered as renderLine would and joined by `\n`, as a JSON string literal built straight from the
+   * file's bytes (see JsonText for why). A line that may need cutting (over MAX_RENDERED_LINE_CHARS bytes, hence maybe
+   * chars), or more escaping than the buffer has room for, sends the window through renderLine as a plain string.
+   */
+  render(from: number, to: number): JsonText | string {
+    const { bytes, starts, ends } = this;
+    if (from >= to) return "";
+    let plain = 2; // the quotes
+    for (let i = from; i < to; i++) {
+      const len = ends[i] - starts[i];
+      if (len > MAX_RENDERED_LINE_CHARS) return this.renderEach(from, to);
+      plain += (i > from ? 2 : 0) + digitCount(i + 1) + 6 + len; // `\n` + "N|TAG " + line
+    }
+    // Room for escapes: source code's quotes and tabs rarely grow a window by a quarter; if they do, the plain path.
+    const slack = (plain >> 2) + 64;
+    const out = Buffer.allocUnsafe(plain + slack + MAX_ESCAPE_GROWTH);
+    let o = 0;
+    let grown = 0; // bytes escapes added so far
+    out[o++] = QUOTE;
+    for (let i = from; i < to; i++) {
+      const start = starts[i];
+      const end = ends[i];
+      if (i > from) {
+        out[o++] = BACKSLASH;
+        out[o++] = LETTER_N;
+      }
+      o = writeDecimal(out, o, i + 1);
+      out[o++] = PIPE;
+      const tag = xxh32(bytes, start, end);
+      out[o++] = HEX_DIGITS[(tag >>> 12) & 15];
+      out[o++] = HEX_DIGITS[(tag >>> 8) & 15];
+      out[o++] = HEX_DIGITS[(tag >>> 4) & 15];
+      out[o++] = HEX_DIGITS[tag & 15];
+      out[o++] = SPACE;
+      const contentStart = o;
+      o = writeJsonEscaped(bytes, start, end, out, o, slack - grown);
+      if (o === -1) return this.renderEach(from, to);
+      grown += o - contentStart - (end - start);
+    }
+    out[o++] = QUOTE;
+    return new JsonText(out.subarray(0, o));
+  }
+
+  private renderEach(from: number, to: number): string {
+    const rendered: string[] = [];
+    for (let i = from; i < to; i++) rendered.push(renderLine(i + 1, this.at(i), this.text(i)));
+    return rendered.join("\n");
+  }
+
   /** Every line's tag (computed once). */
   all(): string[] {
     if (!this.cache) this.cache = this.starts.map((s, i) => tagOfRange(this.bytes, s, this.ends[i]));
     return this.cache;
   }
+}
+
+/** Writes `n` (a positive integer) in decimal at out[o], returning the offset after it. */
+function writeDecimal(out: Buffer, o: number, n: number): number {
+  const end = o + digitCount(n);
+  for (let p = end - 1; p >= o; p--) {
+    out[p] = ASCII_0 + (n % 10);
+    n = Math.floor(n / 10);
+  }
+  return end;
 }

@@ -1,5 +1,8 @@
 import { StringDecoder } from "node:string_decoder";
 import type { Readable, Writable } from "node:stream";
+import { JsonText } from "./json-text.js";
+
+const CLOSE_RESULT = Buffer.from("}}\n");
 
 /** A request line longer than this is answered PARSE_ERROR instead of growing memory without bound. */
 export const MAX_LINE_CHARS = 64 * 1024 * 1024;
@@ -55,7 +58,7 @@ export class LineReader {
 
 /** Writes whole JSON lines in order; waits for `drain` so a slow reader never makes us buffer without bound in the stream. */
 export class LineWriter {
-  private readonly queue: string[] = [];
+  private readonly queue: (string | Buffer)[] = [];
   private blocked = false;
   private idleWaiters: (() => void)[] = [];
 
@@ -64,7 +67,21 @@ export class LineWriter {
   }
 
   write(message: unknown): void {
-    this.queue.push(JSON.stringify(message) + "\n");
+    this.push(JSON.stringify(message) + "\n");
+  }
+
+  /** A successful call's answer; a JsonText `text` is spliced in as its bytes, as the result's last field. */
+  writeResult(callId: string | number, result: Record<string, unknown>): void {
+    const { text } = result;
+    if (!(text instanceof JsonText)) return this.write({ call_id: callId, success: true, result });
+    const rest = { ...result };
+    delete rest.text;
+    const head = JSON.stringify({ call_id: callId, success: true, result: rest }).slice(0, -2); // without "}}"
+    this.push(Buffer.concat([Buffer.from(`${head}${head.endsWith("{") ? "" : ","}"text":`), text.literal, CLOSE_RESULT]));
+  }
+
+  private push(line: string | Buffer): void {
+    this.queue.push(line);
     if (!this.blocked) this.flush();
   }
 

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { changedSpans, renderRegions, unifiedDiff } from "../core/render.js";
-import { decodeText, renderLine } from "../core/text.js";
+import { decodeText } from "../core/text.js";
 import { ToolError } from "../errors.js";
 import { readLines } from "../fs/read-text.js";
 import { defineTool } from "./tool.js";
@@ -78,14 +78,12 @@ export const fileReadTool = defineTool({
     }
     const limit = Math.min(params.limit ?? DEFAULT_LIMIT, MAX_LIMIT);
     const to = Math.min(total, offset - 1 + limit);
-    const rendered: string[] = [];
-    for (let i = offset - 1; i < to; i++) rendered.push(renderLine(i + 1, lines.at(i), lines.text(i)));
     return {
       ...base,
       start_line: total ? offset : 0,
       end_line: to,
       next_offset: to < total ? to + 1 : null,
-      text: rendered.join("\n"),
+      text: lines.render(offset - 1, to),
     };
   },
 });

@@ -1,0 +1,63 @@
+/**
+ * A string value already encoded as a JSON string literal: UTF-8 bytes, quotes included. file_read builds its text from
+ * the file's bytes straight into this form, so the text is never decoded to a string, scanned again by JSON.stringify
+ * and encoded back to UTF-8 for stdout: that round trip was about a fifth of the daemon's CPU on a 150-line read.
+ * LineWriter splices the bytes into the response line; anything else that meets one sees the plain string (toJSON).
+ */
+export class JsonText {
+  constructor(readonly literal: Buffer) {}
+
+  /** The string this literal encodes. */
+  toString(): string {
+    return JSON.parse(this.literal.toString("utf8")) as string;
+  }
+
+  toJSON(): string {
+    return this.toString();
+  }
+
+  /** An upper bound of the string's length in UTF-16 units: each unit takes at least one byte of the literal. */
+  get maxLength(): number {
+    return this.literal.length - 2;
+  }
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+/**
+ * How JSON.stringify writes each byte below 0x80, as bytes: "" for a byte it keeps. Bytes from 0x80 up are kept too
+ * (the input is valid UTF-8, which has no lone surrogates, the only non-ASCII JSON.stringify escapes).
+ */
+const ESCAPES: Uint8Array[] = Array.from({ length: 0x80 }, (_, b) => {
+  if (b === QUOTE) return Buffer.from('\\"', "latin1");
+  if (b === BACKSLASH) return Buffer.from("\\\\", "latin1");
+  if (b >= 0x20) return Buffer.alloc(0);
+  const short: Record<number, string> = { 8: "\\b", 9: "\\t", 10: "\\n", 12: "\\f", 13: "\\r" };
+  return Buffer.from(short[b] ?? `\\u${b.toString(16).padStart(4, "0")}`, "latin1");
+});
+/** 1 where ESCAPES has an escape: the per-byte test of the copy loop. */
+const NEEDS_ESCAPE = Uint8Array.from({ length: 256 }, (_, b) => (b < 0x80 && ESCAPES[b].length ? 1 : 0));
+
+/** Most bytes one escaped byte grows by (`\u001f` for one byte). */
+export const MAX_ESCAPE_GROWTH = 5;
+
+/**
+ * Writes src[start..end) (valid UTF-8) JSON-escaped exactly as JSON.stringify would, at out[o]. Returns the offset after
+ * it, or -1 once escapes would make it more than `room` bytes longer than the input (the caller then takes the plain
+ * string path); `out` must have room for the input, `room` and MAX_ESCAPE_GROWTH more.
+ */
+export function writeJsonEscaped(src: Uint8Array, start: number, end: number, out: Uint8Array, o: number, room: number): number {
+  const limit = o - start + room; // the largest `o - j` may be, j being the next input byte
+  for (let j = start; j < end; j++) {
+    const b = src[j];
+    if (NEEDS_ESCAPE[b] === 0) {
+      out[o++] = b;
+      continue;
+    }
+    const esc = ESCAPES[b];
+    for (let k = 0; k < esc.length; k++) out[o++] = esc[k];
+    if (o - (j + 1) > limit) return -1;
+  }
+  return o;
+}
