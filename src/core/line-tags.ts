@@ -11,11 +11,19 @@ const P4 = 0x27d4eb2f;
 const P5 = 0x165667b1;
 
 const rotl = (x: number, r: number) => (x << r) | (x >>> (32 - r));
-const read32 = (b: Uint8Array, i: number) => b[i] | (b[i + 1] << 8) | (b[i + 2] << 16) | (b[i + 3] << 24);
 const round = (acc: number, input: number) => Math.imul(rotl((acc + Math.imul(input, P2)) | 0, 13), P1);
 
-/** XXH32(bytes[start..end), seed 0) as an unsigned 32-bit number. */
-export function xxh32(b: Uint8Array, start: number, end: number): number {
+/**
+ * A view of `b` for 4-byte little-endian reads: one getInt32 is one load where four byte loads and shifts were (xxh32
+ * and the JSON escaper ran about twice as fast with it, measured). Make one per buffer, not per call.
+ */
+export function viewOf(b: Uint8Array): DataView {
+  return new DataView(b.buffer, b.byteOffset, b.byteLength);
+}
+
+/** XXH32(bytes[start..end), seed 0) as an unsigned 32-bit number; `view` is viewOf(b). */
+export function xxh32(b: Uint8Array, start: number, end: number, view: DataView = viewOf(b)): number {
+  const read32 = (i: number) => view.getInt32(i, true);
   const len = end - start;
   let i = start;
   let h: number;
@@ -25,17 +33,17 @@ export function xxh32(b: Uint8Array, start: number, end: number): number {
     let v3 = 0;
     let v4 = -P1 | 0;
     for (const limit = end - 16; i <= limit; i += 16) {
-      v1 = round(v1, read32(b, i));
-      v2 = round(v2, read32(b, i + 4));
-      v3 = round(v3, read32(b, i + 8));
-      v4 = round(v4, read32(b, i + 12));
+      v1 = round(v1, read32(i));
+      v2 = round(v2, read32(i + 4));
+      v3 = round(v3, read32(i + 8));
+      v4 = round(v4, read32(i + 12));
     }
     h = (rotl(v1, 1) + rotl(v2, 7) + rotl(v3, 12) + rotl(v4, 18)) | 0;
   } else {
     h = P5 | 0;
   }
   h = (h + len) | 0;
-  for (; i + 4 <= end; i += 4) h = Math.imul(rotl((h + Math.imul(read32(b, i), P3)) | 0, 17), P4);
+  for (; i + 4 <= end; i += 4) h = Math.imul(rotl((h + Math.imul(read32(i), P3)) | 0, 17), P4);
   for (; i < end; i++) h = Math.imul(rotl((h + Math.imul(b[i], P5)) | 0, 11), P1);
   h ^= h >>> 15;
   h = Math.imul(h, P2);
@@ -66,8 +74,8 @@ function digitCount(n: number): number {
 const HEX2 = Array.from({ length: 256 }, (_, i) => i.toString(16).toUpperCase().padStart(2, "0"));
 
 /** SPEC 4's tag of bytes[start..end): XXH32 & 0xFFFF as four upper-case hex digits. */
-export function tagOfRange(b: Uint8Array, start: number, end: number): string {
-  const h = xxh32(b, start, end);
+export function tagOfRange(b: Uint8Array, start: number, end: number, view: DataView = viewOf(b)): string {
+  const h = xxh32(b, start, end, view);
   return HEX2[(h >>> 8) & 0xff] + HEX2[h & 0xff];
 }
 
@@ -81,8 +89,10 @@ export class LineTags {
   private lf = 0;
   private crlf = 0;
   private cache?: string[];
+  private readonly view: DataView;
 
   constructor(private readonly bytes: Buffer) {
+    this.view = viewOf(bytes);
     let start = hasBom(bytes) ? 3 : 0;
     while (start < bytes.length) {
       let nl = bytes.indexOf(10, start);
@@ -112,7 +122,7 @@ export class LineTags {
 
   /** Tag of 0-based line `i`. */
   at(i: number): string {
-    return this.cache ? this.cache[i] : tagOfRange(this.bytes, this.starts[i], this.ends[i]);
+    return this.cache ? this.cache[i] : tagOfRange(this.bytes, this.starts[i], this.ends[i], this.view);
   }
 
   /**
@@ -121,7 +131,7 @@ export class LineTags {
    * chars), or more escaping than the buffer has room for, sends the window through renderLine as a plain string.
    */
   render(from: number, to: number): JsonText | string {
-    const { bytes, starts, ends } = this;
+    const { bytes, view, starts, ends } = this;
     if (from >= to) return "";
     let plain = 2; // the quotes
     for (let i = from; i < to; i++) {
@@ -132,6 +142,7 @@ export class LineTags {
     // Room for escapes: source code's quotes and tabs rarely grow a window by a quarter; if they do, the plain path.
     const slack = (plain >> 2) + 64;
     const out = Buffer.allocUnsafe(plain + slack + MAX_ESCAPE_GROWTH);
+    const outView = viewOf(out);
     let o = 0;
     let grown = 0; // bytes escapes added so far
     out[o++] = QUOTE;
@@ -144,14 +155,14 @@ export class LineTags {
       }
       o = writeDecimal(out, o, i + 1);
       out[o++] = PIPE;
-      const tag = xxh32(bytes, start, end);
+      const tag = xxh32(bytes, start, end, view);
       out[o++] = HEX_DIGITS[(tag >>> 12) & 15];
       out[o++] = HEX_DIGITS[(tag >>> 8) & 15];
       out[o++] = HEX_DIGITS[(tag >>> 4) & 15];
       out[o++] = HEX_DIGITS[tag & 15];
       out[o++] = SPACE;
       const contentStart = o;
-      o = writeJsonEscaped(bytes, start, end, out, o, slack - grown);
+      o = writeJsonEscaped(bytes, view, start, end, out, outView, o, slack - grown);
       if (o === -1) return this.renderEach(from, to);
       grown += o - contentStart - (end - start);
     }
@@ -167,7 +178,7 @@ export class LineTags {
 
   /** Every line's tag (computed once). */
   all(): string[] {
-    if (!this.cache) this.cache = this.starts.map((s, i) => tagOfRange(this.bytes, s, this.ends[i]));
+    if (!this.cache) this.cache = this.starts.map((s, i) => tagOfRange(this.bytes, s, this.ends[i], this.view));
     return this.cache;
   }
 }

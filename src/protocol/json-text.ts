@@ -39,16 +39,50 @@ const ESCAPES: Uint8Array[] = Array.from({ length: 0x80 }, (_, b) => {
 /** 1 where ESCAPES has an escape: the per-byte test of the copy loop. */
 const NEEDS_ESCAPE = Uint8Array.from({ length: 256 }, (_, b) => (b < 0x80 && ESCAPES[b].length ? 1 : 0));
 
-/** Most bytes one escaped byte grows by (`\u001f` for one byte). */
-export const MAX_ESCAPE_GROWTH = 5;
+/** Most bytes 4 escaped bytes grow by (`\u001f` for each), past the point the -1 check is made. */
+export const MAX_ESCAPE_GROWTH = 20;
 
 /**
  * Writes src[start..end) (valid UTF-8) JSON-escaped exactly as JSON.stringify would, at out[o]. Returns the offset after
  * it, or -1 once escapes would make it more than `room` bytes longer than the input (the caller then takes the plain
- * string path); `out` must have room for the input, `room` and MAX_ESCAPE_GROWTH more.
+ * string path); `out` must have room for the input, `room` and MAX_ESCAPE_GROWTH more. srcView and outView are
+ * DataViews of src and out: most 4-byte groups need no escape and are tested and copied as one number.
  */
-export function writeJsonEscaped(src: Uint8Array, start: number, end: number, out: Uint8Array, o: number, room: number): number {
+export function writeJsonEscaped(
+  src: Uint8Array, srcView: DataView, start: number, end: number,
+  out: Uint8Array, outView: DataView, o: number, room: number,
+): number {
   const limit = o - start + room; // the largest `o - j` may be, j being the next input byte
+  let j = start;
+  for (const last = end - 4; j <= last; ) {
+    const v = srcView.getInt32(j, true);
+    if (!needsEscape4(v)) {
+      outView.setInt32(o, v, true);
+      o += 4;
+      j += 4;
+      continue;
+    }
+    o = escapeBytes(src, j, j + 4, out, o);
+    j += 4;
+    if (o - j > limit) return -1;
+  }
+  o = escapeBytes(src, j, end, out, o);
+  return o - end > limit ? -1 : o;
+}
+
+/**
+ * Whether any of the 4 bytes in `v` is below 0x20, a quote or a backslash. The classic SWAR "has a zero byte" test,
+ * (x - 0x01..) & ~x & 0x80..: a borrow can only flag a byte above one that really matched, so the yes/no is exact, and
+ * bytes from 0x80 up never match.
+ */
+function needsEscape4(v: number): boolean {
+  const quote = v ^ 0x22222222;
+  const backslash = v ^ 0x5c5c5c5c;
+  return ((((v - 0x20202020) & ~v) | ((quote - 0x01010101) & ~quote) | ((backslash - 0x01010101) & ~backslash)) & 0x80808080) !== 0;
+}
+
+/** The byte-at-a-time escaper, for groups with an escape and the last bytes of a line. */
+function escapeBytes(src: Uint8Array, start: number, end: number, out: Uint8Array, o: number): number {
   for (let j = start; j < end; j++) {
     const b = src[j];
     if (NEEDS_ESCAPE[b] === 0) {
@@ -57,7 +91,6 @@ export function writeJsonEscaped(src: Uint8Array, start: number, end: number, ou
     }
     const esc = ESCAPES[b];
     for (let k = 0; k < esc.length; k++) out[o++] = esc[k];
-    if (o - (j + 1) > limit) return -1;
   }
   return o;
 }
