@@ -1,4 +1,4 @@
-import { JsonText, MAX_ESCAPE_GROWTH, writeJsonEscaped } from "../protocol/json-text.js";
+import { JSON_TEXT_HEADROOM, JSON_TEXT_TAILROOM, JsonText, MAX_ESCAPE_GROWTH, writeJsonEscaped } from "../protocol/json-text.js";
 import { type EolStyle, MAX_RENDERED_LINE_CHARS, hasBom, renderLine } from "./text.js";
 
 // XXH32 (seed 0) in plain JS for line tags. The WebAssembly hasher in hash.ts copies every input into its memory and
@@ -23,7 +23,6 @@ export function viewOf(b: Uint8Array): DataView {
 
 /** XXH32(bytes[start..end), seed 0) as an unsigned 32-bit number; `view` is viewOf(b). */
 export function xxh32(b: Uint8Array, start: number, end: number, view: DataView = viewOf(b)): number {
-  const read32 = (i: number) => view.getInt32(i, true);
   const len = end - start;
   let i = start;
   let h: number;
@@ -33,17 +32,17 @@ export function xxh32(b: Uint8Array, start: number, end: number, view: DataView 
     let v3 = 0;
     let v4 = -P1 | 0;
     for (const limit = end - 16; i <= limit; i += 16) {
-      v1 = round(v1, read32(i));
-      v2 = round(v2, read32(i + 4));
-      v3 = round(v3, read32(i + 8));
-      v4 = round(v4, read32(i + 12));
+      v1 = round(v1, view.getInt32(i, true));
+      v2 = round(v2, view.getInt32(i + 4, true));
+      v3 = round(v3, view.getInt32(i + 8, true));
+      v4 = round(v4, view.getInt32(i + 12, true));
     }
     h = (rotl(v1, 1) + rotl(v2, 7) + rotl(v3, 12) + rotl(v4, 18)) | 0;
   } else {
     h = P5 | 0;
   }
   h = (h + len) | 0;
-  for (; i + 4 <= end; i += 4) h = Math.imul(rotl((h + Math.imul(read32(i), P3)) | 0, 17), P4);
+  for (; i + 4 <= end; i += 4) h = Math.imul(rotl((h + Math.imul(view.getInt32(i, true), P3)) | 0, 17), P4);
   for (; i < end; i++) h = Math.imul(rotl((h + Math.imul(b[i], P5)) | 0, 11), P1);
   h ^= h >>> 15;
   h = Math.imul(h, P2);
@@ -141,9 +140,9 @@ export class LineTags {
     }
     // Room for escapes: source code's quotes and tabs rarely grow a window by a quarter; if they do, the plain path.
     const slack = (plain >> 2) + 64;
-    const out = Buffer.allocUnsafe(plain + slack + MAX_ESCAPE_GROWTH);
+    const out = Buffer.allocUnsafe(JSON_TEXT_HEADROOM + plain + slack + MAX_ESCAPE_GROWTH + JSON_TEXT_TAILROOM);
     const outView = viewOf(out);
-    let o = 0;
+    let o = JSON_TEXT_HEADROOM;
     let grown = 0; // bytes escapes added so far
     out[o++] = QUOTE;
     for (let i = from; i < to; i++) {
@@ -167,7 +166,7 @@ export class LineTags {
       grown += o - contentStart - (end - start);
     }
     out[o++] = QUOTE;
-    return new JsonText(out.subarray(0, o));
+    return new JsonText(out, JSON_TEXT_HEADROOM, o);
   }
 
   private renderEach(from: number, to: number): string {

@@ -77,7 +77,7 @@ export class LineWriter {
     const rest = { ...result };
     delete rest.text;
     const head = JSON.stringify({ call_id: callId, success: true, result: rest }).slice(0, -2); // without "}}"
-    this.push(Buffer.concat([Buffer.from(`${head}${head.endsWith("{") ? "" : ","}"text":`), text.literal, CLOSE_RESULT]));
+    this.push(text.frame(`${head}${head.endsWith("{") ? "" : ","}"text":`, CLOSE_RESULT));
   }
 
   private push(line: string | Buffer): void {

@@ -5,7 +5,12 @@
  * LineWriter splices the bytes into the response line; anything else that meets one sees the plain string (toJSON).
  */
 export class JsonText {
-  constructor(readonly literal: Buffer) {}
+  /** `buffer[start..end)` is the literal; the bytes around it are free room for frame(). */
+  constructor(private readonly buffer: Buffer, private readonly start: number, private readonly end: number) {}
+
+  get literal(): Buffer {
+    return this.buffer.subarray(this.start, this.end);
+  }
 
   /** The string this literal encodes. */
   toString(): string {
@@ -18,9 +23,30 @@ export class JsonText {
 
   /** An upper bound of the string's length in UTF-16 units: each unit takes at least one byte of the literal. */
   get maxLength(): number {
-    return this.literal.length - 2;
+    return this.end - this.start - 2;
+  }
+
+  /**
+   * head + literal + tail as one Buffer. When the producer left enough room around the literal (JSON_TEXT_HEADROOM,
+   * JSON_TEXT_TAILROOM) they are written in place, which saves allocating and copying the whole line once more; that
+   * room is reused, so frame a JsonText once.
+   */
+  frame(head: string, tail: Buffer): Buffer {
+    const headBytes = Buffer.byteLength(head);
+    if (headBytes > this.start || this.end + tail.length > this.buffer.length) {
+      return Buffer.concat([Buffer.from(head), this.literal, tail]);
+    }
+    const from = this.start - headBytes;
+    this.buffer.write(head, from, "utf8");
+    tail.copy(this.buffer, this.end);
+    return this.buffer.subarray(from, this.end + tail.length);
   }
 }
+
+/** Bytes a producer should leave free before a literal for frame(): a response line's head, with a usual path. */
+export const JSON_TEXT_HEADROOM = 512;
+/** Bytes to leave free after it, for the line's end. */
+export const JSON_TEXT_TAILROOM = 8;
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
