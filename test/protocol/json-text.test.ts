@@ -1,0 +1,77 @@
+import { PassThrough } from "node:stream";
+import { beforeAll, describe, expect, it } from "vitest";
+import { initHash } from "../../src/core/hash.js";
+import { LineTags } from "../../src/core/line-tags.js";
+import { renderLine, splitText } from "../../src/core/text.js";
+import { tagOf } from "../../src/core/hash.js";
+import { LineWriter } from "../../src/protocol/framing.js";
+import { JsonText } from "../../src/protocol/json-text.js";
+
+/** What file_read's text must be: SPEC 5's rendering, line by line, as plain strings. */
+function expected(text: string, from: number, to: number): string {
+  const { lines } = splitText(text.startsWith("\ufeff") ? text.slice(1) : text);
+  return lines.slice(from, to).map((l, i) => renderLine(from + i + 1, tagOf(l), l)).join("\n");
+}
+
+/** A deterministic generator, so a failure can be replayed. */
+function rng(seed: number) {
+  return () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+}
+
+const PIECES = ['"', "\\", "\t", "\r", "\u0001", "\u001f", "\u007f", "é", "€", "😀", "\u2028", " ", "x", "ab", "\"\\\"", "}", "{", "\n", "\r\n"];
+
+describe("the pre-encoded text of file_read", () => {
+  beforeAll(initHash);
+
+  it("encodes windows byte for byte as JSON.stringify of the plain rendering", () => {
+    const next = rng(42);
+    for (let n = 0; n < 3000; n++) {
+      let text = next() < 0.1 ? "\ufeff" : "";
+      const pieces = Math.floor(next() * 60);
+      for (let k = 0; k < pieces; k++) text += PIECES[Math.floor(next() * PIECES.length)];
+      const bytes = Buffer.from(text, "utf8");
+      const tags = new LineTags(bytes);
+      const from = Math.floor(next() * (tags.length + 1));
+      const to = from + Math.floor(next() * (tags.length - from + 1));
+      const rendered = tags.render(from, to);
+      const plain = expected(text, from, to);
+      if (rendered instanceof JsonText) {
+        expect(rendered.literal.toString("utf8"), JSON.stringify(text)).toBe(JSON.stringify(plain));
+        expect(rendered.toString()).toBe(plain);
+      } else {
+        expect(rendered, JSON.stringify(text)).toBe(plain);
+      }
+    }
+  });
+
+  it("falls back to the plain rendering where a line must be cut, with the same result", () => {
+    const long = "y".repeat(2500);
+    const bytes = Buffer.from(`a\n${long}\n"q"\n`);
+    const rendered = new LineTags(bytes).render(0, 3);
+    const plain = expected(bytes.toString(), 0, 3);
+    expect(String(rendered)).toBe(plain);
+    expect(plain).toContain("[line cut: 2500 chars]");
+  });
+
+  it("frames a response line that parses to the same object as the plain one", async () => {
+    const out = new PassThrough();
+    const chunks: Buffer[] = [];
+    out.on("data", (c: Buffer) => chunks.push(c));
+    const writer = new LineWriter(out);
+    const bytes = Buffer.from('  say("hi\\t")\r\n\tx = "é"\n');
+    const tags = new LineTags(bytes);
+    const text = tags.render(0, tags.length);
+    expect(text).toBeInstanceOf(JsonText);
+    writer.writeResult("id-1", { path: "a.ts", hash: "0123456789abcdef", total_lines: 2, text });
+    writer.writeResult(7, { text: new LineTags(Buffer.from("z\n")).render(0, 1) });
+    await writer.idle();
+    const lines = Buffer.concat(chunks).toString("utf8").split("\n");
+    expect(lines.pop()).toBe("");
+    expect(JSON.parse(lines[0])).toEqual({
+      call_id: "id-1",
+      success: true,
+      result: { path: "a.ts", hash: "0123456789abcdef", total_lines: 2, text: expected(bytes.toString(), 0, 2) },
+    });
+    expect(JSON.parse(lines[1])).toEqual({ call_id: 7, success: true, result: { text: expected("z\n", 0, 1) } });
+  });
+});
