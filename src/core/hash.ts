@@ -1,9 +1,10 @@
 import xxhash from "xxhash-wasm";
+import { tagOfRange } from "./line-tags.js";
 
 type Hasher = Awaited<ReturnType<typeof xxhash>>;
 let hasher: Hasher | undefined;
 
-/** Loads the WebAssembly hasher once; the daemon awaits this before it says `ready`. */
+/** Loads the WebAssembly XXH64 once; the daemon awaits this before it says `ready`. */
 export async function initHash(): Promise<void> {
   hasher ??= await xxhash();
 }
@@ -13,9 +14,9 @@ function h(): Hasher {
   return hasher;
 }
 
-/** SPEC 4: XXH32(line bytes, seed 0) & 0xFFFF, four upper-case hex digits. */
+/** SPEC 4: XXH32(line bytes, seed 0) & 0xFFFF, four upper-case hex digits (the in-place XXH32 of line-tags.ts). */
 export function tagOfBytes(bytes: Uint8Array): string {
-  return (h().h32Raw(bytes, 0) & 0xffff).toString(16).toUpperCase().padStart(4, "0");
+  return tagOfRange(bytes, 0, bytes.length);
 }
 
 export function tagOf(line: string): string {

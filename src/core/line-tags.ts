@@ -1,9 +1,9 @@
 import { JSON_TEXT_HEADROOM, JSON_TEXT_TAILROOM, JsonText, MAX_ESCAPE_GROWTH, writeJsonEscaped } from "../protocol/json-text.js";
 import { type EolStyle, MAX_RENDERED_LINE_CHARS, hasBom, renderLine } from "./text.js";
 
-// XXH32 (seed 0) in plain JS for line tags. The WebAssembly hasher in hash.ts copies every input into its memory and
+// XXH32 (seed 0) in plain JS, the one line tagger. The WebAssembly hasher copies every input into its memory and
 // formats the result as a string per call, which made tagging a 150-line read cost more than reading it; lines are
-// short, so hashing them in place here is several times faster. Tests check it against tagOfBytes on many inputs.
+// short, so hashing them in place here is several times faster. Tests check it against the WebAssembly XXH32.
 const P1 = 0x9e3779b1;
 const P2 = 0x85ebca77;
 const P3 = 0xc2b2ae3d;

@@ -1,5 +1,4 @@
 import { ToolError } from "../errors.js";
-import { tagOfBytes } from "./hash.js";
 
 /** Bytes scanned for a NUL to call a file binary (SPEC 4; git and ripgrep use the same heuristic). */
 export const BINARY_SNIFF_BYTES = 8 * 1024;
@@ -67,23 +66,6 @@ export function serialize(doc: TextDoc): Buffer {
   let out = doc.bom ? "\ufeff" : "";
   for (let i = 0; i < doc.lines.length; i++) out += doc.lines[i] + doc.eols[i];
   return Buffer.from(out, "utf8");
-}
-
-/** Tags of every line, hashed straight from the raw bytes (no re-encoding on the hot read path). */
-export function tagsOfBytes(bytes: Uint8Array): string[] {
-  const tags: string[] = [];
-  let start = hasBom(bytes) ? 3 : 0;
-  while (start < bytes.length) {
-    let nl = bytes.indexOf(10, start);
-    const last = nl === -1;
-    if (last) nl = bytes.length;
-    // Only a \r before \n is part of the terminator: a last line ending in \r keeps it, as splitText does.
-    const end = !last && nl > start && bytes[nl - 1] === 13 ? nl - 1 : nl;
-    tags.push(tagOfBytes(bytes.subarray(start, end)));
-    if (last) break;
-    start = nl + 1;
-  }
-  return tags;
 }
 
 export type EolStyle = "lf" | "crlf" | "mixed" | "none";

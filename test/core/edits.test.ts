@@ -1,15 +1,16 @@
 import { describe, expect, it } from "vitest";
 import { type Edit, applyEdits, autoIndent, splitContent } from "../../src/core/edits.js";
 import { initHash } from "../../src/core/hash.js";
-import { parseText, serialize, tagsOfBytes } from "../../src/core/text.js";
+import { parseText, serialize } from "../../src/core/text.js";
 import { ToolError } from "../../src/errors.js";
+import { LineTags } from "../../src/core/line-tags.js";
 
 await initHash();
 
 /** Applies a batch to `text` and returns the new text. */
 function apply(text: string, edits: Edit[]): string {
   const bytes = Buffer.from(text, "utf8");
-  return serialize(applyEdits(parseText(bytes, "f"), tagsOfBytes(bytes), edits).doc).toString("utf8");
+  return serialize(applyEdits(parseText(bytes, "f"), new LineTags(bytes).all(), edits).doc).toString("utf8");
 }
 
 function failure(text: string, edits: Edit[]): ToolError {
@@ -22,7 +23,7 @@ function failure(text: string, edits: Edit[]): ToolError {
   throw new Error("expected a ToolError");
 }
 
-const tags = (text: string) => tagsOfBytes(Buffer.from(text, "utf8"));
+const tags = (text: string) => new LineTags(Buffer.from(text, "utf8")).all();
 const HELLO = '#include<iostream>\nusing namespace std;\nint main()\n{\n   cout<<"Hello WOrld!"<<endl;\n}\n';
 // Tags of "a".."f", one per line.
 const ABC = "a\nb\nc\nd\ne\nf\n";

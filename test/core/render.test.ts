@@ -3,21 +3,22 @@ import { describe, expect, it } from "vitest";
 import { type Edit, applyEdits } from "../../src/core/edits.js";
 import { initHash, tagOf } from "../../src/core/hash.js";
 import { MAX_REGION_LINES, changedSpans, diffHunks, editsDiff, renderRange, renderRegions, unifiedDiff } from "../../src/core/render.js";
-import { parseText, serialize, tagsOfBytes } from "../../src/core/text.js";
+import { parseText, serialize } from "../../src/core/text.js";
+import { LineTags } from "../../src/core/line-tags.js";
 
 await initHash();
 
 function edit(text: string, edits: Edit[]) {
   const bytes = Buffer.from(text);
   const old = parseText(bytes, "f");
-  const { doc, ops } = applyEdits(old, tagsOfBytes(bytes), edits);
+  const { doc, ops } = applyEdits(old, new LineTags(bytes).all(), edits);
   const finalNl = (d: typeof doc) => d.lines.length > 0 && d.eols[d.eols.length - 1] !== "";
   const windowed = editsDiff("f.txt", { lines: old.lines, finalNewline: finalNl(old) }, { lines: doc.lines, finalNewline: finalNl(doc) }, ops);
   return { after: serialize(doc).toString(), windowed, ops, doc };
 }
 
 const numbered = (n: number, last = "\n") => Array.from({ length: n }, (_, i) => `line ${i + 1}`).join("\n") + last;
-const tagOfLine = (text: string, n: number) => `${n}:${tagsOfBytes(Buffer.from(text))[n - 1]}`;
+const tagOfLine = (text: string, n: number) => `${n}:${new LineTags(Buffer.from(text)).all()[n - 1]}`;
 
 describe("editsDiff", () => {
   it("equals a whole-file diff for edits far apart, close together, at the top and at the end", () => {
