@@ -101,23 +101,10 @@ export async function readRaw(path: ResolvedPath, maxBytes: number): Promise<Raw
 
 /** Reads a UTF-8 text file: BINARY_FILE and ENCODING carry the file's hash, so a caller can still delete it. */
 export async function readText(path: ResolvedPath, maxBytes: number): Promise<TextFile> {
-  const raw = await readRaw(path, maxBytes);
-  try {
-    checkText(raw.bytes, path.rel);
-    // Validated above, so the plain (fast) decoder cannot replace anything.
-    const bom = hasBom(raw.bytes);
-    return { ...raw, doc: { bom, ...splitText(raw.bytes.toString("utf8", bom ? 3 : 0)) } };
-  } catch (e) {
-    if (e instanceof ToolError) throw new ToolError(e.code, e.message, { ...e.details, hash: raw.hash });
-    throw e;
-  }
-}
-
-/** Refuses binary and non-UTF-8 bytes exactly as decodeText does, without building the text. */
-function checkText(bytes: Buffer, rel: string): void {
-  // isBinary's test with a native scan (memchr) instead of a JS loop; decodeText then throws the precise error.
-  const binary = bytes.subarray(0, BINARY_SNIFF_BYTES).indexOf(0) !== -1;
-  if (binary || !isUtf8(hasBom(bytes) ? bytes.subarray(3) : bytes)) decodeText(bytes, rel);
+  const raw = await readCheckedText(path, maxBytes);
+  // Validated, so the plain (fast) decoder cannot replace anything.
+  const bom = hasBom(raw.bytes);
+  return { ...raw, doc: { bom, ...splitText(raw.bytes.toString("utf8", bom ? 3 : 0)) } };
 }
 
 /**
@@ -125,12 +112,23 @@ function checkText(bytes: Buffer, rel: string): void {
  * a validation pass and a newline scan, not a decode and a split of the whole file.
  */
 export async function readLines(path: ResolvedPath, maxBytes: number): Promise<RawFile & { lines: LineTags }> {
-  const raw = await readRaw(path, maxBytes);
-  try {
-    checkText(raw.bytes, path.rel);
-  } catch (e) {
-    if (e instanceof ToolError) throw new ToolError(e.code, e.message, { ...e.details, hash: raw.hash });
-    throw e;
-  }
+  const raw = await readCheckedText(path, maxBytes);
   return { ...raw, lines: new LineTags(raw.bytes) };
+}
+
+/** The raw file, refused (with its hash in the error) unless it is UTF-8 text: decodeText's checks, without the decode. */
+async function readCheckedText(path: ResolvedPath, maxBytes: number): Promise<RawFile> {
+  const raw = await readRaw(path, maxBytes);
+  const { bytes } = raw;
+  // isBinary's test with a native scan (memchr) instead of a JS loop; decodeText then throws the precise error.
+  const binary = bytes.subarray(0, BINARY_SNIFF_BYTES).indexOf(0) !== -1;
+  if (binary || !isUtf8(hasBom(bytes) ? bytes.subarray(3) : bytes)) {
+    try {
+      decodeText(bytes, path.rel);
+    } catch (e) {
+      if (e instanceof ToolError) throw new ToolError(e.code, e.message, { ...e.details, hash: raw.hash });
+      throw e;
+    }
+  }
+  return raw;
 }
