@@ -2,25 +2,18 @@ import { spawn } from "node:child_process";
 import { readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { fileHash, initHash } from "../../src/core/hash.js";
-import { type DaemonClient, MAIN, startDaemon } from "../helpers/daemon.js";
+import { type DaemonClient, MAIN, daemonForSuite } from "../helpers/daemon.js";
 import { tmpWorkspace } from "../helpers/tmp.js";
 
 await initHash();
 
-let ws: ReturnType<typeof tmpWorkspace>;
+const ws = tmpWorkspace({ git: true });
 let d: DaemonClient;
+daemonForSuite(ws, (c) => (d = c));
 const at = (rel: string) => path.join(ws.dir, rel);
 
-beforeAll(async () => {
-  ws = tmpWorkspace({ git: true });
-  d = await startDaemon(ws.dir);
-});
-afterAll(async () => {
-  await d.close();
-  ws.cleanup();
-});
 
 describe("concurrent sessions", () => {
   it("lets exactly one of two writes from the same hash win, the other gets HASH_MISMATCH", async () => {

@@ -1,8 +1,8 @@
 import { chmodSync, lstatSync, mkdirSync, readFileSync, readlinkSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { fileHash, initHash, tagOf } from "../../src/core/hash.js";
-import { type DaemonClient, startDaemon } from "../helpers/daemon.js";
+import { type DaemonClient, daemonForSuite } from "../helpers/daemon.js";
 import { tmpWorkspace } from "../helpers/tmp.js";
 
 await initHash();
@@ -10,8 +10,9 @@ await initHash();
 const HELLO = '#include<iostream>\nusing namespace std;\nint main()\n{\n   cout<<"Hello WOrld!"<<endl;\n}\n';
 const hashOf = (s: string | Buffer) => fileHash(typeof s === "string" ? Buffer.from(s) : s);
 
-let ws: ReturnType<typeof tmpWorkspace>;
+const ws = tmpWorkspace({ git: true });
 let d: DaemonClient;
+daemonForSuite(ws, (c) => (d = c));
 const at = (rel: string) => path.join(ws.dir, rel);
 const read = (rel: string) => readFileSync(at(rel), "utf8");
 let n = 0;
@@ -22,14 +23,6 @@ function file(content: string | Buffer): string {
   return rel;
 }
 
-beforeAll(async () => {
-  ws = tmpWorkspace({ git: true });
-  d = await startDaemon(ws.dir);
-});
-afterAll(async () => {
-  await d.close();
-  ws.cleanup();
-});
 
 async function failure(tool: string, params: Record<string, unknown>, opts: { session?: string; approved?: boolean } = {}) {
   const r = await d.call(tool, params, opts);

@@ -1,24 +1,16 @@
 import { spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DaemonClient, MAIN, startDaemon } from "../helpers/daemon.js";
+import { describe, expect, it } from "vitest";
+import { DaemonClient, MAIN, daemonForSuite, startDaemon } from "../helpers/daemon.js";
 import { tmpWorkspace } from "../helpers/tmp.js";
 
 const DEBUG = { TOOL_LAYER_DEBUG_TOOLS: "1" };
 
 describe("protocol", () => {
-  let ws: ReturnType<typeof tmpWorkspace>;
+  const ws = tmpWorkspace({ git: true, files: { "a.txt": "alpha\n" } });
   let d: DaemonClient;
-
-  beforeAll(async () => {
-    ws = tmpWorkspace({ git: true, files: { "a.txt": "alpha\n" } });
-    d = await startDaemon(ws.dir, [], DEBUG);
-  });
-  afterAll(async () => {
-    await d.close();
-    ws.cleanup();
-  });
+  daemonForSuite(ws, (c) => (d = c), [], DEBUG);
 
   it("says ready first, with version, root and the number of tools", () => {
     expect(d.lines[0].event).toBe("ready");

@@ -1,5 +1,6 @@
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { createInterface } from "node:readline";
+import { afterAll, beforeAll } from "vitest";
 import { fileURLToPath } from "node:url";
 
 export const MAIN = fileURLToPath(new URL("../../dist/src/main.js", import.meta.url));
@@ -86,4 +87,25 @@ export async function startDaemon(root: string, args: string[] = [], env: NodeJS
   const d = new DaemonClient(root, args, env);
   await d.ready();
   return d;
+}
+
+/**
+ * The daemon on `ws` for the tests of one file or describe: started before them, stopped (and `ws` removed) after.
+ * `set` receives the client, so tests keep a plain `d` variable.
+ */
+export function daemonForSuite(
+  ws: { dir: string; cleanup: () => void },
+  set: (d: DaemonClient) => void,
+  args: string[] = [],
+  env: NodeJS.ProcessEnv = {},
+): void {
+  let client: DaemonClient | undefined;
+  beforeAll(async () => {
+    client = await startDaemon(ws.dir, args, env);
+    set(client);
+  });
+  afterAll(async () => {
+    await client?.close();
+    ws.cleanup();
+  });
 }

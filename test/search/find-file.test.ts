@@ -1,7 +1,7 @@
 import { rmSync } from "node:fs";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type DaemonClient, startDaemon } from "../helpers/daemon.js";
+import { describe, expect, it } from "vitest";
+import { type DaemonClient, daemonForSuite } from "../helpers/daemon.js";
 import { tmpWorkspace, writeFile } from "../helpers/tmp.js";
 
 /** find_file through the built daemon, served from the VFS's live index of the workspace. */
@@ -22,14 +22,7 @@ describe("find_file", () => {
     },
   });
   let d: DaemonClient;
-
-  beforeAll(async () => {
-    d = await startDaemon(ws.dir);
-  });
-  afterAll(async () => {
-    await d.close();
-    ws.cleanup();
-  });
+  daemonForSuite(ws, (c) => (d = c));
 
   it("ranks an abbreviation's file first, one path per line", async () => {
     const r = await d.ok("find_file", { query: "usrsvc" });

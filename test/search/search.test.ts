@@ -1,8 +1,8 @@
 import { execFileSync } from "node:child_process";
 import { readFileSync, readdirSync } from "node:fs";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type DaemonClient, startDaemon } from "../helpers/daemon.js";
+import { describe, expect, it } from "vitest";
+import { type DaemonClient, daemonForSuite } from "../helpers/daemon.js";
 import { tmpWorkspace, writeFile } from "../helpers/tmp.js";
 
 /** Real rg on a real git repository, through the built daemon over real pipes. */
@@ -25,14 +25,7 @@ describe("search", () => {
     },
   });
   let d: DaemonClient;
-
-  beforeAll(async () => {
-    d = await startDaemon(ws.dir);
-  });
-  afterAll(async () => {
-    await d.close();
-    ws.cleanup();
-  });
+  daemonForSuite(ws, (c) => (d = c));
 
   const paths = (r: any) => r.matches.map((f: any) => f.path);
 
