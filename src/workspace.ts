@@ -1,5 +1,6 @@
 import { initHash } from "./core/hash.js";
 import { KeyedLock } from "./fs/keyed-lock.js";
+import { killAllChildren } from "./git/run.js";
 import { PathResolver } from "./paths.js";
 import { ContentHistory } from "./vfs/history.js";
 import { SessionViews } from "./vfs/views.js";
@@ -65,6 +66,8 @@ export class Workspace {
   /** Everything `ready` promises: after this resolves, no change on disk is missed. */
   async init(): Promise<void> {
     await initHash();
+    // git and gh processes still running at shutdown (the steps that ignore cancellation included) die with the daemon.
+    this.onDispose(killAllChildren);
     const vfs = await startVfs(this);
     this.onDispose(() => vfs.stop());
     this.fileIndex = vfs.index;

@@ -83,15 +83,6 @@ export function steady<T extends { signal?: AbortSignal }>(ctx: T): T {
   return { ...ctx, signal: NEVER };
 }
 
-const tied = new WeakSet<object>();
-
-/** Makes sure the daemon's shutdown kills whatever is still running (the steps that ignore cancellation included). */
-export function tieToDaemon(ws: object): void {
-  if (tied.has(ws) || !("onDispose" in ws)) return;
-  tied.add(ws);
-  (ws as { onDispose(d: () => void): void }).onDispose(killAllChildren);
-}
-
 /**
  * Runs `cmd` with an argument array (never a shell), stdin closed, in its own process group that a timeout or an abort
  * kills whole. Resolves with the exit code and capped output; rejects only when the command cannot start (ENOENT)
@@ -200,7 +191,6 @@ export interface GitCtx {
 
 /** Runs git in the workspace root; a failure is a ToolError whose message carries git's own words. */
 export async function git(ctx: GitCtx, args: readonly string[], opts: GitCallOptions = {}): Promise<RunResult> {
-  tieToDaemon(ctx.ws);
   let r: RunResult;
   try {
     const group = !CHILDLESS_COMMANDS.has(args[0]);

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { runProcess, tieToDaemon } from "../git/run.js";
+import { runProcess } from "../git/run.js";
 import { ToolError, isNodeError } from "../errors.js";
 import { commitStep } from "../git/repo.js";
 import { defineTool } from "./tool.js";
@@ -29,7 +29,6 @@ export const ghTool = defineTool({
     return { available: true, installed: true, version: version.stdout.split("\n")[0].trim(), logged_in: auth?.code === 0 };
   },
   async run({ args }, ctx) {
-    tieToDaemon(ctx.ws);
     const command = ["gh", ...args];
     const line = command.map(quote).join(" ");
     const probe = await runProcess("gh", ["--version"], { cwd: ctx.ws.root, env: ghEnv(), signal: ctx.signal, timeoutMs: 10_000 }).catch((e) => {
