@@ -1,6 +1,7 @@
 import { execFile } from "node:child_process";
 import { readFile, readdir } from "node:fs/promises";
 import path from "node:path";
+import { TEMP_FILE_PATTERN } from "../fs/atomic-write.js";
 import { DEFAULT_IGNORES, IgnoreRules } from "./ignore-rules.js";
 
 /** git ls-files on a 100,000-file tree prints a few MB; this leaves room for far larger repositories. */
@@ -42,7 +43,7 @@ export async function listGit(root: string, gitDir: string, ignoredDirs?: Promis
     ignoredDirs ?? listIgnoredDirs(root),
     readFile(path.join(gitDir, "info", "exclude"), "utf8").catch(() => ""),
   ]);
-  const list = files.split("\0").filter(Boolean);
+  const list = files.split("\0").filter((f) => f && !TEMP_FILE_PATTERN.test(f));
   const rules = new IgnoreRules(exclude ? [exclude] : []);
   await Promise.all(
     list
@@ -95,7 +96,7 @@ export async function walk(root: string, rel: string, rules: IgnoreRules, files:
       continue;
     }
     if (isDir) subdirs.push(child);
-    else files.push(child);
+    else if (!TEMP_FILE_PATTERN.test(child)) files.push(child); // a file tool's temp file, left by a kill mid-write
   }
   dirs.push(...subdirs);
   for (const d of subdirs) dirs.push(...(await walk(root, d, rules, files, ignoredDirs, learnRules)));

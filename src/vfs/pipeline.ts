@@ -2,6 +2,7 @@ import { type Stats, lstatSync, readFileSync, statSync } from "node:fs";
 import { lstat, readdir } from "node:fs/promises";
 import path from "node:path";
 import { fileHash } from "../core/hash.js";
+import { TEMP_FILE_PATTERN } from "../fs/atomic-write.js";
 import type { ToolWrite, Workspace } from "../workspace.js";
 import { type ChangeKind, coalesce } from "./coalesce.js";
 import type { RawEvent } from "./engine.js";
@@ -191,6 +192,7 @@ export class Pipeline {
       const rel = path.relative(this.ws.root, e.path).split(path.sep).join("/");
       if (!rel || rel.startsWith("../") || rel === ".." || path.isAbsolute(rel)) continue;
       if (rel === ".git" || rel.startsWith(".git/")) continue;
+
       if (rel === ".gitignore" || rel.endsWith("/.gitignore")) ignoreChanged = true;
       raw.push({ path: rel, kind: e.kind });
     }
@@ -239,6 +241,7 @@ export class Pipeline {
   }
 
   private async resolveOne(rel: string, kind: ChangeKind, todo: Map<string, ChangeKind>, queue: string[]): Promise<FsChange[]> {
+    if (TEMP_FILE_PATTERN.test(rel)) return []; // a file tool's write in progress: its rename is the change
     const abs = path.join(this.ws.root, rel);
     if (kind === "deleted") return this.deleted(rel);
     const st = lstatOrNull(abs);

@@ -19,10 +19,16 @@ describe("find_file", () => {
       "build/UserService.js": "",
       "debug.log": "",
       "README.md": "",
+      "src/user/.UserModel.ts.tl-0123456789ab.tmp": "a temp file a killed write left behind",
     },
   });
   let d: DaemonClient;
   daemonForSuite(ws, (c) => (d = c));
+
+  it("leaves out the temp files of file writes", async () => {
+    expect((await d.ok("find_file", { glob: "**/*.tmp" })).paths).toEqual([]);
+    expect((await d.ok("find_file", { query: "UserModel" })).paths).toEqual(["src/user/UserModel.ts"]);
+  });
 
   it("ranks an abbreviation's file first, one path per line", async () => {
     const r = await d.ok("find_file", { query: "usrsvc" });

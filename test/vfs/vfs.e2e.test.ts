@@ -109,6 +109,7 @@ describe.each(["parcel", "chokidar"])("VFS with the %s engine", (engine) => {
     writeFile(dir, "ignored/x.txt", "x\n");
     writeFile(dir, "debug.log", "x\n");
     writeFile(dir, "sub/also.log", "x\n");
+    writeFile(dir, "src/.a.ts.tl-0123456789ab.tmp", "a file tool's temp file\n");
     writeFile(dir, "seen.txt", "x\n");
     await waitChange(d, at("seen.txt"));
     writeFile(dir, ".gitignore", "ignored/\n*.log\nlater/\n");
