@@ -1,7 +1,9 @@
 import type { Readable, Writable } from "node:stream";
-import { Dispatcher } from "./dispatcher.js";
-import { LineReader, LineWriter } from "./protocol/framing.js";
-import { Registry, readManifest } from "./registry.js";
+import { Dispatcher } from "./dispatch/dispatcher.js";
+import { Registry, readManifest } from "./dispatch/registry.js";
+import { EventBus } from "./platform/bus.js";
+import { Supervisor } from "./platform/supervisor.js";
+import { JsonlTransport } from "./protocol/jsonl/transport.js";
 import { debugSleepTool } from "./tools/debug-sleep.js";
 import { TOOLS } from "./tools/index.js";
 import { type WatcherEngine, Workspace } from "./workspace.js";
@@ -17,39 +19,50 @@ export interface DaemonOptions {
   maxFileBytes?: number;
 }
 
-/** The process the Gateway spawns: reads calls from `input`, answers and pushes events on `output`. */
+const log = (message: string) => process.stderr.write(`tool-layer: ${message}\n`);
+
+/**
+ * The composition root: builds the services (process supervisor, event bus, workspace, registry, dispatcher), connects
+ * a transport, and takes them down in order. Everything the daemon starts dies with it.
+ */
 export class Daemon {
-  private readonly registry: Registry;
+  readonly processes = new Supervisor(undefined, log);
+  readonly bus = new EventBus(log);
+  readonly registry: Registry;
+  readonly ws: Workspace;
+  readonly dispatcher: Dispatcher;
 
   constructor(private readonly options: DaemonOptions) {
     // Both throw with a sentence for stderr: a bad root or --tools file stops the daemon before it says ready.
     const tools = process.env.TOOL_LAYER_DEBUG_TOOLS === "1" ? [...TOOLS, debugSleepTool] : TOOLS;
-    this.registry = new Registry(tools, options.toolsFile ? readManifest(options.toolsFile, TOOLS) : undefined);
-    this.ws = new Workspace({ root: options.root, watcher: options.watcher, maxFileBytes: options.maxFileBytes }, (event, data) => this.out?.write({ event, data }));
+    this.ws = new Workspace({ root: options.root, watcher: options.watcher, maxFileBytes: options.maxFileBytes }, this.processes, this.bus, log);
+    const manifest = options.toolsFile ? readManifest(options.toolsFile, TOOLS, log) : undefined;
+    this.registry = new Registry(tools, manifest, this.bus, log);
+    this.dispatcher = new Dispatcher(this.registry, this.ws);
   }
 
-  private readonly ws: Workspace;
-  private out?: LineWriter;
-
-  /** Resolves once input has ended (or SIGTERM came), in-flight calls are done and every child process is stopped. */
+  /** Resolves once input has ended (or SIGTERM came, or stdout closed), calls in flight are done and every child is gone. */
   async run(input: Readable, output: Writable): Promise<void> {
-    const out = (this.out = new LineWriter(output));
-    const dispatcher = new Dispatcher(this.registry, this.ws, out);
+    this.processes.startWatchdog();
     let stop!: () => void;
     const stopped = new Promise<void>((resolve) => (stop = resolve));
-    new LineReader(input, (line) => dispatcher.handleLine(line), () => dispatcher.overflow(), stop);
-    const onSigterm = () => stop();
-    process.once("SIGTERM", onSigterm);
-    process.once("SIGINT", onSigterm);
+    const transport = new JsonlTransport(input, output, this.dispatcher, this.bus, {
+      readyData: () => ({ version: this.options.version, root: this.ws.root, tools: this.registry.tools().length }),
+      onEnd: () => stop(),
+    });
+    process.once("SIGTERM", stop);
+    process.once("SIGINT", stop);
 
     await this.ws.init();
-    dispatcher.start(this.options.version);
+    transport.start();
 
     await stopped;
-    process.off("SIGTERM", onSigterm);
-    process.off("SIGINT", onSigterm);
-    await dispatcher.drain(SHUTDOWN_GRACE_MS);
+    process.off("SIGTERM", stop);
+    process.off("SIGINT", stop);
+    transport.stopReading();
+    await this.dispatcher.drain(SHUTDOWN_GRACE_MS);
     await this.ws.dispose();
-    await out.idle();
+    await this.processes.stop();
+    await transport.close();
   }
 }

@@ -1,41 +1,102 @@
 #!/usr/bin/env node
-import { readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { Daemon } from "./daemon.js";
+import { Daemon, type DaemonOptions } from "./daemon.js";
 
-const USAGE = "usage: tool-layer [--root DIR] [--tools FILE] [--watcher parcel|chokidar] [--max-file-bytes N]";
+/** Every flag, with what `--help` says of it. */
+const FLAGS = {
+  root: { type: "string", value: "DIR", help: "the workspace (default: the current directory)" },
+  tools: { type: "string", value: "FILE", help: "a tools manifest: which built-ins are enabled, and their descriptions" },
+  watcher: { type: "string", value: "parcel|chokidar", help: "the file watcher engine (default: parcel)" },
+  "max-file-bytes": { type: "string", value: "N", help: "files above N bytes are TOO_LARGE for the file tools (default: 10 MiB)" },
+  help: { type: "boolean", short: "h", help: "print this help and exit" },
+  version: { type: "boolean", short: "v", help: "print the version and exit" },
+} as const;
+
+class UsageError extends Error {}
 
 function version(): string {
   const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
   return pkg.version;
 }
 
-function parse() {
-  const { values } = parseArgs({
-    options: {
-      root: { type: "string", default: process.cwd() },
-      tools: { type: "string" },
-      watcher: { type: "string", default: "parcel" },
-      "max-file-bytes": { type: "string" },
-      help: { type: "boolean", short: "h" },
-    },
-    strict: true,
+function usage(): string {
+  const lines = Object.entries(FLAGS).map(([name, f]) => {
+    const flag = `${"short" in f ? `-${f.short}, ` : "    "}--${name}${"value" in f ? ` ${f.value}` : ""}`;
+    return `  ${flag.padEnd(34)}${f.help}`;
   });
-  if (values.help) {
-    process.stderr.write(`${USAGE}\n`);
-    process.exit(0);
+  return [
+    "usage: tool-layer [--root DIR] [options]",
+    "",
+    "The tool layer daemon: reads JSON-lines tool calls on stdin, answers and pushes workspace events on stdout.",
+    "",
+    ...lines,
+    "",
+    "Docs: docs/protocol.md (the wire contract) and docs/README.md (everything else).",
+  ].join("\n");
+}
+
+/** `--flag -5`: a value that starts with a dash is the flag's value, not another flag (parseArgs would refuse it). */
+function joinDashValues(args: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const name = args[i].startsWith("--") ? args[i].slice(2) : undefined;
+    const flag = name ? (FLAGS as Record<string, { type: string }>)[name] : undefined;
+    if (flag?.type === "string" && i + 1 < args.length && /^-\d/.test(args[i + 1])) out.push(`${args[i]}=${args[++i]}`);
+    else out.push(args[i]);
   }
-  if (values.watcher !== "parcel" && values.watcher !== "chokidar") throw new Error(`--watcher must be parcel or chokidar, not ${values.watcher}`);
-  const maxFileBytes = values["max-file-bytes"] === undefined ? undefined : Number(values["max-file-bytes"]);
-  if (maxFileBytes !== undefined && !(Number.isInteger(maxFileBytes) && maxFileBytes > 0)) throw new Error("--max-file-bytes must be a positive integer");
-  return { root: values.root!, toolsFile: values.tools, watcher: values.watcher, maxFileBytes } as const;
+  return out;
+}
+
+type Parsed = { kind: "help" } | { kind: "version" } | { kind: "run"; options: Omit<DaemonOptions, "version"> };
+
+function parse(argv: string[]): Parsed {
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    ({ values } = parseArgs({ args: joinDashValues(argv), options: FLAGS, strict: true, allowPositionals: false }));
+  } catch (e) {
+    const err = e as { code?: string; message: string };
+    const bad = /'([^']+)'/.exec(err.message)?.[1];
+    if (err.code === "ERR_PARSE_ARGS_UNKNOWN_OPTION") throw new UsageError(`unknown option ${bad ?? ""}`.trim());
+    if (err.code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE") throw new UsageError(`${bad?.split(" ")[0] ?? "an option"} needs a value`);
+    if (err.code === "ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL") throw new UsageError(`unexpected argument ${bad ?? ""}; flags only (see --help)`.trim());
+    throw new UsageError(err.message.split("\n")[0]);
+  }
+  if (values.help) return { kind: "help" };
+  if (values.version) return { kind: "version" };
+  const watcher = (values.watcher as string | undefined) ?? "parcel";
+  if (watcher !== "parcel" && watcher !== "chokidar") throw new UsageError(`--watcher must be parcel or chokidar, not ${watcher}`);
+  const rawMax = values["max-file-bytes"] as string | undefined;
+  const maxFileBytes = rawMax === undefined ? undefined : Number(rawMax);
+  if (maxFileBytes !== undefined && !(/^\d+$/.test(rawMax!) && Number.isSafeInteger(maxFileBytes) && maxFileBytes > 0)) {
+    throw new UsageError(`--max-file-bytes must be a positive integer, not ${rawMax}`);
+  }
+  const root = (values.root as string | undefined) ?? process.cwd();
+  let isDir = false;
+  try {
+    isDir = statSync(root).isDirectory();
+  } catch {
+    throw new UsageError(`--root ${root} does not exist`);
+  }
+  if (!isDir) throw new UsageError(`--root ${root} is not a directory`);
+  return { kind: "run", options: { root, toolsFile: values.tools as string | undefined, watcher, maxFileBytes } };
 }
 
 let daemon: Daemon;
 try {
-  daemon = new Daemon({ ...parse(), version: version() });
+  const parsed = parse(process.argv.slice(2));
+  if (parsed.kind === "help") {
+    process.stdout.write(`${usage()}\n`);
+    process.exit(0);
+  }
+  if (parsed.kind === "version") {
+    process.stdout.write(`${version()}\n`);
+    process.exit(0);
+  }
+  daemon = new Daemon({ ...parsed.options, version: version() });
 } catch (e) {
-  process.stderr.write(`tool-layer: ${e instanceof Error ? e.message : String(e)}\n${USAGE}\n`);
+  // One line naming what is wrong (SPEC 1); --help has the rest.
+  process.stderr.write(`tool-layer: ${e instanceof Error ? e.message : String(e)}\n`);
   process.exit(2);
 }
 daemon.run(process.stdin, process.stdout).then(

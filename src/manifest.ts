@@ -1,7 +1,8 @@
+import { Registry } from "./dispatch/registry.js";
 import { TOOLS } from "./tools/index.js";
-import { type AnyTool, inputSchema } from "./tools/tool.js";
+import { type AnyTool, type ToolHints, hintsOf } from "./tools/tool.js";
 
-export interface ManifestEntry {
+export interface ManifestEntry extends ToolHints {
   name: string;
   description: string;
   input_schema: Record<string, unknown>;
@@ -10,7 +11,8 @@ export interface ManifestEntry {
 
 /** tools.json: what `info` says of each built-in tool, generated from the zod schemas (SPEC 6). */
 export function manifest(tools: readonly AnyTool[] = TOOLS): ManifestEntry[] {
-  return tools.map((t) => ({ name: t.id, description: t.description, input_schema: inputSchema(t), mutating: t.mutating }));
+  const registry = new Registry(tools, undefined);
+  return registry.tools().map((t) => ({ name: t.id, description: t.description, input_schema: registry.schemaOf(t), mutating: t.mutating, ...hintsOf(t) }));
 }
 
 export function manifestText(tools: readonly AnyTool[] = TOOLS): string {

@@ -1,10 +1,12 @@
 import { initHash } from "./core/hash.js";
-import { KeyedLock } from "./fs/keyed-lock.js";
-import { killAllChildren } from "./git/run.js";
+import { VersionedFiles } from "./fs/versioned-write.js";
 import { PathResolver } from "./paths.js";
+import { EventBus } from "./platform/bus.js";
+import { Supervisor } from "./platform/supervisor.js";
+import { WorktreeLock } from "./platform/worktree-lock.js";
 import { ContentHistory } from "./vfs/history.js";
 import { SessionViews } from "./vfs/views.js";
-import { startVfs } from "./vfs/vfs.js";
+import { type Vfs, startVfs } from "./vfs/vfs.js";
 
 /** Files above this are TOO_LARGE for the file tools unless `--max-file-bytes` raises it (SPEC 4). */
 export const DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024;
@@ -17,12 +19,17 @@ export interface WorkspaceOptions {
   watcher?: WatcherEngine;
 }
 
-export type EmitEvent = (event: string, data: unknown) => void;
 type Disposer = () => unknown;
 
-/** A write a tool is about to make (hash null: a delete), so the watcher can attribute the change to its session. */
-export interface ToolWrite {
+/** Who made a change: the session and the tool, for `fs.changed`'s `by` and `tool` (SPEC 7). */
+export interface Actor {
   session: string;
+  tool: string;
+}
+
+/** A write a tool is about to make (hash null: a delete), so the watcher can attribute the change to its session. */
+export interface ToolWrite extends Actor {
+  /** Root-relative real path (SPEC 3: one file, however it was named). */
   rel: string;
   hash: string | null;
 }
@@ -35,7 +42,12 @@ export interface FileIndexView {
   paths(): readonly string[];
 }
 
-/** The state every tool shares: the root, the path resolver, what sessions saw, the write locks, and services' lifetimes. */
+/**
+ * The services every tool shares, each with one job: where paths land (paths), who owns child processes (processes),
+ * how events flow (bus), what sessions saw (views, history), what serializes worktree changes (lock), the one versioned
+ * write (files), and the live VFS (index, state, attribution). Later parts (language servers, terminal, MCP) are
+ * services of their own, owned by the daemon, not methods here.
+ */
 export class Workspace {
   readonly paths: PathResolver;
   readonly root: string;
@@ -43,35 +55,40 @@ export class Workspace {
   readonly watcherEngine: WatcherEngine;
   readonly views = new SessionViews();
   readonly history = new ContentHistory();
-  /** Per real path: writes and deletes to one file never interleave. */
-  readonly writeLocks = new KeyedLock();
+  readonly lock = new WorktreeLock();
+  readonly files: VersionedFiles;
+  private vfs?: Vfs;
   private readonly disposers: Disposer[] = [];
-  private readonly toolWriteHooks: ((write: ToolWrite) => void)[] = [];
-  /** Set by the VFS once its index is live. */
-  fileIndex?: FileIndexView;
-  /** The watcher's state for `info`; set by the VFS. */
-  vfsState: () => Record<string, unknown> = () => ({ watcher: "not started" });
 
   constructor(
     options: WorkspaceOptions,
-    readonly emit: EmitEvent,
+    readonly processes: Supervisor,
+    readonly bus: EventBus,
     readonly log: (message: string) => void = (m) => process.stderr.write(`tool-layer: ${m}\n`),
   ) {
     this.paths = new PathResolver(options.root);
     this.root = this.paths.root;
     this.maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
     this.watcherEngine = options.watcher ?? "parcel";
+    this.files = new VersionedFiles(this);
   }
 
   /** Everything `ready` promises: after this resolves, no change on disk is missed. */
   async init(): Promise<void> {
     await initHash();
-    // git and gh processes still running at shutdown (the steps that ignore cancellation included) die with the daemon.
-    this.onDispose(killAllChildren);
     const vfs = await startVfs(this);
     this.onDispose(() => vfs.stop());
-    this.fileIndex = vfs.index;
-    this.vfsState = () => vfs.state();
+    this.vfs = vfs;
+  }
+
+  /** The VFS's file index (empty before init). */
+  get fileIndex(): FileIndexView | undefined {
+    return this.vfs?.index;
+  }
+
+  /** The watcher's state for `info`. */
+  vfsState(): Record<string, unknown> {
+    return this.vfs ? this.vfs.state() : { watcher: "not started" };
   }
 
   /** A session saw this version of a file (it read or wrote it): feeds stale_sessions and the since/mismatch diffs. */
@@ -80,17 +97,23 @@ export class Workspace {
     this.history.put(hash, content);
   }
 
-  /** Called by a file tool just before it commits a write or delete, so the resulting change is `origin:"tool"`, `by` the session. */
+  /** Called just before a tool commits a write or delete of one file, so the change is `origin:"tool"`, `by` the session. */
   expectToolWrite(write: ToolWrite): void {
     if (write.hash === null) this.views.record(write.session, write.rel, null);
-    for (const hook of this.toolWriteHooks) hook(write);
+    this.vfs?.expect(write);
   }
 
-  onToolWrite(hook: (write: ToolWrite) => void): void {
-    this.toolWriteHooks.push(hook);
+  /** Runs `work`; every change the watcher sees meanwhile (and just after, as it trails the disk) is `actor`'s. */
+  async attributeDuring<T>(actor: Actor, work: () => Promise<T>): Promise<T> {
+    const window = this.vfs?.openWindow(actor);
+    try {
+      return await work();
+    } finally {
+      window?.close();
+    }
   }
 
-  /** Registers cleanup (a watcher, a child process) run at shutdown, newest first. */
+  /** Registers cleanup (a watcher, a service) run at shutdown, newest first. */
   onDispose(disposer: Disposer): void {
     this.disposers.push(disposer);
   }

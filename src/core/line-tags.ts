@@ -1,4 +1,3 @@
-import { JSON_TEXT_HEADROOM, JSON_TEXT_TAILROOM, JsonText, MAX_ESCAPE_GROWTH, writeJsonEscaped } from "../protocol/json-text.js";
 import { type EolStyle, MAX_RENDERED_LINE_CHARS, hasBom, renderLine } from "./text.js";
 
 // XXH32 (seed 0) in plain JS, the one line tagger. The WebAssembly hasher copies every input into its memory and
@@ -52,16 +51,8 @@ export function xxh32(b: Uint8Array, start: number, end: number, view: DataView 
   return h >>> 0;
 }
 
-const HEX_DIGITS = Buffer.from("0123456789ABCDEF", "latin1");
-const ASCII_0 = 0x30;
-const PIPE = 0x7c;
-const SPACE = 0x20;
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const LETTER_N = 0x6e;
-
 /** Decimal digits of a positive integer. */
-function digitCount(n: number): number {
+export function digitCount(n: number): number {
   let d = 1;
   while (n >= 10) {
     n = Math.floor(n / 10);
@@ -83,14 +74,15 @@ export function tagOfRange(b: Uint8Array, start: number, end: number, view: Data
  * `N:TAG` hashes only line N, and no line is re-encoded. A `\r` before `\n` is part of the terminator (SPEC 4).
  */
 export class LineTags {
-  private readonly starts: number[] = [];
-  private readonly ends: number[] = [];
+  /** Where each line's content starts and ends in `bytes` (the terminator excluded). */
+  readonly starts: number[] = [];
+  readonly ends: number[] = [];
   private lf = 0;
   private crlf = 0;
   private cache?: string[];
-  private readonly view: DataView;
+  readonly view: DataView;
 
-  constructor(private readonly bytes: Buffer) {
+  constructor(readonly bytes: Buffer) {
     this.view = viewOf(bytes);
     let start = hasBom(bytes) ? 3 : 0;
     while (start < bytes.length) {
@@ -124,55 +116,23 @@ export class LineTags {
     return this.cache ? this.cache[i] : tagOfRange(this.bytes, this.starts[i], this.ends[i], this.view);
   }
 
-  /**
-   * Lines [from, to) rendered as renderLine would and joined by `\n`, as a JSON string literal built straight from the
-   * file's bytes (see JsonText for why). A line that may need cutting (over MAX_RENDERED_LINE_CHARS bytes, hence maybe
-   * chars), or more escaping than the buffer has room for, sends the window through renderLine as a plain string.
-   */
-  render(from: number, to: number): JsonText | string {
-    const { bytes, view, starts, ends } = this;
-    if (from >= to) return "";
-    let plain = 2; // the quotes
-    for (let i = from; i < to; i++) {
-      const len = ends[i] - starts[i];
-      if (len > MAX_RENDERED_LINE_CHARS) return this.renderEach(from, to);
-      plain += (i > from ? 2 : 0) + digitCount(i + 1) + 6 + len; // `\n` + "N|TAG " + line
-    }
-    // Room for escapes: source code's quotes and tabs rarely grow a window by a quarter; if they do, the plain path.
-    const slack = (plain >> 2) + 64;
-    const out = Buffer.allocUnsafe(JSON_TEXT_HEADROOM + plain + slack + MAX_ESCAPE_GROWTH + JSON_TEXT_TAILROOM);
-    const outView = viewOf(out);
-    let o = JSON_TEXT_HEADROOM;
-    let grown = 0; // bytes escapes added so far
-    out[o++] = QUOTE;
-    for (let i = from; i < to; i++) {
-      const start = starts[i];
-      const end = ends[i];
-      if (i > from) {
-        out[o++] = BACKSLASH;
-        out[o++] = LETTER_N;
-      }
-      o = writeDecimal(out, o, i + 1);
-      out[o++] = PIPE;
-      const tag = xxh32(bytes, start, end, view);
-      out[o++] = HEX_DIGITS[(tag >>> 12) & 15];
-      out[o++] = HEX_DIGITS[(tag >>> 8) & 15];
-      out[o++] = HEX_DIGITS[(tag >>> 4) & 15];
-      out[o++] = HEX_DIGITS[tag & 15];
-      out[o++] = SPACE;
-      const contentStart = o;
-      o = writeJsonEscaped(bytes, view, start, end, out, outView, o, slack - grown);
-      if (o === -1) return this.renderEach(from, to);
-      grown += o - contentStart - (end - start);
-    }
-    out[o++] = QUOTE;
-    return new JsonText(out, JSON_TEXT_HEADROOM, o);
+  /** Lines [from, to) rendered as renderLine would, after `header` (a line of its own when given). */
+  render(from: number, to: number, header = ""): RenderedWindow {
+    return new RenderedWindow(this, from, Math.max(from, to), header);
   }
 
-  private renderEach(from: number, to: number): string {
-    const rendered: string[] = [];
-    for (let i = from; i < to; i++) rendered.push(renderLine(i + 1, this.at(i), this.text(i)));
-    return rendered.join("\n");
+  /**
+   * The end (exclusive) of the longest window from `from`, at most `to`, whose rendering fits in `maxChars` UTF-16 units
+   * (after `reserved` for a header): a line's UTF-16 length is at most its UTF-8 byte count, so the bound is safe.
+   */
+  fit(from: number, to: number, maxChars: number, reserved = 0): number {
+    let used = reserved;
+    for (let i = from; i < to; i++) {
+      const len = Math.min(this.ends[i] - this.starts[i], MAX_RENDERED_LINE_CHARS + CUT_NOTE_CHARS);
+      used += (i > from || reserved ? 1 : 0) + digitCount(i + 1) + 6 + len;
+      if (used > maxChars) return Math.max(i, from + 1); // one line always fits: it is cut at MAX_RENDERED_LINE_CHARS
+    }
+    return to;
   }
 
   /** Every line's tag (computed once). */
@@ -182,12 +142,29 @@ export class LineTags {
   }
 }
 
-/** Writes `n` (a positive integer) in decimal at out[o], returning the offset after it. */
-function writeDecimal(out: Buffer, o: number, n: number): number {
-  const end = o + digitCount(n);
-  for (let p = end - 1; p >= o; p--) {
-    out[p] = ASCII_0 + (n % 10);
-    n = Math.floor(n / 10);
+/** Room the cut marker of renderLine takes ("… [line cut: N chars]"). */
+const CUT_NOTE_CHARS = 40;
+
+/**
+ * A window of a file's lines, rendered on demand: `toString()` is the plain text a model reads. The JSON-lines transport
+ * encodes it straight from the file's bytes into a JSON string literal instead (protocol/jsonl/json-text.ts), which saves
+ * decoding, escaping and re-encoding the text; nothing here knows about that wire.
+ */
+export class RenderedWindow {
+  constructor(
+    readonly lines: LineTags,
+    readonly from: number,
+    readonly to: number,
+    readonly header: string,
+  ) {}
+
+  toString(): string {
+    const rendered: string[] = this.header ? [this.header] : [];
+    for (let i = this.from; i < this.to; i++) rendered.push(renderLine(i + 1, this.lines.at(i), this.lines.text(i)));
+    return rendered.join("\n");
   }
-  return end;
+
+  toJSON(): string {
+    return this.toString();
+  }
 }

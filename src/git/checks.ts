@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
 import { ToolError, isNodeError } from "../errors.js";
-import { runProcess } from "./run.js";
+import type { GitCtx } from "./run.js";
 
 /** The custom checks file at the workspace root. */
 export const CHECKS_FILE = ".tool-layer.json";
@@ -52,10 +52,10 @@ export async function loadChecks(root: string): Promise<Check[]> {
   return parsed.data.checks;
 }
 
-export async function runCheck(root: string, check: Check, signal?: AbortSignal): Promise<CheckResult> {
+export async function runCheck(ctx: GitCtx, check: Check): Promise<CheckResult> {
   const [cmd, ...args] = check.command;
   try {
-    const r = await runProcess(cmd, args, { cwd: root, signal, timeoutMs: check.timeout_ms ?? DEFAULT_CHECK_TIMEOUT_MS, env: { ...process.env, CI: "1", GIT_TERMINAL_PROMPT: "0" } });
+    const r = await ctx.ws.processes.run({ cmd, args, cwd: ctx.ws.root, env: { CI: "1" }, label: `check ${check.name}` }, { signal: ctx.signal, timeoutMs: check.timeout_ms ?? DEFAULT_CHECK_TIMEOUT_MS });
     const output = tail(`${r.stdout}${r.stderr}`.trim());
     return { name: check.name, command: check.command, ok: r.code === 0 && !r.timedOut, exit_code: r.code, timed_out: r.timedOut, output };
   } catch (e) {
@@ -71,10 +71,10 @@ function tail(s: string): string {
 }
 
 /** Runs every check declared for `on` (or the named one); one after another, since checks often share build outputs. */
-export async function runChecks(root: string, filter: { on?: "commit" | "push"; name?: string }, signal?: AbortSignal): Promise<CheckResult[]> {
-  const checks = (await loadChecks(root)).filter((c) => (filter.name ? c.name === filter.name : filter.on ? c.on.includes(filter.on) : true));
+export async function runChecks(ctx: GitCtx, filter: { on?: "commit" | "push"; name?: string }): Promise<CheckResult[]> {
+  const checks = (await loadChecks(ctx.ws.root)).filter((c) => (filter.name ? c.name === filter.name : filter.on ? c.on.includes(filter.on) : true));
   const results: CheckResult[] = [];
-  for (const c of checks) results.push(await runCheck(root, c, signal));
+  for (const c of checks) results.push(await runCheck(ctx, c));
   return results;
 }
 
@@ -89,8 +89,8 @@ function indent(s: string): string {
 }
 
 /** Throws CHECK_FAILED with every failing check's output under its name, or returns the (passing) results. */
-export async function enforceChecks(root: string, on: "commit" | "push", signal: AbortSignal | undefined, what: string): Promise<CheckResult[]> {
-  const results = await runChecks(root, { on }, signal);
+export async function enforceChecks(ctx: GitCtx, on: "commit" | "push", what: string): Promise<CheckResult[]> {
+  const results = await runChecks(ctx, { on });
   const failed = results.filter((r) => !r.ok);
   if (failed.length) {
     throw new ToolError(

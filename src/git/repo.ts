@@ -3,7 +3,7 @@ import path from "node:path";
 import { ToolError } from "../errors.js";
 import type { ToolContext } from "../tools/tool.js";
 import type { Workspace } from "../workspace.js";
-import { type GitCtx, git, runProcess, gitEnv, steady } from "./run.js";
+import { type GitCtx, git, steady } from "./run.js";
 
 export type Ctx = Pick<ToolContext, "ws" | "signal">;
 
@@ -188,13 +188,13 @@ let versionCache: Promise<string | null> | undefined;
 
 /** What every git tool reports in `info`: git's version and whether the root is a repository. */
 export async function gitState(ws: Workspace): Promise<Record<string, unknown>> {
-  versionCache ??= runProcess("git", ["--version"], { cwd: ws.root, env: gitEnv(), timeoutMs: 10_000 }).then(
+  versionCache ??= ws.processes.run({ cmd: "git", args: ["--version"], cwd: ws.root, group: false }, { timeoutMs: 10_000 }).then(
     (r) => (r.code === 0 ? r.stdout.trim().replace(/^git version /, "") : null),
     () => null,
   );
   const version = await versionCache;
   if (!version) return { available: false, git: false, reason: "git is not installed or not on PATH" };
-  const r = await runProcess("git", ["rev-parse", "--is-inside-work-tree"], { cwd: ws.root, env: gitEnv(), timeoutMs: 10_000 }).catch(() => null);
+  const r = await git({ ws }, ["rev-parse", "--is-inside-work-tree"], { ok: "any", timeoutMs: 10_000 }).catch(() => null);
   const repository = r?.code === 0 && r.stdout.trim() === "true";
   return { available: true, git: true, version, repository };
 }

@@ -1,10 +1,12 @@
-import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import { rgPath } from "@vscode/ripgrep";
 import { ToolError } from "../errors.js";
+import type { ManagedChild, Supervisor } from "../platform/supervisor.js";
 import { type SearchFile, toSearchLine, trimAfterCap } from "./render.js";
 import { parseRgLine } from "./rg-json.js";
 
+/** A search that runs this long is stopped (the call's own timeout is shorter; this is the process's backstop). */
+const RG_TIMEOUT_MS = 60_000;
 /** stderr kept from rg: enough for its error messages, bounded against a flood of per-file warnings. */
 const MAX_STDERR_CHARS = 4000;
 
@@ -49,9 +51,17 @@ export function ripgrepArgs(o: SearchOptions): string[] {
  * Runs rg in `cwd`, streaming its JSON: each line is tagged as it arrives, and rg is killed as soon as one match more
  * than `maxMatches` shows there is more (so `capped` is exact) or when `signal` aborts.
  */
-export function runRipgrep(cwd: string, o: SearchOptions, maxMatches: number, signal: AbortSignal): Promise<SearchOutcome> {
+export async function runRipgrep(processes: Supervisor, cwd: string, o: SearchOptions, maxMatches: number, signal: AbortSignal): Promise<SearchOutcome> {
+  let managed: ManagedChild;
+  try {
+    // rg starts no children: no process group of its own (see ProcessSpec.group).
+    managed = await processes.spawn({ cmd: rgPath, args: ripgrepArgs(o), cwd, group: false, label: "rg" }, { signal, timeoutMs: RG_TIMEOUT_MS });
+  } catch (e) {
+    if (signal.aborted) throw signal.reason;
+    throw new ToolError("NOT_AVAILABLE", `search cannot run ripgrep (${rgPath}): ${(e as Error).message}. Reinstall @vscode/ripgrep.`);
+  }
+  const { child } = managed;
   return new Promise((resolve, reject) => {
-    const child = spawn(rgPath, ripgrepArgs(o), { cwd, stdio: ["ignore", "pipe", "pipe"] });
     const files: SearchFile[] = [];
     let current: SearchFile | undefined;
     let total = 0;
@@ -60,9 +70,7 @@ export function runRipgrep(cwd: string, o: SearchOptions, maxMatches: number, si
     let stderr = "";
     let failure: unknown;
 
-    const stop = () => {
-      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
-    };
+    const stop = () => managed.stop();
     signal.addEventListener("abort", stop, { once: true });
     if (signal.aborted) stop();
 
@@ -97,10 +105,6 @@ export function runRipgrep(cwd: string, o: SearchOptions, maxMatches: number, si
       }
     });
 
-    child.on("error", (e) => {
-      signal.removeEventListener("abort", stop);
-      reject(new ToolError("NOT_AVAILABLE", `search cannot run ripgrep (${rgPath}): ${e.message}. Reinstall @vscode/ripgrep.`));
-    });
     child.on("close", (code) => {
       signal.removeEventListener("abort", stop);
       if (failure) return reject(failure);

@@ -21,7 +21,7 @@ export const fileDeleteTool = defineTool({
     const { ws, sessionId } = ctx;
     const target = await ws.paths.resolve(params.path);
     if (!target.exists) throw notFound(target);
-    return ws.writeLocks.run(target.real, async () => {
+    return ctx.lockFile(target.real, async () => {
       const link = await lstat(target.abs).catch((e: unknown) => {
         if (isNodeError(e, "ENOENT")) throw notFound(target);
         throw e;
@@ -29,11 +29,12 @@ export const fileDeleteTool = defineTool({
       if (link.isDirectory()) throw new ToolError("NOT_A_FILE", `${target.rel} is a directory; file_delete removes files only.`);
       const current = await readRaw(target, ws.maxFileBytes);
       checkHash(ws, target, params.hash, current);
-      const what = link.isSymbolicLink() ? "the symlink (its target stays)" : "the file";
       const result = { path: target.rel, previous_hash: current.hash, deleted: !ctx.dryRun, symlink: link.isSymbolicLink() };
-      if (ctx.dryRun) return { ...result, text: `Would delete ${target.rel}: ${what}, ${current.bytes.length} bytes.` };
+      const what = link.isSymbolicLink() ? "the symlink; its target stays" : `${current.bytes.length} bytes`;
+      if (ctx.dryRun) return { ...result, text: `Would delete ${target.rel} (${what}).` };
       await ctx.commit(async () => {
-        ws.expectToolWrite({ session: sessionId, rel: target.rel, hash: null });
+        // A link's own path goes away; a file is known by its real path (SPEC 3).
+        ws.expectToolWrite({ session: sessionId, tool: ctx.toolId, rel: link.isSymbolicLink() ? target.rel : ws.paths.toRel(target.real), hash: null });
         await unlink(target.abs);
       });
       return { ...result, text: `Deleted ${target.rel} (${what}).` };

@@ -3,12 +3,15 @@ import { changedSpans, renderRegions, unifiedDiff } from "../core/render.js";
 import { decodeText } from "../core/text.js";
 import { ToolError } from "../errors.js";
 import { readLines } from "../fs/read-text.js";
+import { MAX_TEXT_CHARS } from "../dispatch/dispatcher.js";
 import { defineTool } from "./tool.js";
 
 /** Lines returned when no limit is given (the design document's 150). */
 export const DEFAULT_LIMIT = 150;
 /** Most lines one call returns: a larger limit is clamped, so one read cannot flood a model's context. */
 export const MAX_LIMIT = 2000;
+/** Room the header's " · lines A-B of N · next offset K" takes, at most. */
+const HEADER_TAIL_CHARS = 80;
 
 const DESCRIPTION = `Reads a UTF-8 text file as numbered, hash-tagged lines, and returns the whole file's hash.
 Each line is rendered \`N|TAG content\`: N is the 1-based line number, TAG four hex digits hashed from the line's text.
@@ -41,7 +44,7 @@ export const fileReadTool = defineTool({
     const target = await ws.paths.resolve(params.path);
     const { bytes, hash, lines } = await readLines(target, ws.maxFileBytes);
     signal.throwIfAborted();
-    ws.recordSeen(sessionId, target.rel, hash, bytes);
+    ws.recordSeen(sessionId, ws.paths.toRel(target.real), hash, bytes);
     const total = lines.length;
     const base = { path: target.rel, hash, total_lines: total, eol: lines.eolStyle() };
 
@@ -68,7 +71,7 @@ export const fileReadTool = defineTool({
         ...base,
         tags: present.map((line, i) => ({ line, tag: tags[i] })),
         missing,
-        text: present.map((n, i) => `${n}|${tags[i]}`).join("\n"),
+        text: [`file ${target.rel} · hash ${hash} · ${total} lines · tags`, ...present.map((n, i) => `${n}|${tags[i]}`)].join("\n"),
       };
     }
 
@@ -77,13 +80,20 @@ export const fileReadTool = defineTool({
       throw new ToolError("INVALID_PARAMS", `offset: ${offset} is past the end; ${target.rel} has ${total} lines.`, { total_lines: total });
     }
     const limit = Math.min(params.limit ?? DEFAULT_LIMIT, MAX_LIMIT);
-    const to = Math.min(total, offset - 1 + limit);
+    const head = `file ${target.rel} · hash ${hash}`;
+    if (!total) return { ...base, start_line: 0, end_line: 0, next_offset: null, text: `${head} · empty` };
+    // The window is cut to what `text` can hold, and end_line / next_offset say where it really ends (SPEC 5).
+    const reserved = head.length + HEADER_TAIL_CHARS;
+    const to = lines.fit(offset - 1, Math.min(total, offset - 1 + limit), MAX_TEXT_CHARS, reserved);
+    const next = to < total ? to + 1 : null;
+    const header = `${head} · lines ${offset}-${to} of ${total}${next ? ` · next offset ${next}` : ""}`;
     return {
       ...base,
-      start_line: total ? offset : 0,
+      start_line: offset,
       end_line: to,
-      next_offset: to < total ? to + 1 : null,
-      text: lines.render(offset - 1, to),
+      next_offset: next,
+      ...(to < Math.min(total, offset - 1 + limit) ? { truncated: true } : {}),
+      text: lines.render(offset - 1, to, header),
     };
   },
 });

@@ -1,15 +1,11 @@
-import { type Stats, statSync } from "node:fs";
-import path from "node:path";
 import { z } from "zod";
-import { fileHash, tagOf } from "../core/hash.js";
+import { tagOf } from "../core/hash.js";
 import { type Op, applyEdits } from "../core/edits.js";
 import { type Span, changedSpans, editsDiff, renderRegions, unifiedDiff } from "../core/render.js";
 import { LineTags } from "../core/line-tags.js";
 import { type TextDoc, dominantEol, eolStyle, serialize, splitText } from "../core/text.js";
-import { ToolError, isNodeError } from "../errors.js";
-import { atomicWrite, permissionBits } from "../fs/atomic-write.js";
-import { checkHash } from "../fs/hash-check.js";
-import { type TextFile, notFound, readText } from "../fs/read-text.js";
+import { ToolError } from "../errors.js";
+import type { TextFile } from "../fs/read-text.js";
 import { defineTool } from "./tool.js";
 
 const DESCRIPTION = `Edits a text file by line tags, or creates or overwrites it with whole content; atomic, all or nothing.
@@ -55,50 +51,28 @@ export const fileWriteTool = defineTool({
   },
   mutating: true,
   async run(params, ctx) {
-    const { ws, sessionId } = ctx;
     if ((params.edits === undefined) === (params.content === undefined)) {
       throw new ToolError("INVALID_PARAMS", "edits, content: give exactly one of them (edits to change lines by tag, content to write the whole file).");
     }
-    const target = await ws.paths.resolve(params.path);
-    return ws.writeLocks.run(target.real, async () => {
-      const current = await readExisting(target, ws.maxFileBytes);
-      ctx.signal.throwIfAborted();
-      const expected = params.hash ?? undefined;
-      if (!current) {
-        if (expected !== undefined || params.edits) throw notFound(target);
-        checkParents(target.rel, target.real);
-      } else if (expected === undefined) {
-        throw new ToolError("ALREADY_EXISTS", `${target.rel} already exists; pass its hash (${current.hash}, or file_read it first) to change it.`, { current_hash: current.hash });
-      } else {
-        checkHash(ws, target, expected, current);
-      }
-
-      const next = current && params.edits ? editFile(target.rel, current, params.edits) : overwrite(target.rel, current, params.content!);
-      if (current && next.bytes.equals(current.bytes)) {
-        throw new ToolError("NO_CHANGE", `The edits leave ${target.rel} byte-identical; nothing was written. Check the content you meant to change.`, { hash: current.hash });
-      }
-      const hash = fileHash(next.bytes);
-      const tags = new Map<number, string>();
-      const tagAt = (i: number) => tags.get(i) ?? (tags.set(i, tagOf(next.doc.lines[i])), tags.get(i)!);
-      const result = {
-        path: target.rel,
-        hash,
-        previous_hash: current?.hash ?? null,
-        total_lines: next.doc.lines.length,
-        eol: eolStyle(next.doc.eols),
-        ...(current ? {} : { created: true }),
-        diff: next.diff,
-        text: renderRegions(next.doc.lines, tagAt, next.spans),
-      };
-      if (ctx.dryRun) return result;
-
-      await ctx.commit(async () => {
-        ws.expectToolWrite({ session: sessionId, rel: target.rel, hash });
-        await atomicWrite(target.real, next.bytes, current ? permissionBits(current.stats.mode) : undefined);
-      });
-      ws.recordSeen(sessionId, target.rel, hash, next.bytes);
-      return result;
+    const target = await ctx.ws.paths.resolve(params.path);
+    const { current, next, hash } = await ctx.ws.files.write(ctx, {
+      target,
+      expected: params.hash ?? undefined,
+      needsExisting: params.edits !== undefined,
+      produce: (current) => (current && params.edits ? editFile(target.rel, current, params.edits) : overwrite(target.rel, current, params.content!)),
     });
+    const tags = new Map<number, string>();
+    const tagAt = (i: number) => tags.get(i) ?? (tags.set(i, tagOf(next.doc.lines[i])), tags.get(i)!);
+    return {
+      path: target.rel,
+      hash,
+      previous_hash: current?.hash ?? null,
+      total_lines: next.doc.lines.length,
+      eol: eolStyle(next.doc.eols),
+      ...(current ? {} : { created: true }),
+      diff: next.diff,
+      text: renderRegions(next.doc.lines, tagAt, next.spans),
+    };
   },
 });
 
@@ -107,33 +81,6 @@ interface NextVersion {
   bytes: Buffer;
   diff: string;
   spans: Span[];
-}
-
-async function readExisting(target: Parameters<typeof readText>[0], maxBytes: number): Promise<TextFile | undefined> {
-  // Decided here, under the write lock, not by the path check before it: two racing creations must not both pass.
-  try {
-    return await readText(target, maxBytes);
-  } catch (e) {
-    // Deleted between the path check and the read: it does not exist.
-    if (e instanceof ToolError && e.code === "NOT_FOUND") return undefined;
-    if (isNodeError(e, "ENOENT")) return undefined;
-    throw e;
-  }
-}
-
-/** A new file's nearest existing ancestor must be a folder: `a.txt/x.txt` under a file `a.txt` cannot be created (dry runs check it too). */
-function checkParents(rel: string, real: string): void {
-  for (let dir = path.dirname(real); ; dir = path.dirname(dir)) {
-    let stats: Stats;
-    try {
-      stats = statSync(dir);
-    } catch (e) {
-      if ((isNodeError(e, "ENOENT") || isNodeError(e, "ENOTDIR")) && dir !== path.dirname(dir)) continue;
-      throw e;
-    }
-    if (!stats.isDirectory()) throw new ToolError("NOT_A_FILE", `${rel} cannot be created: ${path.basename(dir)} on its path is a file, not a folder.`);
-    return;
-  }
 }
 
 const hasFinalNewline = (doc: TextDoc) => doc.lines.length > 0 && doc.eols[doc.eols.length - 1] !== "";

@@ -20,7 +20,7 @@ export const gitCheckTool = defineTool({
     if (name && !declared.some((c) => c.name === name)) {
       throw new ToolError("NOT_FOUND", `There is no check "${name}" in ${CHECKS_FILE}${declared.length ? ` (checks: ${declared.map((c) => c.name).join(", ")})` : ""}.`);
     }
-    const checks = await runChecks(ctx.ws.root, { name }, ctx.signal);
+    const checks = await runChecks(ctx, { name });
     const ok = checks.every((c) => c.ok);
     const text = checks.length ? `${ok ? "all checks passed" : "some checks FAILED"}\n${checksText(checks)}` : `no checks declared in ${CHECKS_FILE}`;
     return { ok, checks, text };

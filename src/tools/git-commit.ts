@@ -36,7 +36,7 @@ export const gitCommitTool = defineTool({
     if (!files.length && !amend && !merging) {
       throw new ToolError("NO_CHANGE", rels ? `Nothing to commit in ${rels.join(", ")}: they match HEAD.` : "Nothing to commit: the index matches HEAD; stage changes with git_add, or pass paths.");
     }
-    const checks = await enforceChecks(ctx.ws.root, "commit", ctx.signal, "commit");
+    const checks = await enforceChecks(ctx, "commit", "commit");
     const summary = `${files.length} file${files.length === 1 ? "" : "s"}\n${statText(files)}`;
 
     if (ctx.dryRun) {

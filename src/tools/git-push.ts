@@ -39,7 +39,7 @@ export const gitPushTool = defineTool({
     // The lease is what the last fetch saw (empty: the branch must not exist yet); we never fetch first, that would defeat it.
     const lease = params.force ? [`--force-with-lease=refs/heads/${remoteBranch}:${tracking ?? ""}`] : [];
     const refspec = `refs/heads/${branch}:refs/heads/${remoteBranch}`;
-    const checks = await enforceChecks(ctx.ws.root, "push", ctx.signal, "push");
+    const checks = await enforceChecks(ctx, "push", "push");
     const target = `${remote}/${remoteBranch}`;
 
     if (ctx.dryRun) {

@@ -6,6 +6,7 @@ import { findFileTool } from "./find-file.js";
 import { infoTool } from "./info.js";
 import { listTool } from "./list.js";
 import { searchTool } from "./search.js";
+import { sessionEndTool } from "./session-end.js";
 import { ghTool } from "./gh.js";
 import { gitAddTool } from "./git-add.js";
 import { gitBranchTool } from "./git-branch.js";
@@ -31,6 +32,7 @@ export const TOOLS: AnyTool[] = [
   listTool,
   infoTool,
   cancelTool,
+  sessionEndTool,
   fileReadTool,
   fileWriteTool,
   fileDeleteTool,

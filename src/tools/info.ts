@@ -1,10 +1,10 @@
 import { z } from "zod";
 import { ToolError } from "../errors.js";
-import { defineTool, inputSchema } from "./tool.js";
+import { defineTool, hintsOf } from "./tool.js";
 
 export const infoTool = defineTool({
   id: "info",
-  description: "Describes one tool: its full description, its parameters as JSON Schema, whether it changes anything, and its current state (what it needs and whether it has it now).",
+  description: "Describes one tool: its full description, its parameters as JSON Schema, whether it changes anything (and the finer hints read_only, destructive, idempotent, open_world), and its current state (what it needs and whether it has it now).",
   params: { tool_id: z.string().describe("The tool to describe, as `list` names it.") },
   mutating: false,
   async run({ tool_id }, { daemon, ws }) {
@@ -12,13 +12,15 @@ export const infoTool = defineTool({
     if (!tool) throw new ToolError("NOT_AVAILABLE", `There is no enabled tool "${tool_id}"; call list for the enabled ones.`);
     const description = daemon.describe(tool);
     const state = tool.state ? await tool.state(ws) : { available: true };
-    const input_schema = inputSchema(tool);
+    const input_schema = daemon.schemaOf(tool);
+    const hints = hintsOf(tool);
     const text = [
-      `${tool.id}${tool.mutating ? " (mutating: dry run unless approved)" : ""}`,
+      `${tool.id}${tool.mutating ? " (mutating: dry run unless approved; pass preview_id to bind an approval to a preview)" : ""}`,
       description,
       `params: ${JSON.stringify(input_schema.properties ?? {})}`,
+      `hints: ${Object.entries(hints).filter(([, v]) => v).map(([k]) => k).join(", ") || "none"}`,
       `state: ${JSON.stringify(state)}`,
     ].join("\n");
-    return { tool_id: tool.id, description, input_schema, mutating: tool.mutating, state, text };
+    return { tool_id: tool.id, description, input_schema, mutating: tool.mutating, ...hints, provider: tool.provider ?? "builtin", state, text };
   },
 });

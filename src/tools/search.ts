@@ -49,7 +49,7 @@ export const searchTool = defineTool({
     }
     const maxResults = params.max_results ?? DEFAULT_MAX_RESULTS;
     const context = params.context ?? 0;
-    const outcome = await runRipgrep(ws.root, {
+    const outcome = await runRipgrep(ws.processes, ws.root, {
       pattern: params.pattern,
       rel: target.rel,
       glob: params.glob,

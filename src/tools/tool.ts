@@ -6,13 +6,21 @@ export interface ToolContext {
   ws: Workspace;
   sessionId: string;
   callId: string | number;
+  toolId: string;
   /** Aborted on cancel, timeout or shutdown; check it after every await that can take long. */
   signal: AbortSignal;
   /** True when the tool is mutating and the call was not approved: check everything, change nothing, return a preview. */
   dryRun: boolean;
   /** Runs the irreversible step (a rename, a ref update). A cancel that arrives during it waits for it to finish. */
   commit<T>(step: () => Promise<T>): Promise<T>;
-  /** The registry, for the built-ins list, info and cancel. */
+  /**
+   * Runs `work` with the worktree to itself: no file write and no other worktree-changing operation interleaves, and every
+   * change the watcher sees meanwhile is attributed to this session and tool (SPEC 7). In a dry run it only runs `work`.
+   */
+  exclusive<T>(work: () => Promise<T>): Promise<T>;
+  /** Runs `work` as the only writer of one file (its real path); other files' writes go on. */
+  lockFile<T>(real: string, work: () => Promise<T>): Promise<T>;
+  /** The registry and the calls in flight, for the built-ins list, info, cancel and session_end. */
   daemon: DaemonApi;
 }
 
@@ -21,43 +29,86 @@ export interface DaemonApi {
   enabledTool(id: string): AnyTool | undefined;
   /** The description in force (a `--tools` file may replace it). */
   describe(tool: AnyTool): string;
+  /** The JSON Schema calls are checked against (a mutating tool's includes `preview_id`). */
+  schemaOf(tool: AnyTool): Record<string, unknown>;
   cancel(callId: string | number): boolean;
 }
 
 export type ToolResult = Record<string, unknown>;
 
-export interface ToolDef<S extends z.ZodRawShape = z.ZodRawShape> {
+/** MCP's tool annotations (SPEC 6), as `info` reports them; see hintsOf for the defaults. */
+export interface ToolHints {
+  read_only: boolean;
+  destructive: boolean;
+  idempotent: boolean;
+  open_world: boolean;
+}
+
+export interface ToolDef<P extends z.ZodType = z.ZodType> {
   id: string;
   /** What a model reads; the first sentence is what `list` shows. */
   description: string;
-  params: z.ZodObject<S>;
-  /** A mutating tool runs as a dry run unless the call is approved. */
+  params: P;
+  /** The input schema `info` shows, when the tool was defined by one (a passthrough tool's, as its server gave it). */
+  jsonSchema?: Record<string, unknown>;
+  /** A mutating tool runs as a dry run unless the call is approved, and accepts `preview_id`. */
   mutating: boolean;
+  /** The finer hints; unset ones follow from `mutating` (hintsOf). */
+  hints?: Partial<ToolHints>;
   /** Upper bound of one call before it is aborted with TIMEOUT. */
   timeoutMs?: number;
+  /** Where the tool comes from: "builtin", or the passthrough server's name. */
+  provider?: string;
   /** What the tool needs and whether it has it now, for `info`. */
   state?: (ws: Workspace) => Promise<Record<string, unknown>> | Record<string, unknown>;
-  run: (params: z.output<z.ZodObject<S>>, ctx: ToolContext) => Promise<ToolResult>;
+  run: (params: z.output<P>, ctx: ToolContext) => Promise<ToolResult>;
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyTool = ToolDef<any>;
 
-/** Declares a tool; its params are a strict object, so a field it does not know is INVALID_PARAMS. */
-export function defineTool<S extends z.ZodRawShape>(def: Omit<ToolDef<S>, "params"> & { params: S }): ToolDef<S> {
+/** Declares a built-in tool; its params are a strict object, so a field it does not know is INVALID_PARAMS. */
+export function defineTool<S extends z.ZodRawShape>(
+  def: Omit<ToolDef<z.ZodObject<S>>, "params"> & { params: S },
+): ToolDef<z.ZodObject<S>> {
   return { ...def, params: z.strictObject(def.params) as unknown as z.ZodObject<S> };
 }
 
 export const TOOL_ID_PATTERN = /^[a-z][a-z0-9_]{0,63}$/;
 
+/** Abbreviations whose period does not end a sentence ("e.g. a PR"). */
+const ABBREVIATIONS = /(?:\b(?:e\.g|i\.e|etc|vs|cf|approx|incl|no)\.|\b[A-Za-z]\.)$/i;
+
 /** The first sentence of a description, for `list`. */
 export function firstSentence(description: string): string {
-  const m = /^[\s\S]*?[.!?](?=\s|$)/.exec(description.trim());
-  return (m ? m[0] : description.trim()).replace(/\s+/g, " ");
+  const text = description.trim();
+  const end = /[.!?](?=\s|$)/g;
+  for (let m = end.exec(text); m; m = end.exec(text)) {
+    const upto = text.slice(0, m.index + 1);
+    if (m[0] === "." && ABBREVIATIONS.test(upto)) continue;
+    return upto.replace(/\s+/g, " ");
+  }
+  return text.replace(/\s+/g, " ");
 }
 
-export function inputSchema(tool: AnyTool): Record<string, unknown> {
-  const schema = z.toJSONSchema(tool.params, { io: "input", unrepresentable: "any" }) as Record<string, unknown>;
+/** The JSON Schema of what a call may send: the tool's own, or `params` (its schema as the dispatcher checks it). */
+export function inputSchema(tool: AnyTool, params: z.ZodType = tool.params): Record<string, unknown> {
+  if (tool.jsonSchema) return tool.jsonSchema;
+  const schema = z.toJSONSchema(params, { io: "input", unrepresentable: "any" }) as Record<string, unknown>;
   delete schema.$schema;
   return schema;
+}
+
+/**
+ * MCP's defaults, made explicit: a read-only tool is idempotent and not destructive; a mutating one is destructive and
+ * not idempotent unless it says otherwise; only tools that reach beyond the machine (remotes, the web) are open-world.
+ */
+export function hintsOf(tool: AnyTool): ToolHints {
+  const readOnly = tool.hints?.read_only ?? !tool.mutating;
+  return {
+    read_only: readOnly,
+    destructive: tool.hints?.destructive ?? !readOnly,
+    idempotent: tool.hints?.idempotent ?? readOnly,
+    open_world: tool.hints?.open_world ?? false,
+  };
 }

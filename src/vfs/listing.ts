@@ -1,7 +1,7 @@
-import { execFile } from "node:child_process";
 import { readFile, readdir } from "node:fs/promises";
 import path from "node:path";
 import { TEMP_FILE_PATTERN } from "../fs/atomic-write.js";
+import type { Supervisor } from "../platform/supervisor.js";
 import { DEFAULT_IGNORES, IgnoreRules } from "./ignore-rules.js";
 
 /** git ls-files on a 100,000-file tree prints a few MB; this leaves room for far larger repositories. */
@@ -15,18 +15,28 @@ export interface Listing {
   ignoredDirs: string[];
 }
 
-function git(cwd: string, args: string[], signal?: AbortSignal): Promise<string> {
-  return new Promise((resolve, reject) => {
-    execFile("git", args, { cwd, maxBuffer: GIT_MAX_BUFFER, encoding: "utf8", signal, env: { ...process.env, GIT_OPTIONAL_LOCKS: "0" } }, (err, stdout) =>
-      err ? reject(err) : resolve(stdout),
+/** Runs a read-only git command in the root and returns its stdout; rejects when it fails. */
+export type GitReader = (args: string[]) => Promise<string>;
+
+/** A GitReader through the daemon's supervisor: no optional locks (a listing must not rewrite the index). */
+export function gitReader(processes: Supervisor, root: string): GitReader {
+  return async (args) => {
+    const r = await processes.run(
+      { cmd: "git", args: ["-c", "core.fsmonitor=false", "-c", "core.quotePath=false", ...args], cwd: root, env: { GIT_OPTIONAL_LOCKS: "0", LC_ALL: "C" }, group: false, label: "git (vfs)" },
+      { maxBytes: GIT_MAX_BUFFER, timeoutMs: LISTING_TIMEOUT_MS },
     );
-  });
+    if (r.code !== 0 || r.truncated) throw new Error(`git ${args[0]} failed (exit ${r.code}${r.truncated ? ", output cut" : ""}): ${r.stderr.trim()}`);
+    return r.stdout;
+  };
 }
 
+/** A listing of a huge repository on a slow disk may take long; past this git is stuck, and the walk takes over. */
+const LISTING_TIMEOUT_MS = 120_000;
+
 /** The repository's absolute git folder when `root` is in a work tree, else null (then the defaults apply). */
-export async function findGitDir(root: string): Promise<string | null> {
+export async function findGitDir(git: GitReader): Promise<string | null> {
   try {
-    const out = (await git(root, ["rev-parse", "--is-inside-work-tree", "--absolute-git-dir"])).trim().split("\n");
+    const out = (await git(["rev-parse", "--is-inside-work-tree", "--absolute-git-dir"])).trim().split("\n");
     return out[0] === "true" && out[1] ? out[1] : null;
   } catch {
     return null;
@@ -37,10 +47,10 @@ export async function findGitDir(root: string): Promise<string | null> {
  * Everything git would show (tracked files and untracked, not ignored ones) from two git calls, and the rules to judge
  * paths that appear later. Nested .gitignore files count, as do .git/info/exclude; a global excludesFile does not.
  */
-export async function listGit(root: string, gitDir: string, ignoredDirs?: Promise<string[]>): Promise<Listing> {
+export async function listGit(git: GitReader, root: string, gitDir: string, ignoredDirs?: Promise<string[]>): Promise<Listing> {
   const [files, ignored, exclude] = await Promise.all([
-    git(root, ["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--deduplicate"]),
-    ignoredDirs ?? listIgnoredDirs(root),
+    git(["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--deduplicate"]),
+    ignoredDirs ?? listIgnoredDirs(git, root),
     readFile(path.join(gitDir, "info", "exclude"), "utf8").catch(() => ""),
   ]);
   const list = files.split("\0").filter((f) => f && !TEMP_FILE_PATTERN.test(f));
@@ -57,8 +67,8 @@ export async function listGit(root: string, gitDir: string, ignoredDirs?: Promis
 }
 
 /** Absolute paths of the ignored folders git sees now (node_modules, build output): never watched. */
-export async function listIgnoredDirs(root: string): Promise<string[]> {
-  const out = await git(root, ["ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory", "--no-empty-directory"]);
+export async function listIgnoredDirs(git: GitReader, root: string): Promise<string[]> {
+  const out = await git(["ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory", "--no-empty-directory"]);
   return out
     .split("\0")
     .filter((p) => p.endsWith("/"))

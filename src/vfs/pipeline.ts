@@ -3,13 +3,13 @@ import { lstat, readdir } from "node:fs/promises";
 import path from "node:path";
 import { fileHash } from "../core/hash.js";
 import { TEMP_FILE_PATTERN } from "../fs/atomic-write.js";
-import type { ToolWrite, Workspace } from "../workspace.js";
+import type { Actor, ToolWrite, Workspace } from "../workspace.js";
 import { type ChangeKind, coalesce } from "./coalesce.js";
 import type { RawEvent } from "./engine.js";
 import { type FileIndex, parentOf } from "./file-index.js";
 import { type GitState, emptyTouch, readGitState, touchGit } from "./git-state.js";
 import type { IgnoreRules } from "./ignore-rules.js";
-import { walk } from "./listing.js";
+import { type GitReader, walk } from "./listing.js";
 import { gitChangedPaths, rescanFolders } from "./rescan.js";
 
 /**
@@ -43,6 +43,19 @@ const VERIFY_MAX_DIRS = 16;
 const SYNC_SLICE = 64;
 /** A tool write whose change never arrives (the file was changed again before the window) is forgotten after this. */
 const TOOL_WRITE_TTL_MS = 30_000;
+/**
+ * How long after an attributed operation ends its changes may still arrive: the engine's own batch (parcel: 50 ms)
+ * plus chokidar's stat of each path, with room for a loaded machine. Writes wait for the operation (WorktreeLock), so
+ * what arrives meanwhile is the operation's unless a process outside the daemon wrote at that very moment.
+ */
+export const ATTRIBUTION_GRACE_MS = 300;
+
+declare module "../platform/bus.js" {
+  interface BusEvents {
+    "fs.changed": { changes: FsChange[] };
+    "git.changed": { head: string | null; branch: string | null; index: boolean; refs: boolean; operation: string | null };
+  }
+}
 
 export interface FsChange {
   path: string;
@@ -50,7 +63,13 @@ export interface FsChange {
   hash: string | null;
   origin: "external" | "tool";
   by: string | null;
+  tool: string | null;
   stale_sessions: string[];
+}
+
+/** An operation whose changes are its actor's (a git checkout, a terminal command): open, or closed at `closedAt`. */
+interface Window extends Actor {
+  closedAt?: number;
 }
 
 export interface PipelineHooks {
@@ -89,6 +108,10 @@ interface Expected extends ToolWrite {
   at: number;
 }
 
+function change(rel: string, kind: ChangeKind, hash: string | null, actor: Actor | undefined, stale: string[]): FsChange {
+  return { path: rel, kind, hash, origin: actor ? "tool" : "external", by: actor?.session ?? null, tool: actor?.tool ?? null, stale_sessions: stale };
+}
+
 /** Raw events -> window -> coalesce -> hash -> attribute -> one `fs.changed` (chunked) and `git.changed` per window. */
 export class Pipeline {
   private pending: RawEvent[] = [];
@@ -104,6 +127,12 @@ export class Pipeline {
   private held = true;
   private stopped = false;
   private readonly expected = new Map<string, Expected[]>();
+  private readonly windows = new Set<Window>();
+  private readonly idleWaiters: (() => void)[] = [];
+  /** seenAt of the window being resolved (absolute paths). */
+  private batchSeenAt?: Map<string, number>;
+  /** When each path of the window being gathered last had a raw event, to match it against attribution windows. */
+  private seenAt = new Map<string, number>();
   private git?: GitState;
   private readonly hashMax: number;
   private firstEventAt = 0;
@@ -117,6 +146,7 @@ export class Pipeline {
     private readonly index: FileIndex,
     private readonly gitDir: string | null,
     private readonly hooks: PipelineHooks,
+    private readonly gitReader: GitReader,
     private readonly engineDelayMs = 0,
   ) {
     this.hashMax = Math.max(HASH_MAX_BYTES, ws.maxFileBytes);
@@ -133,7 +163,11 @@ export class Pipeline {
   /** `rescan`: events the VFS found itself after a flood or a checkout; they do not count towards a flood. */
   push(events: RawEvent[], rescan = false): void {
     if (this.stopped || !events.length) return;
-    for (const e of events) this.pending.push(e);
+    const now = Date.now();
+    for (const e of events) {
+      this.pending.push(e);
+      this.seenAt.set(e.path, now);
+    }
     if (!rescan) {
       if (this.pendingFromEngine === 0 && !this.flood) this.firstEventAt = Date.now();
       this.pendingFromEngine += events.length;
@@ -148,9 +182,40 @@ export class Pipeline {
     this.expected.set(write.rel, list);
   }
 
+  /** Changes that arrive from now until close() and ATTRIBUTION_GRACE_MS after are `actor`'s. */
+  openWindow(actor: Actor): { close(): void } {
+    const window: Window = { ...actor };
+    this.windows.add(window);
+    return {
+      close: () => {
+        window.closedAt = Date.now();
+        setTimeout(() => this.windows.delete(window), ATTRIBUTION_GRACE_MS + WINDOW_MS).unref();
+      },
+    };
+  }
+
+  /** The open (or just closed) window a change seen at `at` falls in. */
+  private windowAt(at: number | undefined): Window | undefined {
+    if (at === undefined) return undefined;
+    for (const w of this.windows) if (w.closedAt === undefined || at <= w.closedAt + ATTRIBUTION_GRACE_MS) return w;
+    return undefined;
+  }
+
+  /** Resolves once every event pushed so far has been processed and reported. */
+  idle(): Promise<void> {
+    if (this.stopped || (!this.pending.length && !this.busy && !this.timer)) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  private wakeIdle(): void {
+    if (this.pending.length || this.busy || this.timer) return;
+    for (const w of this.idleWaiters.splice(0)) w();
+  }
+
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
+    for (const w of this.idleWaiters.splice(0)) w();
     await this.running;
   }
 
@@ -163,11 +228,13 @@ export class Pipeline {
     this.timer = undefined;
     const batch = this.pending;
     this.pending = [];
+    const seenAt = this.seenAt;
+    this.seenAt = new Map();
     this.flooding = this.pendingFromEngine >= FLOOD_EVENTS;
     this.pendingFromEngine = 0;
     const flooding = this.flooding;
     this.busy = true;
-    this.running = this.process(batch, flooding)
+    this.running = this.process(batch, flooding, seenAt)
       .catch((e) => this.ws.log(`file events lost a window: ${e instanceof Error ? e.stack : String(e)}`))
       .finally(() => {
         this.busy = false;
@@ -175,10 +242,12 @@ export class Pipeline {
         // During a flood a window runs even when nothing came: the kernel may have dropped the rest, and the window
         // that finds the flood over reads its folders again.
         if ((this.pending.length || this.flood) && !this.stopped) this.schedule();
+        this.wakeIdle();
       });
   }
 
-  private async process(batch: RawEvent[], flooding: boolean): Promise<void> {
+  private async process(batch: RawEvent[], flooding: boolean, seenAt: Map<string, number>): Promise<void> {
+    this.batchSeenAt = seenAt;
     const touch = emptyTouch();
     let gitTouched = false;
     let ignoreChanged = false;
@@ -208,11 +277,12 @@ export class Pipeline {
     }
     if (!flooding) await this.verifyFolders(raw.map((r) => parentOf(r.path)), kept, coalesced);
     const changes = await this.resolve(coalesced);
+    this.batchSeenAt = undefined;
     this.noteDirs(raw.map((r) => parentOf(r.path)), flooding);
     // After resolving: the new rules apply from the next window, and files of this one are reported as created.
     if (ignoreChanged || touch.exclude) await this.hooks.onIgnoreChanged();
     for (let i = 0; i < changes.length; i += MAX_CHANGES_PER_LINE) {
-      this.ws.emit("fs.changed", { changes: changes.slice(i, i + MAX_CHANGES_PER_LINE) });
+      this.ws.bus.emit("fs.changed", { changes: changes.slice(i, i + MAX_CHANGES_PER_LINE) });
     }
     if (gitTouched) await this.emitGit(touch);
     this.pruneExpected();
@@ -304,13 +374,27 @@ export class Pipeline {
   private attribute(rel: string, kind: ChangeKind, hash: string | null): FsChange {
     const list = this.expected.get(rel);
     const i = list ? list.findIndex((w) => w.hash === hash) : -1;
-    let by: string | null = null;
+    let actor: Actor | undefined;
     if (list && i >= 0) {
-      by = list[i].session;
+      actor = list[i];
       list.splice(0, i + 1); // this write and any older one the same window overtook
       if (!list.length) this.expected.delete(rel);
+      // The writer saw what it wrote: it is not stale.
+      return change(rel, kind, hash, actor, this.ws.views.staleSessions(rel, hash, actor.session));
     }
-    return { path: rel, kind, hash, origin: by === null ? "external" : "tool", by, stale_sessions: this.ws.views.staleSessions(rel, hash, by) };
+    // A file inside a folder that came or went has no event of its own: its folder's time stands for it.
+    actor = this.windowAt(this.eventTime(rel));
+    // An operation's session did not see what the operation wrote (a checkout, a merge of others' work): it stays stale.
+    return change(rel, kind, hash, actor, this.ws.views.staleSessions(rel, hash));
+  }
+
+  private eventTime(rel: string): number | undefined {
+    const seen = this.batchSeenAt;
+    if (!seen) return undefined;
+    for (let p = rel; ; p = parentOf(p)) {
+      const at = seen.get(path.join(this.ws.root, p));
+      if (at !== undefined || p === "") return at;
+    }
   }
 
   /** Adds files of the touched folders that the index has and the disk has not (deleted), or the other way (created). */
@@ -384,7 +468,7 @@ export class Pipeline {
     const moved = now.head !== before?.head || now.branch !== before?.branch || now.operation !== before?.operation;
     if (!index && !touch.refs && !moved) return; // e.g. `git status` rewrote an identical index
     // A checkout's file events may have been dropped by the kernel (see rescan.ts): git knows which paths it changed.
-    if (before?.head && now.head && before.head !== now.head) this.push(await this.changedSinceOpen(await gitChangedPaths(this.ws.root, before.head, now.head)), true);
-    this.ws.emit("git.changed", { head: now.head, branch: now.branch, index, refs: touch.refs, operation: now.operation });
+    if (before?.head && now.head && before.head !== now.head) this.push(await this.changedSinceOpen(await gitChangedPaths(this.gitReader, this.ws.root, before.head, now.head)), true);
+    this.ws.bus.emit("git.changed", { head: now.head, branch: now.branch, index, refs: touch.refs, operation: now.operation });
   }
 }

@@ -1,17 +1,15 @@
-import { execFile } from "node:child_process";
 import { lstat, readdir } from "node:fs/promises";
 import path from "node:path";
 import type { RawEvent } from "./engine.js";
 import type { FileIndex } from "./file-index.js";
 import type { IgnoreRules } from "./ignore-rules.js";
+import type { GitReader } from "./listing.js";
 
 /**
  * How far before a flood's first event a file's mtime may be and still count as touched by it (for files whose mtime
  * the index does not know yet): covers the engine's own delay before the first event and coarse timestamps.
  */
 const MTIME_SLACK_MS = 500;
-/** A diff between two commits that a checkout moved between; larger ones are still listed whole. */
-const GIT_MAX_BUFFER = 256 * 1024 * 1024;
 
 /**
  * The kernel drops inotify events past fs.inotify.max_queued_events (16,384 by default), which a 10,000-file checkout
@@ -69,10 +67,7 @@ export async function rescanFolders(
 }
 
 /** Paths that differ between two commits (a checkout, a reset, a pull moved HEAD), as raw updates for the pipeline. */
-export function gitChangedPaths(root: string, from: string, to: string): Promise<RawEvent[]> {
-  return new Promise((resolve) => {
-    execFile("git", ["diff", "--name-only", "--no-renames", "--relative", "-z", from, to], { cwd: root, maxBuffer: GIT_MAX_BUFFER, encoding: "utf8" }, (err, stdout) =>
-      resolve(err ? [] : stdout.split("\0").filter(Boolean).map((rel) => ({ path: path.join(root, rel), kind: "update" as const }))),
-    );
-  });
+export async function gitChangedPaths(git: GitReader, root: string, from: string, to: string): Promise<RawEvent[]> {
+  const out = await git(["diff", "--name-only", "--no-renames", "--relative", "-z", from, to]).catch(() => "");
+  return out.split("\0").filter(Boolean).map((rel) => ({ path: path.join(root, rel), kind: "update" as const }));
 }

@@ -1,10 +1,10 @@
 import path from "node:path";
-import type { Workspace } from "../workspace.js";
+import type { Actor, ToolWrite, Workspace } from "../workspace.js";
 import { ENGINE_BATCH_DELAY_MS, type RawEvent, type WatchEngine, type WatchRequest, createEngine, isWatchLimitError } from "./engine.js";
 import { FileIndex } from "./file-index.js";
 import { GIT_DIR_UNWATCHED } from "./git-state.js";
 import { IgnoreRules } from "./ignore-rules.js";
-import { type Listing, findGitDir, listGit, listIgnoredDirs, listPlain, walk } from "./listing.js";
+import { type GitReader, type Listing, findGitDir, gitReader, listGit, listIgnoredDirs, listPlain, walk } from "./listing.js";
 import { HASH_MAX_BYTES, Pipeline, WINDOW_MS } from "./pipeline.js";
 import { rescanFolders } from "./rescan.js";
 
@@ -45,12 +45,26 @@ export class Vfs {
   private readonly walked = new FolderBatch(RECHECK_DELAY_MS, (dirs) => void this.relist(dirs, true));
   private folderCache?: { gen: number; count: number };
 
-  constructor(private readonly ws: Workspace) {}
+  private readonly git: GitReader;
+
+  constructor(private readonly ws: Workspace) {
+    this.git = gitReader(ws.processes, ws.root);
+  }
+
+  /** A tool is about to write a file: the change that brings its hash is the tool's. */
+  expect(write: ToolWrite): void {
+    this.pipeline?.expect(write);
+  }
+
+  /** Until close() (and as long after as the watcher trails the disk), changes are `actor`'s. */
+  openWindow(actor: Actor): { close(): void } {
+    return this.pipeline.openWindow(actor);
+  }
 
   /** Resolves once both watchers are live: every change after this is reported. */
   async start(): Promise<void> {
     const root = this.ws.root;
-    this.gitDir = await findGitDir(root);
+    this.gitDir = await findGitDir(this.git);
     // parcel does not consult the rules while it starts, only the folders to skip: it crawls while git lists (on
     // 100,000 files that saves about half a second before ready). chokidar judges every path as it crawls: rules first.
     const listed = this.gitDir && this.ws.watcherEngine === "parcel" ? this.listInParallel(this.gitDir) : undefined;
@@ -62,8 +76,7 @@ export class Vfs {
       onFolderWalked: (rel) => this.walked.add(rel),
       onFloodOver: (dirs, since) => void this.afterFlood(dirs, since),
       onIgnoreChanged: () => this.reloadRules(),
-    }, ENGINE_BATCH_DELAY_MS[this.ws.watcherEngine]);
-    this.ws.onToolWrite((w) => this.pipeline.expect(w));
+    }, this.git, ENGINE_BATCH_DELAY_MS[this.ws.watcherEngine]);
     this.requests.set("tree", {
       dir: root,
       ignoreDirs: () => [path.join(root, ".git"), ...this.ignoredDirs],
@@ -107,13 +120,13 @@ export class Vfs {
   }
 
   private listInParallel(gitDir: string): { ignoredDirs: Promise<string[]>; listing: Promise<Listing> } {
-    const ignoredDirs = listIgnoredDirs(this.ws.root).catch(() => []);
+    const ignoredDirs = listIgnoredDirs(this.git, this.ws.root).catch(() => []);
     this.rules = new IgnoreRules(); // judges nothing before the listing is in: the pipeline holds events until then
-    return { ignoredDirs, listing: listGit(this.ws.root, gitDir, ignoredDirs).catch((e) => this.listWithoutGit(e)) };
+    return { ignoredDirs, listing: listGit(this.git, this.ws.root, gitDir, ignoredDirs).catch((e) => this.listWithoutGit(e)) };
   }
 
   private list(): Promise<Listing> {
-    return this.gitDir ? listGit(this.ws.root, this.gitDir).catch((e) => this.listWithoutGit(e)) : listPlain(this.ws.root);
+    return this.gitDir ? listGit(this.git, this.ws.root, this.gitDir).catch((e) => this.listWithoutGit(e)) : listPlain(this.ws.root);
   }
 
   /** git could not list (a broken index, a repository it refuses): watching goes on with the walk and the defaults. */
@@ -170,9 +183,11 @@ export class Vfs {
     }
     this.ws.log(`watcher (${role}) failed: ${message}`);
     if (this.stopped || (engine && this.engines.get(role) !== engine)) return; // already replaced
+    if (this.ready) this.ws.bus.emit("vfs.state", { live: false, reason: `the ${role} watcher failed (${message}); restarting it` });
     if (this.restarts >= MAX_RESTARTS) {
       this.ws.log(`watcher (${role}): gave up after ${MAX_RESTARTS} restarts; file and git events are off, tools keep working`);
       this.ready = false;
+      this.ws.bus.emit("vfs.state", { live: false, reason: `the ${role} watcher failed ${MAX_RESTARTS + 1} times and is off; file and git events are not reported` });
       return;
     }
     this.restarts++;
@@ -192,7 +207,10 @@ export class Vfs {
       const { added, removed } = await this.applyListingSilently();
       const abs = (rel: string) => path.join(this.ws.root, rel);
       this.pipeline.push([...added.map((p) => ({ path: abs(p), kind: "create" as const })), ...removed.map((p) => ({ path: abs(p), kind: "delete" as const }))]);
+      // After the listing's changes: a Gateway that sees live:true knows what was missed has been (or is being) reported.
+      await this.pipeline.idle();
     }
+    if (this.ready) this.ws.bus.emit("vfs.state", { live: true, reason: `the ${role} watcher was restarted; changes made while it was down were reported` });
   }
 
   /** Lists again, but leaves added and removed paths for the pipeline to report (it adds and removes them itself). */
@@ -220,7 +238,7 @@ export class Vfs {
     const engine = this.engines.get("tree");
     try {
       // A flood often is a new ignored folder filling up (npm install, a build): the new subscription skips it.
-      if (this.gitDir) this.ignoredDirs = await listIgnoredDirs(this.ws.root);
+      if (this.gitDir) this.ignoredDirs = await listIgnoredDirs(this.git, this.ws.root);
       await engine?.refresh();
     } catch (e) {
       this.onError("tree", engine, e);

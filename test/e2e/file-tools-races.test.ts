@@ -53,7 +53,7 @@ describe("concurrent sessions", () => {
     const worker = async (session: string) => {
       for (let done = 0; done < INCREMENTS; ) {
         const r = await d.ok("file_read", { path: "counter.txt" }, { session });
-        const value = Number(r.text.split(" ")[1]);
+        const value = Number(r.text.split("\n")[1].split(" ")[1]);
         const w = await d.call("file_write", { path: "counter.txt", hash: r.hash, content: `${value + 1}\n` }, { session });
         if (w.success) done++;
         else expect(w.result.code).toBe("HASH_MISMATCH");

@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync }
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fileHash, initHash, tagOf } from "../../src/core/hash.js";
-import { type DaemonClient, startDaemon } from "../helpers/daemon.js";
+import { type DaemonClient, bodyLines, startDaemon } from "../helpers/daemon.js";
 import { tmpWorkspace } from "../helpers/tmp.js";
 
 await initHash();
@@ -40,7 +40,8 @@ describe("file_read", () => {
   it("reads the design document's example with its tags and the file hash", async () => {
     const r = await d.ok("file_read", { path: "hello.cpp" });
     expect(r).toMatchObject({ path: "hello.cpp", hash: hashOf(HELLO), total_lines: 6, start_line: 1, end_line: 6, next_offset: null, eol: "lf" });
-    expect(r.text.split("\n")).toEqual([
+    expect(r.text.split("\n")[0]).toBe(`file hello.cpp · hash ${hashOf(HELLO)} · lines 1-6 of 6`);
+    expect(bodyLines(r.text)).toEqual([
       "1|6F28 #include<iostream>", "2|8EAB using namespace std;", "3|4127 int main()", "4|91FC {",
       '5|14C3    cout<<"Hello WOrld!"<<endl;', "6|BB18 }",
     ]);
@@ -52,9 +53,10 @@ describe("file_read", () => {
     expect(first).toMatchObject({ start_line: 1, end_line: 150, next_offset: 151, total_lines: 2500 });
     const mid = await d.ok("file_read", { path: "long.txt", offset: 2499, limit: 10 });
     expect(mid).toMatchObject({ start_line: 2499, end_line: 2500, next_offset: null });
-    expect(mid.text).toBe(`2499|${tagOf("l2499")} l2499\n2500|${tagOf("l2500")} l2500`);
+    expect(bodyLines(mid.text).join("\n")).toBe(`2499|${tagOf("l2499")} l2499\n2500|${tagOf("l2500")} l2500`);
+    expect(first.text.split("\n")[0]).toMatch(/^file long\.txt · hash [0-9a-f]{16} · lines 1-150 of 2500 · next offset 151$/);
     const clamped = await d.ok("file_read", { path: "long.txt", limit: 5000 });
-    expect(clamped.text.split("\n")).toHaveLength(2000);
+    expect(bodyLines(clamped.text)).toHaveLength(2000);
     expect(clamped.next_offset).toBe(2001);
     const past = await failCode("file_read", { path: "long.txt", offset: 2501 });
     expect(past.code).toBe("INVALID_PARAMS");
@@ -63,12 +65,12 @@ describe("file_read", () => {
 
   it("reads an empty file as zero lines", async () => {
     writeFileSync(at("empty.txt"), "");
-    expect(await d.ok("file_read", { path: "empty.txt" })).toMatchObject({ total_lines: 0, text: "", next_offset: null, eol: "none", hash: hashOf("") });
+    expect(await d.ok("file_read", { path: "empty.txt" })).toMatchObject({ total_lines: 0, text: `file empty.txt · hash ${hashOf("")} · empty`, next_offset: null, eol: "none", hash: hashOf("") });
   });
 
   it("returns only tags in lines mode and lists missing lines", async () => {
     const r = await d.ok("file_read", { path: "hello.cpp", lines: [5, 1, 40] });
-    expect(r.text).toBe("1|6F28\n5|14C3");
+    expect(r.text).toBe(`file hello.cpp · hash ${hashOf(HELLO)} · 6 lines · tags\n1|6F28\n5|14C3`);
     expect(r.missing).toEqual([40]);
     expect(r.hash).toBe(hashOf(HELLO));
     expect((await failCode("file_read", { path: "hello.cpp", lines: [1], offset: 2 })).code).toBe("INVALID_PARAMS");
@@ -78,15 +80,16 @@ describe("file_read", () => {
     const line = "x".repeat(2500);
     writeFileSync(at("wide.txt"), `${line}\n`);
     const r = await d.ok("file_read", { path: "wide.txt" });
-    expect(r.text.startsWith(`1|${tagOf(line)} ${"x".repeat(2000)}`)).toBe(true);
+    expect(bodyLines(r.text)[0].startsWith(`1|${tagOf(line)} ${"x".repeat(2000)}`)).toBe(true);
     expect(r.text).toContain("line cut");
-    expect(r.text.length).toBeLessThan(2100);
+    expect(r.text.length).toBeLessThan(2200);
   });
 
   it("tags CRLF lines like LF ones, hides the BOM, and reports the line endings", async () => {
     writeFileSync(at("crlf.txt"), "\ufeffa\r\nb\r\n");
     const r = await d.ok("file_read", { path: "crlf.txt" });
-    expect(r).toMatchObject({ eol: "crlf", total_lines: 2, text: `1|${tagOf("a")} a\n2|${tagOf("b")} b` });
+    expect(r).toMatchObject({ eol: "crlf", total_lines: 2 });
+    expect(bodyLines(r.text)).toEqual([`1|${tagOf("a")} a`, `2|${tagOf("b")} b`]);
     writeFileSync(at("mixed.txt"), "a\r\nb\n");
     expect((await d.ok("file_read", { path: "mixed.txt" })).eol).toBe("mixed");
   });
@@ -101,7 +104,7 @@ describe("file_read", () => {
     expect(changed.diff).toContain("-two\n+TWO");
     expect(changed.text).toBe(`1|${tagOf("one")} one\n2|${tagOf("TWO")} TWO\n3|${tagOf("three")} three`);
     const unknown = await d.ok("file_read", { path: "since.txt", since: "0123456789abcdef" });
-    expect(unknown.text.split("\n")).toHaveLength(3);
+    expect(bodyLines(unknown.text)).toHaveLength(3);
     expect(unknown.unchanged).toBeUndefined();
   });
 

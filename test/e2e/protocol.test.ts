@@ -122,7 +122,8 @@ describe("protocol", () => {
     const manifest = JSON.parse(readFileSync(path.join(__dirname, "../../tools.json"), "utf8"));
     for (const entry of manifest) {
       const info = await d.ok("info", { tool_id: entry.name });
-      expect({ name: info.tool_id, description: info.description, input_schema: info.input_schema, mutating: info.mutating }).toEqual(entry);
+      const { tool_id, description, input_schema, mutating, read_only, destructive, idempotent, open_world } = info;
+      expect({ name: tool_id, description, input_schema, mutating, read_only, destructive, idempotent, open_world }).toEqual(entry);
       expect(info.state).toBeTypeOf("object");
     }
   });
@@ -154,7 +155,7 @@ describe("lifecycle", () => {
     const ws = tmpWorkspace();
     const d = await startDaemon(ws.dir, [], DEBUG);
     const slow = d.call("debug_sleep", { ms: 300 });
-    await new Promise((r) => setTimeout(r, 50)); // let the call start before the signal
+    await d.ok("list"); // lines are taken in order: once this is answered, the slow call is running
     d.child.kill("SIGTERM");
     expect((await slow).success).toBe(true);
     expect(await d.exited).toEqual({ code: 0, signal: null });
@@ -169,10 +170,10 @@ describe("lifecycle", () => {
     writeFileSync(file, JSON.stringify(kept));
     const d = await startDaemon(ws.dir, ["--tools", file]);
     const { tools } = await d.ok("list");
-    expect(tools.map((t: { tool_id: string }) => t.tool_id).sort()).toEqual(["cancel", "info", "list"]);
+    expect(tools.map((t: { tool_id: string }) => t.tool_id).sort()).toEqual(["cancel", "info", "list", "session_end"]);
     expect(tools.find((t: { tool_id: string }) => t.tool_id === "info").description).toBe("Custom words.");
     expect((await d.ok("info", { tool_id: "info" })).description).toBe("Custom words. More.");
-    for (const gone of manifest.map((t) => t.name).filter((n) => !["list", "info", "cancel"].includes(n))) {
+    for (const gone of manifest.map((t) => t.name).filter((n) => !["list", "info", "cancel", "session_end"].includes(n))) {
       expect((await d.call(gone, {})).result.code, gone).toBe("NOT_AVAILABLE");
       expect((await d.call("info", { tool_id: gone })).result.code, gone).toBe("NOT_AVAILABLE");
     }

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { runProcess } from "../../src/git/run.js";
+import { Supervisor } from "../../src/platform/supervisor.js";
 import { type DaemonClient, startDaemon } from "../helpers/daemon.js";
 import { tmpWorkspace } from "../helpers/tmp.js";
 import { bareRemote, git, hook, remoteRefs, writeFile } from "./fixture.js";
@@ -34,6 +34,12 @@ async function waitDead(pid: number): Promise<boolean> {
   }
   return false;
 }
+
+const supervisor = new Supervisor();
+afterAll(() => supervisor.stop());
+type Opts = { cwd: string; timeoutMs?: number; group?: boolean; maxBytes?: number };
+const runProcess = (cmd: string, args: string[], o: Opts) =>
+  supervisor.run({ cmd, args, cwd: o.cwd, group: o.group }, { timeoutMs: o.timeoutMs, maxBytes: o.maxBytes });
 
 describe("the process runner", () => {
   it("a timeout kills the whole process group, grandchildren included", async () => {
@@ -126,11 +132,11 @@ describe("the git runner's failures", () => {
     const { git: runGit } = await import("../../src/git/run.js");
     const ws = tmpWorkspace();
     ws.cleanup();
-    await expect(runGit({ ws: { root: ws.dir } }, ["status"])).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(runGit({ ws: { root: ws.dir, processes: supervisor } }, ["status"])).rejects.toMatchObject({ code: "NOT_FOUND" });
     const saved = process.env.PATH;
     process.env.PATH = "/nonexistent";
     try {
-      await expect(runGit({ ws: { root: process.cwd() } }, ["status"])).rejects.toMatchObject({ code: "TOOL_MISSING" });
+      await expect(runGit({ ws: { root: process.cwd(), processes: supervisor } }, ["status"])).rejects.toMatchObject({ code: "TOOL_MISSING" });
     } finally {
       process.env.PATH = saved;
     }

@@ -109,3 +109,10 @@ export function daemonForSuite(
     ws.cleanup();
   });
 }
+
+/** The rendered lines of a file_read or file_write `text`, after its header line (which must be there: SPEC 5). */
+export function bodyLines(text: string): string[] {
+  const [header, ...lines] = text.split("\n");
+  if (!header.startsWith("file ")) throw new Error(`text has no header line: ${JSON.stringify(text.slice(0, 200))}`);
+  return lines;
+}

@@ -3,6 +3,7 @@ import { readFileSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { type DaemonClient, daemonForSuite } from "../helpers/daemon.js";
+import { bodyLines } from "../helpers/daemon.js";
 import { tmpWorkspace, writeFile } from "../helpers/tmp.js";
 
 /** Real rg on a real git repository, through the built daemon over real pipes. */
@@ -35,7 +36,7 @@ describe("search", () => {
     expect(r.total).toBe(2);
     expect(r.truncated).toBe(false);
     const read = await d.ok("file_read", { path: "src/user.ts" });
-    const readLines: string[] = read.text.split("\n");
+    const readLines: string[] = bodyLines(read.text);
     for (const l of r.matches[0].lines) {
       expect(l.match).toBe(true);
       expect(readLines[l.line - 1]).toBe(`${l.line}|${l.tag} ${l.text}`);
@@ -48,7 +49,7 @@ describe("search", () => {
       const r = await d.ok("search", { pattern, path: file });
       const read = await d.ok("file_read", { path: file });
       const l = r.matches[0].lines[0];
-      expect(read.text.split("\n")[l.line - 1]).toBe(`${l.line}|${l.tag} ${l.text}`);
+      expect(bodyLines(read.text)[l.line - 1]).toBe(`${l.line}|${l.tag} ${l.text}`);
       expect(l.text).not.toMatch(/[\r\ufeff]/);
     }
   });
@@ -64,7 +65,7 @@ describe("search", () => {
     const r = await d.ok("search", { pattern: "class User|return new", context: 1, path: "src" });
     const lines = r.matches[0].lines;
     expect(lines.map((l: any) => [l.line, l.match])).toEqual([[1, true], [2, false], [5, false], [6, true], [7, false]]);
-    const read = (await d.ok("file_read", { path: "src/user.ts" })).text.split("\n");
+    const read = bodyLines((await d.ok("file_read", { path: "src/user.ts" })).text);
     expect(r.text.split("\n").slice(2)).toEqual(["src/user.ts", read[0], read[1], "--", read[4], read[5], read[6]]);
   });
 
@@ -149,7 +150,7 @@ describe("search", () => {
     expect(first.text).toMatch(/^… x+NEEDLEy+… \[line cut: 150006 bytes\]$/);
     expect(second.text).toBe("short NEEDLE");
     const tags = await d.ok("file_read", { path: "min/app.min.js", lines: [1] });
-    expect(tags.text).toBe(`1|${first.tag}`);
+    expect(bodyLines(tags.text)).toEqual([`1|${first.tag}`]);
     expect(r.truncated).toBe(true);
     expect(r.text).toMatch(/were cut around their first match/);
   });

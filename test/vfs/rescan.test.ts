@@ -1,12 +1,18 @@
 import { rmSync, statSync, utimesSync } from "node:fs";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { FileIndex } from "../../src/vfs/file-index.js";
 import { IgnoreRules } from "../../src/vfs/ignore-rules.js";
 import { gitChangedPaths, rescanFolders } from "../../src/vfs/rescan.js";
+import { gitReader } from "../../src/vfs/listing.js";
+import { Supervisor } from "../../src/platform/supervisor.js";
+
+const supervisor = new Supervisor();
 import { git, tmpWorkspace, writeFile } from "../helpers/tmp.js";
 
 // The kernel's dropped events cannot be provoked on demand, so the recovery is tested on real files directly.
+afterAll(() => supervisor.stop());
+
 describe("rescan after a flood", () => {
   const cleanups: (() => void)[] = [];
   afterEach(() => cleanups.splice(0).forEach((c) => c()));
@@ -49,6 +55,6 @@ describe("rescan after a flood", () => {
     writeFile(ws.dir, "b.txt", "2");
     git(ws.dir, "commit", "-qam", "two");
     const two = git(ws.dir, "rev-parse", "HEAD").trim();
-    expect(await gitChangedPaths(ws.dir, one, two)).toEqual([{ path: path.join(ws.dir, "b.txt"), kind: "update" }]);
+    expect(await gitChangedPaths(gitReader(supervisor, ws.dir), ws.dir, one, two)).toEqual([{ path: path.join(ws.dir, "b.txt"), kind: "update" }]);
   });
 });

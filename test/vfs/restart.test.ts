@@ -4,6 +4,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { initHash } from "../../src/core/hash.js";
 import { Vfs } from "../../src/vfs/vfs.js";
 import { Workspace } from "../../src/workspace.js";
+import { EventBus } from "../../src/platform/bus.js";
+import { Supervisor } from "../../src/platform/supervisor.js";
 import { tmpWorkspace } from "../helpers/tmp.js";
 
 // A real engine failure cannot be provoked on demand (and the inotify limit is system-wide), so these tests hand the
@@ -25,28 +27,41 @@ describe.each(["parcel", "chokidar"] as const)("VFS failure handling with %s", (
     };
     const logged = (test: RegExp) => new Promise<void>((resolve) => (logs.some((m) => test.test(m)) ? resolve() : logWaiters.push({ test, resolve })));
     const waiters: { test: (p: string) => boolean; resolve: () => void }[] = [];
-    const ws = new Workspace({ root: tmp.dir, watcher: engine }, (event, data: any) => {
-      if (event !== "fs.changed") return;
-      for (const w of [...waiters]) if (data.changes.some((c: any) => w.test(c.path))) waiters.splice(waiters.indexOf(w), 1), w.resolve();
-    }, onLog);
+    const bus = new EventBus(onLog);
+    const states: { live: boolean; reason: string }[] = [];
+    let liveAgain!: () => void;
+    const backLive = new Promise<void>((resolve) => (liveAgain = resolve));
+    bus.on("vfs.state", (s) => {
+      states.push(s);
+      if (s.live) liveAgain();
+    });
+    bus.on("fs.changed", (data) => {
+      for (const w of [...waiters]) if (data.changes.some((c) => w.test(c.path))) waiters.splice(waiters.indexOf(w), 1), w.resolve();
+    });
+    const processes = new Supervisor();
+    cleanups.push(() => processes.stop());
+    const ws = new Workspace({ root: tmp.dir, watcher: engine }, processes, bus, onLog);
     await initHash();
     const vfs = new Vfs(ws);
     await vfs.start();
     cleanups.push(() => vfs.stop());
     const changed = (rel: string) => new Promise<void>((resolve) => waiters.push({ test: (p) => p === rel, resolve }));
     const fail = (error: Error, keptWatching = false) => (vfs as any).onError("tree", (vfs as any).engines.get("tree"), error, keptWatching);
-    return { dir: tmp.dir, vfs, logs, logged, changed, fail };
+    return { dir: tmp.dir, vfs, logs, logged, changed, fail, states, backLive };
   }
 
   it("logs an engine error, restarts, and reports what changed while it was down", async () => {
-    const { dir, vfs, logs, logged, changed, fail } = await setup();
+    const { dir, vfs, logs, logged, changed, fail, states, backLive } = await setup();
     fail(new Error("simulated engine failure"));
+    expect(states).toEqual([{ live: false, reason: expect.stringContaining("simulated engine failure") }]);
     const arrived = changed("b.txt");
     writeFileSync(path.join(dir, "b.txt"), "while down\n");
     // The simulated failure leaves the old engine healthy until it is stopped, so b.txt may arrive before the restart.
-    await Promise.all([arrived, logged(/restarted/)]);
+    await Promise.all([arrived, logged(/restarted/), backLive]);
     expect(vfs.state()).toMatchObject({ ready: true, restarts: 1, errors: ["tree: simulated engine failure"] });
     expect(logs.join("\n")).toMatch(/failed: simulated engine failure[\s\S]*restarted/);
+    // vfs.state says live again only once what was missed has been reported (b.txt came before it).
+    expect(states).toEqual([expect.objectContaining({ live: false }), { live: true, reason: expect.stringContaining("restarted") }]);
     const again = changed("a.txt");
     writeFileSync(path.join(dir, "a.txt"), "after restart\n");
     await again;

@@ -1,6 +1,6 @@
 import { PassThrough, Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { LineReader, LineWriter } from "../../src/protocol/framing.js";
+import { LineReader, LineWriter } from "../../../src/protocol/jsonl/framing.js";
 
 function read(chunks: (string | Buffer)[]) {
   const input = new PassThrough();

@@ -1,3 +1,6 @@
+import { type RenderedWindow, digitCount, viewOf, xxh32 } from "../../core/line-tags.js";
+import { MAX_RENDERED_LINE_CHARS } from "../../core/text.js";
+
 /**
  * A string value already encoded as a JSON string literal: UTF-8 bytes, quotes included. file_read builds its text from
  * the file's bytes straight into this form, so the text is never decoded to a string, scanned again by JSON.stringify
@@ -119,4 +122,73 @@ function escapeBytes(src: Uint8Array, start: number, end: number, out: Uint8Arra
     for (let k = 0; k < esc.length; k++) out[o++] = esc[k];
   }
   return o;
+}
+
+const HEX_DIGITS = Buffer.from("0123456789ABCDEF", "latin1");
+const ASCII_0 = 0x30;
+const PIPE = 0x7c;
+const SPACE = 0x20;
+const LETTER_N = 0x6e;
+
+/**
+ * A RenderedWindow as a JSON string literal built straight from the file's bytes, exactly JSON.stringify(window.toString()).
+ * undefined when a line may need cutting (over MAX_RENDERED_LINE_CHARS bytes, hence maybe chars) or needs more escaping
+ * than the buffer has room for: then the plain string takes the ordinary path.
+ */
+export function windowLiteral(window: RenderedWindow): JsonText | undefined {
+  const { lines, from, to } = window;
+  const { bytes, view, starts, ends } = lines;
+  const header = window.header ? Buffer.from(JSON.stringify(window.header).slice(1, -1)) : undefined;
+  let plain = 2 + (header ? header.length + 2 : 0); // the quotes, the header and its `\n`
+  for (let i = from; i < to; i++) {
+    const len = ends[i] - starts[i];
+    if (len > MAX_RENDERED_LINE_CHARS) return undefined;
+    plain += (i > from ? 2 : 0) + digitCount(i + 1) + 6 + len; // `\n` + "N|TAG " + line
+  }
+  // Room for escapes: source code's quotes and tabs rarely grow a window by a quarter; if they do, the plain path.
+  const slack = (plain >> 2) + 64;
+  const out = Buffer.allocUnsafe(JSON_TEXT_HEADROOM + plain + slack + MAX_ESCAPE_GROWTH + JSON_TEXT_TAILROOM);
+  const outView = viewOf(out);
+  let o = JSON_TEXT_HEADROOM;
+  let grown = 0; // bytes escapes added so far
+  out[o++] = QUOTE;
+  if (header) {
+    o += header.copy(out, o);
+    if (to > from) {
+      out[o++] = BACKSLASH;
+      out[o++] = LETTER_N;
+    }
+  }
+  for (let i = from; i < to; i++) {
+    const start = starts[i];
+    const end = ends[i];
+    if (i > from) {
+      out[o++] = BACKSLASH;
+      out[o++] = LETTER_N;
+    }
+    o = writeDecimal(out, o, i + 1);
+    out[o++] = PIPE;
+    const tag = xxh32(bytes, start, end, view);
+    out[o++] = HEX_DIGITS[(tag >>> 12) & 15];
+    out[o++] = HEX_DIGITS[(tag >>> 8) & 15];
+    out[o++] = HEX_DIGITS[(tag >>> 4) & 15];
+    out[o++] = HEX_DIGITS[tag & 15];
+    out[o++] = SPACE;
+    const contentStart = o;
+    o = writeJsonEscaped(bytes, view, start, end, out, outView, o, slack - grown);
+    if (o === -1) return undefined;
+    grown += o - contentStart - (end - start);
+  }
+  out[o++] = QUOTE;
+  return new JsonText(out, JSON_TEXT_HEADROOM, o);
+}
+
+/** Writes `n` (a positive integer) in decimal at out[o], returning the offset after it. */
+function writeDecimal(out: Buffer, o: number, n: number): number {
+  const end = o + digitCount(n);
+  for (let p = end - 1; p >= o; p--) {
+    out[p] = ASCII_0 + (n % 10);
+    n = Math.floor(n / 10);
+  }
+  return end;
 }

@@ -1,0 +1,223 @@
+import type { z } from "zod";
+import { ToolError, toolErrorOf } from "../errors.js";
+import type { AnyTool, DaemonApi, ToolContext, ToolResult } from "../tools/tool.js";
+import type { Workspace } from "../workspace.js";
+import { previewId } from "./preview.js";
+import { PREVIEW_PARAM, type Registry } from "./registry.js";
+
+/** A call with no timeout of its own is aborted after this; long tools (git, terminal) set theirs. */
+export const DEFAULT_TIMEOUT_MS = 60_000;
+/** After shutdown aborts the calls still running, how long a commit in progress may take to finish. */
+export const ABORT_GRACE_MS = 1_000;
+/** `text` beyond this is cut with a note: a model's context is the scarce resource, not our bandwidth. */
+export const MAX_TEXT_CHARS = 100_000;
+
+export type CallId = string | number;
+
+/** One call, as a transport hands it over once the envelope is valid. */
+export interface CallRequest {
+  tool_id: string;
+  session_id: string;
+  call_id: CallId;
+  approved: boolean;
+  params: Record<string, unknown>;
+}
+
+export type Outcome =
+  | { success: true; result: ToolResult }
+  | { success: false; result: { code: string; message: string; [detail: string]: unknown } };
+
+interface Running {
+  controller: AbortController;
+  committing: boolean;
+}
+
+class Aborted extends Error {}
+
+/**
+ * The shared work of every call, whatever the transport: validation, the approval gate and its binding to a preview,
+ * timeouts, cancellation, and errors as values. `call` never rejects: every failure is an Outcome.
+ */
+export class Dispatcher implements DaemonApi {
+  private closing = false;
+  private readonly running = new Map<string, Running>();
+  private readonly settled = new Set<Promise<Outcome>>();
+
+  constructor(
+    private readonly registry: Registry,
+    private readonly ws: Workspace,
+  ) {}
+
+  call(request: CallRequest): Promise<Outcome> {
+    if (this.closing) return Promise.resolve(failure(new ToolError("NOT_AVAILABLE", "The daemon is shutting down; no new calls are taken.")));
+    const key = keyOf(request.call_id);
+    if (this.running.has(key)) {
+      return Promise.resolve(failure(new ToolError("INVALID_REQUEST", `toolcall_id ${JSON.stringify(request.call_id)} is still running; use a new id for each call.`)));
+    }
+    const done = this.run(request, key);
+    this.settled.add(done);
+    void done.finally(() => this.settled.delete(done));
+    return done;
+  }
+
+  /** Stops taking calls and waits for those in flight, aborting what is left after `graceMs`. */
+  async drain(graceMs: number): Promise<void> {
+    this.closing = true;
+    const all = Promise.allSettled([...this.settled]);
+    await Promise.race([all, delay(graceMs)]);
+    for (const r of this.running.values()) r.controller.abort(new Aborted("the daemon is shutting down"));
+    // An aborted call answers at once (raceAbort); only a commit in progress is worth waiting for, briefly.
+    await Promise.race([all, delay(ABORT_GRACE_MS)]);
+  }
+
+  enabledTools(): AnyTool[] {
+    return this.registry.tools();
+  }
+
+  enabledTool(id: string): AnyTool | undefined {
+    return this.registry.tool(id);
+  }
+
+  describe(tool: AnyTool): string {
+    return this.registry.describe(tool);
+  }
+
+  schemaOf(tool: AnyTool): Record<string, unknown> {
+    return this.registry.schemaOf(tool);
+  }
+
+  cancel(callId: CallId): boolean {
+    const running = this.running.get(keyOf(callId));
+    if (!running || running.committing || running.controller.signal.aborted) return false;
+    running.controller.abort(new Aborted("cancelled"));
+    return true;
+  }
+
+  private async run(request: CallRequest, key: string): Promise<Outcome> {
+    const registered = this.registry.registered(request.tool_id);
+    if (!registered) {
+      const known = this.registry.tools().map((t) => t.id).join(", ");
+      return failure(new ToolError("NOT_AVAILABLE", `There is no enabled tool "${request.tool_id}". Enabled tools: ${known}.`));
+    }
+    const { tool } = registered;
+    this.ws.views.touch(request.session_id);
+    const parsed = registered.params.safeParse(request.params);
+    if (!parsed.success) return failure(new ToolError("INVALID_PARAMS", describeIssues(parsed.error)));
+    const params = parsed.data as Record<string, unknown>;
+    const bound = registered.previewParam ? (params[PREVIEW_PARAM] as string | undefined) : undefined;
+    if (registered.previewParam) delete params[PREVIEW_PARAM];
+
+    const controller = new AbortController();
+    const entry: Running = { controller, committing: false };
+    this.running.set(key, entry);
+    const timeoutMs = tool.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const timer = setTimeout(() => controller.abort(new Aborted(`timeout after ${timeoutMs} ms`)), timeoutMs);
+    const dryRun = tool.mutating && !request.approved;
+    const context = (dry: boolean, holdsTree: boolean): ToolContext => ({
+      ws: this.ws,
+      sessionId: request.session_id,
+      callId: request.call_id,
+      toolId: tool.id,
+      signal: controller.signal,
+      dryRun: dry,
+      daemon: this,
+      commit: async (step) => {
+        if (controller.signal.aborted) throw new Aborted("aborted before commit");
+        entry.committing = true;
+        return step();
+      },
+      exclusive: (work) => {
+        if (dry) return work();
+        const attributed = () => this.ws.attributeDuring({ session: request.session_id, tool: tool.id }, work);
+        return holdsTree ? attributed() : this.ws.lock.exclusive(attributed);
+      },
+      lockFile: (real, work) => (holdsTree ? work() : this.ws.lock.file(real, work)),
+    });
+
+    try {
+      let work: Promise<ToolResult>;
+      if (dryRun) {
+        work = tool.run(params, context(true, false)).then((r) => ({ ...r, dry_run: true, preview_id: previewId(tool.id, params, r) }));
+      } else if (bound !== undefined) {
+        // The approval covers one preview: check it and act under one hold of the tree, so nothing slips in between.
+        work = this.ws.lock.exclusive(async () => {
+          const preview = await tool.run(params, context(true, true));
+          const now = previewId(tool.id, params, preview);
+          if (now !== bound) {
+            throw new ToolError("PREVIEW_STALE", `The state changed since the preview ${bound} was approved; nothing was changed. Review the new preview (preview_id ${now}) and approve that one.`, { preview: { ...preview, dry_run: true, preview_id: now }, preview_id: now });
+          }
+          return tool.run(params, context(false, true));
+        });
+      } else {
+        work = tool.run(params, context(false, false));
+      }
+      const result = await raceAbort(work, controller.signal, entry);
+      return { success: true, result: capText(result) };
+    } catch (e) {
+      if (controller.signal.aborted && !entry.committing) {
+        const timedOut = String((controller.signal.reason as Error)?.message ?? "").startsWith("timeout");
+        return failure(timedOut
+          ? new ToolError("TIMEOUT", `${tool.id} took longer than ${timeoutMs} ms and was stopped; nothing it had not finished was changed. Narrow the request.`)
+          : new ToolError("CANCELLED", `${tool.id} was cancelled; nothing it had not finished was changed.`));
+      }
+      const known = toolErrorOf(e);
+      if (known) return failure(known);
+      this.ws.log(`INTERNAL in ${tool.id} (call ${JSON.stringify(request.call_id)}): ${e instanceof Error ? e.stack : String(e)}`);
+      return failure(new ToolError("INTERNAL", `${tool.id} failed unexpectedly (${e instanceof Error ? e.message : String(e)}). This is a fault in tool-layer, not in your request; retrying may help.`));
+    } finally {
+      clearTimeout(timer);
+      this.running.delete(key);
+    }
+  }
+}
+
+export function failure(error: ToolError): Outcome {
+  return { success: false, result: { code: error.code, message: error.message, ...error.details } };
+}
+
+function keyOf(id: CallId): string {
+  return typeof id === "number" ? `n:${id}` : `s:${id}`;
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}
+
+/** Settles with the tool's result, or rejects the moment the call is aborted, unless it is committing: then it waits. */
+function raceAbort<T>(work: Promise<T>, signal: AbortSignal, entry: Running): Promise<T> {
+  if (signal.aborted && !entry.committing) {
+    work.catch(() => undefined);
+    return Promise.reject(signal.reason);
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => {
+      if (entry.committing) return; // the step in progress finishes and answers for itself
+      work.catch(() => undefined);
+      reject(signal.reason);
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
+}
+
+/** A plain-string `text` over MAX_TEXT_CHARS is cut at a line end with a note (tools that page, like file_read, fit their own). */
+function capText(result: ToolResult): ToolResult {
+  const { text } = result;
+  if (typeof text !== "string" || text.length <= MAX_TEXT_CHARS) return result;
+  const cut = text.lastIndexOf("\n", MAX_TEXT_CHARS);
+  return {
+    ...result,
+    text: `${text.slice(0, cut > 0 ? cut : MAX_TEXT_CHARS)}\n… [output cut at ${MAX_TEXT_CHARS} characters; narrow the request to see the rest]`,
+    truncated: true,
+  };
+}
+
+/** One clause per bad field, so a model can fix them all at once. */
+function describeIssues(error: z.ZodError): string {
+  const parts = error.issues.flatMap((issue) => {
+    if (issue.code === "unrecognized_keys") return issue.keys.map((k) => `${[...issue.path, k].join(".")}: unknown field`);
+    const where = issue.path.length ? issue.path.join(".") : "params";
+    return [`${where}: ${issue.message}`];
+  });
+  return `Invalid params: ${parts.join("; ")}.`;
+}

@@ -1,0 +1,317 @@
+import { type ChildProcess, type ChildProcessByStdio, spawn } from "node:child_process";
+import type { Readable, Writable } from "node:stream";
+import { fileURLToPath } from "node:url";
+import { type Env, childEnv } from "./child-env.js";
+
+/**
+ * Short-lived children (git, rg, gh) running at once; the rest wait in a queue. A burst of 3,000 git_status calls
+ * started 2,997 processes at once, half of them timed out and a file_read meanwhile took 2 s; on a 2-core machine eight
+ * keep the cores busy (git status runs threads of its own) without starving the event loop.
+ */
+export const MAX_CONCURRENT = 8;
+/** A child with no bound of its own is killed after this: no git or rg command we run should take longer. */
+export const DEFAULT_TIMEOUT_MS = 60_000;
+/** Output kept per stream by run(); beyond it the rest is drained and dropped, so a huge log cannot exhaust memory. */
+export const MAX_OUTPUT_BYTES = 16 * 1024 * 1024;
+/** After SIGTERM, this long to exit before SIGKILL: git removes its lock files (index.lock) on SIGTERM, never on SIGKILL. */
+export const KILL_GRACE_MS = 2_000;
+
+export interface ProcessSpec {
+  cmd: string;
+  args: readonly string[];
+  cwd: string;
+  /** On top of the workspace environment (SPEC 1, childEnv); an undefined value removes a name. */
+  env?: Env;
+  /** The whole environment, used as it is (the terminal's sandbox builds its own). */
+  exactEnv?: Record<string, string>;
+  /** "pipe" to write to the child (language and MCP servers, a terminal command's stdin); default closed. */
+  stdin?: "ignore" | "pipe";
+  /**
+   * Own process group (default), so a kill reaches its children too (hooks, ssh, a test runner). Node makes a group only
+   * with setsid(), which on Linux also starts a scheduler autogroup: on a busy machine that group gets one share of the
+   * CPU, which halved the speed of git status's parallel lstat threads. Commands that start no children opt out.
+   */
+  group?: boolean;
+  /** What `info` and logs call it. */
+  label?: string;
+}
+
+export interface LimitOptions {
+  signal?: AbortSignal;
+  /** Killed (whole group) after this; counts from the start, not from the wait in the queue. */
+  timeoutMs?: number;
+}
+
+export interface RunOptions extends LimitOptions {
+  maxBytes?: number;
+  /** Written to stdin, which is then closed. */
+  input?: string | Buffer;
+}
+
+export interface RunResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  /** stdout or stderr went over the cap and was cut. */
+  truncated: boolean;
+  timedOut: boolean;
+}
+
+export type PipedChild = ChildProcessByStdio<Writable | null, Readable, Readable>;
+
+/** A child the supervisor owns: killed whole on timeout, abort, stop() or daemon shutdown. */
+export interface ManagedChild {
+  readonly child: PipedChild;
+  readonly pid: number;
+  readonly label: string;
+  /** Settles when the process has exited and its streams closed. */
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  readonly timedOut: boolean;
+  /** SIGTERM to the whole group, SIGKILL after KILL_GRACE_MS. */
+  stop(): void;
+}
+
+interface Slot {
+  start: () => void;
+  reject: (e: unknown) => void;
+  signal?: AbortSignal;
+}
+
+/**
+ * The one owner of every child process: each is started here, in its own process group, with the workspace
+ * environment, a timeout, and a watchdog process that kills it if the daemon dies without cleaning up (SIGKILL).
+ * Short-lived children go through a bounded pool; long-lived ones (language servers, MCP servers, background jobs) do not.
+ */
+export class Supervisor {
+  private readonly live = new Map<number, ManagedChild>();
+  private readonly queue: Slot[] = [];
+  private running = 0;
+  private started = 0;
+  private watchdog?: ChildProcess & { stdin: Writable };
+  private closed = false;
+
+  constructor(
+    private readonly maxConcurrent = MAX_CONCURRENT,
+    private readonly log: (message: string) => void = () => undefined,
+  ) {}
+
+  /** Starts the watchdog; until it runs, children are still killed by stop(), just not after a SIGKILL of the daemon. */
+  startWatchdog(): void {
+    if (this.watchdog || this.closed) return;
+    const script = fileURLToPath(new URL("./watchdog.js", import.meta.url));
+    const dog = spawn(process.execPath, [script], { detached: true, stdio: ["pipe", "ignore", "inherit"] });
+    dog.on("error", (e) => this.log(`the child-process watchdog failed to start: ${e.message}`));
+    dog.stdin.on("error", () => undefined); // it died: children are still killed by stop()
+    dog.unref();
+    this.watchdog = dog as ChildProcess & { stdin: Writable };
+    for (const c of this.live.values()) this.tell(`+${groupOf(c) ? "g" : "p"} ${c.pid}`);
+  }
+
+  /** Runs a short-lived command to its end (through the pool) and returns its capped output. */
+  async run(spec: ProcessSpec, opts: RunOptions = {}): Promise<RunResult> {
+    const maxBytes = opts.maxBytes ?? MAX_OUTPUT_BYTES;
+    const managed = await this.spawn({ ...spec, stdin: opts.input !== undefined ? "pipe" : spec.stdin }, opts);
+    const { child } = managed;
+    if (opts.input !== undefined) {
+      child.stdin!.on("error", () => undefined); // a child that exits without reading
+      child.stdin!.end(opts.input);
+    }
+    const out = collect(child.stdout, maxBytes);
+    const err = collect(child.stderr, maxBytes);
+    const { code, signal } = await managed.exited;
+    opts.signal?.throwIfAborted();
+    return { code, signal, stdout: out.text(), stderr: err.text(), truncated: out.truncated || err.truncated, timedOut: managed.timedOut };
+  }
+
+  /**
+   * Starts a short-lived child once a pool slot is free; the slot is held until it exits. Rejects if the signal aborts
+   * while it waits, or if the command cannot start (ENOENT...).
+   */
+  async spawn(spec: ProcessSpec, opts: LimitOptions = {}): Promise<ManagedChild> {
+    await this.slot(opts.signal);
+    try {
+      const managed = await this.start(spec, opts.timeoutMs ?? DEFAULT_TIMEOUT_MS, opts.signal);
+      void managed.exited.finally(() => this.release());
+      return managed;
+    } catch (e) {
+      this.release();
+      throw e;
+    }
+  }
+
+  /** Starts a long-lived child outside the pool, with no timeout: it runs until stop() or the daemon's shutdown. */
+  spawnLong(spec: ProcessSpec): Promise<ManagedChild> {
+    return this.start(spec, undefined, undefined);
+  }
+
+  /** What `info` shows. */
+  state(): Record<string, unknown> {
+    return {
+      running: this.live.size,
+      pool: { busy: this.running, queued: this.queue.length, max: this.maxConcurrent },
+      started: this.started,
+      watchdog: this.watchdog ? (this.watchdog.exitCode === null ? "running" : "exited") : "not started",
+      children: [...this.live.values()].map((c) => ({ pid: c.pid, label: c.label })),
+    };
+  }
+
+  /** Kills every child (SIGTERM, then SIGKILL for what is left) and lets the watchdog go. */
+  async stop(graceMs = KILL_GRACE_MS): Promise<void> {
+    this.closed = true;
+    for (const slot of this.queue.splice(0)) slot.reject(new Error("the daemon is shutting down"));
+    const children = [...this.live.values()];
+    for (const c of children) c.stop();
+    const all = Promise.all(children.map((c) => c.exited.catch(() => undefined)));
+    await Promise.race([all, new Promise<void>((resolve) => setTimeout(resolve, graceMs + 200).unref())]);
+    this.watchdog?.stdin.end(); // it kills whatever still runs (a group whose leader exited but members did not)
+  }
+
+  private tell(line: string): void {
+    if (this.watchdog && !this.watchdog.stdin.destroyed) this.watchdog.stdin.write(`${line}\n`);
+  }
+
+  private slot(signal?: AbortSignal): Promise<void> {
+    if (this.closed) return Promise.reject(new Error("the daemon is shutting down"));
+    signal?.throwIfAborted();
+    if (this.running < this.maxConcurrent) {
+      this.running++;
+      return Promise.resolve();
+    }
+    return new Promise((resolve, reject) => {
+      const slot: Slot = {
+        signal,
+        start: () => {
+          signal?.removeEventListener("abort", onAbort);
+          this.running++;
+          resolve();
+        },
+        reject: (e) => {
+          signal?.removeEventListener("abort", onAbort);
+          reject(e);
+        },
+      };
+      const onAbort = () => {
+        const i = this.queue.indexOf(slot);
+        if (i >= 0) this.queue.splice(i, 1);
+        reject(signal!.reason);
+      };
+      signal?.addEventListener("abort", onAbort, { once: true });
+      this.queue.push(slot);
+    });
+  }
+
+  private release(): void {
+    this.running--;
+    const next = this.queue.shift();
+    if (next) next.start();
+  }
+
+  private start(spec: ProcessSpec, timeoutMs: number | undefined, signal: AbortSignal | undefined): Promise<ManagedChild> {
+    if (this.closed) return Promise.reject(new Error("the daemon is shutting down"));
+    signal?.throwIfAborted();
+    const group = spec.group ?? true;
+    const child = spawn(spec.cmd, spec.args, {
+      cwd: spec.cwd,
+      env: spec.exactEnv ?? childEnv(spec.env),
+      stdio: [spec.stdin ?? "ignore", "pipe", "pipe"],
+      detached: group,
+    }) as PipedChild;
+    return new Promise((resolve, reject) => {
+      // Kept for the child's life: a later 'error' (a kill that fails) must not be an unhandled event.
+      child.on("error", (e) => {
+        if (child.pid === undefined) reject(e);
+        else this.log(`${spec.label ?? spec.cmd}: ${e.message}`);
+      });
+      child.once("spawn", () => {
+        const pid = child.pid!;
+        this.started++;
+        let timedOut = false;
+        let timer: NodeJS.Timeout | undefined;
+        const stop = () => killTree(child, group);
+        const onAbort = () => stop();
+        const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) => {
+          child.once("close", (code, sig) => {
+            clearTimeout(timer);
+            signal?.removeEventListener("abort", onAbort);
+            this.live.delete(pid);
+            // What the command left in its group (a hook's `sleep &`) dies with it; the watchdog then forgets it.
+            if (group) signalGroup(pid, "SIGKILL");
+            this.tell(`- ${pid}`);
+            done({ code, signal: sig });
+          });
+        });
+        const managed: ManagedChild = {
+          child, pid, exited, stop,
+          label: spec.label ?? spec.cmd,
+          get timedOut() {
+            return timedOut;
+          },
+        };
+        markGroup(managed, group);
+        this.live.set(pid, managed);
+        this.tell(`+${group ? "g" : "p"} ${pid}`);
+        if (timeoutMs !== undefined) {
+          timer = setTimeout(() => {
+            timedOut = true;
+            stop();
+          }, timeoutMs);
+        }
+        signal?.addEventListener("abort", onAbort, { once: true });
+        if (signal?.aborted) stop();
+        resolve(managed);
+      });
+    });
+  }
+}
+
+const grouped = new WeakSet<ManagedChild>();
+function markGroup(c: ManagedChild, group: boolean): void {
+  if (group) grouped.add(c);
+}
+function groupOf(c: ManagedChild): boolean {
+  return grouped.has(c);
+}
+
+function signalGroup(pid: number, signal: NodeJS.Signals): boolean {
+  try {
+    process.kill(-pid, signal);
+    return true;
+  } catch {
+    return false; // the group is gone
+  }
+}
+
+/** SIGTERM to the child's group (or to the child), SIGKILL after the grace, whatever the leader did meanwhile. */
+function killTree(child: PipedChild, group: boolean): void {
+  const pid = child.pid;
+  if (pid === undefined) return;
+  const alive = () => child.exitCode === null && child.signalCode === null;
+  if (group) {
+    if (!signalGroup(pid, "SIGTERM") && alive()) child.kill("SIGTERM");
+  } else if (alive()) {
+    child.kill("SIGTERM");
+  }
+  setTimeout(() => {
+    // The group may outlive its leader (a grandchild ignoring TERM): kill it whatever the leader did.
+    if (group) signalGroup(pid, "SIGKILL");
+    if (alive()) child.kill("SIGKILL");
+  }, KILL_GRACE_MS).unref();
+}
+
+/** Collects a stream up to `maxBytes`, draining and dropping the rest. */
+function collect(stream: Readable, maxBytes: number): { text: () => string; truncated: boolean } {
+  const chunks: Buffer[] = [];
+  let bytes = 0;
+  const state = {
+    truncated: false,
+    text: () => Buffer.concat(chunks).subarray(0, maxBytes).toString("utf8"),
+  };
+  stream.on("data", (d: Buffer) => {
+    if (bytes < maxBytes) chunks.push(d);
+    else state.truncated = true;
+    bytes += d.length;
+    if (bytes > maxBytes) state.truncated = true;
+  });
+  return state;
+}

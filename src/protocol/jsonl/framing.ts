@@ -1,0 +1,162 @@
+import { StringDecoder } from "node:string_decoder";
+import type { Readable, Writable } from "node:stream";
+import { JsonText } from "./json-text.js";
+
+const CLOSE_RESULT = Buffer.from("}}\n");
+
+/** A request line longer than this is answered PARSE_ERROR instead of growing memory without bound. */
+export const MAX_LINE_CHARS = 64 * 1024 * 1024;
+
+/**
+ * Splits a byte stream into lines: `\n`-terminated, a trailing `\r` and a leading UTF-8 BOM stripped (both are what a
+ * Windows-made line carries), a last unterminated line kept. pause()/resume() stop and restart reading (backpressure).
+ */
+export class LineReader {
+  private buffer = "";
+  private overflowed = false;
+  private readonly decoder = new StringDecoder("utf8");
+
+  constructor(
+    private readonly input: Readable,
+    private readonly onLine: (line: string) => void,
+    private readonly onOverflow: () => void,
+    onEnd: () => void,
+  ) {
+    input.on("data", (chunk: Buffer | string) => this.push(typeof chunk === "string" ? chunk : this.decoder.write(chunk)));
+    input.on("end", () => {
+      this.push(this.decoder.end());
+      if (this.buffer.length && !this.overflowed) this.emit(this.buffer);
+      this.buffer = "";
+      onEnd();
+    });
+    input.on("error", () => onEnd());
+  }
+
+  pause(): void {
+    this.input.pause();
+  }
+
+  resume(): void {
+    this.input.resume();
+  }
+
+  private push(text: string): void {
+    let start = 0;
+    for (let nl = text.indexOf("\n"); nl !== -1; nl = text.indexOf("\n", start)) {
+      const piece = text.slice(start, nl);
+      start = nl + 1;
+      if (this.overflowed) {
+        this.overflowed = false; // the oversized line ends here; it was already answered
+        this.buffer = "";
+        continue;
+      }
+      const line = this.buffer + piece;
+      this.buffer = "";
+      this.emit(line);
+    }
+    if (this.overflowed) return;
+    this.buffer += text.slice(start);
+    if (this.buffer.length > MAX_LINE_CHARS) {
+      this.buffer = "";
+      this.overflowed = true;
+      this.onOverflow();
+    }
+  }
+
+  private emit(line: string): void {
+    let l = line.endsWith("\r") ? line.slice(0, -1) : line;
+    if (l.charCodeAt(0) === 0xfeff) l = l.slice(1);
+    this.onLine(l);
+  }
+}
+
+/**
+ * Writes whole JSON lines in order and waits for `drain`, so a slow reader never makes the stream buffer without bound.
+ * `pendingBytes` is what waits here; the transport stops reading requests while it is large (backpressure). A write
+ * error (EPIPE: the reader closed stdout) is reported once through `onClosed` and every later line is dropped.
+ */
+export class LineWriter {
+  private readonly queue: (string | Buffer)[] = [];
+  private blocked = false;
+  private closed = false;
+  private idleWaiters: (() => void)[] = [];
+  private drainWaiters: (() => void)[] = [];
+  /** Bytes queued here, not yet handed to the stream (strings counted by length: close enough for a bound). */
+  pendingBytes = 0;
+
+  constructor(
+    private readonly output: Writable,
+    private readonly onClosed: (error: Error) => void = () => undefined,
+  ) {
+    output.on("drain", () => this.flush());
+    output.on("error", (e) => this.close(e));
+    output.on("close", () => this.close(new Error("the output stream closed")));
+  }
+
+  /** True while the stream refuses more (a line is waiting for drain). */
+  get isBlocked(): boolean {
+    return this.blocked;
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  write(message: unknown): void {
+    this.push(JSON.stringify(message) + "\n");
+  }
+
+  /** A successful call's answer; a JsonText `text` is spliced in as its bytes, as the result's last field. */
+  writeResult(callId: string | number, result: Record<string, unknown>, text?: JsonText): void {
+    if (!text) return this.write({ call_id: callId, success: true, result });
+    const head = JSON.stringify({ call_id: callId, success: true, result }).slice(0, -2); // without "}}"
+    this.push(text.frame(`${head}${head.endsWith("{") ? "" : ","}"text":`, CLOSE_RESULT));
+  }
+
+  /** Resolves when everything written so far has been handed to the stream (or the stream is gone). */
+  idle(): Promise<void> {
+    if (this.closed || (!this.queue.length && !this.blocked)) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  /** Resolves at the next drain (or close): for a caller that waits for room. */
+  drained(): Promise<void> {
+    if (this.closed || !this.blocked) return Promise.resolve();
+    return new Promise((resolve) => this.drainWaiters.push(resolve));
+  }
+
+  private push(line: string | Buffer): void {
+    if (this.closed) return;
+    this.queue.push(line);
+    this.pendingBytes += line.length;
+    if (!this.blocked) this.flush();
+  }
+
+  private flush(): void {
+    this.blocked = false;
+    while (this.queue.length && !this.closed) {
+      const line = this.queue.shift()!;
+      this.pendingBytes -= line.length;
+      if (!this.output.write(line)) {
+        this.blocked = true;
+        return;
+      }
+    }
+    this.wake();
+  }
+
+  private close(error: Error): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.queue.length = 0;
+    this.pendingBytes = 0;
+    this.wake();
+    this.onClosed(error);
+  }
+
+  private wake(): void {
+    for (const w of this.drainWaiters.splice(0)) w();
+    if (this.queue.length && !this.closed) return;
+    for (const w of this.idleWaiters.splice(0)) w();
+  }
+}

@@ -1,0 +1,245 @@
+import type { Readable, Writable } from "node:stream";
+import { RenderedWindow } from "../../core/line-tags.js";
+import type { CallId, Dispatcher, Outcome } from "../../dispatch/dispatcher.js";
+import { ToolError } from "../../errors.js";
+import type { EventBus, EventName } from "../../platform/bus.js";
+import { LineReader, LineWriter } from "./framing.js";
+import { windowLiteral } from "./json-text.js";
+
+/**
+ * Answers waiting to be written beyond this stop the reading of requests until the reader catches up: a Gateway that
+ * stops reading stdout must not make the daemon buffer answers without bound (20,000 unread reads took 4.3 GB before).
+ */
+export const MAX_PENDING_OUTPUT_BYTES = 32 * 1024 * 1024;
+/** Events other than fs.changed held while stdout is blocked; past this they are dropped and counted (SPEC 7). */
+export const MAX_HELD_EVENTS = 1_000;
+/** Changes per held `fs.changed` line when they are written out (as the pipeline chunks them). */
+const HELD_CHANGES_PER_LINE = 1_000;
+
+interface Envelope {
+  tool_id: string;
+  session_id: string;
+  call_id: CallId;
+  approved: boolean;
+  params: Record<string, unknown>;
+}
+
+export interface JsonlOptions {
+  /** The `ready` line's data, asked for when the daemon is ready. */
+  readyData: () => Record<string, unknown>;
+  /** stdin ended, or stdout is gone (EPIPE): the Gateway is gone, shut down. */
+  onEnd: () => void;
+}
+
+/** The JSON-lines transport (SPEC 1-2, 7): framing, envelopes, answers (with the JSON-literal fast path) and events. */
+export class JsonlTransport {
+  private readonly writer: LineWriter;
+  private readonly reader: LineReader;
+  private readonly queued: string[] = [];
+  private ready = false;
+  private closing = false;
+  private paused = false;
+  private seq = 0;
+  private readonly events: HeldEvents;
+  private readonly unsubscribe: () => void;
+
+  constructor(
+    input: Readable,
+    output: Writable,
+    private readonly dispatcher: Dispatcher,
+    bus: EventBus,
+    private readonly options: JsonlOptions,
+  ) {
+    this.writer = new LineWriter(output, () => options.onEnd());
+    this.reader = new LineReader(input, (line) => this.handleLine(line), () => this.fail(null, new ToolError("PARSE_ERROR", "The request line is too long; send files in smaller pieces.")), () => options.onEnd());
+    this.events = new HeldEvents();
+    this.unsubscribe = bus.onAny((event, data) => this.event(event, data));
+  }
+
+  /** Says `ready` (the first line), then runs what arrived before. */
+  start(): void {
+    this.emitLine("ready", this.options.readyData());
+    this.ready = true;
+    for (const line of this.queued.splice(0)) this.handleLine(line);
+  }
+
+  /** No more requests are taken (calls in flight still answer). */
+  stopReading(): void {
+    this.closing = true;
+  }
+
+  /** Resolves once every line so far is handed to stdout; stops forwarding events. */
+  async close(): Promise<void> {
+    this.unsubscribe();
+    this.flushEvents();
+    await this.writer.idle();
+  }
+
+  private handleLine(line: string): void {
+    if (this.closing || !line.trim()) return;
+    if (!this.ready) {
+      this.queued.push(line);
+      return;
+    }
+    const request = this.parseEnvelope(line);
+    if (!request) return;
+    void this.dispatcher.call(request).then((outcome) => this.answer(request.call_id, outcome));
+  }
+
+  private answer(callId: CallId, outcome: Outcome): void {
+    if (!outcome.success) {
+      this.writer.write({ call_id: callId, success: false, result: outcome.result });
+    } else {
+      const { text, ...rest } = outcome.result;
+      const literal = text instanceof RenderedWindow ? windowLiteral(text) : undefined;
+      if (literal) this.writer.writeResult(callId, rest, literal);
+      else this.writer.write({ call_id: callId, success: true, result: outcome.result });
+    }
+    this.applyBackpressure();
+  }
+
+  private applyBackpressure(): void {
+    if (this.paused || this.writer.pendingBytes <= MAX_PENDING_OUTPUT_BYTES) return;
+    this.paused = true;
+    this.reader.pause();
+    const wait = async () => {
+      while (!this.writer.isClosed && this.writer.pendingBytes > MAX_PENDING_OUTPUT_BYTES / 2) await this.writer.drained();
+      this.paused = false;
+      this.reader.resume();
+    };
+    void wait();
+  }
+
+  private fail(callId: CallId | null, error: ToolError): void {
+    this.writer.write({ call_id: callId, success: false, result: { code: error.code, message: error.message, ...error.details } });
+  }
+
+  private event(event: EventName, data: unknown): void {
+    if (!this.ready) return; // nothing before `ready` (SPEC 1); the watcher is not live before it either
+    if (this.writer.isBlocked || this.events.size) {
+      this.events.hold(event, data);
+      void this.writer.drained().then(() => this.flushEvents());
+      return;
+    }
+    this.emitLine(event, data);
+  }
+
+  private flushEvents(): void {
+    if (this.writer.isBlocked) return;
+    for (const { event, data, dropped } of this.events.take()) this.emitLine(event, data, dropped);
+  }
+
+  private emitLine(event: string, data: unknown, dropped = 0): void {
+    this.writer.write(dropped ? { event, seq: ++this.seq, dropped, data } : { event, seq: ++this.seq, data });
+  }
+
+  private parseEnvelope(line: string): Envelope | undefined {
+    let raw: unknown;
+    try {
+      raw = JSON.parse(line);
+    } catch (e) {
+      this.fail(null, new ToolError("PARSE_ERROR", `The line is not valid JSON (${(e as Error).message}); send one JSON object per line.`));
+      return undefined;
+    }
+    if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
+      this.fail(null, new ToolError("INVALID_REQUEST", "A request must be a JSON object with tool_id, session_id and toolcall_id."));
+      return undefined;
+    }
+    const r = raw as Record<string, unknown>;
+    const id = r.toolcall_id;
+    if (typeof id === "number" && Number.isFinite(id) && !Number.isSafeInteger(id)) {
+      // JSON.parse already rounded it: answering with the rounded id would silently change it.
+      this.fail(null, new ToolError("INVALID_REQUEST", `toolcall_id ${unsafeIdText(line)} is not a safe integer (at most 2^53-1 in size), so it cannot be echoed exactly; send it as a string.`));
+      return undefined;
+    }
+    if (!((typeof id === "number" && Number.isFinite(id)) || typeof id === "string")) {
+      this.fail(null, new ToolError("INVALID_REQUEST", "toolcall_id is required and must be a number or a string."));
+      return undefined;
+    }
+    const problems: string[] = [];
+    if (typeof r.tool_id !== "string") problems.push("tool_id must be a string");
+    if (typeof r.session_id !== "string" || r.session_id === "") problems.push("session_id must be a non-empty string");
+    if (r.approved !== undefined && typeof r.approved !== "boolean") problems.push("approved must be a boolean");
+    const params = r.params ?? {};
+    if (typeof params !== "object" || params === null || Array.isArray(params)) problems.push("params must be an object");
+    if (problems.length) {
+      this.fail(id, new ToolError("INVALID_REQUEST", `Bad envelope: ${problems.join("; ")}.`));
+      return undefined;
+    }
+    return {
+      tool_id: r.tool_id as string,
+      session_id: r.session_id as string,
+      call_id: id,
+      approved: (r.approved as boolean | undefined) ?? false,
+      params: params as Record<string, unknown>,
+    };
+  }
+}
+
+/** The toolcall_id as the caller wrote it (before JSON.parse rounded it), for the error message. */
+function unsafeIdText(line: string): string {
+  return /"toolcall_id"\s*:\s*(-?[0-9.eE+-]+)/.exec(line)?.[1] ?? "(a number)";
+}
+
+interface HeldEvent {
+  event: EventName;
+  data: unknown;
+  dropped: number;
+}
+
+interface FsChangeLike {
+  path: string;
+  kind: string;
+  stale_sessions?: string[];
+}
+
+/**
+ * Events held while stdout is blocked (SPEC 7): `fs.changed` entries merge per path (the latest state of each file, so
+ * a flood costs one entry per file however long the reader stalls), the others queue up to MAX_HELD_EVENTS and the rest
+ * are counted in `dropped` on the next line.
+ */
+class HeldEvents {
+  private readonly changes = new Map<string, FsChangeLike>();
+  private others: HeldEvent[] = [];
+  private dropped = 0;
+
+  get size(): number {
+    return this.changes.size + this.others.length + this.dropped;
+  }
+
+  hold(event: EventName, data: unknown): void {
+    if (event === "fs.changed") {
+      for (const c of (data as { changes: FsChangeLike[] }).changes) this.changes.set(c.path, merge(this.changes.get(c.path), c));
+      return;
+    }
+    if (this.others.length >= MAX_HELD_EVENTS) this.dropped++;
+    else this.others.push({ event, data, dropped: 0 });
+  }
+
+  take(): HeldEvent[] {
+    const out: HeldEvent[] = [];
+    const changes = [...this.changes.values()];
+    this.changes.clear();
+    for (let i = 0; i < changes.length; i += HELD_CHANGES_PER_LINE) {
+      out.push({ event: "fs.changed", data: { changes: changes.slice(i, i + HELD_CHANGES_PER_LINE) }, dropped: 0 });
+    }
+    out.push(...this.others);
+    this.others = [];
+    // Events are dropped only once MAX_HELD_EVENTS are held, so there is always a line to carry the count.
+    if (this.dropped && out.length) {
+      out[0].dropped = this.dropped;
+      this.dropped = 0;
+    }
+    return out;
+  }
+}
+
+/** Two changes of one file while held: the net change, and every session that is stale for either. */
+function merge(before: FsChangeLike | undefined, after: FsChangeLike): FsChangeLike {
+  if (!before) return after;
+  let kind = after.kind;
+  if (before.kind === "created" && after.kind !== "deleted") kind = "created";
+  else if (before.kind === "deleted" && after.kind === "created") kind = "modified";
+  const stale = [...new Set([...(before.stale_sessions ?? []), ...(after.stale_sessions ?? [])])].sort();
+  return { ...after, kind, stale_sessions: stale };
+}
