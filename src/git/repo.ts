@@ -12,6 +12,14 @@ export function commitStep<T>(ctx: ToolContext, step: (ctx: ToolContext) => Prom
   return ctx.commit(() => step(steady(ctx)));
 }
 
+/**
+ * A commitStep that rewrites the worktree (checkout, reset, merge, stash...): it runs with the worktree to itself, so no
+ * file write interleaves with git's update, and the files it changes are attributed to the call's session (SPEC 7).
+ */
+export function worktreeStep<T>(ctx: ToolContext, step: (ctx: ToolContext) => Promise<T>): Promise<T> {
+  return ctx.exclusive(() => commitStep(ctx, step));
+}
+
 /** Identity for the throwaway commits of a preview (commit-tree), so a preview works where no user.name is set. */
 export const PREVIEW_IDENTITY = {
   GIT_AUTHOR_NAME: "tool-layer preview",

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { backupWork, saveRef } from "../git/backup.js";
 import { trackedChanges } from "../git/integrate.js";
 import { refParam } from "../git/params.js";
-import { commitStep, requireBranchName, headInfo, cachedGitDir, resolveCommit, tryResolve, gitState } from "../git/repo.js";
+import { worktreeStep, requireBranchName, headInfo, cachedGitDir, resolveCommit, tryResolve, gitState } from "../git/repo.js";
 import { git } from "../git/run.js";
 import { list } from "../git/text.js";
 import { ToolError } from "../errors.js";
@@ -38,7 +38,7 @@ export const gitCheckoutTool = defineTool({
     ].filter(Boolean).join("\n");
     if (ctx.dryRun) return { ref, commit: target, from: branch ?? head, files: changing, carried: dirty, text: `would switch to ${ref} (${target.slice(0, 7)})\n${summary}` };
 
-    return commitStep(ctx, async (ctx) => {
+    return worktreeStep(ctx, async (ctx) => {
       const backup = dirty.length ? await backupWork(ctx, "checkout", head) : orphan && head ? await saveRef(ctx, "checkout", head, "commit") : null;
       await git(ctx, ["checkout", "--quiet", ref, "--"]);
       const now = await headInfo(ctx);
@@ -62,7 +62,7 @@ async function createBranch(ctx: ToolContext, name: string, from: string | null)
   await requireBranchName(ctx, name, "ref");
   if (await tryResolve(ctx, `refs/heads/${name}`)) throw new ToolError("ALREADY_EXISTS", `A branch "${name}" already exists; git_checkout it without create.`);
   if (ctx.dryRun) return { ref: name, created: true, text: `would create branch ${name} at ${from ?? "HEAD"} and switch to it; files stay as they are` };
-  return commitStep(ctx, async (ctx) => {
+  return worktreeStep(ctx, async (ctx) => {
     await git(ctx, ["checkout", "--quiet", "-b", name]);
     return { ref: name, created: true, branch: name, text: `created branch ${name} at ${from ?? "HEAD"} and switched to it` };
   });

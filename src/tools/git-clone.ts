@@ -1,6 +1,6 @@
 import { readdir } from "node:fs/promises";
 import { pathParam, urlParam } from "../git/params.js";
-import { commitStep, gitState } from "../git/repo.js";
+import { worktreeStep, gitState } from "../git/repo.js";
 import { git } from "../git/run.js";
 import { ToolError } from "../errors.js";
 import { defineTool } from "./tool.js";
@@ -30,7 +30,7 @@ export const gitCloneTool = defineTool({
     const tags = lines.filter((l) => /\trefs\/tags\/[^^]+$/.test(l)).length;
     const summary = `default branch ${head ?? "(none: empty repository)"}; ${branches.length} branch${branches.length === 1 ? "" : "es"}${branches.length ? ` (${branches.slice(0, 20).join(", ")}${branches.length > 20 ? ", …" : ""})` : ""}; ${tags} tag${tags === 1 ? "" : "s"}`;
     if (ctx.dryRun) return { url, path: dest.rel, default_branch: head, branches, tags, text: `would clone ${url} into ${dest.rel}: ${summary}` };
-    return commitStep(ctx, async (ctx) => {
+    return worktreeStep(ctx, async (ctx) => {
       // `--` ends the options: clone has no --end-of-options.
       await git(ctx, ["clone", "--quiet", "--", url, dest.real], { timeoutMs: CLONE_TIMEOUT_MS });
       return { url, path: dest.rel, default_branch: head, branches, tags, text: `cloned ${url} into ${dest.rel}: ${summary}` };

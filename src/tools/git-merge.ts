@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { analyze, conflictedFiles, integrationText, mergeConflict, requireNotOverwriting } from "../git/integrate.js";
 import { refParam } from "../git/params.js";
-import { commitStep, operationInProgress, cachedGitDir, resolveCommit, headInfo, gitState } from "../git/repo.js";
+import { worktreeStep, operationInProgress, cachedGitDir, resolveCommit, headInfo, gitState } from "../git/repo.js";
 import { git } from "../git/run.js";
 import { ToolError } from "../errors.js";
 import { defineTool } from "./tool.js";
@@ -28,7 +28,7 @@ export const gitMergeTool = defineTool({
     const text = integrationText(a, ref, false) + (!a.up_to_date && a.fast_forward && no_ff ? "\nno_ff: a merge commit will be created anyway" : "");
     if (ctx.dryRun || a.up_to_date) return { ref, commit: theirs, branch, ...a, text };
 
-    return commitStep(ctx, async (ctx) => {
+    return worktreeStep(ctx, async (ctx) => {
       const r = await git(ctx, ["merge", "--no-edit", ...(no_ff ? ["--no-ff"] : []), "--end-of-options", ref], { ok: "any", timeoutMs: 300_000 });
       if (r.code !== 0) {
         const files = await conflictedFiles(ctx);

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { saveRef } from "../git/backup.js";
 import { analyze, conflictedFiles, integrationText, mergeConflict, requireNoTrackedChanges, requireNotOverwriting } from "../git/integrate.js";
 import { refParam, remoteParam } from "../git/params.js";
-import { commitStep, requireBranchName, defaultRemote, operationInProgress, requireBranch, requireRemote, cachedGitDir, upstreamOf, gitState } from "../git/repo.js";
+import { worktreeStep, requireBranchName, defaultRemote, operationInProgress, requireBranch, requireRemote, cachedGitDir, upstreamOf, gitState } from "../git/repo.js";
 import { git } from "../git/run.js";
 import { ToolError } from "../errors.js";
 import { type ToolContext, defineTool } from "./tool.js";
@@ -41,7 +41,7 @@ export const gitPullTool = defineTool({
     const text = a ? integrationText(a, what, rebase) : `the branch has no commits yet: it would be set to ${what} (${theirs.slice(0, 7)})`;
     if (ctx.dryRun || a?.up_to_date) return { remote, branch, remote_branch: remoteBranch, rebase, remote_commit: theirs, ...a, text };
 
-    return commitStep(ctx, async (ctx) => {
+    return worktreeStep(ctx, async (ctx) => {
       const backup = rebase && head ? await saveRef(ctx, "pull-rebase", head, "commit") : null;
       const r = await git(ctx, ["pull", "--no-edit", rebase ? "--rebase" : "--no-rebase", "--end-of-options", remote, remoteBranch], { ok: "any", timeoutMs: NETWORK_TIMEOUT_MS + 120_000 });
       if (r.code !== 0) {

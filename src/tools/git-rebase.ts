@@ -1,7 +1,7 @@
 import { saveRef } from "../git/backup.js";
 import { analyze, conflictedFiles, integrationText, requireNoTrackedChanges } from "../git/integrate.js";
 import { refParam } from "../git/params.js";
-import { commitStep, operationInProgress, cachedGitDir, resolveCommit, headInfo, gitState } from "../git/repo.js";
+import { worktreeStep, operationInProgress, cachedGitDir, resolveCommit, headInfo, gitState } from "../git/repo.js";
 import { git } from "../git/run.js";
 import { ToolError } from "../errors.js";
 import { defineTool } from "./tool.js";
@@ -27,7 +27,7 @@ export const gitRebaseTool = defineTool({
     const text = integrationText(a, onto, true);
     if (ctx.dryRun || a.up_to_date) return { onto, branch, ...a, text };
 
-    return commitStep(ctx, async (ctx) => {
+    return worktreeStep(ctx, async (ctx) => {
       const backup = await saveRef(ctx, "rebase", head, "commit");
       const r = await git(ctx, ["rebase", "--end-of-options", target], { ok: "any", timeoutMs: 300_000 });
       if (r.code !== 0) {

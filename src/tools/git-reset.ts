@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { backupWork, saveRef } from "../git/backup.js";
 import { pathspec, pathsParam, refParam } from "../git/params.js";
-import { commitStep, commitLine, headInfo, logCommits, numstat, cachedGitDir, resolveCommit, gitState, statText } from "../git/repo.js";
+import { worktreeStep, commitLine, headInfo, logCommits, numstat, cachedGitDir, resolveCommit, gitState, statText } from "../git/repo.js";
 import { git } from "../git/run.js";
 import { ToolError } from "../errors.js";
 import { relPaths } from "./git-add.js";
@@ -27,7 +27,7 @@ export const gitResetTool = defineTool({
       const files = await numstat(ctx, ["--cached", target, "--", ...rels.map(pathspec)]);
       const text = files.length ? `${ctx.dryRun ? "would unstage" : "unstaged"} (index set to ${ref}, files untouched):\n${statText(files)}` : `the index already matches ${ref} for these paths`;
       if (ctx.dryRun || !files.length) return { ref, mode, paths: rels, files, text };
-      await commitStep(ctx, (ctx) => git(ctx, ["reset", "--quiet", target, "--", ...rels.map(pathspec)]));
+      await worktreeStep(ctx, (ctx) => git(ctx, ["reset", "--quiet", target, "--", ...rels.map(pathspec)]));
       return { ref, mode, paths: rels, files, text };
     }
     if (!head) throw new ToolError("INVALID_PARAMS", "There is no commit yet to reset from.");
@@ -46,7 +46,7 @@ export const gitResetTool = defineTool({
       if (needsBackup) lines.push("what is lost will be saved to a backup ref first");
       return { ref, mode, commit: target, previous: head, leaving, discarded, text: lines.join("\n") };
     }
-    return commitStep(ctx, async (ctx) => {
+    return worktreeStep(ctx, async (ctx) => {
       const backup = mode === "hard" ? await backupWork(ctx, "reset-hard", head) : leaving.length ? await saveRef(ctx, `reset-${mode}`, head, "commit") : null;
       await git(ctx, ["reset", `--${mode}`, "--quiet", target, "--"]);
       if (backup) lines.push(`saved as ${backup.ref} (${backup.kind === "worktree" ? "uncommitted changes and HEAD" : "the old tip"}); restore: ${backup.restore}`);

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { saveRef } from "../git/backup.js";
 import { conflictedFiles, trackedChanges } from "../git/integrate.js";
 import { refParam } from "../git/params.js";
-import { commitStep, cachedGitDir, resolveCommit, gitState } from "../git/repo.js";
+import { worktreeStep, cachedGitDir, resolveCommit, gitState } from "../git/repo.js";
 import { git } from "../git/run.js";
 import { list } from "../git/text.js";
 import { ToolError } from "../errors.js";
@@ -47,7 +47,7 @@ async function push(ctx: ToolContext, message: string | undefined, untracked: bo
   const files = [...dirty, ...extra];
   if (!files.length) throw new ToolError("NO_CHANGE", `There are no ${untracked ? "" : "tracked "}changes to stash${untracked ? "" : " (untracked files need include_untracked)"}.`);
   if (ctx.dryRun) return { action: "push", files, text: list("would stash", files) };
-  return commitStep(ctx, async (ctx) => {
+  return worktreeStep(ctx, async (ctx) => {
     await git(ctx, ["stash", "push", "--quiet", ...(untracked ? ["--include-untracked"] : []), ...(message ? ["-m", message] : [])]);
     const commit = (await git(ctx, ["rev-parse", "refs/stash"])).stdout.trim();
     return { action: "push", stash: "stash@{0}", commit, files, text: `${list("stashed", files)}\nas stash@{0} (${commit.slice(0, 7)}); the worktree is clean of them now` };
@@ -61,7 +61,7 @@ async function restoreOrDrop(ctx: ToolContext, action: "pop" | "apply" | "drop",
   const files = show.stdout.split("\0").filter(Boolean);
   if (action === "drop") {
     if (ctx.dryRun) return { action, stash, commit, files, text: `would drop ${stash} (${commit.slice(0, 7)}), saving it to a backup ref first; ${list("it holds", files)}` };
-    return commitStep(ctx, async (ctx) => {
+    return worktreeStep(ctx, async (ctx) => {
       const backup = await saveRef(ctx, "stash-drop", commit, "worktree");
       await git(ctx, ["stash", "drop", "--quiet", stash]);
       return { action, stash, commit, files, backup, text: `dropped ${stash}; saved as ${backup.ref}` };
@@ -71,7 +71,7 @@ async function restoreOrDrop(ctx: ToolContext, action: "pop" | "apply" | "drop",
   const overlap = dirty.filter((p) => files.includes(p));
   if (overlap.length) throw new ToolError("CONFLICT", `${stash} changes files you have uncommitted changes in (${overlap.join(", ")}); commit or stash those first.`, { files: overlap });
   if (ctx.dryRun) return { action, stash, commit, files, text: `would ${action} ${stash}: ${list("files", files)}${action === "pop" ? "\nthen drop it from the stash list" : ""}` };
-  return commitStep(ctx, async (ctx) => {
+  return worktreeStep(ctx, async (ctx) => {
     const r = await git(ctx, ["stash", action, "--quiet", stash], { ok: "any" });
     if (r.code !== 0) {
       const conflicts = await conflictedFiles(ctx);
