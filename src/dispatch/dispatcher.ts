@@ -141,7 +141,12 @@ export class Dispatcher implements DaemonApi {
       } else if (bound !== undefined) {
         // The approval covers one preview: check it and act under one hold of the tree, so nothing slips in between.
         work = this.ws.lock.exclusive(async () => {
-          const preview = await tool.run(params, context(true, true));
+          const preview = await tool.run(params, context(true, true)).catch((e: unknown) => {
+            // The call would now fail (the file changed, the branch moved): that too is not what was approved.
+            const known = toolErrorOf(e);
+            if (!known) throw e;
+            throw new ToolError("PREVIEW_STALE", `The state changed since the preview ${bound} was approved, and the call would now fail: ${known.message} Nothing was changed.`, { reason: { code: known.code, message: known.message, ...known.details } });
+          });
           const now = previewId(tool.id, params, preview);
           if (now !== bound) {
             throw new ToolError("PREVIEW_STALE", `The state changed since the preview ${bound} was approved; nothing was changed. Review the new preview (preview_id ${now}) and approve that one.`, { preview: { ...preview, dry_run: true, preview_id: now }, preview_id: now });

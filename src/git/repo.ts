@@ -204,5 +204,5 @@ export async function gitState(ws: Workspace): Promise<Record<string, unknown>> 
   if (!version) return { available: false, git: false, reason: "git is not installed or not on PATH" };
   const r = await git({ ws }, ["rev-parse", "--is-inside-work-tree"], { ok: "any", timeoutMs: 10_000 }).catch(() => null);
   const repository = r?.code === 0 && r.stdout.trim() === "true";
-  return { available: true, git: true, version, repository };
+  return { available: true, git: true, version, repository, processes: ws.processes.state() };
 }

@@ -87,6 +87,8 @@ export class Supervisor {
   private readonly live = new Map<number, ManagedChild>();
   private readonly queue: Slot[] = [];
   private running = 0;
+  /** The most short-lived children that ever ran at once (for info, and to show the pool's bound holds). */
+  private peak = 0;
   private started = 0;
   private watchdog?: ChildProcess & { stdin: Writable };
   private closed = false;
@@ -149,7 +151,7 @@ export class Supervisor {
   state(): Record<string, unknown> {
     return {
       running: this.live.size,
-      pool: { busy: this.running, queued: this.queue.length, max: this.maxConcurrent },
+      pool: { busy: this.running, queued: this.queue.length, max: this.maxConcurrent, peak: this.peak },
       started: this.started,
       watchdog: this.watchdog ? (this.watchdog.exitCode === null ? "running" : "exited") : "not started",
       children: [...this.live.values()].map((c) => ({ pid: c.pid, label: c.label })),
@@ -175,7 +177,7 @@ export class Supervisor {
     if (this.closed) return Promise.reject(new Error("the daemon is shutting down"));
     signal?.throwIfAborted();
     if (this.running < this.maxConcurrent) {
-      this.running++;
+      this.take();
       return Promise.resolve();
     }
     return new Promise((resolve, reject) => {
@@ -183,7 +185,7 @@ export class Supervisor {
         signal,
         start: () => {
           signal?.removeEventListener("abort", onAbort);
-          this.running++;
+          this.take();
           resolve();
         },
         reject: (e) => {
@@ -199,6 +201,11 @@ export class Supervisor {
       signal?.addEventListener("abort", onAbort, { once: true });
       this.queue.push(slot);
     });
+  }
+
+  private take(): void {
+    this.running++;
+    this.peak = Math.max(this.peak, this.running);
   }
 
   private release(): void {

@@ -1,0 +1,109 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { childEnv } from "../../src/platform/child-env.js";
+import { Supervisor } from "../../src/platform/supervisor.js";
+import { alive, processes, waitDead } from "../helpers/process.js";
+import { tmpWorkspace } from "../helpers/tmp.js";
+
+const supervisor = new Supervisor(3);
+afterAll(() => supervisor.stop());
+const sh = (script: string, cwd = process.cwd()) => ({ cmd: "sh", args: ["-c", script], cwd });
+
+describe("the process supervisor", () => {
+  it("a timeout kills the whole process group, grandchildren included", async () => {
+    const ws = tmpWorkspace();
+    try {
+      const r = await supervisor.run(sh("sleep 30 & echo $! > child.pid; wait", ws.dir), { timeoutMs: 300 });
+      expect(r.timedOut).toBe(true);
+      await waitDead(Number(readFileSync(path.join(ws.dir, "child.pid"), "utf8")));
+    } finally {
+      ws.cleanup();
+    }
+  });
+
+  it("what a command leaves running in its group dies when it exits", async () => {
+    const ws = tmpWorkspace();
+    try {
+      const r = await supervisor.run(sh("sleep 30 > /dev/null 2>&1 & echo $! > child.pid", ws.dir));
+      expect(r.code).toBe(0);
+      await waitDead(Number(readFileSync(path.join(ws.dir, "child.pid"), "utf8")));
+    } finally {
+      ws.cleanup();
+    }
+  });
+
+  it("a command without a group of its own is killed on timeout too; stdin is closed; output is capped", async () => {
+    expect((await supervisor.run({ cmd: "sleep", args: ["30"], cwd: process.cwd(), group: false }, { timeoutMs: 200 })).timedOut).toBe(true);
+    expect(await supervisor.run({ cmd: "cat", args: [], cwd: process.cwd() }, { timeoutMs: 20_000 })).toMatchObject({ code: 0, stdout: "", timedOut: false });
+    const big = await supervisor.run(sh("head -c 5000 /dev/zero"), { maxBytes: 1000 });
+    expect(big.stdout.length).toBe(1000);
+    expect(big.truncated).toBe(true);
+    expect((await supervisor.run({ cmd: "cat", args: [], cwd: process.cwd() }, { input: "fed\n" })).stdout).toBe("fed\n");
+  });
+
+  it("runs at most its pool size of short-lived children at once, the rest wait in order", async () => {
+    const marks: string[] = [];
+    let running = 0;
+    let most = 0;
+    await Promise.all(
+      Array.from({ length: 12 }, async (_, i) => {
+        const child = await supervisor.spawn(sh("sleep 0.05"));
+        running++;
+        most = Math.max(most, running);
+        marks.push(`start ${i}`);
+        await child.exited;
+        running--;
+      }),
+    );
+    expect(most).toBe(3);
+    expect(marks).toEqual(Array.from({ length: 12 }, (_, i) => `start ${i}`));
+  });
+
+  it("a call aborted while it waits for a slot never starts", async () => {
+    const blockers = await Promise.all([0, 1, 2].map(() => supervisor.spawn(sh("sleep 30"))));
+    const controller = new AbortController();
+    const queued = supervisor.run(sh("echo started > /dev/stderr"), { signal: controller.signal });
+    controller.abort(new Error("gave up"));
+    await expect(queued).rejects.toThrow("gave up");
+    for (const b of blockers) b.stop();
+    await Promise.all(blockers.map((b) => b.exited));
+    expect(supervisor.state()).toMatchObject({ pool: { busy: 0, queued: 0 } });
+  });
+
+  it("a command that cannot start rejects with its error and frees its slot", async () => {
+    await expect(supervisor.run({ cmd: "/no/such/program", args: [], cwd: process.cwd() })).rejects.toMatchObject({ code: "ENOENT" });
+    expect(supervisor.state()).toMatchObject({ pool: { busy: 0 } });
+  });
+
+  it("children get the workspace environment: no repository variables, nothing that prompts", async () => {
+    const saved = { ...process.env };
+    process.env.GIT_DIR = "/elsewhere/.git";
+    process.env.GIT_INDEX_FILE = "/elsewhere/index";
+    process.env.GIT_CONFIG_COUNT = "1";
+    process.env.GIT_CONFIG_KEY_0 = "core.fsmonitor";
+    process.env.GIT_CONFIG_VALUE_0 = "touch /tmp/pwned";
+    process.env.KEEP_ME = "yes";
+    try {
+      const r = await supervisor.run(sh("env"));
+      const env = Object.fromEntries(r.stdout.trim().split("\n").map((l) => [l.slice(0, l.indexOf("=")), l.slice(l.indexOf("=") + 1)]));
+      for (const name of ["GIT_DIR", "GIT_INDEX_FILE", "GIT_CONFIG_COUNT", "GIT_CONFIG_KEY_0", "GIT_CONFIG_VALUE_0"]) expect(env[name], name).toBeUndefined();
+      expect(env).toMatchObject({ KEEP_ME: "yes", GIT_TERMINAL_PROMPT: "0", GIT_PAGER: "cat", GIT_EDITOR: ":" });
+    } finally {
+      process.env = saved;
+    }
+    expect(childEnv({ EXTRA: "1", PATH: undefined }, { PATH: "/bin", GIT_WORK_TREE: "/x" })).toEqual(expect.objectContaining({ EXTRA: "1" }));
+    expect(childEnv({ PATH: undefined }, { PATH: "/bin", GIT_WORK_TREE: "/x" })).not.toHaveProperty("GIT_WORK_TREE");
+  });
+
+  it("stop() ends long-lived children and waits for them", async () => {
+    const own = new Supervisor();
+    const server = await own.spawnLong({ cmd: "sh", args: ["-c", "trap '' TERM; sleep 30 & wait"], cwd: process.cwd(), label: "stubborn" });
+    const kids = () => processes().filter((p) => p.pgid === server.pid).map((p) => p.pid);
+    expect(own.state()).toMatchObject({ running: 1, children: [{ pid: server.pid, label: "stubborn" }] });
+    const members = kids();
+    await own.stop(300);
+    for (const pid of [server.pid, ...members]) await waitDead(pid);
+    expect(alive(server.pid)).toBe(false);
+  });
+});
