@@ -1,6 +1,6 @@
 import { PassThrough, Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { LineReader, LineWriter } from "../../../src/protocol/jsonl/framing.js";
+import { LineReader, LineWriter, MAX_LINE_CHARS } from "../../../src/protocol/jsonl/framing.js";
 
 function read(chunks: (string | Buffer)[]) {
   const input = new PassThrough();
@@ -21,6 +21,18 @@ describe("LineReader", () => {
     const bytes = Buffer.from('{"x":"é€"}\n', "utf8");
     const chunks = [...bytes].map((b) => Buffer.from([b]));
     expect((await read(chunks)).lines).toEqual(['{"x":"é€"}']);
+  });
+
+  it("answers a line over MAX_LINE_CHARS once as an overflow, drops it, and reads the next line", async () => {
+    const chunk = "x".repeat(1024 * 1024);
+    const chunks: string[] = Array.from({ length: MAX_LINE_CHARS / chunk.length + 2 }, () => chunk);
+    const { lines, overflows } = await read([...chunks, "tail of the long line\nnext\n"]);
+    expect(overflows).toBe(1);
+    expect(lines).toEqual(["next"]);
+  });
+
+  it("strips a BOM at the start of a line", async () => {
+    expect((await read(["\ufeff{}\r\n", "\ufeff\n"])).lines).toEqual(["{}", ""]);
   });
 
   it("keeps empty lines for the caller to skip", async () => {
