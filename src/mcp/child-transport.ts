@@ -249,6 +249,7 @@ export class ChildProcessTransport implements Transport {
   }
 
   private onStdout(chunk: Buffer): void {
+    if (this.fatal) return; // the connection is being closed; the rest of the flood is not read into memory
     let start = 0;
     for (let nl = chunk.indexOf(10); nl !== -1; nl = chunk.indexOf(10, start)) {
       const piece = chunk.subarray(start, nl);

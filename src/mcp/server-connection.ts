@@ -313,15 +313,12 @@ export class ServerConnection {
     const t = this.transport;
     // A process that never started (ENOENT) has no exit code: the spawn error says more.
     if (t instanceof ChildProcessTransport && t.exit && (t.exit.code !== null || t.exit.signal !== null)) return this.describeExit();
-    return e instanceof Error ? e.message : String(e);
+    return describeError(e);
   }
 
   private callError(e: unknown, tool: string, opts: CallOptions, timeoutMs: number): Error {
     if (opts.signal?.aborted) return cancelled(this.name, tool);
     if (e instanceof ToolError) return e;
-    if (this.stateValue === "crashed" || (e instanceof SdkError && e.code === SdkErrorCode.ConnectionClosed)) {
-      return this.failedError(`${this.lastError ?? "the connection closed"} during the call to ${tool}; it is restarted on the next call`);
-    }
     if (e instanceof SdkError && e.code === SdkErrorCode.RequestTimeout) {
       return new ToolError("TIMEOUT", `${tool} (MCP server "${this.name}") gave no answer within ${timeoutMs} ms; the server was told to cancel it.`, {
         server: this.name,
@@ -342,8 +339,21 @@ export class ServerConnection {
         tool,
       });
     }
-    if (e instanceof SdkError) return this.failedError(e.message);
-    return e instanceof Error ? e : new Error(String(e));
+    // Anything else is the connection: a process that died, a closed pipe, a refused or broken HTTP request, a lost
+    // HTTP session. The connection is dropped, so the next call starts afresh.
+    const why = this.stateValue === "crashed" && this.lastError ? this.lastError : describeError(e);
+    this.markBroken(why);
+    return this.failedError(`${why} during the call to ${tool}; it is restarted on the next call`);
+  }
+
+  private markBroken(why: string): void {
+    if (this.stateValue !== "ready") return;
+    this.stateValue = "crashed";
+    this.lastError = why;
+    this.emitState();
+    const transport = this.transport;
+    void this.client?.close().catch(() => undefined);
+    void transport?.close().catch(() => undefined);
   }
 
   private failedError(why: string): ToolError {
@@ -382,6 +392,14 @@ function toToolInfo(t: Tool): McpToolInfo {
     ...(t.annotations ? { annotations: t.annotations } : {}),
     readOnly: t.annotations?.readOnlyHint === true,
   };
+}
+
+function describeError(e: unknown): string {
+  if (!(e instanceof Error)) return String(e);
+  // fetch puts the reason (ECONNREFUSED, ECONNRESET) in the cause.
+  const cause = (e as { cause?: { code?: string; message?: string } }).cause;
+  const detail = cause?.code ?? cause?.message;
+  return detail && !e.message.includes(detail) ? `${e.message} (${detail})` : e.message;
 }
 
 function lastLines(s: string, n: number): string {

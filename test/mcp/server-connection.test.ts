@@ -1,7 +1,9 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ToolError } from "../../src/errors.js";
-import { type SpawnSpec, defaultSpawn } from "../../src/mcp/child-transport.js";
+import { MAX_LINE_BYTES, type SpawnSpec, defaultSpawn } from "../../src/mcp/child-transport.js";
 import { type McpToolInfo, ServerConnection } from "../../src/mcp/server-connection.js";
 import { FIXTURE_SERVER, alive, deferred, fixtureEntry, gone, serverEntry } from "./helpers.js";
 
@@ -156,6 +158,27 @@ describe("ServerConnection: crashes, restarts, failures and cleanup", () => {
     expect(states).toEqual(["connecting", "ready", "crashed", "connecting", "ready"]);
   });
 
+  it("a server killed while idle is reported crashed at once and restarted on the next call", async () => {
+    const crashed = deferred<string | null>();
+    const conn = connection(fixtureEntry(), { onStateChange: (s) => s.state === "crashed" && crashed.resolve(s.last_error) });
+    await conn.start();
+    process.kill(conn.status().pid!, "SIGKILL");
+    expect(await crashed.promise).toBe("it was killed by SIGKILL");
+    expect((await conn.callTool("echo", { text: "back" })).text).toBe("back");
+    expect(conn.status()).toMatchObject({ state: "ready", restarts: 1 });
+  });
+
+  it("a line on stdout over 10 MB ends the connection cleanly: the call fails, the next one restarts", async () => {
+    const conn = connection(fixtureEntry());
+    await conn.start();
+    const pid = conn.status().pid!;
+    const e = await failure(conn.callTool("flood", { bytes: MAX_LINE_BYTES + 1_000_000 }));
+    expect(e.code).toBe("MCP_SERVER_FAILED");
+    expect(e.message).toContain(`a line over ${MAX_LINE_BYTES} bytes`);
+    expect(alive(pid)).toBe(false);
+    expect((await conn.callTool("echo", { text: "fresh" })).text).toBe("fresh");
+  });
+
   it("restarts are capped: past the cap the call fails without starting the server", async () => {
     const conn = connection(fixtureEntry(), { maxRestarts: 1 });
     await conn.start();
@@ -274,9 +297,36 @@ describe("ServerConnection over Streamable HTTP", () => {
   });
 
   it("a server that is not there is MCP_SERVER_FAILED", async () => {
-    const conn = connection(serverEntry("absent", { type: "http", url: "http://127.0.0.1:9/mcp" }));
+    const probe = createServer();
+    await new Promise<void>((r) => probe.listen(0, "127.0.0.1", r));
+    const port = (probe.address() as AddressInfo).port;
+    await new Promise((r) => probe.close(r));
+    const conn = connection(serverEntry("absent", { type: "http", url: `http://127.0.0.1:${port}/mcp` }));
     const e = await failure(conn.start());
     expect(e.code).toBe("MCP_SERVER_FAILED");
+    expect(e.message).toContain("ECONNREFUSED");
     expect(conn.status().state).toBe("failed");
+  });
+
+  it("a server that dies mid-call is MCP_SERVER_FAILED; the next call tries to connect again", async () => {
+    const own = spawn(process.execPath, [FIXTURE_SERVER, "--http"], { stdio: ["pipe", "pipe", "ignore"] });
+    const port = await new Promise<string>((resolve) => {
+      own.stdout!.setEncoding("utf8");
+      own.stdout!.on("data", (s: string) => {
+        const m = /listening (\d+)/.exec(s);
+        if (m) resolve(m[1]);
+      });
+    });
+    const exited = new Promise((r) => own.once("exit", r));
+    const conn = connection(serverEntry("dying", { type: "http", url: `http://127.0.0.1:${port}/mcp` }));
+    await conn.start();
+    const e = await failure(conn.callTool("crash", {}));
+    expect(e.code).toBe("MCP_SERVER_FAILED");
+    expect(conn.status().state).toBe("crashed");
+    await exited;
+    const again = await failure(conn.callTool("echo", { text: "x" }));
+    expect(again.code).toBe("MCP_SERVER_FAILED");
+    expect(again.message).toContain("could not be started");
+    expect(conn.status()).toMatchObject({ state: "failed", restarts: 1 });
   });
 });
