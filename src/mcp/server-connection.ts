@@ -91,6 +91,8 @@ export class ServerConnection {
   private client: Client | null = null;
   private transport: Transport | null = null;
   private toolList: McpToolInfo[] = [];
+  /** Whether a listing ever succeeded: a restart compares against it. */
+  private listed = false;
   private lastError: string | null = null;
   private restartTimes: number[] = [];
   private restartCount = 0;
@@ -148,7 +150,7 @@ export class ServerConnection {
   async listTools(): Promise<McpToolInfo[]> {
     const client = await this.ready();
     try {
-      this.toolList = (await client.listTools()).tools.map(toToolInfo);
+      this.toolList = (await client.listTools(undefined, { timeout: CONNECT_TIMEOUT_MS })).tools.map(toToolInfo);
     } catch (e) {
       throw this.callError(e, "tools/list", {}, CONNECT_TIMEOUT_MS);
     }
@@ -225,7 +227,7 @@ export class ServerConnection {
 
   private async connect(): Promise<McpToolInfo[]> {
     const gen = ++this.generation;
-    const previous = this.toolList;
+    const previous = this.listed ? this.toolList : null;
     const { client, transport } = this.build(gen);
     this.client = client;
     this.transport = transport;
@@ -236,10 +238,12 @@ export class ServerConnection {
       const tools = (await client.listTools(undefined, { timeout: this.opts.connectTimeoutMs ?? CONNECT_TIMEOUT_MS })).tools.map(toToolInfo);
       if (gen !== this.generation) throw this.closedError();
       this.toolList = tools;
+      this.listed = true;
       this.stateValue = "ready";
       this.lastError = null;
       this.emitState();
-      if (previous.length > 0 && JSON.stringify(previous) !== JSON.stringify(tools)) this.opts.onToolsChanged?.(tools);
+      // A restarted server may come back with other tools (an upgrade): the registry hears of it like a list_changed.
+      if (previous && JSON.stringify(previous) !== JSON.stringify(tools)) this.opts.onToolsChanged?.(tools);
       return tools;
     } catch (e) {
       // Described before the close, which would make every failure look like a kill.

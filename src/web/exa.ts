@@ -1,4 +1,4 @@
-import { Exa, ExaError } from "exa-js";
+import type { Exa, ExaError } from "exa-js";
 import { z } from "zod";
 import { ToolError } from "../errors.js";
 
@@ -60,7 +60,7 @@ export interface WebSearchHit {
 }
 
 export async function webSearch(p: SearchParams, s: ExaSettings, signal?: AbortSignal): Promise<{ results: WebSearchHit[]; text: string }> {
-  const exa = client(s);
+  const exa = await client(s);
   const response = await bounded(
     exa.search(p.query, {
       ...(p.num_results !== undefined ? { numResults: p.num_results } : {}),
@@ -86,7 +86,7 @@ export async function webFetch(
   s: ExaSettings,
   signal?: AbortSignal,
 ): Promise<{ url: string; title: string | null; published_date: string | null; text: string; truncated: boolean }> {
-  const exa = client(s);
+  const exa = await client(s);
   const response = await bounded(exa.getContents([p.url], { text: { maxCharacters: WEB_FETCH_MAX_CHARS } }), s, signal);
   const page = response.results?.[0] as (typeof response.results)[number] & { text?: string };
   if (!page) {
@@ -98,8 +98,17 @@ export async function webFetch(
   return { url: page.url, title: page.title ?? null, published_date: page.publishedDate ?? null, text, truncated: text.length >= WEB_FETCH_MAX_CHARS };
 }
 
-function client(s: ExaSettings): Exa {
+interface ExaModule {
+  Exa: typeof Exa;
+  ExaError: typeof ExaError;
+}
+/** exa-js takes about 180 ms to load: loaded on the first web call, not at the daemon's start. */
+let exaModule: Promise<ExaModule> | undefined;
+const loadExa = () => (exaModule ??= import("exa-js"));
+
+async function client(s: ExaSettings): Promise<Exa> {
   if (!s.apiKey) throw new ToolError("NOT_CONFIGURED", "Web search is not configured: set EXA_API_KEY in the daemon's environment (an Exa API key).");
+  const { Exa } = await loadExa();
   return new Exa(s.apiKey, s.baseUrl);
 }
 
@@ -121,16 +130,16 @@ async function bounded<T>(work: Promise<T>, s: ExaSettings, signal?: AbortSignal
   try {
     return await Promise.race([work, limits]);
   } catch (e) {
-    throw toToolError(e, s);
+    throw toToolError(e, s, (await loadExa()).ExaError);
   } finally {
     clearTimeout(timer);
     if (onAbort) signal?.removeEventListener("abort", onAbort);
   }
 }
 
-function toToolError(e: unknown, s: ExaSettings): unknown {
+function toToolError(e: unknown, s: ExaSettings, ExaErrorClass: typeof ExaError): unknown {
   if (e instanceof ToolError) return e;
-  if (e instanceof ExaError) {
+  if (e instanceof ExaErrorClass) {
     const status = e.statusCode;
     if (status === 401 || status === 403) {
       return new ToolError("NOT_CONFIGURED", `Exa refused the API key (HTTP ${status}: ${e.message}); check EXA_API_KEY.`, { http_status: status });

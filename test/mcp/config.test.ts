@@ -1,3 +1,4 @@
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import {
   DEFAULT_TOOL_TIMEOUT_MS,
@@ -10,6 +11,8 @@ import {
   mergeMcpConfigs,
   parseMcpConfig,
 } from "../../src/mcp/config.js";
+import { loadMcpConfig, loadWorkspaceConfig } from "../../src/mcp/load-config.js";
+import { tmpWorkspace } from "../helpers/tmp.js";
 
 const opts = (over: Partial<ParseOptions> = {}): ParseOptions => ({ source: "workspace", file: ".mcp.json", root: "/ws", env: {}, ...over });
 const parse = (cfg: unknown, over: Partial<ParseOptions> = {}): McpConfig => parseMcpConfig(JSON.stringify(cfg), opts(over));
@@ -176,5 +179,39 @@ describe("expandVars and describeEntry", () => {
     const [s, h] = parse({ mcpServers: { s: { command: "srv", args: ["--name", "two words", "it's"] }, h: { url: "http://h/mcp" } } }).servers;
     expect(describeEntry(s)).toBe(`srv --name 'two words' 'it'\\''s'`);
     expect(describeEntry(h)).toBe("http http://h/mcp");
+  });
+});
+
+describe("loading the files", () => {
+  it("no .mcp.json is no server and no problem; a --mcp-config that cannot be read is a file-level problem", async () => {
+    const ws = tmpWorkspace();
+    try {
+      expect(await loadWorkspaceConfig(ws.dir, {})).toEqual({ servers: [], problems: [] });
+      const missing = await loadMcpConfig(ws.dir, path.join(ws.dir, "nope.json"), {});
+      expect(missing.servers).toEqual([]);
+      expect(missing.problems).toEqual([{ server: null, file: path.join(ws.dir, "nope.json"), message: expect.stringContaining("cannot be read") }]);
+    } finally {
+      ws.cleanup();
+    }
+  });
+
+  it("reads both, the flag's entries trusted and winning, relative cwd from the root", async () => {
+    const ws = tmpWorkspace({
+      files: {
+        ".mcp.json": JSON.stringify({ mcpServers: { a: { command: "ws-a" }, b: { command: "ws-b", cwd: "sub" } } }),
+        "flag.json": JSON.stringify({ mcpServers: { a: { command: "${CMD:-flag-a}" } } }),
+      },
+    });
+    try {
+      const cfg = await loadMcpConfig(ws.dir, path.join(ws.dir, "flag.json"), {});
+      expect(cfg.problems).toEqual([]);
+      expect(cfg.servers.map((s) => [s.name, s.source, s.transport === "stdio" ? s.command : ""])).toEqual([
+        ["a", "mcp-config", "flag-a"],
+        ["b", "workspace", "ws-b"],
+      ]);
+      expect(cfg.servers[1]).toMatchObject({ cwd: path.join(ws.dir, "sub"), file: path.join(ws.dir, ".mcp.json") });
+    } finally {
+      ws.cleanup();
+    }
   });
 });
