@@ -43,7 +43,7 @@ export const defaultSpawn: SpawnServer = (spec) =>
   });
 
 /** Kept of a server's stderr for errors and `mcp_servers`: the last lines say why it died, the rest is noise. */
-export const STDERR_TAIL_BYTES = 8 * 1024;
+export const STDERR_TAIL_CHARS = 8 * 1024;
 /** After stdin is closed, this long to exit by itself (an MCP server's clean shutdown) before SIGTERM. */
 const EXIT_GRACE_MS = 1_000;
 /** After SIGTERM, this long before SIGKILL to the whole group. */
@@ -102,7 +102,7 @@ export class ChildProcessTransport implements Transport {
     return this.exitInfo;
   }
 
-  /** The last STDERR_TAIL_BYTES of stderr, from a line start where one is in reach. */
+  /** The last STDERR_TAIL_CHARS characters of stderr, from a line start where one is in reach. */
   stderrTail(): string {
     return this.stderr;
   }
@@ -239,11 +239,11 @@ export class ChildProcessTransport implements Transport {
 
   private onStderr(s: string): void {
     const all = this.stderr + s;
-    if (all.length <= STDERR_TAIL_BYTES) {
+    if (all.length <= STDERR_TAIL_CHARS) {
       this.stderr = all;
       return;
     }
-    const cut = all.slice(-STDERR_TAIL_BYTES);
+    const cut = all.slice(-STDERR_TAIL_CHARS);
     const nl = cut.indexOf("\n");
     this.stderr = nl >= 0 && nl < cut.length - 1 ? cut.slice(nl + 1) : cut;
   }
