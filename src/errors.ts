@@ -38,6 +38,11 @@ export const ERROR_CODES = [
   // passthrough tools
   "TOOL_MISSING",
   "GH_FAILED",
+  // MCP servers and web search (SPEC 12)
+  "TOOL_ERROR",
+  "MCP_SERVER_FAILED",
+  "NOT_CONFIGURED",
+  "UNREACHABLE",
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
