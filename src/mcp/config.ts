@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { canonicalJson } from "../core/canonical-json.js";
 import path from "node:path";
 import { z } from "zod";
 
@@ -185,16 +186,6 @@ export function mergeMcpConfigs(workspace: McpConfig, flag: McpConfig): McpConfi
     servers: [...flag.servers, ...workspace.servers.filter((s) => !flagNames.has(s.name))],
     problems: [...flag.problems, ...workspace.problems.filter((p) => p.server === null || !flagNames.has(p.server))],
   };
-}
-
-/** JSON with object keys sorted at every depth: equal values give equal text, whatever order they were written in. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
-  if (isPlainObject(value)) {
-    const keys = Object.keys(value).filter((k) => value[k] !== undefined).sort();
-    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k])}`).join(",")}}`;
-  }
-  return JSON.stringify(value) ?? "null";
 }
 
 /** The digest an approval records: SHA-256 of the entry's canonical JSON, as written (no expansion, so no secrets). */

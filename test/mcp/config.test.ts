@@ -1,10 +1,10 @@
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { canonicalJson } from "../../src/core/canonical-json.js";
 import {
   DEFAULT_TOOL_TIMEOUT_MS,
   type McpConfig,
   type ParseOptions,
-  canonicalJson,
   describeEntry,
   entryDigest,
   expandVars,
