@@ -1,6 +1,8 @@
 import type { Readable, Writable } from "node:stream";
 import { Dispatcher } from "./dispatch/dispatcher.js";
 import { Registry, readManifest } from "./dispatch/registry.js";
+import { defaultStateDir } from "./mcp/approvals.js";
+import { type CodegraphMode, McpPassthrough } from "./mcp/passthrough.js";
 import { EventBus } from "./platform/bus.js";
 import { Supervisor } from "./platform/supervisor.js";
 import { JsonlTransport } from "./protocol/jsonl/transport.js";
@@ -17,6 +19,11 @@ export interface DaemonOptions {
   toolsFile?: string;
   watcher?: WatcherEngine;
   maxFileBytes?: number;
+  /** `--mcp-config FILE`: MCP servers the caller trusts. */
+  mcpConfig?: string;
+  codegraph?: CodegraphMode;
+  /** Where approvals and other daemon state live (default $XDG_STATE_HOME/tool-layer). */
+  stateDir?: string;
 }
 
 const log = (message: string) => process.stderr.write(`tool-layer: ${message}\n`);
@@ -54,6 +61,7 @@ export class Daemon {
     process.once("SIGINT", stop);
 
     await this.ws.init();
+    await this.startPassthrough();
     transport.start();
 
     await stopped;
@@ -64,5 +72,18 @@ export class Daemon {
     await this.ws.dispose();
     await this.processes.stop();
     await transport.close();
+  }
+
+  /** The user's MCP servers and CodeGraph: their tools join the registry as the servers come up (SPEC 12). */
+  private async startPassthrough(): Promise<void> {
+    const mcp = new McpPassthrough(this.ws, () => this.registry.changed(), {
+      configFile: this.options.mcpConfig,
+      stateDir: this.options.stateDir ?? defaultStateDir(),
+      codegraph: this.options.codegraph ?? "auto",
+    });
+    this.ws.mcp = mcp;
+    this.registry.addProvider(mcp);
+    this.ws.onDispose(() => mcp.stop());
+    await mcp.start();
   }
 }
