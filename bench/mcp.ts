@@ -3,7 +3,10 @@ import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { parseMcpConfig } from "../src/mcp/config.js";
 import { type McpToolInfo, ServerConnection } from "../src/mcp/server-connection.js";
-import { fmt, median, percentile, report } from "./lib.js";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { BenchDaemon, fmt, median, percentile, report } from "./lib.js";
 
 /**
  * The MCP passthrough's cost (issue 15): ServerConnection (the daemon's own stdio transport over a child it spawns)
@@ -92,6 +95,53 @@ export default async function main(): Promise<void> {
   await watched.close();
   report("tools/list_changed to callback (median)", median(latencies), undefined, "ms");
   console.log(`${"  max".padEnd(48)} ${fmt(Math.max(...latencies))} ms (includes the 10 ms debounce and a tools/list)`);
+  await throughTheDaemon();
+}
+
+/**
+ * The figures of issue 15 as a Gateway sees them: a passthrough call through the daemon (JSON lines in, the server
+ * called, the answer out) against the same server called directly by an SDK client, and the time from a server's
+ * tools/list_changed to the daemon's tools.changed line.
+ */
+async function throughTheDaemon(): Promise<void> {
+  const dir = mkdtempSync(path.join(tmpdir(), "tool-layer-bench-mcp-"));
+  const config = path.join(dir, "servers.json");
+  writeFileSync(config, JSON.stringify({ mcpServers: { bench: { command: process.execPath, args: [FIXTURE] } } }));
+  const d = new BenchDaemon(dir, ["--mcp-config", config]);
+  await d.ready;
+  while (!d.events.some((e) => e.event === "tools.changed" && e.data.added.includes("bench_echo"))) await d.nextEvent();
+  const sdk = await sdkClient();
+  const a: number[] = [];
+  const b: number[] = [];
+  for (let i = 0; i < CALLS; i++) {
+    let t = performance.now();
+    await d.call("bench_echo", { text: "hello" });
+    a.push(performance.now() - t);
+    t = performance.now();
+    await sdk.callTool({ name: "echo", arguments: { text: "hello" } });
+    b.push(performance.now() - t);
+  }
+  report("daemon passthrough call, small (median)", median(a), median(b), "ms", "SDK client direct");
+  console.log(`${"  overhead per call (median)".padEnd(48)} ${fmt(median(a) - median(b))} ms; p90 ${fmt(percentile(a, 90))} / ${fmt(percentile(b, 90))} ms`);
+  const changed: number[] = [];
+  for (let i = 0; i < LIST_CHANGES; i++) {
+    const t = performance.now();
+    const id = `bench_later_${i}`;
+    const seen = (async () => {
+      for (;;) {
+        const e = await d.nextEvent();
+        if (e.event === "tools.changed" && e.data.added.includes(id)) return;
+      }
+    })();
+    await d.call("bench_add_tool", { name: `later_${i}` });
+    await seen;
+    changed.push(performance.now() - t);
+  }
+  report("add_tool call to tools.changed line (median)", median(changed), undefined, "ms");
+  console.log(`${"  max".padEnd(48)} ${fmt(Math.max(...changed))} ms (the call's own round trip included)`);
+  await sdk.close();
+  await d.close();
+  rmSync(dir, { recursive: true, force: true });
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await main();

@@ -7,6 +7,8 @@ const SUITES: Record<string, () => Promise<{ default: () => Promise<void> }>> = 
   search: () => import("./search.js"),
   files: () => import("./file-tools.js"),
   git: () => import("./git.js"),
+  processes: () => import("./processes.js"),
+  mcp: () => import("./mcp.js"),
 };
 
 const wanted = process.argv.slice(2);
