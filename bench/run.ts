@@ -9,6 +9,7 @@ const SUITES: Record<string, () => Promise<{ default: () => Promise<void> }>> = 
   git: () => import("./git.js"),
   processes: () => import("./processes.js"),
   mcp: () => import("./mcp.js"),
+  "mcp-server": () => import("./mcp-server.js"),
 };
 
 const wanted = process.argv.slice(2);

@@ -24,6 +24,8 @@ export interface DaemonOptions {
   codegraph?: CodegraphMode;
   /** Where approvals and other daemon state live (default $XDG_STATE_HOME/tool-layer). */
   stateDir?: string;
+  /** Serve the registry over MCP (SPEC 13) instead of JSON lines. */
+  mcp?: boolean;
 }
 
 const log = (message: string) => process.stderr.write(`tool-layer: ${message}\n`);
@@ -50,6 +52,7 @@ export class Daemon {
 
   /** Resolves once input has ended (or SIGTERM came, or stdout closed), calls in flight are done and every child is gone. */
   async run(input: Readable, output: Writable): Promise<void> {
+    if (this.options.mcp) return this.runMcp(input, output);
     this.processes.startWatchdog();
     let stop!: () => void;
     const stopped = new Promise<void>((resolve) => (stop = resolve));
@@ -72,6 +75,32 @@ export class Daemon {
     await this.ws.dispose();
     await this.processes.stop();
     await transport.close();
+  }
+
+  /** The same services behind the MCP server adapter (SPEC 13): one connection on stdio, one session. */
+  private async runMcp(input: Readable, output: Writable): Promise<void> {
+    this.processes.startWatchdog();
+    const [{ McpAdapter }, { McpStdioTransport }] = await Promise.all([import("./protocol/mcp/server.js"), import("./protocol/mcp/stdio-transport.js")]);
+    let stop!: () => void;
+    const stopped = new Promise<void>((resolve) => (stop = resolve));
+    process.once("SIGTERM", stop);
+    process.once("SIGINT", stop);
+    await this.ws.init();
+    await this.startPassthrough();
+    // Created once ready: what the client sent meanwhile waits in stdin's buffer, as JSON-lines requests wait in a queue.
+    const transport = new McpStdioTransport(input, output);
+    transport.onclose = () => stop();
+    const adapter = new McpAdapter(this.dispatcher, this.registry, this.ws, this.bus, this.options.version);
+    await adapter.connect(transport);
+
+    await stopped;
+    process.off("SIGTERM", stop);
+    process.off("SIGINT", stop);
+    await this.dispatcher.drain(SHUTDOWN_GRACE_MS);
+    await this.ws.dispose();
+    await this.processes.stop();
+    await transport.idle();
+    await adapter.close();
   }
 
   /** The user's MCP servers and CodeGraph: their tools join the registry as the servers come up (SPEC 12). */

@@ -11,6 +11,7 @@ const FLAGS = {
   "max-file-bytes": { type: "string", value: "N", help: "files above N bytes are TOO_LARGE for the file tools (default: 10 MiB)" },
   "mcp-config": { type: "string", value: "FILE", help: "MCP servers to pass through, trusted (the .mcp.json shape)" },
   codegraph: { type: "string", value: "auto|on|off", help: "CodeGraph's tools: auto (when installed and the root is indexed), on (index it first), off" },
+  mcp: { type: "boolean", help: "serve the tools over MCP (stdio JSON-RPC) instead of JSON lines" },
   help: { type: "boolean", short: "h", help: "print this help and exit" },
   version: { type: "boolean", short: "v", help: "print the version and exit" },
 } as const;
@@ -85,7 +86,7 @@ function parse(argv: string[]): Parsed {
     throw new UsageError(`--root ${root} does not exist`);
   }
   if (!isDir) throw new UsageError(`--root ${root} is not a directory`);
-  return { kind: "run", options: { root, toolsFile: values.tools as string | undefined, watcher, maxFileBytes, mcpConfig, codegraph } };
+  return { kind: "run", options: { root, toolsFile: values.tools as string | undefined, watcher, maxFileBytes, mcpConfig, codegraph, mcp: values.mcp === true } };
 }
 
 function isReadableFile(file: string): boolean {
