@@ -31,6 +31,9 @@ export const ERROR_CODES = [
   // passthrough tools
   "TOOL_MISSING",
   "GH_FAILED",
+  // terminal (SPEC 11)
+  "SHELL_WRITE_REFUSED",
+  "SANDBOX_UNAVAILABLE",
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
