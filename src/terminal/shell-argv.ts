@@ -32,6 +32,7 @@ function needLiteral(w: Word, what: string): string {
 /** A word a program writes to: allowed only when it names a device or the private /tmp. */
 function checkTarget(target: Word | string | undefined, form: string, sink: ArgvSink): void {
   if (target === undefined) return;
+  if (typeof target !== "string" && target.kind === "process_substitution") return; // `tee >(gzip)`: a pipe
   const value = typeof target === "string" ? target : needLiteral(target, `the file of ${form}`);
   if (!isHarmlessTarget(value, sink.root)) refuse(`${show(form + (form.endsWith("=") ? "" : " ") + value)} writes the file ${value}`);
 }
@@ -177,6 +178,31 @@ function watch(args: Word[], sink: ArgvSink): void {
   sink.script(rest.map((w) => needLiteral(w, "the command of watch")).join(" "), "watch");
 }
 
+function su(args: Word[], sink: ArgvSink): void {
+  const p = parseArgs(args, { shortArg: "cgGsw", longArg: ["command", "session-command", "group", "supp-group", "shell", "whitelist-environment"], permute: true });
+  for (const o of p.options) {
+    if (o.name !== "c" && o.name !== "command" && o.name !== "session-command") continue;
+    const s = optionValue(o);
+    if (s === null) refuse(`the command of ${show("su -c")} is not a literal string, so it could not be checked`);
+    sink.script(s, "su -c");
+  }
+}
+
+/** `script` runs a command on a pseudo-terminal and records the session in a file (./typescript by default). */
+function script(args: Word[], sink: ArgvSink): void {
+  const p = parseArgs(args, { permute: true, shortArg: "cEIOBTmo", shortOptArg: "t", longArg: ["command", "echo", "log-in", "log-out", "log-io", "log-timing", "logging-format", "output-limit"] });
+  for (const o of p.options) {
+    if (o.name === "c" || o.name === "command") {
+      const s = optionValue(o);
+      if (s === null) refuse(`the command of ${show("script -c")} is not a literal string, so it could not be checked`);
+      sink.script(s, "script -c");
+    } else if (["I", "O", "B", "T", "log-in", "log-out", "log-io", "log-timing"].includes(o.name) || (o.name === "t" && o.value)) {
+      checkTarget(o.value, `script ${o.name.length === 1 ? "-" : "--"}${o.name}`, sink);
+    }
+  }
+  checkTarget(p.operands[0] ?? "typescript", "script", sink);
+}
+
 function find(args: Word[], sink: ArgvSink): void {
   for (let i = 0; i < args.length; i++) {
     const v = args[i].value;
@@ -263,6 +289,8 @@ const RULES: Record<string, Rule> = {
   time,
   trap,
   alias,
+  su,
+  script,
   eval: evalRule,
   source,
   ".": source,

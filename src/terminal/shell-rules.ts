@@ -93,7 +93,7 @@ function syntaxReason(root: Node): string {
     return `the read-write redirection ${show("<>")} at ${at} opens a file for writing`;
   }
   if (bad.isMissing) return `the command is incomplete (a missing ${show(bad.type)} at ${at}), so it could not be checked`;
-  const what = /^["'`]|^\$['"(]/.test(bad.text) ? "an unterminated quote or substitution" : `a syntax error near ${show(bad.text.split("\n")[0])}`;
+  const what = /^["'`]|^\$['"(]/.test(bad.text.trimStart()) ? "an unterminated quote or substitution" : `a syntax error near ${show(bad.text.split("\n")[0])}`;
   return `the command does not parse as bash (${what} at ${at}), so it could not be checked`;
 }
 
