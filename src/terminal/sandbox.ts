@@ -21,6 +21,12 @@ import path from "node:path";
  * D-Bus socket under /run would be a way out of the sandbox). /var/run is a link to /run on most systems; where it is a
  * directory of its own the host side adds it (hostSandboxPaths), since bwrap cannot mount over a path that is missing. */
 export const HIDDEN_DIRS = ["/run", "/var/run"];
+/**
+ * Parts of the sandbox's /proc bound read-only from the host's, as Docker does: root without capabilities still passes
+ * file permission checks, and bwrap 0.8 left /proc/sys writable, where `kernel.core_pattern` names a program the kernel
+ * runs as root outside any sandbox. `--ro-bind-try`: a kernel without one of them is fine.
+ */
+export const PROC_READONLY = ["/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus", "/proc/fs", "/proc/acpi", "/proc/scsi"];
 /** HOME inside the sandbox when the daemon's own home is the workspace or inside it (then an empty tmpfs would hide it). */
 export const FALLBACK_HOME = "/tmp/home";
 
@@ -77,6 +83,7 @@ export function buildSandboxArgv(opts: SandboxOptions): string[] {
   }
   const home = sandboxHome(opts);
   const a = ["bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"];
+  for (const p of PROC_READONLY) a.push("--ro-bind-try", p, p);
   if (opts.tmpDir) a.push("--bind", opts.tmpDir, "/tmp");
   else a.push("--perms", "1777", "--tmpfs", "/tmp");
   for (const d of opts.hidden ?? ["/run"]) a.push("--tmpfs", d);
