@@ -33,6 +33,8 @@ export interface SandboxProbe {
   /** `bubblewrap 0.8.0`. */
   version?: string;
   network: boolean;
+  /** Whether `--disable-userns` works here (bwrap 0.8 and later): pass it on as SandboxOptions.disableUserns. */
+  disableUserns: boolean;
   /** Which per-command limits hold, and why the others do not. */
   limits: { pids: boolean; memory: boolean; reason?: string };
 }
@@ -90,12 +92,23 @@ async function failureReason(r: RunOutcome): Promise<string> {
  * Whether commands can run sandboxed here, with which limits: runs the daemon's real sandbox argv on `true` (nothing
  * the workspace controls), inside a per-command cgroup when one can be made, so a cgroup that cannot be joined shows.
  */
+/** bwrap learned `--disable-userns` in 0.8.0. */
+export function hasDisableUserns(version: string): boolean {
+  const m = /(\d+)\.(\d+)/.exec(version);
+  return !!m && (Number(m[1]) > 0 || Number(m[2]) >= 8);
+}
+
 export async function probeSandbox(run: RunFn, opts: { root: string; network: boolean; limits?: Limits; parents?: CgroupParents }): Promise<SandboxProbe> {
   const version = await run("bwrap", ["--version"], { env: process.env, cwd: opts.root, timeoutMs: PROBE_TIMEOUT_MS });
-  if (version.error || version.code !== 0) return { available: false, reason: await failureReason(version), network: opts.network, limits: { pids: false, memory: false, reason: "no sandbox" } };
+  if (version.error || version.code !== 0) {
+    return { available: false, reason: await failureReason(version), network: opts.network, disableUserns: false, limits: { pids: false, memory: false, reason: "no sandbox" } };
+  }
+  let disableUserns = hasDisableUserns(version.stdout);
   const host = await hostSandboxPaths();
   const homePath = host.homePath;
-  const argv = buildSandboxArgv({ root: opts.root, gitDirs: [], homePath, network: opts.network, cwd: opts.root, command: "true", hidden: host.hidden, keep: host.keep });
+  const argvFor = (disable: boolean) =>
+    buildSandboxArgv({ root: opts.root, gitDirs: [], homePath, network: opts.network, cwd: opts.root, command: "true", hidden: host.hidden, keep: host.keep, disableUserns: disable });
+  let argv = argvFor(disableUserns);
   const env = sandboxEnv({ base: process.env, home: sandboxHome({ root: opts.root, homePath }) });
   const parents = opts.parents ?? (await hostCgroupParents());
   let limits: SandboxProbe["limits"] = { pids: false, memory: false, reason: parents.reason };
@@ -116,7 +129,12 @@ export async function probeSandbox(run: RunFn, opts: { root: string; network: bo
       limits = { pids: false, memory: false, reason: `the kernel refused to move a process into the command's cgroup: ${r.stderr.trim().split("\n")[0]}` };
       r = await run(argv[0], argv.slice(1), runOpts);
     }
-    const out: SandboxProbe = { available: r.code === 0, version: version.stdout.trim(), network: opts.network, limits };
+    if (r.code !== 0 && disableUserns) {
+      // A kernel or setup where the nested namespace trick fails: the sandbox still holds without it.
+      const without = await run(argv[0], argvFor(false).slice(1), runOpts);
+      if (without.code === 0) [r, disableUserns, argv] = [without, false, argvFor(false)];
+    }
+    const out: SandboxProbe = { available: r.code === 0, version: version.stdout.trim(), network: opts.network, disableUserns, limits };
     if (!out.available) out.reason = await failureReason(r);
     return out;
   } finally {

@@ -52,6 +52,9 @@ export interface SandboxOptions {
   hidden?: readonly string[];
   /** Paths under the hidden dirs bound back read-only, such as /etc/resolv.conf's target under /run. */
   keep?: readonly string[];
+  /** `--unshare-user --disable-userns` (bwrap 0.8 and later; the probe says whether it works here, default on): the
+   * command cannot make user namespaces of its own, the kernel surface most sandbox escapes go through. */
+  disableUserns?: boolean;
   /** `--json-status-fd`: bwrap writes `{"child-pid":…}` then `{"exit-code":…}` as JSON lines to this descriptor. */
   statusFd?: number;
 }
@@ -96,6 +99,7 @@ export function buildSandboxArgv(opts: SandboxOptions): string[] {
   for (const g of [...new Set(opts.gitDirs)].sort()) a.push("--ro-bind", g, g);
   a.push("--chdir", opts.cwd);
   a.push("--unshare-all");
+  if (opts.disableUserns ?? true) a.push("--unshare-user", "--disable-userns");
   if (opts.network) a.push("--share-net");
   // --cap-drop ALL: as root, a sandbox that kept its capabilities can `mount -o remount,rw /`. bwrap always sets
   // no_new_privs, so setuid binaries cannot give them back.

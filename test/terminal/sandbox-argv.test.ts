@@ -1,4 +1,5 @@
 import { describe, expect, test } from "vitest";
+import { hasDisableUserns } from "../../src/terminal/sandbox-probe.js";
 import { FALLBACK_HOME, PROC_READONLY, type SandboxOptions, buildSandboxArgv, isSecretName, sandboxEnv, sandboxHome } from "../../src/terminal/sandbox.js";
 
 const BASE: SandboxOptions = { root: "/work/ws", gitDirs: ["/work/ws/.git"], homePath: "/root", network: false, cwd: "/work/ws", command: "npm test" };
@@ -24,6 +25,7 @@ describe("sandbox argv", () => {
       "--ro-bind", "/work/ws/.git", "/work/ws/.git",
       "--chdir", "/work/ws",
       "--unshare-all",
+      "--unshare-user", "--disable-userns",
       "--die-with-parent", "--new-session", "--cap-drop", "ALL",
       "--", "bash", "--noprofile", "--norc", "-c", "npm test",
     ]);
@@ -32,7 +34,15 @@ describe("sandbox argv", () => {
   test("network only on request", () => {
     expect(buildSandboxArgv(BASE)).not.toContain("--share-net");
     const a = buildSandboxArgv({ ...BASE, network: true });
-    expect(indexOf(a, "--unshare-all", "--share-net")).toBeGreaterThan(0);
+    expect(indexOf(a, "--disable-userns", "--share-net")).toBeGreaterThan(0);
+  });
+
+  test("nested user namespaces are blocked unless the probe found bwrap too old for it", () => {
+    expect(buildSandboxArgv({ ...BASE, disableUserns: false })).not.toContain("--disable-userns");
+    expect(hasDisableUserns("bubblewrap 0.8.0")).toBe(true);
+    expect(hasDisableUserns("bubblewrap 0.11.0")).toBe(true);
+    expect(hasDisableUserns("bubblewrap 1.0")).toBe(true);
+    expect(hasDisableUserns("bubblewrap 0.6.1")).toBe(false);
   });
 
   test("the workspace is bound after /tmp and HOME, so one living under either is not hidden by their tmpfs", () => {

@@ -6,7 +6,7 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { type CommandCgroup, createCommandCgroup, hostCgroupParents } from "../../src/terminal/cgroup-limits.js";
 import { type SandboxOptions, buildSandboxArgv, sandboxEnv, sandboxHome } from "../../src/terminal/sandbox.js";
-import { execRun, hostSandboxPaths, probeSandbox } from "../../src/terminal/sandbox-probe.js";
+import { execRun, hasDisableUserns, hostSandboxPaths, probeSandbox } from "../../src/terminal/sandbox-probe.js";
 import { git, tmpWorkspace } from "../helpers/tmp.js";
 
 const host = await hostSandboxPaths();
@@ -32,7 +32,7 @@ interface Started {
 }
 
 function start(opts: SandboxOptions, extra: { env?: Record<string, string>; cgroup?: CommandCgroup } = {}): Started {
-  const argv = buildSandboxArgv({ hidden: host.hidden, keep: host.keep, ...opts });
+  const argv = buildSandboxArgv({ hidden: host.hidden, keep: host.keep, disableUserns: probe.disableUserns, ...opts });
   const env = sandboxEnv({ base: { ...process.env, ...SECRETS }, home: sandboxHome(opts), callEnv: extra.env });
   const full = extra.cgroup ? extra.cgroup.wrap(argv) : argv;
   const child = spawn(full[0], full.slice(1), { env, stdio: ["ignore", "pipe", "pipe"], detached: true });
@@ -169,6 +169,11 @@ describe.skipIf(bwrapMissing)(`inside the bubblewrap sandbox (${probe.available 
     expect((await start({ ...opts, command }).done).out).toBe("checked\n");
   });
 
+  test.skipIf(!probe.disableUserns)("the command cannot make a user namespace of its own", async () => {
+    const r = await start({ ...opts, command: "unshare -U true 2>/dev/null && echo made || echo refused" }).done;
+    expect(r.out).toBe("refused\n");
+  });
+
   test("the command cannot move itself out of its cgroup: /sys is read-only", async () => {
     const command = "[ -w /sys/fs/cgroup ] || [ -w /sys/fs/cgroup/pids ] && echo writable; touch /sys/fs/cgroup/x 2>/dev/null; echo touch=$?";
     expect((await start({ ...opts, command }).done).out).toBe("touch=1\n");
@@ -279,7 +284,7 @@ describe.skipIf(bwrapMissing)(`inside the bubblewrap sandbox (${probe.available 
 
 describe("sandbox probe", () => {
   test.skipIf(bwrapMissing)("bwrap works here, and the probe says which limits hold", () => {
-    expect(probe).toMatchObject({ available: true, network: false });
+    expect(probe).toMatchObject({ available: true, network: false, disableUserns: hasDisableUserns(probe.version ?? "") });
     expect(probe.version).toMatch(/^bubblewrap \d/);
     expect(typeof probe.limits.pids).toBe("boolean");
     if (!probe.limits.pids) expect(probe.limits.reason).toBeTruthy();
