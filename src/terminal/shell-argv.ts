@@ -178,8 +178,16 @@ function watch(args: Word[], sink: ArgvSink): void {
   sink.script(rest.map((w) => needLiteral(w, "the command of watch")).join(" "), "watch");
 }
 
+/** `sudo -s` and `sudo -i` without a command start a shell that reads its script from stdin. */
+function sudo(args: Word[], sink: ArgvSink): void {
+  const p = parseArgs(args, { shortArg: "ugCDhpRrtTU", longArg: ["user", "group", "close-from", "chdir", "host", "prompt", "role", "type", "command-timeout", "other-user", "chroot"] });
+  if (p.firstOperand < args.length) return wrapped(args, p.firstOperand, sink);
+  if (p.options.some((o) => ["s", "i", "shell", "login"].includes(o.name))) sink.stdinScript("sudo -s");
+}
+
 function su(args: Word[], sink: ArgvSink): void {
   const p = parseArgs(args, { shortArg: "cgGsw", longArg: ["command", "session-command", "group", "supp-group", "shell", "whitelist-environment"], permute: true });
+  if (!p.options.some((o) => o.name === "c" || o.name === "command" || o.name === "session-command")) return sink.stdinScript("su");
   for (const o of p.options) {
     if (o.name !== "c" && o.name !== "command" && o.name !== "session-command") continue;
     const s = optionValue(o);
@@ -298,16 +306,25 @@ const RULES: Record<string, Rule> = {
   nohup: wrapper({}),
   setsid: wrapper({}),
   builtin: wrapper({}),
-  coproc: wrapper({}),
+  coproc,
   busybox: wrapper({}),
   exec: wrapper({ shortArg: "a" }),
   command: wrapper({}, (o) => o.includes("v") || o.includes("V")),
   stdbuf: wrapper({ shortArg: "ioe", longArg: ["input", "output", "error"] }),
   ionice: wrapper({ shortArg: "cnpPu", longArg: ["class", "classdata", "pid", "pgid", "uid"] }, (o) => o.some((n) => "pPu".includes(n) || ["pid", "pgid", "uid"].includes(n))),
-  sudo: wrapper({ shortArg: "ugCDhpRrtTU", longArg: ["user", "group", "close-from", "chdir", "host", "prompt", "role", "type", "command-timeout", "other-user", "chroot"] }),
+  sudo,
   doas: wrapper({ shortArg: "uC" }),
   xargs,
 };
+
+/** Reserved words bash never runs as a command name. */
+const RESERVED_AS_COMMAND = new Set(["{", "}", "do", "done", "then", "fi", "elif", "else", "esac", "in", "function", "[[", "]]"]);
+
+/** `coproc NAME { …; }`: the name is the coprocess's, not a command. */
+function coproc(args: Word[], sink: ArgvSink): void {
+  const named = args.length > 1 && (args[1].value === "{" || args[1].value === "(");
+  wrapped(args, named ? 1 : 0, sink);
+}
 
 /**
  * Checks one simple command given as words (name first). Throws a Refusal at the first write form; hands the scripts a
@@ -317,6 +334,9 @@ export function checkArgv(words: readonly Word[], sink: ArgvSink): void {
   const first = words[0];
   if (!first) return;
   if (first.value === null) refuse(`the command name ${show(first.text)} is not a literal word, so what it runs could not be checked`);
+  // The grammar reads `time { …; }`, `! { …; }` and `coproc NAME { …; }` as commands named `{` and `}`: what the
+  // group runs is then split across words, so the line is refused rather than half checked.
+  if (RESERVED_AS_COMMAND.has(first.value)) refuse(`the parser read ${show(first.value)} as a command (a group after \`time\`, \`!\` or \`coproc\`), so the line could not be checked; use ( … ) there`);
   const name = programName(first.value);
   const args = words.slice(1);
   if (SHELLS.has(name)) return shell(args, sink, name);

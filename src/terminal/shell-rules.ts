@@ -1,6 +1,6 @@
 import type { Node, Tree } from "web-tree-sitter";
 import { type ArgvSink, Refusal, checkArgv } from "./shell-argv.js";
-import { type Word, isHarmlessTarget, show, wordOf } from "./shell-words.js";
+import { type Word, backtickScripts, isHarmlessTarget, show, wordOf } from "./shell-words.js";
 
 /** What SPEC 11 decides about a command line before anything runs. */
 export type Verdict =
@@ -118,10 +118,29 @@ function visit(node: Node, walk: Walk, stdin: Stdin, depth: number): void {
       // `>( cmd )` reads what the outer command writes into it.
       if (node.text.startsWith(">(")) return visitChildren(node, walk, { kind: "pipe" }, depth);
       break;
+    case "heredoc_body":
+      if (!isQuotedHeredoc(node.parent)) unparsedBackticks(node.text, walk, stdin);
+      break;
+    case "word":
+    case "regex":
+      if (node.text.includes("`")) unparsedBackticks(node.text, walk, stdin);
+      return;
     case "comment":
       return;
   }
   visitChildren(node, walk, stdin, depth);
+}
+
+/** tree-sitter-bash leaves backticks unparsed in here-document bodies and inside `${…}`; bash runs them. */
+function unparsedBackticks(text: string, walk: Walk, stdin: Stdin): void {
+  const scripts = backtickScripts(text);
+  if (scripts === null) refuse(`an unclosed backtick in ${show(text.split("\n")[0])} could not be checked`);
+  for (const s of scripts) checkNested(s, "a backtick substitution", walk, stdin);
+}
+
+function isQuotedHeredoc(redirect: Node | null): boolean {
+  const start = redirect?.children.find((c) => c?.type === "heredoc_start")?.text ?? "";
+  return /['"\\]/.test(start);
 }
 
 function visitChildren(node: Node, walk: Walk, stdin: Stdin, depth: number, skip?: Set<number>): void {
@@ -151,11 +170,10 @@ function isStdin(redirect: Node): boolean {
 
 /** The literal text of a here-document: a quoted delimiter keeps it verbatim, an unquoted one expands it. */
 function heredocText(redirect: Node): string | null {
-  const start = redirect.children.find((c) => c?.type === "heredoc_start")?.text ?? "";
   const body = redirect.children.find((c) => c?.type === "heredoc_body");
   if (!body) return "";
-  if (/['"\\]/.test(start)) return body.text;
-  if (body.namedChildren.some((c) => c && c.type !== "heredoc_content")) return null;
+  if (isQuotedHeredoc(redirect)) return body.text;
+  if (body.namedChildren.some((c) => c && c.type !== "heredoc_content") || backtickScripts(body.text)?.length !== 0) return null;
   return body.text.replace(/\\([\\$`\n])/g, (_m, c: string) => (c === "\n" ? "" : c));
 }
 

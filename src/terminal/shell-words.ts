@@ -130,3 +130,23 @@ export function programName(value: string): string {
 export function show(s: string): string {
   return "`" + (s.length > 80 ? s.slice(0, 77) + "…" : s) + "`";
 }
+
+/**
+ * The scripts of the backtick substitutions in a text the grammar left unparsed (an unquoted here-document's body, a
+ * word inside `${…}`): bash runs them. Null when a backtick is not closed.
+ */
+export function backtickScripts(text: string): string[] | null {
+  const scripts: string[] = [];
+  let open = -1;
+  for (let i = 0; i < text.length; i++) {
+    if (text[i] === "\\") i++;
+    else if (text[i] === "`") {
+      if (open < 0) open = i;
+      else {
+        scripts.push(text.slice(open + 1, i).replace(/\\([\\`$])/g, "$1"));
+        open = -1;
+      }
+    }
+  }
+  return open < 0 ? scripts : null;
+}

@@ -41,6 +41,7 @@ const ALLOWED: Record<string, string[]> = {
   "programs that copy, move or generate files": ["cp a b && mv b c", "install -m 644 a b", "gcc -o app main.c", "npm test", "npx tsc -p .", "git status"],
   tee: ["ls | tee", "ls | tee /dev/null", "ls | tee -a /dev/stderr", "ls | tee /tmp/log", "ls | tee >(gzip > /dev/null)"],
   "script and su": ["script -qc 'make test' /dev/null", "su -c 'make' nobody"],
+  "backticks the parser leaves to the rules": ['echo "${a:-`ls`}"', "cat <<EOF\nuse `ls` and \\`tee x\\` here\nEOF", "cat <<'EOF'\na `tee f` b\nEOF", "coproc cat", "{ echo hi; }"],
   sed: ["sed s/a/b/ f", "sed -n -e 's/i/x/p' f", "sed -es/i/x/ f", "sed -f script.sed f", "sed -- -i f", "sed -E 's/(a)/\\1/' f"],
   perl: ["perl -pe s/a/b/ f", "perl -ne 'print if /i/' f", "perl script.pl -i", "perl -Ilib -e 1"],
   dd: ["dd if=f of=/dev/null", "dd if=/dev/urandom bs=16 count=1"],
@@ -239,6 +240,19 @@ const REFUSED: Record<string, [string, string][]> = {
     ["watch -n 1 'echo > f'", "inside `watch`"],
     ["coproc tee f", "`tee f`"],
     ["timeout 5 env FOO=1 nice xargs sed -i s/a/b/", "`sed -i`"],
+  ],
+  "where tree-sitter-bash misreads the line": [
+    ["time { tee f; }", "the parser read `{` as a command"],
+    ["! { tee f; }", "the parser read `{` as a command"],
+    ["coproc NAME { tee f; }", "the parser read `{` as a command"],
+    ['echo "${a:-`tee f`}"', "`tee f` writes the file f (in `tee f`), inside a backtick substitution"],
+    ["cat <<EOF\na `tee f` b\nEOF", "inside a backtick substitution"],
+    ["cat <<EOF\nunclosed ` here\nEOF", "an unclosed backtick"],
+    ["bash <<EOF\nls `pwd`\nEOF", "expands variables or commands"],
+  ],
+  "a shell started without a script reads stdin": [
+    ["echo 'tee f' | sudo -s", "`sudo -s` reads its script from a pipe"],
+    ["su <<EOF\ntee f\nEOF", "inside a here-document that `su` runs"],
   ],
   "a command name that is not literal": [
     ["$CC -o app main.c", "the command name `$CC` is not a literal word"],
