@@ -2,14 +2,20 @@
  * The terminal sandbox (SPEC 11) as pure functions: the bubblewrap argv and the environment a command runs with.
  *
  * What the runner (on the process supervisor) must do with them:
- * - Spawn `argv[0]` with `argv.slice(1)` and `env` as the whole environment (the env is never put in the argv: the argv
- *   is shown in the preview and digested into preview_id). When cgroup limits hold, spawn `CommandCgroup.wrap(argv)`
- *   instead, so the process is in the cgroup before bwrap starts, and call `release()` after it exits.
+ * - Once at start: `hostSandboxPaths()` (hidden dirs, kept paths, the home path) and `probeSandbox()` (available or why
+ *   not, `disableUserns`, which limits hold) from sandbox-probe.ts; `sweepStaleCgroups()` for a previous daemon's leftovers.
+ *   Without a working sandbox, answer SANDBOX_UNAVAILABLE unless `--terminal-sandbox off`.
+ * - Per command: `checkCommand` first (shell-parse.ts; a refusal is `shellWriteRefused(reason)`, in a dry run too), then
+ *   `buildSandboxArgv` (show it in the preview, digest it into preview_id) and `sandboxEnv` (never in the argv, never
+ *   shown: it changes with the daemon's environment).
+ * - Spawn `argv[0]` with `argv.slice(1)` and that env as the whole environment. When cgroup limits hold, spawn
+ *   `CommandCgroup.wrap(argv)` instead (cgroup-limits.ts), so the process is in its cgroup before bwrap starts, and
+ *   `release()` the cgroup after it exits.
  * - `detached: true` (its own process group). On timeout or cancel, SIGKILL the group (`process.kill(-pid)`): killing
  *   the outer bwrap is enough, because `--die-with-parent` kills the sandbox's init and, with it, its PID namespace
  *   (every process the command started, background ones included). The same happens when the daemon dies, SIGKILL
  *   included. A foreground command that leaves `sleep 1000 &` behind needs nothing: bwrap's init exits with the
- *   command, and the kernel kills the rest of the namespace.
+ *   command, and the kernel kills the rest of the namespace. `CommandCgroup.kill()` is a second net.
  * - stdin: `ignore` unless the call gave `stdin` (then a pipe, written and closed). stdout and stderr: hand both the same
  *   descriptor (the output file opened for appending, tailed for the live stream) so their order is the order written.
  * - Exit status: bwrap exits with the command's code; a command killed by signal N exits 128+N. bwrap's own failure

@@ -192,6 +192,22 @@ describe.skipIf(bwrapMissing)(`inside the bubblewrap sandbox (${probe.available 
     }
   });
 
+  test.skipIf(process.getuid?.() !== 0)("unix sockets under /run are out of reach (a read-only mount does not stop connect)", async () => {
+    const sock = `/run/tool-layer-test-${process.pid}.sock`;
+    const server = net.createServer((s) => s.end()).listen(sock);
+    await new Promise((r) => server.once("listening", r));
+    try {
+      const connect = "require('net').connect(process.env.SOCK).on('connect', () => console.log('connected')).on('error', (e) => console.log(e.code))";
+      const command = `${process.execPath} -e "$SCRIPT"`;
+      const env = { SCRIPT: connect, SOCK: sock };
+      expect((await start({ ...opts, command }, { env }).done).out).toBe("ENOENT\n");
+      // The same socket with /run left visible: what the tmpfs over it prevents.
+      expect((await start({ ...opts, hidden: [], command }, { env }).done).out).toBe("connected\n");
+    } finally {
+      server.close();
+    }
+  });
+
   test("the home folder is empty unless one is chosen", async () => {
     const command = 'echo "home=$HOME"; ls -A ~ | wc -l; cat ~/.ssh/id_rsa ~/.config/gh/hosts.yml 2>/dev/null; echo cat=$?';
     const r = await start({ ...opts, command }).done;
