@@ -100,9 +100,10 @@ export async function hostCgroupParents(): Promise<CgroupParents> {
 const JOIN_SCRIPT = 'while [ "$1" != -- ]; do echo $$ > "$1" || exit 125; shift; done; shift; exec "$@"';
 /** The exit code of the join step when the kernel refused the move (the command did not run). */
 export const JOIN_FAILED_EXIT = 125;
-/** After the command, its cgroup empties as the kernel reaps it: this long between tries to remove it, this many times. */
-const RELEASE_POLL_MS = 10;
-const RELEASE_TRIES = 100;
+/** After the command, its cgroup empties within a few milliseconds as the kernel reaps it: this long between tries to
+ * remove it, for about a second at most. The runner need not wait for it before answering. */
+const RELEASE_POLL_MS = 2;
+const RELEASE_TRIES = 500;
 
 let sequence = 0;
 
