@@ -253,6 +253,10 @@ function command(node: Node, display: string, extra: Node[], walk: Walk, stdin: 
   if (name) {
     const words: Word[] = [name, ...node.childrenForFieldName("argument"), ...extra].sort((a, b) => a.startIndex - b.startIndex).map(wordOf);
     walk.commands.push(display.trim());
+    // `exec <<EOF` makes the text the shell's own stdin, which a later `bash` would read as its script.
+    if (words.length === 1 && words[0].value === "exec" && inner.kind === "text" && inner !== outer) {
+      refuse(`${show("exec")} with ${inner.what} makes it the shell's stdin for the commands after it, which could not be checked`);
+    }
     const sink: ArgvSink = {
       root: walk.opts.root,
       script: (source, via) => checkNested(source, show(via), walk, inner),

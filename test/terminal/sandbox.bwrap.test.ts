@@ -79,16 +79,19 @@ function liveProcesses(argv: string[]): number[] {
   return found;
 }
 
-/** The kernel tears a PID namespace down asynchronously: wait for it, bounded, checking /proc after each exit event. */
-async function noneLeft(argv: string[], deadlineMs = 10_000): Promise<number[]> {
+/** Polls /proc until `done(pids)` holds or the deadline passes: the kernel starts and tears down processes
+ * asynchronously (a forked child shows its new argv only once it has exec'd; a PID namespace dies after its init). */
+async function watchProcesses(argv: string[], done: (pids: number[]) => boolean, deadlineMs = 10_000): Promise<number[]> {
   const until = Date.now() + deadlineMs;
-  let left = liveProcesses(argv);
-  while (left.length && Date.now() < until) {
+  let pids = liveProcesses(argv);
+  while (!done(pids) && Date.now() < until) {
     await new Promise((r) => setImmediate(r));
-    left = liveProcesses(argv);
+    pids = liveProcesses(argv);
   }
-  return left;
+  return pids;
 }
+
+const noneLeft = (argv: string[]) => watchProcesses(argv, (p) => p.length === 0);
 
 describe.skipIf(bwrapMissing)(`inside the bubblewrap sandbox (${probe.available ? probe.version : probe.reason})`, () => {
   let ws: ReturnType<typeof tmpWorkspace>;
@@ -246,7 +249,7 @@ describe.skipIf(bwrapMissing)(`inside the bubblewrap sandbox (${probe.available 
     const sleeper = ["sleep", `1000.${process.pid}${Date.now() % 100000}`];
     const s = start({ ...opts, command: `${sleeper.join(" ")} & echo started; wait` });
     await outputMatches(s, (o) => o.includes("started"));
-    expect(liveProcesses(sleeper)).toHaveLength(1);
+    expect(await watchProcesses(sleeper, (p) => p.length > 0)).toHaveLength(1);
     s.child.kill("SIGKILL"); // bwrap itself, not its group: --die-with-parent and the PID namespace do the rest
     await s.done;
     expect(await noneLeft(sleeper)).toEqual([]);

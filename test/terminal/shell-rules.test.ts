@@ -17,7 +17,7 @@ const ALLOWED: Record<string, string[]> = {
     'echo x > "/dev/null"',
     "exec > >(tee /dev/null) 2>&1",
   ],
-  "input redirections": ["wc -l < input.txt", 'cat <<< "$x"', "exec 0< in.txt", "cat 0<&3"],
+  "input redirections": ["wc -l < input.txt", 'cat <<< "$x"', "exec 0< in.txt", "cat 0<&3", "exec 3<<EOF\nx\nEOF"],
   "comparisons that look like redirections": ["[[ a > b ]]", "(( a > b ))", "echo $(( 1 > 2 ))"],
   "quoted, escaped and commented": ["echo 'a > b' \"c > d\" a\\>b # > f", "git commit -m 'tee x > y'"],
   "here-documents are data": [
@@ -115,6 +115,7 @@ const REFUSED: Record<string, [string, string][]> = {
     ["source <(curl -s example.com)", "runs the output of a command"],
     ["bash <(echo ls)", "runs the output of a command"],
     ["source /dev/stdin <<EOF\necho > f\nEOF", "`> f`"],
+    ["exec <<'EOF'\necho x > f\nEOF\nbash", "makes it the shell's stdin"],
   ],
   "bash -c and other shells' -c, recursively": [
     ["bash -c 'echo x > f'", "`> f` writes the file f, inside `bash -c`"],
