@@ -109,10 +109,7 @@ let sequence = 0;
 
 /** One command's cgroups (one per controller in v1, one in v2). */
 export class CommandCgroup {
-  constructor(
-    readonly dirs: string[],
-    readonly version: 1 | 2,
-  ) {}
+  constructor(readonly dirs: string[]) {}
 
   /** The argv that puts the process into these cgroups and then runs `argv`. */
   wrap(argv: readonly string[]): string[] {
@@ -189,7 +186,7 @@ async function enableV2Controllers(parent: string): Promise<void> {
 export async function createCommandCgroup(parents: CgroupParents, limits: Limits): Promise<CommandCgroup> {
   const name = `tool-layer-${process.pid}-${++sequence}`;
   const dirs: string[] = [];
-  const group = new CommandCgroup(dirs, parents.version ?? 1);
+  const group = new CommandCgroup(dirs);
   try {
     if (parents.version === 2 && parents.pids) {
       await enableV2Controllers(parents.pids);

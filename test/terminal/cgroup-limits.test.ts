@@ -41,7 +41,7 @@ describe("cgroup parents", () => {
   });
 
   test("wrap: joins every cgroup, then runs the command as given", () => {
-    const g = new CommandCgroup(["/sys/fs/cgroup/pids/tl-1", "/sys/fs/cgroup/memory/x/tl-1"], 1);
+    const g = new CommandCgroup(["/sys/fs/cgroup/pids/tl-1", "/sys/fs/cgroup/memory/x/tl-1"]);
     const argv = g.wrap(["bwrap", "--", "bash", "-c", "echo -- $1"]);
     expect(argv.slice(0, 2)).toEqual(["/bin/sh", "-c"]);
     expect(argv.slice(3)).toEqual(["sh", "/sys/fs/cgroup/pids/tl-1/cgroup.procs", "/sys/fs/cgroup/memory/x/tl-1/cgroup.procs", "--", "bwrap", "--", "bash", "-c", "echo -- $1"]);
