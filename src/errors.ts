@@ -43,6 +43,9 @@ export const ERROR_CODES = [
   "MCP_SERVER_FAILED",
   "NOT_CONFIGURED",
   "UNREACHABLE",
+  // terminal (SPEC 11)
+  "SHELL_WRITE_REFUSED",
+  "SANDBOX_UNAVAILABLE",
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
