@@ -12,6 +12,12 @@ describe("registry", () => {
     expect(readFileSync(path.join(__dirname, "../docs/tools/reference.md"), "utf8")).toBe(referenceText());
   });
 
+  it("every error code is documented in docs/errors.md", async () => {
+    const { ERROR_CODES } = await import("../src/errors.js");
+    const doc = readFileSync(path.join(__dirname, "../docs/errors.md"), "utf8");
+    expect(ERROR_CODES.filter((code) => !doc.includes(`\`${code}\``))).toEqual([]);
+  });
+
   it("tool ids can be function names for any model API, and are unique", () => {
     for (const t of TOOLS) expect(t.id).toMatch(TOOL_ID_PATTERN);
     expect(new Set(TOOLS.map((t) => t.id)).size).toBe(TOOLS.length);
