@@ -1,0 +1,104 @@
+/**
+ * Word diff of a pair of lines (SPEC 8): `[{op, text}]` over words, punctuation and the whitespace between them,
+ * rendered `kept [-old-]{+new+} kept`. Tokens are runs of letters, digits and `_` in any script, single punctuation
+ * marks, and runs of whitespace: the `diff` package's diffWordsWithSpace splits the same way but knows only Latin
+ * letters (a Cyrillic or CJK word would be diffed per character), so its Myers diffArrays runs over our tokens.
+ * `foo(bar, baz)` -> `foo(bar, qux)` is `foo(bar, [-baz-]{+qux+})`; `a==b` -> `a===b` is `a=={+=+}b`.
+ */
+import { diffArrays } from "diff";
+import type { ChangeRange, LineDiff } from "./line-diff.js";
+import { layoutOf } from "./line-pairs.js";
+
+export interface WordPart {
+  op: "=" | "-" | "+";
+  text: string;
+}
+
+const WORD_TOKEN = /[\p{L}\p{N}_]+|\s+|[^\s\p{L}\p{N}_]/gu;
+/** Past this many tokens on both sides together a pair is shown as one removal and one addition (minified lines). */
+export const MAX_WORD_TOKENS = 4000;
+
+function wordTokens(line: string): string[] {
+  return line.match(WORD_TOKEN) ?? [];
+}
+
+/** The word diff of one line against another; `[]` when they are equal. */
+export function wordDiff(a: string, b: string): WordPart[] {
+  if (a === b) return [];
+  const ta = wordTokens(a);
+  const tb = wordTokens(b);
+  const whole = (): WordPart[] => [
+    ...(a ? [{ op: "-" as const, text: a }] : []),
+    ...(b ? [{ op: "+" as const, text: b }] : []),
+  ];
+  if (ta.length + tb.length > MAX_WORD_TOKENS) return whole();
+  const parts: WordPart[] = [];
+  const push = (op: WordPart["op"], text: string) => {
+    const last = parts[parts.length - 1];
+    if (last && last.op === op) last.text += text;
+    else parts.push({ op, text });
+  };
+  // Removals before additions within a change, so the rendering reads [-old-]{+new+}.
+  let removed = "";
+  let added = "";
+  const flush = () => {
+    if (removed) push("-", removed);
+    if (added) push("+", added);
+    removed = added = "";
+  };
+  for (const c of diffArrays(ta, tb)) {
+    const text = c.value.join("");
+    if (c.removed) removed += text;
+    else if (c.added) added += text;
+    else {
+      flush();
+      push("=", text);
+    }
+  }
+  flush();
+  return parts;
+}
+
+export function renderWords(parts: readonly WordPart[]): string {
+  let out = "";
+  for (const p of parts) out += p.op === "=" ? p.text : p.op === "-" ? `[-${p.text}-]` : `{+${p.text}+}`;
+  return out;
+}
+
+/** One changed line of a diff: the old line, what it became (-1 when deleted or added), their word diff. */
+export interface ChangedLine {
+  /** 0-based lines; -1 for none. */
+  old: number;
+  new: number;
+  words: WordPart[];
+  /** The pair differs only in its terminator (CR or the final newline). */
+  eolChanged: boolean;
+  /** The old line moved within its range to become the new one (listed where the new line is). */
+  moved: boolean;
+}
+
+/** Every changed line of a range in reading order (line-pairs.ts rows); a moved line appears once, at its new place. */
+export function changedLinesOf(diff: LineDiff, range: ChangeRange): ChangedLine[] {
+  const { pieces, rows, ownerOfOld } = layoutOf(diff, range);
+  const out: ChangedLine[] = [];
+  const pair = (o: number, n: number, moved: boolean): ChangedLine => {
+    const a = diff.old.lines[o];
+    const b = diff.new.lines[n];
+    return { old: o, new: n, words: wordDiff(a, b), eolChanged: a === b && diff.old.eols[o] !== diff.new.eols[n], moved };
+  };
+  for (const r of rows) {
+    if (r.old >= 0 && r.new >= 0) out.push(pair(r.old, r.new, false));
+    else if (r.new >= 0) {
+      const p = pieces[r.new - range.start];
+      out.push(p.moved ? pair(p.partner, r.new, true) : { old: -1, new: r.new, words: [], eolChanged: false, moved: false });
+    } else if (pieces[ownerOfOld[r.old - range.oldStart]].partner !== r.old) {
+      out.push({ old: r.old, new: -1, words: [], eolChanged: false, moved: false });
+    }
+  }
+  return out;
+}
+
+/** Every changed line of the diff, in file order. */
+export function changedLines(diff: LineDiff): ChangedLine[] {
+  return diff.ranges.flatMap((r) => changedLinesOf(diff, r));
+}
