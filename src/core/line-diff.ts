@@ -13,8 +13,8 @@
  * `git diff --histogram` (the default `git diff` uses Myers: the two differ where a block moved or many lines repeat).
  *
  * Lines compare without terminators, so one line has one alignment whatever its terminator. A line matched with a
- * different terminator is still a change (a modified line on its own, `eolPairs`): the final newline always (the last
- * line gained or lost it, as `git diff` shows it), and CRLF against LF too under `cr: "exact"` (the default: git compares
+ * different terminator is still a change (a modified line on its own, `eolPairs`): the final newline when the last
+ * line gained or lost it (see eolImplied for lines added after it), and CRLF against LF under `cr: "exact"` (git compares
  * bytes, so a line whose `\r` went away is a change when no eol conversion applies). Pass `cr: "ignore"` when git
  * converts this path's line endings (core.autocrlf, `.gitattributes` text/eol) and the sides are not both in git's
  * form: then `\r\n` and `\n` are the same terminator, as `git diff` sees them after the clean filter.
@@ -66,6 +66,16 @@ type Block = [oldStart: number, newStart: number, length: number];
 export function sameEol(a: "" | Eol, b: "" | Eol, cr: CrPolicy): boolean {
   if (a === b) return true;
   return cr === "ignore" && a !== "" && b !== "";
+}
+
+/**
+ * Terminators of matched lines old[x] and new[y] that differ without it being a change of that line: a last line
+ * without newline that the other version continues after (so it must end there). Appending to a file that lacked
+ * its final newline is an addition, not also a modification of the old last line (git shows that line removed and
+ * added again; JetBrains and this diff do not).
+ */
+export function eolImplied(old: LineSeq, now: LineSeq, x: number, y: number): boolean {
+  return (old.eols[x] === "" && y < now.lines.length - 1) || (now.eols[y] === "" && x < old.lines.length - 1);
 }
 
 /**
@@ -242,7 +252,7 @@ function build(old: LineSeq, now: LineSeq, cr: CrPolicy, blocks: Block[]): LineD
   for (const [x, y, n] of [...blocks, [old.lines.length, now.lines.length, 0] as Block]) {
     if (x > i || y > j) extend(i, x, j, y);
     for (let k = 0; k < n; k++) {
-      if (sameEol(old.eols[x + k], now.eols[y + k], cr)) {
+      if (sameEol(old.eols[x + k], now.eols[y + k], cr) || eolImplied(old, now, x + k, y + k)) {
         close();
         oldOf[y + k] = x + k;
         newOf[x + k] = y + k;

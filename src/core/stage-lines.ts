@@ -45,38 +45,64 @@ export function applyPieces(
   takeNew: (p: Piece) => boolean,
   opts: { base: "old" | "new"; eol?: Eol },
 ): { lines: string[]; eols: ("" | Eol)[] } {
+  const { old, new: now } = diff;
   const lines: string[] = [];
   const eols: ("" | Eol)[] = [];
-  const copy = (side: LineSeq, from: number, to: number, foreign: boolean) => {
-    for (let i = from; i < to; i++) {
-      lines.push(side.lines[i]);
-      eols.push(foreign && opts.eol && side.eols[i] ? opts.eol : side.eols[i]);
-    }
+  // The old and new line of each written row (-1 for none), for the terminators settled at the end.
+  const rowOld: number[] = [];
+  const rowNew: number[] = [];
+  const write = (fromNew: boolean, o: number, n: number) => {
+    const side = fromNew ? now : old;
+    const i = fromNew ? n : o;
+    const foreign = fromNew === (opts.base === "old");
+    lines.push(side.lines[i]);
+    eols.push(foreign && opts.eol && side.eols[i] ? opts.eol : side.eols[i]);
+    rowOld.push(o);
+    rowNew.push(n);
   };
-  const baseSide = opts.base === "old" ? diff.old : diff.new;
+  const equal = (o: number, n: number, to: number) => {
+    // Lines between ranges are equal on both sides (up to the CR policy and eolImplied): take the base's.
+    for (; o < to; o++, n++) write(opts.base === "new", o, n);
+  };
   let o = 0;
   let n = 0;
   for (const range of diff.ranges) {
-    // Lines between ranges are equal on both sides (up to the CR policy): take the base's.
-    if (opts.base === "old") copy(diff.old, o, range.oldStart, false);
-    else copy(diff.new, n, range.start, false);
+    equal(o, n, range.oldStart);
     const { pieces, rows, ownerOfOld } = layoutOf(diff, range);
     const chosen = pieces.map(takeNew);
     // Each row writes its new line if its piece is chosen, its old line if not; a lone old line follows its owner.
     for (const r of rows) {
       if (r.new >= 0) {
-        if (chosen[r.new - range.start]) copy(diff.new, r.new, r.new + 1, opts.base === "old");
-        else if (r.old >= 0) copy(diff.old, r.old, r.old + 1, opts.base === "new");
-      } else if (!chosen[ownerOfOld[r.old - range.oldStart]]) copy(diff.old, r.old, r.old + 1, opts.base === "new");
+        if (chosen[r.new - range.start]) write(true, r.old, r.new);
+        else if (r.old >= 0) write(false, r.old, r.new);
+      } else if (!chosen[ownerOfOld[r.old - range.oldStart]]) write(false, r.old, -1);
     }
     o = range.oldEnd;
     n = range.end;
   }
-  if (opts.base === "old") copy(diff.old, o, diff.old.lines.length, false);
-  else copy(diff.new, n, diff.new.lines.length, false);
-  const fill = opts.eol ?? dominantEol(baseSide.eols);
-  for (let i = 0; i < lines.length - 1; i++) if (eols[i] === "") eols[i] = fill;
+  equal(o, n, old.lines.length);
+  settleEols(diff, eols, rowOld, rowNew, opts.eol, dominantEol((opts.base === "old" ? old : now).eols));
   return { lines, eols };
+}
+
+/**
+ * Terminators that the mix of two versions leaves wrong. A line without one that is no longer last gets `eol` if
+ * given, else its row's other terminator, else the base's majority one. The last line ends as the version whose end
+ * the result is: a result that stops where the old version stops has the old one's final newline or lack of it,
+ * whichever version that line was written from (the final newline belongs to the end of the file, not to a line).
+ */
+function settleEols(diff: LineDiff, eols: ("" | Eol)[], rowOld: number[], rowNew: number[], eol: Eol | undefined, fallback: Eol): void {
+  const { old, new: now } = diff;
+  const last = eols.length - 1;
+  for (let k = 0; k < last; k++) {
+    if (eols[k] !== "") continue;
+    const other = (rowOld[k] >= 0 && old.eols[rowOld[k]]) || (rowNew[k] >= 0 && now.eols[rowNew[k]]) || fallback;
+    eols[k] = eol ?? other;
+  }
+  if (last < 0) return;
+  const endsOld = rowOld[last] === old.lines.length - 1;
+  const endsNew = rowNew[last] === now.lines.length - 1;
+  if ((endsOld && !endsNew && old.eols[rowOld[last]] === "") || (endsNew && !endsOld && now.eols[rowNew[last]] === "")) eols[last] = "";
 }
 
 /** A selection as 0-based worktree lines and the worktree spans of the ranges it names. */

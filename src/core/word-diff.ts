@@ -32,30 +32,39 @@ export function wordDiff(a: string, b: string): WordPart[] {
     ...(b ? [{ op: "+" as const, text: b }] : []),
   ];
   if (ta.length + tb.length > MAX_WORD_TOKENS) return whole();
-  const parts: WordPart[] = [];
-  const push = (op: WordPart["op"], text: string) => {
-    const last = parts[parts.length - 1];
-    if (last && last.op === op) last.text += text;
-    else parts.push({ op, text });
-  };
-  // Removals before additions within a change, so the rendering reads [-old-]{+new+}.
-  let removed = "";
-  let added = "";
-  const flush = () => {
-    if (removed) push("-", removed);
-    if (added) push("+", added);
-    removed = added = "";
-  };
+  // Alternating kept text and changes; a change is what went and what came in its place.
+  const groups: ({ kept: string } | { removed: string; added: string })[] = [];
   for (const c of diffArrays(ta, tb)) {
     const text = c.value.join("");
-    if (c.removed) removed += text;
-    else if (c.added) added += text;
+    const last = groups[groups.length - 1];
+    if (!c.added && !c.removed) groups.push({ kept: text });
     else {
-      flush();
-      push("=", text);
+      const change = last && !("kept" in last) ? last : { removed: "", added: "" };
+      if (change !== last) groups.push(change);
+      if (c.removed) change.removed += text;
+      else change.added += text;
     }
   }
-  flush();
+  // Two replacements apart only by whitespace read as one: `[-a b-]{+x y+}`, not `[-a-]{+x+} [-b-]{+y+}`.
+  const merged: typeof groups = [];
+  for (const g of groups) {
+    const prev = merged[merged.length - 1];
+    const gap = merged[merged.length - 2];
+    if (!("kept" in g) && prev && "kept" in prev && /^\s+$/.test(prev.kept) && gap && !("kept" in gap)
+      && g.removed && g.added && gap.removed && gap.added) {
+      merged.pop();
+      gap.removed += prev.kept + g.removed;
+      gap.added += prev.kept + g.added;
+    } else merged.push(g);
+  }
+  const parts: WordPart[] = [];
+  for (const g of merged) {
+    if ("kept" in g) parts.push({ op: "=", text: g.kept });
+    else {
+      if (g.removed) parts.push({ op: "-", text: g.removed });
+      if (g.added) parts.push({ op: "+", text: g.added });
+    }
+  }
   return parts;
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type CrPolicy, type LineDiff, LineIds, MAX_CHAIN, diffLines, rangeAtLine, rangeJson, regionHit, sameEol } from "../../src/core/line-diff.js";
+import { type CrPolicy, type LineDiff, LineIds, MAX_CHAIN, diffLines, eolImplied, rangeAtLine, rangeJson, regionHit, sameEol } from "../../src/core/line-diff.js";
 import { asText, randomEdit, randomFile, rng, seq } from "./line-helpers.js";
 
 const diff = (a: string, b: string, cr?: CrPolicy) => diffLines(seq(a), seq(b), { cr });
@@ -16,7 +16,8 @@ function checkDiff(d: LineDiff) {
     ok(r.oldStart - o === r.start - n, `range ${r.id} misaligned`);
     if (k > 0) ok(r.start > n || r.oldStart > o, `range ${r.id} touches the previous one`);
     for (; n < r.start; n++, o++) {
-      ok(d.old.lines[o] === d.new.lines[n] && sameEol(d.old.eols[o], d.new.eols[n], d.cr), `line ${n} differs outside ranges`);
+      const eq = sameEol(d.old.eols[o], d.new.eols[n], d.cr) || eolImplied(d.old, d.new, o, n);
+      ok(d.old.lines[o] === d.new.lines[n] && eq, `line ${n} differs outside ranges`);
       ok(d.oldOf[n] === o && d.newOf[o] === n, `line ${n} maps wrong`);
     }
     ok(r.kind === (r.oldStart === r.oldEnd ? "added" : r.start === r.end ? "deleted" : "modified"), `range ${r.id} kind`);
@@ -63,11 +64,13 @@ describe("diffLines: JetBrains ranges", () => {
     expect(shape(lost)).toEqual([["modified", 1, 2, 1, 2]]);
     expect(lost.ranges[0].eolPairs).toEqual([[1, 1]]);
     expect(rangeJson(lost.ranges[0]).eol_changed).toBe(true);
-    // Gaining it while adding a line: the old last line changed too, so one range holds both.
+    // Appending to a file without final newline adds lines; the old last line only had to end (eolImplied).
     const grown = diff("a\nb", "a\nb\nc\n");
-    expect(shape(grown)).toEqual([["modified", 1, 2, 1, 3]]);
-    expect(grown.ranges[0].eolPairs).toEqual([[1, 1]]);
+    expect(shape(grown)).toEqual([["added", 2, 2, 2, 3]]);
     checkDiff(grown);
+    const cut = diff("a\nb\nc\n", "a\nb");
+    expect(shape(cut)).toEqual([["deleted", 2, 3, 2, 2]]);
+    expect(shape(diff("a\nb\nc", "a\nb"))).toEqual([["deleted", 2, 3, 2, 2]]);
   });
 
   it("counts CRLF -> LF of a line as a change by default, as git does without eol conversion", () => {

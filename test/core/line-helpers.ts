@@ -28,15 +28,21 @@ export function randomFile(r: () => number, n: number): string[] {
   return Array.from({ length: n }, () => (r() < 0.5 ? POOL[Math.floor(r() * POOL.length)] : `line ${Math.floor(r() * 1000)}`));
 }
 
-/** A few random edits: delete, insert, change a word, move a block, reindent. */
-export function randomEdit(r: () => number, lines: string[]): string[] {
+let serial = 0;
+/** Lines that occur once: where a selection by line number is unambiguous across re-diffs (see stage-lines.ts). */
+export function uniqueFile(n: number): string[] {
+  return Array.from({ length: n }, () => `call(${serial++});`);
+}
+
+/** A few random edits: delete, insert, change a word, move a block, reindent; `unique` inserts only new lines. */
+export function randomEdit(r: () => number, lines: string[], unique = false): string[] {
   const out = lines.slice();
   const edits = 1 + Math.floor(r() * 4);
   for (let e = 0; e < edits; e++) {
     const at = Math.floor(r() * (out.length + 1));
     const k = r();
     if (k < 0.2) out.splice(at, 1 + Math.floor(r() * 3));
-    else if (k < 0.45) out.splice(at, 0, ...randomFile(r, 1 + Math.floor(r() * 3)));
+    else if (k < 0.45) out.splice(at, 0, ...(unique ? uniqueFile(1 + Math.floor(r() * 3)) : randomFile(r, 1 + Math.floor(r() * 3))));
     else if (k < 0.7 && at < out.length) out[at] = out[at].replace(/\w+/, (w) => `${w}_${Math.floor(r() * 9)}`) || "new";
     else if (k < 0.85) {
       const moved = out.splice(at, 1 + Math.floor(r() * 3));

@@ -1,0 +1,62 @@
+import { describe, expect, it } from "vitest";
+import { diffLines } from "../../src/core/line-diff.js";
+import { MAX_WORD_TOKENS, changedLines, renderWords, wordDiff } from "../../src/core/word-diff.js";
+import { seq } from "./line-helpers.js";
+
+const rendered = (a: string, b: string) => renderWords(wordDiff(a, b));
+
+describe("wordDiff", () => {
+  it("diffs code by words and single punctuation marks", () => {
+    expect(rendered("foo(bar, baz)", "foo(bar, qux)")).toBe("foo(bar, [-baz-]{+qux+})");
+    expect(rendered("  if (a==b) {", "  if (a===b) {")).toBe("  if (a=={+=+}b) {");
+    expect(rendered("x.y.z", "x.w.z")).toBe("x.[-y-]{+w+}.z");
+    expect(rendered("return a+b;", "return a-b;")).toBe("return a[-+-]{+-+}b;");
+    expect(rendered("const x_y = 1;", "const xY = 1;")).toBe("const [-x_y-]{+xY+} = 1;");
+  });
+
+  it("keeps the whitespace between words as its own token, so a whitespace-only change shows", () => {
+    expect(wordDiff("foo", "  foo")).toEqual([{ op: "+", text: "  " }, { op: "=", text: "foo" }]);
+    expect(rendered("a  b", "a b")).toBe("a[-  -]{+ +}b");
+    expect(rendered("f(a,b)", "f(a, b)")).toBe("f(a,{+ +}b)");
+  });
+
+  it("treats a word in any script as one token, not one per letter", () => {
+    expect(rendered("привет мир", "привет друг")).toBe("привет [-мир-]{+друг+}");
+    expect(rendered("名前 = 値", "名称 = 値")).toBe("[-名前-]{+名称+} = 値");
+  });
+
+  it("puts what went before what came within one change and joins neighbouring parts", () => {
+    expect(wordDiff("a b c", "x y c")).toEqual([{ op: "-", text: "a b" }, { op: "+", text: "x y" }, { op: "=", text: " c" }]);
+  });
+
+  it("is empty for equal lines and whole for lines too long to diff", () => {
+    expect(wordDiff("same", "same")).toEqual([]);
+    const long = Array.from({ length: MAX_WORD_TOKENS }, (_, i) => `w${i}`).join(" ");
+    expect(wordDiff(long, `${long}!`)).toEqual([{ op: "-", text: long }, { op: "+", text: `${long}!` }]);
+    expect(wordDiff("", "x")).toEqual([{ op: "+", text: "x" }]);
+  });
+});
+
+describe("changedLines", () => {
+  it("lists every changed line in reading order with both sides and the words", () => {
+    const d = diffLines(seq("a\nold one;\ngone\nb\n"), seq("a\nnew one;\nb\nadded\n"));
+    expect(changedLines(d)).toEqual([
+      { old: 1, new: 1, words: [{ op: "-", text: "old" }, { op: "+", text: "new" }, { op: "=", text: " one;" }], eolChanged: false, moved: false },
+      { old: 2, new: -1, words: [], eolChanged: false, moved: false },
+      { old: -1, new: 3, words: [], eolChanged: false, moved: false },
+    ]);
+  });
+
+  it("shows a lost final newline as a pair with no words", () => {
+    expect(changedLines(diffLines(seq("a\nb\n"), seq("a\nb")))).toEqual([{ old: 1, new: 1, words: [], eolChanged: true, moved: false }]);
+  });
+
+  it("lists a line moved within its range once, where it is now", () => {
+    const lines = changedLines(diffLines(seq("alpha = 1;\nbeta = 2;\ngamma = 3;\n"), seq("gamma = 30;\nalpha = 10;\nbeta = 20;\n")));
+    expect(lines.map((l) => [l.old, l.new, l.moved, renderWords(l.words)])).toEqual([
+      [2, 0, true, "gamma = [-3-]{+30+};"],
+      [0, 1, false, "alpha = [-1-]{+10+};"],
+      [1, 2, false, "beta = [-2-]{+20+};"],
+    ]);
+  });
+});
