@@ -3,9 +3,12 @@
  * position, keeping the order of both sides (a pairing never crosses, like JetBrains'), so a reordered or rewritten
  * block pairs what a reader would pair and a line with no good partner is simply added or deleted.
  *
- * Pairing: the monotone matching of largest total similarity (a weighted LCS over lines), where similarity is the
- * share of non-blank characters in words and punctuation both lines have (a multiset Dice coefficient); a pair needs
- * MIN_SIMILARITY. Lines whose content is equal and whose terminator changed are fixed pairs (LineDiff.eolPairs).
+ * Pairing, in three steps (layoutOf):
+ * 1. the monotone matching of largest total similarity (a weighted LCS over lines, pairsOf), where similarity is the
+ *    share of non-blank characters in words and punctuation both lines have (a multiset Dice coefficient); a pair
+ *    needs MIN_SIMILARITY. Lines whose content is equal and whose terminator changed are fixed pairs (eolPairs);
+ * 2. a line that moved within the range: an unpaired new line and the unpaired old line most like it (MOVE_SIMILARITY);
+ * 3. a gap between two pairs left with as many old lines as new ones pairs them in order (k lines replaced by k).
  *
  * Pieces are the unit every selection works on (staging, rollback, changelist marks): one per new line of a range,
  * holding that line, its partner if any, and unpaired old lines: a line that moved within the range (an unpaired old
@@ -194,23 +197,50 @@ export const MOVE_SIMILARITY = 0.6;
 const layoutCache = new WeakMap<ChangeRange, Layout>();
 
 /**
- * The rows and pieces of a range (see the header). An unpaired new line takes the most similar unpaired old line of
- * the range as a moved partner (greedy, best first); other unpaired old lines go to the piece of the next new line in
- * reading order, or the last piece at the end.
+ * The rows and pieces of a range (see the header). After the similarity pairs, an unpaired new line takes the most
+ * similar unpaired old line of the range as a moved partner (greedy, best first). Then a gap between two pairs that
+ * still has as many old lines as new ones pairs them in order: k lines replaced by k lines read as k edits (and
+ * staging the middle one lands in the middle, lazygit #5503), however little their words share. Other unpaired old
+ * lines go to the piece of the next new line in reading order, or the last piece at the end.
  */
 export function layoutOf(diff: LineDiff, range: ChangeRange): Layout {
   let layout = layoutCache.get(range);
   if (layout) return layout;
-  const rows: Row[] = [];
+  const similar = pairsOf(diff, range);
+  const pairedOld = new Set(similar.map(([o]) => o));
+  const pairedNew = new Set(similar.map(([, j]) => j));
+  const loneOld: number[] = [];
+  const loneNew: number[] = [];
+  for (let o = range.oldStart; o < range.oldEnd; o++) if (!pairedOld.has(o)) loneOld.push(o);
+  for (let j = range.start; j < range.end; j++) if (!pairedNew.has(j)) loneNew.push(j);
+  const moves = findMoves(diff, loneOld, loneNew);
+  const movedOld = new Set(moves.values());
+
+  const pairs: [number, number][] = [];
   let o = range.oldStart;
   let n = range.start;
-  for (const [po, pn] of [...pairsOf(diff, range), [range.oldEnd, range.end] as const]) {
+  for (const [po, pn] of [...similar, [range.oldEnd, range.end] as const]) {
+    const gapOld: number[] = [];
+    const gapNew: number[] = [];
+    for (; o < po; o++) if (!movedOld.has(o)) gapOld.push(o);
+    for (; n < pn; n++) if (!moves.has(n)) gapNew.push(n);
+    if (gapOld.length && gapOld.length === gapNew.length) gapOld.forEach((x, k) => pairs.push([x, gapNew[k]]));
+    if (pn < range.end) pairs.push([po, pn]);
+    o = po + 1;
+    n = pn + 1;
+  }
+
+  const rows: Row[] = [];
+  o = range.oldStart;
+  n = range.start;
+  for (const [po, pn] of [...pairs, [range.oldEnd, range.end] as const]) {
     for (; o < po; o++) rows.push({ old: o, new: -1 });
     for (; n < pn; n++) rows.push({ old: -1, new: n });
     if (pn < range.end) rows.push({ old: po, new: pn });
     o = po + 1;
     n = pn + 1;
   }
+
   const ownerOfOld = new Int32Array(range.oldEnd - range.oldStart).fill(-1);
   const pieces: Piece[] = [];
   if (range.start === range.end) {
@@ -218,13 +248,14 @@ export function layoutOf(diff: LineDiff, range: ChangeRange): Layout {
     ownerOfOld.fill(0);
   } else {
     for (let j = range.start; j < range.end; j++) pieces.push({ rangeId: range.id, newStart: j, newEnd: j + 1, partner: -1, moved: false, oldLines: [] });
-    for (const r of rows) {
-      if (r.old >= 0 && r.new >= 0) {
-        pieces[r.new - range.start].partner = r.old;
-        ownerOfOld[r.old - range.oldStart] = r.new - range.start;
-      }
+    for (const [po, pn] of pairs) {
+      pieces[pn - range.start].partner = po;
+      ownerOfOld[po - range.oldStart] = pn - range.start;
     }
-    findMoves(diff, range, rows, pieces, ownerOfOld);
+    for (const [j, po] of moves) {
+      Object.assign(pieces[j - range.start], { partner: po, moved: true });
+      ownerOfOld[po - range.oldStart] = j - range.start;
+    }
     let pending: number[] = [];
     let last = -1;
     for (const r of rows) {
@@ -247,10 +278,10 @@ function range2(from: number, to: number): number[] {
   return Array.from({ length: to - from }, (_, k) => from + k);
 }
 
-function findMoves(diff: LineDiff, range: ChangeRange, rows: readonly Row[], pieces: Piece[], ownerOfOld: Int32Array): void {
-  const olds = rows.filter((r) => r.new < 0).map((r) => r.old);
-  const news = rows.filter((r) => r.old < 0).map((r) => r.new);
-  if (!olds.length || !news.length || olds.length * news.length > MAX_PAIR_SPAN * MAX_PAIR_SPAN) return;
+/** Moved lines: new line -> old line, among the lines no in-order pair took. */
+function findMoves(diff: LineDiff, olds: readonly number[], news: readonly number[]): Map<number, number> {
+  const moves = new Map<number, number>();
+  if (!olds.length || !news.length || olds.length * news.length > MAX_PAIR_SPAN * MAX_PAIR_SPAN) return moves;
   const table = new TokenTable();
   const oldCodes = olds.map((o) => table.encode(diff.old.lines[o]));
   const newCodes = news.map((j) => table.encode(diff.new.lines[j]));
@@ -264,16 +295,12 @@ function findMoves(diff: LineDiff, range: ChangeRange, rows: readonly Row[], pie
   // Best first; on a tie the nearer lines, then the upper ones, so the result does not depend on the sort.
   candidates.sort((x, y) => y[0] - x[0] || Math.abs(olds[x[1]] - news[x[2]]) - Math.abs(olds[y[1]] - news[y[2]]) || x[1] - y[1] || x[2] - y[2]);
   const usedOld = new Set<number>();
-  const usedNew = new Set<number>();
   for (const [, a, b] of candidates) {
-    if (usedOld.has(a) || usedNew.has(b)) continue;
+    if (usedOld.has(a) || moves.has(news[b])) continue;
     usedOld.add(a);
-    usedNew.add(b);
-    const piece = pieces[news[b] - range.start];
-    piece.partner = olds[a];
-    piece.moved = true;
-    ownerOfOld[olds[a] - range.oldStart] = news[b] - range.start;
+    moves.set(news[b], olds[a]);
   }
+  return moves;
 }
 
 /** The pieces of a range in new-line order (see the header). */

@@ -45,6 +45,15 @@ describe("pairing inside a modified range", () => {
     ]);
   });
 
+  it("pairs in order a gap with as many old lines as new ones, however unlike they are", () => {
+    const d = diff("x\nfoo();\nbar();\ny\n", "x\nreturn 1;\nthrow e;\ny\n");
+    expect(pairsOf(d, d.ranges[0])).toEqual([]);
+    expect(pieces(d)).toEqual([
+      { new: 1, partner: 1, moved: false, old: [1] },
+      { new: 2, partner: 2, moved: false, old: [2] },
+    ]);
+  });
+
   it("gives an unpaired old line to the next new line, or at the end of the range to the last one", () => {
     const d = diff("keep\nfoo();\nbar();\nkeep2\n", "keep\nsomething else entirely\nkeep2\n");
     expect(pieces(d)).toEqual([{ new: 1, partner: -1, moved: false, old: [1, 2] }]);

@@ -35,6 +35,8 @@ describe("stageLines", () => {
   it("stages the middle line of a rewritten block in place (lazygit #5503)", () => {
     expect(stage("start\nitem a = 1;\nitem b = 2;\nitem c = 3;\nend\n", "start\nitem A = 1;\nitem B = 2;\nitem C = 3;\nend\n", { lines: [3] }))
       .toBe("start\nitem a = 1;\nitem B = 2;\nitem c = 3;\nend\n");
+    // Even when the lines share no word: three lines replaced by three are three edits.
+    expect(stage("x\na\nb\nc\ny\n", "x\nA\nB\nC\ny\n", { lines: [3] })).toBe("x\na\nB\nc\ny\n");
   });
 
   it("stages a line that moved within its range by moving it, never duplicating or dropping one", () => {
