@@ -14,6 +14,7 @@ export class FileVersions {
   private hw?: LineDiff;
   private iw?: LineDiff;
   private hi?: LineDiff;
+  private interned = false;
 
   constructor(
     readonly head: LineSeq,
@@ -24,6 +25,17 @@ export class FileVersions {
     readonly ids: LineIds = new LineIds(),
   ) {}
 
+  /** Hashes each version once, each against the one it was most likely edited from (see LineIds.of). */
+  private hashed(): LineIds {
+    if (!this.interned) {
+      this.ids.of(this.head);
+      this.ids.of(this.index, this.head);
+      this.ids.of(this.worktree, this.index);
+      this.interned = true;
+    }
+    return this.ids;
+  }
+
   /** The same HEAD and index with another worktree: HEAD -> index and the hashed lines are reused. */
   withWorktree(worktree: LineSeq): FileVersions {
     const next = new FileVersions(this.head, this.index, worktree, this.worktreeCr, this.ids);
@@ -33,16 +45,17 @@ export class FileVersions {
 
   /** HEAD -> worktree: the ranges every tool numbers (`range` ids). */
   get headToWorktree(): LineDiff {
-    return (this.hw ??= diffLines(this.head, this.worktree, { cr: this.worktreeCr, ids: this.ids }));
+    return (this.hw ??= diffLines(this.head, this.worktree, { cr: this.worktreeCr, ids: this.hashed() }));
   }
 
-  /** Index -> worktree: what is not staged. */
+  /** Index -> worktree: what is not staged. (Pass the same LineSeq for an index equal to HEAD: one diff serves both.) */
   get indexToWorktree(): LineDiff {
-    return (this.iw ??= diffLines(this.index, this.worktree, { cr: this.worktreeCr, ids: this.ids }));
+    if (this.index === this.head) return this.headToWorktree;
+    return (this.iw ??= diffLines(this.index, this.worktree, { cr: this.worktreeCr, ids: this.hashed() }));
   }
 
   /** HEAD -> index: what is staged. */
   get headToIndex(): LineDiff {
-    return (this.hi ??= diffLines(this.head, this.index, { ids: this.ids }));
+    return (this.hi ??= diffLines(this.head, this.index, { ids: this.hashed() }));
   }
 }

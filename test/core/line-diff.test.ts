@@ -140,6 +140,22 @@ describe("diffLines: JetBrains ranges", () => {
     }
   });
 
+  it("gives equal lines equal ids and others different ones, predicted from a like version or not", () => {
+    for (let s = 1; s <= 50; s++) {
+      const r = rng(900 + s);
+      const a = seq(asText(randomFile(r, 30)));
+      const b = seq(asText(randomEdit(r, a.lines as string[])));
+      const ids = new LineIds();
+      const ia = ids.of(a);
+      const ib = ids.of(b, a);
+      for (let i = 0; i < b.lines.length; i++) {
+        for (let j = 0; j < a.lines.length; j++) expect(ib[i] === ia[j]).toBe(b.lines[i] === a.lines[j]);
+        for (let j = 0; j < b.lines.length; j++) expect(ib[i] === ib[j]).toBe(b.lines[i] === b.lines[j]);
+      }
+      expect(ids.of(b)).toBe(ib);
+    }
+  });
+
   it("finds the range of a line by binary search", () => {
     const d = diff("a\nb\nc\nd\ne\nf\n", "A\nb\nc\nD\ne\nF\n");
     expect([0, 1, 2, 3, 4, 5].map((l) => rangeAtLine(d, l)?.id)).toEqual([1, undefined, undefined, 2, undefined, 3]);
