@@ -10,12 +10,18 @@
  * deletion is selectable only by its range. Unstaging maps the worktree lines to the index lines they stand for.
  *
  * Terminators: lines outside the chosen pieces keep their own; lines taken from the other version keep theirs too,
- * unless `eol` is given, which every one of them then gets. The result of stage is in *worktree form* when `eol` is
- * not given (worktree lines keep their CRLF): the IO layer writes it with `git hash-object -w --path=<path> --stdin`,
- * whose clean filter (core.autocrlf, `.gitattributes` text/eol) turns it into exactly the blob `git add` of the same
- * edit made by hand gives. For rollback pass the worktree's own terminator as `eol` (HEAD's lines are in git's form).
- * A line that ends up before another but had no terminator (it was last) gets `eol`, else the base's majority one;
- * the last line's terminator is that of whichever version it came from, so only a selected last line changes it.
+ * unless `eol` is given, which every one of them then gets. A line that ends up before another without a terminator
+ * (it was last) gets `eol`, else its row's other terminator, else the base's majority one; the last line ends as the
+ * version whose end the result is (settleEols), so only a selected last line changes the final newline.
+ * Staging, the IO layer's part: for a path git does not convert, pass no `eol`: the result is the bytes `git add` of
+ * the same edit made by hand stores (CRLF lines stay CRLF). For a path git converts (core.autocrlf, `.gitattributes`
+ * text/eol; diff it with `cr: "ignore"`), pass `eol: "\n"`, the index's form, so the text is not a mix that
+ * core.safecrlf could refuse. Write it with `git hash-object -w --path=<path> --stdin` either way: its clean filters
+ * make it the blob `git add` would make. For rollback pass the worktree's terminator (HEAD's lines are in git's form).
+ *
+ * One limit is the line diff's, not this module's: of two equal neighbouring lines (two blank lines, two `}`), which
+ * one is "the staged one" is a guess each diff makes anew, so after staging one of them the next status may show the
+ * other as staged. The content is the same either way; only the line number that names it can move.
  */
 import { ToolError } from "../errors.js";
 import type { FileVersions } from "./file-versions.js";

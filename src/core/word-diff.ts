@@ -17,6 +17,11 @@ export interface WordPart {
 const WORD_TOKEN = /[\p{L}\p{N}_]+|\s+|[^\s\p{L}\p{N}_]/gu;
 /** Past this many tokens on both sides together a pair is shown as one removal and one addition (minified lines). */
 export const MAX_WORD_TOKENS = 4000;
+/**
+ * Myers costs tokens x edits: two long lines with little in common would take tens of milliseconds. Past this many
+ * token edits a word diff says no more than "this line became that one", so it is shown as that.
+ */
+export const MAX_WORD_EDITS = 200;
 
 function wordTokens(line: string): string[] {
   return line.match(WORD_TOKEN) ?? [];
@@ -34,7 +39,9 @@ export function wordDiff(a: string, b: string): WordPart[] {
   if (ta.length + tb.length > MAX_WORD_TOKENS) return whole();
   // Alternating kept text and changes; a change is what went and what came in its place.
   const groups: ({ kept: string } | { removed: string; added: string })[] = [];
-  for (const c of diffArrays(ta, tb)) {
+  const changes = diffArrays(ta, tb, { maxEditLength: MAX_WORD_EDITS });
+  if (!changes) return whole();
+  for (const c of changes) {
     const text = c.value.join("");
     const last = groups[groups.length - 1];
     if (!c.added && !c.removed) groups.push({ kept: text });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { diffLines } from "../../src/core/line-diff.js";
-import { MAX_WORD_TOKENS, changedLines, renderWords, wordDiff } from "../../src/core/word-diff.js";
+import { MAX_WORD_EDITS, MAX_WORD_TOKENS, changedLines, renderWords, wordDiff } from "../../src/core/word-diff.js";
 import { seq } from "./line-helpers.js";
 
 const rendered = (a: string, b: string) => renderWords(wordDiff(a, b));
@@ -34,6 +34,9 @@ describe("wordDiff", () => {
     const long = Array.from({ length: MAX_WORD_TOKENS }, (_, i) => `w${i}`).join(" ");
     expect(wordDiff(long, `${long}!`)).toEqual([{ op: "-", text: long }, { op: "+", text: `${long}!` }]);
     expect(wordDiff("", "x")).toEqual([{ op: "+", text: "x" }]);
+    const a = Array.from({ length: MAX_WORD_EDITS }, (_, i) => `a${i}`).join(",");
+    const b = Array.from({ length: MAX_WORD_EDITS }, (_, i) => `b${i}`).join(",");
+    expect(wordDiff(a, b)).toEqual([{ op: "-", text: a }, { op: "+", text: b }]);
   });
 });
 
