@@ -57,7 +57,11 @@ export function applyPieces(
   // The old and new line of each written row (-1 for none), for the terminators settled at the end.
   const rowOld: number[] = [];
   const rowNew: number[] = [];
+  // Lone lines left out since the last line written: only new ones means the result ends where the old version does.
+  let skippedOld = false;
+  let skippedNew = false;
   const write = (fromNew: boolean, o: number, n: number) => {
+    skippedOld = skippedNew = false;
     const side = fromNew ? now : old;
     const i = fromNew ? n : o;
     const foreign = fromNew === (opts.base === "old");
@@ -81,23 +85,26 @@ export function applyPieces(
       if (r.new >= 0) {
         if (chosen[r.new - range.start]) write(true, r.old, r.new);
         else if (r.old >= 0) write(false, r.old, r.new);
+        else skippedNew = true;
       } else if (!chosen[ownerOfOld[r.old - range.oldStart]]) write(false, r.old, -1);
+      else skippedOld = true;
     }
     o = range.oldEnd;
     n = range.end;
   }
   equal(o, n, old.lines.length);
-  settleEols(diff, eols, rowOld, rowNew, opts.eol, dominantEol((opts.base === "old" ? old : now).eols));
+  const end = skippedNew && !skippedOld ? old : skippedOld && !skippedNew ? now : undefined;
+  settleEols(diff, eols, rowOld, rowNew, end, opts.eol, dominantEol((opts.base === "old" ? old : now).eols));
   return { lines, eols };
 }
 
 /**
  * Terminators that the mix of two versions leaves wrong. A line without one that is no longer last gets `eol` if
- * given, else its row's other terminator, else the base's majority one. The last line ends as the version whose end
- * the result is: a result that stops where the old version stops has the old one's final newline or lack of it,
- * whichever version that line was written from (the final newline belongs to the end of the file, not to a line).
+ * given, else its row's other terminator, else the base's majority one. When the result ends where one version ends
+ * (`end`: the other's last lines were left out), its last line has that version's final newline or lack of it,
+ * whichever version the line was written from: the final newline belongs to the end of the file, not to a line.
  */
-function settleEols(diff: LineDiff, eols: ("" | Eol)[], rowOld: number[], rowNew: number[], eol: Eol | undefined, fallback: Eol): void {
+function settleEols(diff: LineDiff, eols: ("" | Eol)[], rowOld: number[], rowNew: number[], end: LineSeq | undefined, eol: Eol | undefined, fallback: Eol): void {
   const { old, new: now } = diff;
   const last = eols.length - 1;
   for (let k = 0; k < last; k++) {
@@ -105,10 +112,7 @@ function settleEols(diff: LineDiff, eols: ("" | Eol)[], rowOld: number[], rowNew
     const other = (rowOld[k] >= 0 && old.eols[rowOld[k]]) || (rowNew[k] >= 0 && now.eols[rowNew[k]]) || fallback;
     eols[k] = eol ?? other;
   }
-  if (last < 0) return;
-  const endsOld = rowOld[last] === old.lines.length - 1;
-  const endsNew = rowNew[last] === now.lines.length - 1;
-  if ((endsOld && !endsNew && old.eols[rowOld[last]] === "") || (endsNew && !endsOld && now.eols[rowNew[last]] === "")) eols[last] = "";
+  if (last >= 0 && end && end.eols[end.eols.length - 1] === "") eols[last] = "";
 }
 
 /** A selection as 0-based worktree lines and the worktree spans of the ranges it names. */

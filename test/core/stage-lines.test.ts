@@ -66,6 +66,9 @@ describe("stageLines", () => {
     expect(stage("a\nb", "a\nb\nc\n", { lines: [3] })).toBe("a\nb\nc\n");
     expect(stage("a\nb", "a\nb\nc", { lines: [3] })).toBe("a\nb\nc");
     expect(stage("a\nb\n", "a\nb\nc", { lines: [3] })).toBe("a\nb\nc");
+    // The final newline belongs to the end of the file: staging an edit of the last line without the lines appended
+    // after it keeps the index's end as it was.
+    expect(stage("a\nb", "a\nB\nc\n", { lines: [2] })).toBe("a\nB");
   });
 
   it("keeps CRLF: staged worktree lines carry their own terminator unless the target's is given", () => {
