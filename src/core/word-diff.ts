@@ -7,6 +7,7 @@
  */
 import { diffArrays } from "diff";
 import type { ChangeRange, LineDiff } from "./line-diff.js";
+import { tagOf } from "./hash.js";
 import { layoutOf } from "./line-pairs.js";
 
 export interface WordPart {
@@ -117,4 +118,44 @@ export function changedLinesOf(diff: LineDiff, range: ChangeRange): ChangedLine[
 /** Every changed line of the diff, in file order. */
 export function changedLines(diff: LineDiff): ChangedLine[] {
   return diff.ranges.flatMap((r) => changedLinesOf(diff, r));
+}
+
+export interface LineRef {
+  /** 1-based, in its own version. */
+  line: number;
+  tag: string;
+  content: string;
+}
+
+/** A changed line as SPEC 8 `git_word_diff` returns it. */
+export interface WordDiffEntry {
+  old: LineRef | null;
+  new: LineRef | null;
+  words: WordPart[];
+  eol_changed?: true;
+  moved?: true;
+}
+
+/** Every changed line of a diff in the wire form: both sides with their tags, and the words. */
+export function wordDiffEntries(diff: LineDiff): WordDiffEntry[] {
+  const ref = (side: LineDiff["old"], i: number): LineRef | null => (i < 0 ? null : { line: i + 1, tag: tagOf(side.lines[i]), content: side.lines[i] });
+  return changedLines(diff).map((c) => {
+    const entry: WordDiffEntry = { old: ref(diff.old, c.old), new: ref(diff.new, c.new), words: c.words };
+    if (c.eolChanged) entry.eol_changed = true;
+    if (c.moved) entry.moved = true;
+    return entry;
+  });
+}
+
+/**
+ * One line of `text` per changed line, numbered by the new version so a model can edit from it: a changed line as
+ * `N|TAG kept [-old-]{+new+} kept`, an added one as `N|TAG {+content+}`, a deleted one as `-N|TAG [-content-]` with
+ * its old number and tag.
+ */
+export function renderWordDiffEntry(e: WordDiffEntry): string {
+  if (!e.new) return `-${e.old!.line}|${e.old!.tag} [-${e.old!.content}-]`;
+  const head = `${e.new.line}|${e.new.tag} `;
+  if (!e.old) return `${head}{+${e.new.content}+}`;
+  const notes = [e.eol_changed ? "(only the line ending changed)" : "", e.moved ? `(moved from ${e.old.line})` : ""].filter(Boolean);
+  return head + (e.words.length ? renderWords(e.words) : e.new.content) + (notes.length ? ` ${notes.join(" ")}` : "");
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { diffLines } from "../../src/core/line-diff.js";
-import { MAX_WORD_EDITS, MAX_WORD_TOKENS, changedLines, renderWords, wordDiff } from "../../src/core/word-diff.js";
+import { tagOf } from "../../src/core/hash.js";
+import { MAX_WORD_EDITS, MAX_WORD_TOKENS, changedLines, renderWordDiffEntry, renderWords, wordDiff, wordDiffEntries } from "../../src/core/word-diff.js";
 import { seq } from "./line-helpers.js";
 
 const rendered = (a: string, b: string) => renderWords(wordDiff(a, b));
@@ -61,5 +62,30 @@ describe("changedLines", () => {
       [0, 1, false, "alpha = [-1-]{+10+};"],
       [1, 2, false, "beta = [-2-]{+20+};"],
     ]);
+  });
+});
+
+describe("wordDiffEntries", () => {
+  it("gives both sides 1-based with their tags, and renders one line each from the new side", () => {
+    const entries = wordDiffEntries(diffLines(seq("a\nx = 1;\ngone\nb\n"), seq("a\nx = 2;\nb\nadded\n")));
+    expect(entries[0]).toEqual({
+      old: { line: 2, tag: tagOf("x = 1;"), content: "x = 1;" },
+      new: { line: 2, tag: tagOf("x = 2;"), content: "x = 2;" },
+      words: [{ op: "=", text: "x = " }, { op: "-", text: "1" }, { op: "+", text: "2" }, { op: "=", text: ";" }],
+    });
+    expect(entries.map(renderWordDiffEntry)).toEqual([
+      `2|${tagOf("x = 2;")} x = [-1-]{+2+};`,
+      `-3|${tagOf("gone")} [-gone-]`,
+      `4|${tagOf("added")} {+added+}`,
+    ]);
+  });
+
+  it("shows an untracked file as all added, a lost final newline and a moved line with a note", () => {
+    expect(wordDiffEntries(diffLines(seq(""), seq("x\n"))).map(renderWordDiffEntry)).toEqual([`1|${tagOf("x")} {+x+}`]);
+    const eol = wordDiffEntries(diffLines(seq("a\nb\n"), seq("a\nb")));
+    expect(eol[0]).toMatchObject({ eol_changed: true, words: [] });
+    expect(renderWordDiffEntry(eol[0])).toBe(`2|${tagOf("b")} b (only the line ending changed)`);
+    const moved = wordDiffEntries(diffLines(seq("alpha = 1;\nbeta = 2;\ngamma = 3;\n"), seq("gamma = 30;\nalpha = 10;\nbeta = 20;\n")));
+    expect(renderWordDiffEntry(moved[0])).toBe(`1|${tagOf("gamma = 30;")} gamma = [-3-]{+30+}; (moved from 3)`);
   });
 });
