@@ -31,6 +31,8 @@ export const ERROR_CODES = [
   // passthrough tools
   "TOOL_MISSING",
   "GH_FAILED",
+  // language servers (SPEC 10)
+  "LSP_UNAVAILABLE",
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
