@@ -49,6 +49,8 @@ export const MAX_RESTARTS = 3;
 export const RESTART_WINDOW_MS = 60_000;
 /** Both servers answer initialize in under half a second here; this is for a machine under heavy load, then failed. */
 export const INITIALIZE_TIMEOUT_MS = 30_000;
+/** A cross-file answer waits this long at most for the server to list the workspace (pyright: 250 ms after the last open). */
+export const INDEX_WAIT_MS = 10_000;
 /** SPEC 10's default wait_ms. */
 export const DEFAULT_DIAGNOSTICS_WAIT_MS = 10_000;
 
@@ -141,6 +143,11 @@ export class LspClient {
     return this.session && !this.session.dead ? this.session.pid : undefined;
   }
 
+  /** typescript-language-server's own word on the typescript it runs (`source` "user-setting" is ours). */
+  get typescript(): { version: string; source: string } | undefined {
+    return this.session?.typescript;
+  }
+
   get version(): string {
     const info = this.session?.serverInfo;
     return info ? `${this.spec.version} (${info.name}${info.version ? ` ${info.version}` : ""})` : this.spec.version;
@@ -188,9 +195,10 @@ export class LspClient {
     const stops: (() => void)[] = [];
     const timeout = new Promise<string>((resolve) => (timer = setTimeout(() => resolve(`no diagnostics within ${waitMs} ms`), waitMs)));
     try {
+      const open = this.openDoc(doc);
       const session = await Promise.race([this.running(), timeout]);
       if (typeof session === "string") return unknown(`${session}: the server is still starting`);
-      const open = this.openDoc(doc);
+      if (this.docs.get(doc.path)?.version !== open.version) return unknown("the file changed again before its diagnostics came");
       const cached = this.answered.get(doc.path);
       if (cached && cached.version === open.version && cached.generation === this.generation) {
         return { status: "current", hash: doc.hash, diagnostics: cached.items };
@@ -227,11 +235,11 @@ export class LspClient {
   }
 
   implementation(doc: DocRef, at: PositionSpec, signal?: AbortSignal): Promise<{ hash: string; places: Place[] }> {
-    return this.places("textDocument/implementation", doc, at, {}, signal);
+    return this.places("textDocument/implementation", doc, at, {}, signal, true);
   }
 
   references(doc: DocRef, at: PositionSpec, signal?: AbortSignal): Promise<{ hash: string; places: Place[] }> {
-    return this.places("textDocument/references", doc, at, { context: { includeDeclaration: true } }, signal);
+    return this.places("textDocument/references", doc, at, { context: { includeDeclaration: true } }, signal, true);
   }
 
   async documentSymbols(doc: DocRef, signal?: AbortSignal): Promise<{ hash: string; symbols: SymbolItem[] }> {
@@ -244,6 +252,7 @@ export class LspClient {
   /** Workspace symbols matching `query`; tsserver searches the projects of the open files, so open one first. */
   async workspaceSymbols(query: string, signal?: AbortSignal): Promise<SymbolItem[]> {
     const session = await this.running();
+    await this.indexed(session, signal);
     const result = await this.request<SymbolInformation[] | WorkspaceSymbol[] | null>(session, "workspace/symbol", { query }, signal);
     return symbolsOf(result, this.pathOf, this.linesReader());
   }
@@ -255,6 +264,7 @@ export class LspClient {
    */
   async rename(doc: DocRef, at: PositionSpec, newName: string, signal?: AbortSignal): Promise<{ hash: string; files: RenameFile[]; count: number }> {
     const { session, open, position } = await this.prepare(doc, at);
+    await this.indexed(session, signal);
     const where = { textDocument: { uri: this.uriOf(open.path) }, position };
     const provider = session.capabilities.renameProvider;
     if (typeof provider === "object" && provider.prepareProvider) {
@@ -268,10 +278,11 @@ export class LspClient {
     const unpinned = files.filter((f) => !this.docs.get(f.path) && !path.isAbsolute(f.path) && languageOf(f.path)?.language === this.spec.language);
     for (const f of unpinned) {
       const read = this.readFile(this.absOf(f.path));
-      if (read) this.openDoc({ path: f.path, text: read.text, hash: read.hash });
+      if (read) this.openDoc({ path: f.path, text: read.text, hash: read.hash }, false);
     }
     if (unpinned.length) files = await ask();
     const pinned = new Map(files.map((f) => [f.path, this.docs.get(f.path)]));
+    this.send(this.docs.trim());
     if (files.length === 0) throw new ToolError("NOT_FOUND", `The server found nothing to rename at ${open.path}:${at.line}.`);
     return {
       hash: open.hash,
@@ -358,7 +369,7 @@ export class LspClient {
       throw new ToolError("LSP_UNAVAILABLE", `${this.spec.name} is ${stateText(this.current)}.`, { language: this.spec.language });
     }
     this.current = { kind: "ready" };
-    for (const doc of this.docs.reopenAll()) this.send([{ kind: "open", doc }]);
+    for (const doc of this.docs.all()) this.send([{ kind: "open", doc }]);
     return session;
   }
 
@@ -409,29 +420,57 @@ export class LspClient {
     }
   }
 
-  private openDoc(doc: DocRef): OpenDocument {
+  /** `evict` false: a rename pins every file it touches beyond the limit, trimmed once it has its answer. */
+  private openDoc(doc: DocRef, evict = true): OpenDocument {
     const lang = languageOf(doc.path);
     if (!lang || lang.language !== this.spec.language) {
       throw new ToolError("LSP_UNAVAILABLE", `${doc.path} is not a ${this.spec.language} file for ${this.spec.name}.`);
     }
-    const actions = this.docs.open(doc.path, lang.languageId, doc.text, doc.hash);
+    const actions = this.docs.open(doc.path, lang.languageId, doc.text, doc.hash, evict);
     this.send(actions);
     for (const a of actions) if (a.kind !== "open") this.emit({ kind: "doc", path: a.kind === "close" ? a.path : a.doc.path });
     if (actions.length) this.generation++;
     return this.docs.get(doc.path)!;
   }
 
+  /**
+   * Opens the caller's content at once, before any await: a bus change that arrives while the server starts is then
+   * newer than the caller's read and wins, instead of the caller's older text overwriting it.
+   */
   private async prepare(doc: DocRef, at?: PositionSpec): Promise<{ session: ServerSession; open: OpenDocument; position?: Position }> {
-    const session = await this.running();
     const open = this.openDoc(doc);
-    return { session, open, ...(at ? { position: toLspPosition(open.lines, at, doc.path) } : {}) };
+    const position = at ? toLspPosition(open.lines, at, doc.path) : undefined;
+    const session = await this.running();
+    const now = this.docs.get(doc.path);
+    if (now?.version !== open.version) {
+      throw new ToolError("HASH_MISMATCH", `${doc.path} changed while the language server started; read it again.`, {
+        path: doc.path,
+        current_hash: now?.hash ?? null,
+      });
+    }
+    return { session, open, ...(position ? { position } : {}) };
   }
 
-  private async places(method: string, doc: DocRef, at: PositionSpec, extra: object, signal?: AbortSignal) {
+  private async places(method: string, doc: DocRef, at: PositionSpec, extra: object, signal?: AbortSignal, crossFile = false) {
     const { session, open, position } = await this.prepare(doc, at);
+    if (crossFile) await this.indexed(session, signal);
     const result = await this.request<Location | Location[] | LocationLink[] | null>(
       session, method, { textDocument: { uri: this.uriOf(open.path) }, position, ...extra }, signal);
     return { hash: open.hash, places: placesOf(result, this.pathOf, this.linesReader()) };
+  }
+
+  /** Until the server has listed the workspace (bounded: a server that never says so answers from what it has). */
+  private async indexed(session: ServerSession, signal?: AbortSignal): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    let onAbort = () => {};
+    const aborted = new Promise<void>((resolve) => signal?.addEventListener("abort", (onAbort = () => resolve()), { once: true }));
+    try {
+      await Promise.race([session.indexed, aborted, new Promise<void>((resolve) => (timer = setTimeout(resolve, INDEX_WAIT_MS)))]);
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
+    }
+    signal?.throwIfAborted();
   }
 
   /** One request; a server error is `errorCode` (NOT_FOUND for a rename the server refuses), a dead server LSP_UNAVAILABLE. */

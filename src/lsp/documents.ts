@@ -1,7 +1,7 @@
 /**
  * The documents one server has open, as the client wants them (pure: no IO). Every sync gives a document a new version
- * from one counter per client, so a version never repeats, not even across a close and reopen or a server restart: a late
- * answer about an old version can never be taken for a new one.
+ * from one counter per client, so a version never repeats, not even across a close and reopen: a late answer about an
+ * old version can never be taken for a new one. A restarted server is given the same versions: it never saw the old ones.
  */
 import { splitText } from "../core/text.js";
 
@@ -50,7 +50,7 @@ export class DocumentStore {
    * Makes `path` open at this content: nothing when it already is (only its recency changes), a change when it is open
    * with other content, an open (after closing the least recently used beyond the limit) when it is not open.
    */
-  open(path: string, languageId: string, text: string, hash: string): DocumentAction[] {
+  open(path: string, languageId: string, text: string, hash: string, evict = true): DocumentAction[] {
     const current = this.docs.get(path);
     if (current) {
       this.touch(path, current);
@@ -58,7 +58,7 @@ export class DocumentStore {
       return [{ kind: "change", doc: this.replace(current, text, hash) }];
     }
     const actions: DocumentAction[] = [];
-    while (this.docs.size >= this.maxOpen) {
+    while (evict && this.docs.size >= this.maxOpen) {
       const oldest = this.docs.keys().next().value as string;
       this.docs.delete(oldest);
       actions.push({ kind: "close", path: oldest });
@@ -81,10 +81,15 @@ export class DocumentStore {
     return [{ kind: "change", doc: this.replace(current, text, hash ?? current.hash) }];
   }
 
-  /** After a server restart every document is opened again under a new version. */
-  reopenAll(): OpenDocument[] {
-    for (const [path, doc] of this.docs) this.docs.set(path, { ...doc, version: this.nextVersion++ });
-    return this.all();
+  /** Beyond the limit (a rename pins every file it touches), closes the least recently used until within it. */
+  trim(): DocumentAction[] {
+    const actions: DocumentAction[] = [];
+    while (this.docs.size > this.maxOpen) {
+      const oldest = this.docs.keys().next().value as string;
+      this.docs.delete(oldest);
+      actions.push({ kind: "close", path: oldest });
+    }
+    return actions;
   }
 
   private replace(current: OpenDocument, text: string, hash: string): OpenDocument {

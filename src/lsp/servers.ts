@@ -51,6 +51,12 @@ export interface ServerSpec {
   /** `workspace/configuration` answers, by section ("python", "python.analysis", …); an unknown section answers null. */
   settings: Record<string, unknown>;
   diagnostics: DiagnosticsSource;
+  /**
+   * A log line saying the server has listed the workspace's files: until then its cross-file answers (references,
+   * rename, implementations, workspace symbols) cover only the open files and their imports, so those wait for it.
+   * None: the server lists them before its first answer (tsserver loads the tsconfig project on the first open).
+   */
+  indexedLog?: RegExp;
   /** Files of other languages whose changes the server hears of (its configuration); tsserver watches its own. */
   configFiles: readonly string[];
   /** Variables removed from the environment the daemon gives the server (see serverEnv). */
@@ -115,7 +121,8 @@ export function typescriptSpec(): ServerSpec {
  */
 export function pythonSpec(): ServerSpec {
   const dir = packageDir("pyright");
-  const analysis = { logLevel: "Error", diagnosticMode: "openFilesOnly", autoSearchPaths: true, useLibraryCodeForTypes: true };
+  // Information, not less: the only sign that pyright has listed the workspace is its "Found N source files" log line.
+  const analysis = { logLevel: "Information", diagnosticMode: "openFilesOnly", autoSearchPaths: true, useLibraryCodeForTypes: true };
   return {
     language: "python",
     name: "pyright-langserver",
@@ -125,6 +132,8 @@ export function pythonSpec(): ServerSpec {
     initializationOptions: {},
     settings: { python: { analysis }, "python.analysis": analysis, pyright: {} },
     diagnostics: "pull",
+    // pyright 1.1.414's sourceEnumerator.ts, after the first listing (250 ms after the last open or change).
+    indexedLog: /^(Found \d+ source files?|No source files found\.)$/,
     configFiles: ["pyrightconfig.json", "pyproject.toml"],
     dropEnv: [...NODE_ENV_VARS, ...PYTHON_ENV_VARS],
   };

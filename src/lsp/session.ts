@@ -80,6 +80,9 @@ export class ServerSession {
   /** typescript-language-server's `$/typescriptVersion`: which typescript it runs and where it found it. */
   typescript?: { version: string; source: string };
   dead = false;
+  /** Resolves once the server has listed the workspace's files (ServerSpec.indexedLog), or when it dies. */
+  readonly indexed: Promise<void>;
+  private markIndexed: () => void = () => {};
   /** Set when the server must not be restarted: it runs code we did not choose. */
   fatal?: string;
   private stopping = false;
@@ -96,12 +99,14 @@ export class ServerSession {
     const child = this.server.process;
     let exitedWith: (reason: string) => void = () => {};
     this.exited = new Promise((resolve) => (exitedWith = resolve));
+    this.indexed = spec.indexedLog ? new Promise((resolve) => (this.markIndexed = resolve)) : Promise.resolve();
     const die = (reason: string) => {
       if (this.dead) return;
       this.dead = true;
       this.connection.dispose(); // rejects every pending request
       this.server.kill(); // what it left behind (tsserver) goes with it
       exitedWith(reason);
+      this.markIndexed();
       if (!this.stopping) this.events.onExit(reason);
     };
     child.on("exit", (code, signal) => die(signal ? `killed by ${signal}` : `exited with code ${code}`));
@@ -219,6 +224,7 @@ export class ServerSession {
     });
     c.onNotification("window/logMessage", (params: { type: number; message: string }) => {
       if (params.type <= 2) this.remember(params.message);
+      if (this.spec.indexedLog?.test(params.message.trim())) this.markIndexed();
     });
     c.onNotification("window/showMessage", (params: { message: string }) => this.remember(params.message));
     c.onNotification(() => {}); // $/progress, telemetry/event, …
