@@ -208,7 +208,9 @@ export class LspClient {
         if (e.kind === "doc" && e.path === doc.path) resolve("the file changed again before its diagnostics came");
       })));
       const died = session.exited.then((reason) => `the server exited (${reason}) before answering`);
-      const outcome = await Promise.race([this.compute(session, open, stops).then((items) => ({ items })), changed, died, timeout]);
+      // A death rejects the pending requests before the exit is known: the exit's reason is the answer's.
+      const computed = this.compute(session, open, stops).then((items) => ({ items }), (e) => (session.dead ? died : Promise.reject(e)));
+      const outcome = await Promise.race([computed, changed, died, timeout]);
       if (typeof outcome === "string") return unknown(outcome);
       if (this.docs.get(doc.path)?.version !== open.version) return unknown("the file changed again before its diagnostics came");
       const items = sortDiagnostics(outcome.items);
@@ -350,11 +352,13 @@ export class LspClient {
     try {
       await Promise.race([
         session.initialize(),
-        session.exited.then((reason) => Promise.reject(new Error(`it ${reason} while starting${session.lastLog() ? `: ${session.lastLog()}` : ""}`))),
         new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`no initialize answer within ${INITIALIZE_TIMEOUT_MS} ms`)), INITIALIZE_TIMEOUT_MS))),
       ]);
     } catch (e) {
-      const reason = session.fatal ?? (e instanceof Error ? e.message : String(e));
+      // A dead server fails initialize by the disposed connection; its exit says more.
+      const exit = session.dead ? await session.exited : undefined;
+      const said = session.lastLog() ? `; it said: ${session.lastLog()}` : "";
+      const reason = session.fatal ?? (exit ? `it ${exit} while starting${said}` : `${e instanceof Error ? e.message : String(e)}${said}`);
       const crashed = session.dead && !session.fatal;
       await session.stop();
       if (this.current.kind === "starting") {

@@ -4,6 +4,7 @@
  */
 import { pathToFileURL } from "node:url";
 import {
+  type Message,
   type MessageConnection,
   ErrorCodes,
   ResponseError,
@@ -59,8 +60,24 @@ export const CLIENT_CAPABILITIES: ClientCapabilities = {
 const LOG_LINES_KEPT = 20;
 /** After `exit`, this long before the process is killed: both servers exit in well under a second. */
 const EXIT_GRACE_MS = 2_000;
+/** After an exit, stderr's last lines may still be in the pipe: this long at most for them, for the failure message. */
+const STDERR_DRAIN_MS = 200;
 /** A stopped server's processes are checked this often until gone: SIGKILL is delivered, not awaited, and no event says so. */
 const GONE_POLL_MS = 10;
+
+/**
+ * vscode-jsonrpc 8.2 rethrows a failed request write inside a promise executor: an unhandled rejection, which would end
+ * the daemon. A write to a dead server fails quietly here; its exit disposes the connection, rejecting what is pending.
+ */
+class QuietWriter extends StreamMessageWriter {
+  override async write(message: Message): Promise<void> {
+    try {
+      await super.write(message);
+    } catch {
+      /* the server is gone: the exit handler answers for it */
+    }
+  }
+}
 
 export interface SessionEvents {
   onExit(reason: string): void;
@@ -100,21 +117,24 @@ export class ServerSession {
     let exitedWith: (reason: string) => void = () => {};
     this.exited = new Promise((resolve) => (exitedWith = resolve));
     this.indexed = spec.indexedLog ? new Promise((resolve) => (this.markIndexed = resolve)) : Promise.resolve();
+    const stderrEnded = new Promise<void>((resolve) => child.stderr.once("close", resolve));
     const die = (reason: string) => {
       if (this.dead) return;
       this.dead = true;
       this.connection.dispose(); // rejects every pending request
       this.server.kill(); // what it left behind (tsserver) goes with it
-      exitedWith(reason);
       this.markIndexed();
-      if (!this.stopping) this.events.onExit(reason);
+      void Promise.race([stderrEnded, new Promise((resolve) => setTimeout(resolve, STDERR_DRAIN_MS).unref())]).then(() => {
+        exitedWith(reason);
+        if (!this.stopping) this.events.onExit(reason);
+      });
     };
     child.on("exit", (code, signal) => die(signal ? `killed by ${signal}` : `exited with code ${code}`));
     child.on("error", (e) => die(`could not run: ${e.message}`));
     child.stdin.on("error", () => {}); // EPIPE on a dead server: the exit event says what happened
     child.stderr.setEncoding("utf8");
     child.stderr.on("data", (chunk: string) => this.remember(chunk));
-    this.connection = createMessageConnection(new StreamMessageReader(child.stdout), new StreamMessageWriter(child.stdin));
+    this.connection = createMessageConnection(new StreamMessageReader(child.stdout), new QuietWriter(child.stdin));
     this.handleServerMessages();
     this.connection.listen();
   }
