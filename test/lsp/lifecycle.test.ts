@@ -5,7 +5,7 @@ import { LspClient } from "../../src/lsp/client.js";
 import { LanguageServers } from "../../src/lsp/servers-pool.js";
 import { pythonSpec, typescriptSpec } from "../../src/lsp/servers.js";
 import { isAlive, processTree } from "../../src/lsp/spawn.js";
-import { docOf, pythonProject, typescriptProject } from "./projects.js";
+import { docOf, pythonProject, typescriptProject, SLOW_TEST, WAIT_MS } from "./projects.js";
 
 beforeAll(initHash);
 
@@ -22,7 +22,7 @@ function untilState(client: LspClient, kind: string): Promise<void> {
   });
 }
 
-describe("a typescript-language-server killed mid-check", () => {
+describe("a typescript-language-server killed mid-check", SLOW_TEST, () => {
   it("answers unknown, not a clean list, then restarts on the next call with its documents reopened", async () => {
     const project = typescriptProject();
     const client = new LspClient(typescriptSpec(), { root: project.dir });
@@ -31,7 +31,7 @@ describe("a typescript-language-server killed mid-check", () => {
     const leader = client.pid!;
     const main = docOf(project.dir, "src/main.ts");
     // A cold project takes seconds to check; the kill lands while tsserver is still loading it.
-    const checking = client.diagnostics(main);
+    const checking = client.diagnostics(main, WAIT_MS);
     process.kill(leader, "SIGKILL"); // the leader only: its tsserver must go with it all the same
     const answer = await checking;
     expect(answer).toMatchObject({ status: "unknown", hash: main.hash });
@@ -40,7 +40,7 @@ describe("a typescript-language-server killed mid-check", () => {
     expect(client.state).toMatchObject({ kind: "crashed", restarts: 0 });
     expect(client.openFiles()).toEqual(["src/main.ts"]);
 
-    const again = await client.diagnostics(main);
+    const again = await client.diagnostics(main, WAIT_MS);
     expect(again).toMatchObject({ status: "current", diagnostics: [{ line: 2, code: 2322 }] });
     expect(client.state).toEqual({ kind: "ready" });
     expect(client.pid).not.toBe(leader);
@@ -49,7 +49,7 @@ describe("a typescript-language-server killed mid-check", () => {
   });
 });
 
-describe("pyright-langserver", () => {
+describe("pyright-langserver", SLOW_TEST, () => {
   it("answers unknown when wait_ms passes before the diagnostics", async () => {
     const project = pythonProject();
     const client = new LspClient(pythonSpec(), { root: project.dir });
@@ -57,7 +57,7 @@ describe("pyright-langserver", () => {
     // A cold server cannot answer within a millisecond: the wait ends the call, never a clean list.
     const answer = await client.diagnostics(docOf(project.dir, "main.py"), 1);
     expect(answer).toMatchObject({ status: "unknown", reason: expect.stringMatching(/within 1 ms/) });
-    const later = await client.diagnostics(docOf(project.dir, "main.py"));
+    const later = await client.diagnostics(docOf(project.dir, "main.py"), WAIT_MS);
     expect(later.status).toBe("current");
   });
 
@@ -89,7 +89,7 @@ describe("pyright-langserver", () => {
   });
 });
 
-describe("LanguageServers", () => {
+describe("LanguageServers", SLOW_TEST, () => {
   it("routes files by extension, starts servers lazily, says their state and stops them all", async () => {
     const ts = typescriptProject();
     const servers = new LanguageServers({ root: ts.dir }, { python: { missing: "Cannot find module 'pyright'" } });

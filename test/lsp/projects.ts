@@ -5,6 +5,14 @@ import { decodeText } from "../../src/core/text.js";
 import type { DocRef, LspClient } from "../../src/lsp/client.js";
 import { tmpWorkspace } from "../helpers/tmp.js";
 
+/**
+ * A diagnostics wait for tests: a cold project on a loaded 2-core machine (a CPU hog beside this suite) took over 10 s to
+ * check, and a test is about which answer comes, never how soon.
+ */
+export const WAIT_MS = 60_000;
+/** Per test, for the same reason: starting and checking a cold project twice under load. */
+export const SLOW_TEST = { timeout: 180_000 };
+
 /** A small TypeScript project with one type error (main.ts line 2), and traps: a workspace typescript and a tsconfig plugin. */
 export function typescriptProject() {
   return tmpWorkspace({

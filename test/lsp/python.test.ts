@@ -8,7 +8,7 @@ import { applyTextEdits } from "../../src/lsp/convert.js";
 import { pythonSpec } from "../../src/lsp/servers.js";
 import { isAlive, processTree } from "../../src/lsp/spawn.js";
 import { tmpWorkspace, writeFile } from "../helpers/tmp.js";
-import { docOf, edit, pythonProject } from "./projects.js";
+import { docOf, edit, pythonProject, SLOW_TEST, WAIT_MS } from "./projects.js";
 
 const project = pythonProject();
 const dir = project.dir;
@@ -26,7 +26,7 @@ afterAll(async () => {
   project.cleanup();
 });
 
-describe("pyright-langserver", () => {
+describe("pyright-langserver", SLOW_TEST, () => {
   it("answers hover, definition and references right after start, references across files it has not listed yet", async () => {
     const main = docOf(dir, "main.py");
     const [hover, definition, references] = await Promise.all([
@@ -41,7 +41,7 @@ describe("pyright-langserver", () => {
   });
 
   it("reports the type error of the current content, pulled", async () => {
-    const answer = await client.diagnostics(docOf(dir, "main.py"));
+    const answer = await client.diagnostics(docOf(dir, "main.py"), WAIT_MS);
     expect(answer.status === "current" && answer.diagnostics.map((d) => [d.line, d.column, d.severity, d.code, d.source])).toEqual([
       [2, 10, "error", "reportAssignmentType", "Pyright"],
     ]);
@@ -50,18 +50,18 @@ describe("pyright-langserver", () => {
   it("reports an edit that fixes the error as fixed, never with the old error", async () => {
     const original = docOf(dir, "main.py");
     const fixed = edit(client, dir, "main.py", original.text.replace("x: str", "x: int"));
-    expect(await client.diagnostics(fixed)).toEqual({ status: "current", hash: fixed.hash, diagnostics: [] });
+    expect(await client.diagnostics(fixed, WAIT_MS)).toEqual({ status: "current", hash: fixed.hash, diagnostics: [] });
     const broken = edit(client, dir, "main.py", original.text);
-    const again = await client.diagnostics(broken);
+    const again = await client.diagnostics(broken, WAIT_MS);
     expect(again.status === "current" && again.diagnostics.map((d) => d.code)).toEqual(["reportAssignmentType"]);
   });
 
   it("does not answer a second edit, made while the first is checked, with the first's diagnostics", async () => {
     const original = docOf(dir, "main.py");
     const first = edit(client, dir, "main.py", original.text.replace("x: str", "x: bytes"));
-    const checking = client.diagnostics(first);
+    const checking = client.diagnostics(first, WAIT_MS);
     const second = edit(client, dir, "main.py", original.text.replace('x: str = add(1, 2)', 'x: int = add(1, "2")'));
-    const answer = await client.diagnostics(second);
+    const answer = await client.diagnostics(second, WAIT_MS);
     expect(await checking).toMatchObject({ status: "unknown", hash: first.hash });
     expect(answer.status === "current" && answer.diagnostics.map((d) => d.code)).toEqual(["reportArgumentType"]);
     edit(client, dir, "main.py", original.text);
@@ -70,10 +70,10 @@ describe("pyright-langserver", () => {
   it("sees a change of a file it does not have open (watched files from the bus)", async () => {
     edit(client, dir, "helper.py", "def name() -> int:\n    return 1\n");
     const uses = edit(client, dir, "uses.py", "from helper import name\n\nv: int = name()\n");
-    expect(await client.diagnostics(uses)).toEqual({ status: "current", hash: uses.hash, diagnostics: [] });
+    expect(await client.diagnostics(uses, WAIT_MS)).toEqual({ status: "current", hash: uses.hash, diagnostics: [] });
     expect(client.openFiles()).not.toContain("helper.py");
     edit(client, dir, "helper.py", 'def name() -> str:\n    return "1"\n');
-    const answer = await client.diagnostics(uses);
+    const answer = await client.diagnostics(uses, WAIT_MS);
     expect(answer.status === "current" && answer.diagnostics.map((d) => d.code)).toEqual(["reportAssignmentType"]);
     edit(client, dir, "uses.py", null);
     edit(client, dir, "helper.py", null);
@@ -86,7 +86,7 @@ describe("pyright-langserver", () => {
     const column = [...lineText.slice(0, lineText.indexOf("naïve"))].length + 1;
     expect((await client.hover(wide, { line: 2, column })).text).toContain("naïve: int");
     const typed = edit(client, dir, "wide.py", wide.text.replace("naïve =", "naïve: str ="));
-    const answer = await client.diagnostics(typed);
+    const answer = await client.diagnostics(typed, WAIT_MS);
     const at = column + "naïve: str = ".length;
     expect(answer.status === "current" && answer.diagnostics.map((d) => [d.line, d.column])).toEqual([[2, at]]);
     edit(client, dir, "wide.py", wide.text);
@@ -131,7 +131,7 @@ describe("pyright-langserver", () => {
     for (const f of ["main.py", "other.py", "wide.py", "util.py"]) await client.documentSymbols(docOf(dir, f));
     expect(client.openFiles()).toEqual(["other.py", "wide.py", "util.py"]);
     // A closed document opens again on demand and is checked as usual.
-    const answer = await client.diagnostics(docOf(dir, "main.py"));
+    const answer = await client.diagnostics(docOf(dir, "main.py"), WAIT_MS);
     expect(answer.status === "current" && answer.diagnostics.length).toBe(1);
   });
 
@@ -143,7 +143,7 @@ describe("pyright-langserver", () => {
       check();
     });
     expect(client.state).toMatchObject({ kind: "crashed", restarts: 0 });
-    const answer = await client.diagnostics(docOf(dir, "main.py"));
+    const answer = await client.diagnostics(docOf(dir, "main.py"), WAIT_MS);
     expect(answer.status === "current" && answer.diagnostics.length).toBe(1);
     expect(client.pid).not.toBe(before);
     expect(client.state).toEqual({ kind: "ready" });
@@ -157,7 +157,7 @@ describe("pyright-langserver", () => {
   });
 });
 
-describe("pyright and the workspace's interpreter", () => {
+describe("pyright and the workspace's interpreter", SLOW_TEST, () => {
   it("never runs a python3 the workspace put on PATH (a user's elsewhere on PATH it may run)", async () => {
     await initHash();
     const ws = pythonProject();
@@ -171,7 +171,7 @@ describe("pyright and the workspace's interpreter", () => {
       VIRTUAL_ENV: ws.dir };
     const c = new LspClient(pythonSpec(), { root: ws.dir, env });
     try {
-      const answer = await c.diagnostics(docOf(ws.dir, "main.py"));
+      const answer = await c.diagnostics(docOf(ws.dir, "main.py"), WAIT_MS);
       expect(answer).toMatchObject({ status: "current" });
       // The control: pyright does run python3 from PATH, so the workspace's would have run had it stayed on PATH.
       expect(readFileSync(path.join(user.dir, "ran.txt"), "utf8")).toContain(path.join(user.dir, "bin/python3"));

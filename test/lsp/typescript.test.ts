@@ -5,7 +5,7 @@ import { LspClient } from "../../src/lsp/client.js";
 import { applyTextEdits } from "../../src/lsp/convert.js";
 import { typescriptSpec } from "../../src/lsp/servers.js";
 import { isAlive, processTree } from "../../src/lsp/spawn.js";
-import { docOf, edit, ranMarkers, typescriptProject } from "./projects.js";
+import { docOf, edit, ranMarkers, typescriptProject, SLOW_TEST, WAIT_MS } from "./projects.js";
 
 const project = typescriptProject();
 const dir = project.dir;
@@ -22,7 +22,7 @@ afterAll(async () => {
   project.cleanup();
 });
 
-describe("typescript-language-server", () => {
+describe("typescript-language-server", SLOW_TEST, () => {
   it("answers hover and definition right after start, before the project has loaded (no syntax server)", async () => {
     const main = docOf(dir, "src/main.ts");
     const [hover, definition, references] = await Promise.all([
@@ -38,7 +38,7 @@ describe("typescript-language-server", () => {
   });
 
   it("reports the type error of the current content", async () => {
-    const answer = await client.diagnostics(docOf(dir, "src/main.ts"));
+    const answer = await client.diagnostics(docOf(dir, "src/main.ts"), WAIT_MS);
     expect(answer).toMatchObject({ status: "current", hash: docOf(dir, "src/main.ts").hash });
     expect(answer.status === "current" && answer.diagnostics).toEqual([{ line: 2, column: 7, end_line: 2, end_column: 8, severity: "error",
       code: 2322, source: "typescript", message: "Type 'number' is not assignable to type 'string'." }]);
@@ -52,18 +52,18 @@ describe("typescript-language-server", () => {
   it("reports an edit that fixes the error as fixed, never with the old error", async () => {
     const original = docOf(dir, "src/main.ts");
     const fixed = edit(client, dir, "src/main.ts", original.text.replace("const x: string", "const x: number"));
-    expect(await client.diagnostics(fixed)).toEqual({ status: "current", hash: fixed.hash, diagnostics: [] });
+    expect(await client.diagnostics(fixed, WAIT_MS)).toEqual({ status: "current", hash: fixed.hash, diagnostics: [] });
     const broken = edit(client, dir, "src/main.ts", original.text);
-    const again = await client.diagnostics(broken);
+    const again = await client.diagnostics(broken, WAIT_MS);
     expect(again.status === "current" && again.diagnostics.map((d) => d.code)).toEqual([2322]);
   });
 
   it("does not answer a second edit, made while the first is checked, with the first's diagnostics", async () => {
     const original = docOf(dir, "src/main.ts");
     const first = edit(client, dir, "src/main.ts", original.text.replace("const x: string", "const x: boolean"));
-    const checking = client.diagnostics(first);
+    const checking = client.diagnostics(first, WAIT_MS);
     const second = edit(client, dir, "src/main.ts", original.text.replace("const x: string = sum(1, 2)", 'const x: number = sum(1, "2")'));
-    const answer = await client.diagnostics(second);
+    const answer = await client.diagnostics(second, WAIT_MS);
     expect(await checking).toMatchObject({ status: "unknown", hash: first.hash });
     expect(answer.status).toBe("current");
     expect(answer.hash).toBe(second.hash);
@@ -81,7 +81,7 @@ describe("typescript-language-server", () => {
     const column = [...lineText.slice(0, lineText.indexOf("naïve"))].length + 1;
     expect((await client.hover(wide, { line: 2, column })).text).toContain("naïve: number");
     const typed = edit(client, dir, "src/wide.ts", wide.text.replace("naïve =", "naïve: string ="));
-    const answer = await client.diagnostics(typed);
+    const answer = await client.diagnostics(typed, WAIT_MS);
     expect(answer.status === "current" && answer.diagnostics.map((d) => [d.line, d.column, d.end_column])).toEqual([[2, column, column + 5]]);
     edit(client, dir, "src/wide.ts", wide.text);
   });
