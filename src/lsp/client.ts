@@ -73,6 +73,17 @@ export interface ClientOptions extends KeeperOptions {
   readFile?: (abs: string) => { text: string; hash: string } | undefined;
 }
 
+/** The server capability each request needs (from its initialize answer). */
+const PROVIDERS: Record<string, keyof ServerSession["capabilities"]> = {
+  "textDocument/hover": "hoverProvider",
+  "textDocument/definition": "definitionProvider",
+  "textDocument/implementation": "implementationProvider",
+  "textDocument/references": "referencesProvider",
+  "textDocument/documentSymbol": "documentSymbolProvider",
+  "workspace/symbol": "workspaceSymbolProvider",
+  "textDocument/rename": "renameProvider",
+};
+
 type ClientEvent = { kind: "doc"; path: string } | { kind: "exit" };
 
 function readFromDisk(abs: string): { text: string; hash: string } | undefined {
@@ -360,9 +371,20 @@ export class LspClient {
     signal?.throwIfAborted();
   }
 
+  /** LSP_UNAVAILABLE for a request the server does not offer (pyright has no implementations), before asking. */
+  private offers(session: ServerSession, method: string): void {
+    const key = PROVIDERS[method];
+    if (key && !session.capabilities[key]) {
+      throw new ToolError("LSP_UNAVAILABLE", `${this.spec.name} does not answer ${method}${method.endsWith("implementation") ? "; lsp_references finds the uses instead" : ""}.`, {
+        language: this.spec.language,
+      });
+    }
+  }
+
   /** One request; a server error is `errorCode` (NOT_FOUND for a rename the server refuses), a dead server LSP_UNAVAILABLE. */
   private async request<R>(session: ServerSession, method: string, params: object, signal?: AbortSignal,
     errorCode: "LSP_UNAVAILABLE" | "NOT_FOUND" = "LSP_UNAVAILABLE"): Promise<R> {
+    this.offers(session, method);
     signal?.throwIfAborted();
     const cancel = new CancellationTokenSource();
     const onAbort = () => cancel.cancel();

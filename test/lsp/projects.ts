@@ -26,6 +26,7 @@ export function typescriptProject() {
       "src/main.ts": 'import { add as sum } from "./math.js";\nconst x: string = sum(1, 2);\nconsole.log(x, sum(3, 4));\n',
       "src/other.ts": 'import { add } from "./math.js";\nexport const total = add(add(1, 2), 3);\n',
       "src/wide.ts": 'import { add } from "./math.js";\nconst face = "😀😀"; export const naïve = add(face.length, 2);\n',
+      "src/shape.ts": "export interface Shape {\n  area(): number;\n}\nexport class Square implements Shape {\n  area(): number {\n    return 4;\n  }\n}\n",
       // Code the workspace controls, which no language server may run: it leaves a marker if it ever does.
       "node_modules/typescript/package.json": JSON.stringify({ name: "typescript", version: "5.9.9", main: "lib/typescript.js" }),
       "node_modules/typescript/lib/tsserver.js": marker("workspace-tsserver"),

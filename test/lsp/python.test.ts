@@ -100,6 +100,13 @@ describe("pyright-langserver", SLOW_TEST, () => {
     ].sort());
   });
 
+  it("says it has no implementations rather than answering an empty list", async () => {
+    await expect(client.implementation(docOf(dir, "util.py"), { line: 1, symbol: "add" })).rejects.toMatchObject({
+      code: "LSP_UNAVAILABLE",
+      message: expect.stringMatching(/does not answer textDocument\/implementation/),
+    });
+  });
+
   describe("rename", () => {
     const everywhere = {
       "main.py": "from util import plus\nx: str = plus(1, 2)\nprint(x)\n",

@@ -97,6 +97,16 @@ describe("typescript-language-server", SLOW_TEST, () => {
     ].sort());
   });
 
+  it("finds the implementations of an interface and of its method", async () => {
+    const shape = docOf(dir, "src/shape.ts");
+    expect((await client.implementation(shape, { line: 1, symbol: "Shape" })).places).toEqual([
+      { path: "src/shape.ts", line: 4, column: 14, end_line: 4, end_column: 20 },
+    ]);
+    expect((await client.implementation(shape, { line: 2, symbol: "area" })).places).toEqual([
+      { path: "src/shape.ts", line: 5, column: 3, end_line: 5, end_column: 7 },
+    ]);
+  });
+
   describe("rename", () => {
     const renamed = async (file: string, line: number, symbol: string, newName: string) => {
       const result = await client.rename(docOf(dir, file), { line, symbol }, newName);
