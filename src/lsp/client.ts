@@ -257,24 +257,33 @@ export class LspClient {
       const prepared = await this.request<unknown>(session, "textDocument/prepareRename", where, signal, "NOT_FOUND");
       if (!prepared) throw new ToolError("NOT_FOUND", `Nothing to rename at ${open.path}:${at.line}; point at an identifier.`);
     }
-    const ask = async () => normalizeWorkspaceEdit(
-      await this.request<WorkspaceEdit | null>(session, "textDocument/rename", { ...where, newName }, signal, "NOT_FOUND"),
-      this.paths.pathOf, (p) => this.docs.get(p)?.version);
+    const ask = async () => {
+      // What each open document was when the question went out: its edits are about that content, if it is still so.
+      const sent = new Map(this.docs.all().map((d) => [d.path, d]));
+      const files = normalizeWorkspaceEdit(
+        await this.request<WorkspaceEdit | null>(session, "textDocument/rename", { ...where, newName }, signal, "NOT_FOUND"),
+        this.paths.pathOf, (p) => sent.get(p)?.version);
+      return files.map((f): RenameFile => {
+        const was = sent.get(f.path);
+        if (was && this.docs.get(f.path)?.version !== was.version) {
+          throw new ToolError("HASH_MISMATCH", `${f.path} changed while the language server computed the rename; run it again.`, { path: f.path });
+        }
+        return { ...f, hash: was?.hash ?? null };
+      });
+    };
     let files = await ask();
-    const unpinned = files.filter((f) => !this.docs.get(f.path) && !path.isAbsolute(f.path) && languageOf(f.path)?.language === this.spec.language);
+    const unpinned = files.filter((f) => f.hash === null && !path.isAbsolute(f.path) && languageOf(f.path)?.language === this.spec.language);
     for (const f of unpinned) {
       const read = this.readFile(this.paths.absOf(f.path));
       if (read) this.openDoc({ path: f.path, text: read.text, hash: read.hash }, false);
     }
-    if (unpinned.length) files = await ask();
-    const pinned = new Map(files.map((f) => [f.path, this.docs.get(f.path)]));
-    this.send(this.docs.trim());
+    try {
+      if (unpinned.length) files = await ask();
+    } finally {
+      this.send(this.docs.trim());
+    }
     if (files.length === 0) throw new ToolError("NOT_FOUND", `The server found nothing to rename at ${open.path}:${at.line}.`);
-    return {
-      hash: open.hash,
-      files: files.map((f) => ({ ...f, hash: pinned.get(f.path)?.hash ?? null })),
-      count: files.reduce((n, f) => n + f.edits.length, 0),
-    };
+    return { hash: open.hash, files, count: files.reduce((n, f) => n + f.edits.length, 0) };
   }
 
   /** shutdown and exit, then kill what is left: resolves once none of the server's processes is alive. */
