@@ -46,6 +46,8 @@ export const ERROR_CODES = [
   // terminal (SPEC 11)
   "SHELL_WRITE_REFUSED",
   "SANDBOX_UNAVAILABLE",
+  // language servers (SPEC 10)
+  "LSP_UNAVAILABLE",
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
