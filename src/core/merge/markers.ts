@@ -82,6 +82,21 @@ export interface RenderedFile {
 
 /** The merged file, diff3-style: every unresolved block as `<<< ours ||| base === theirs >>>` with the given size. */
 export function renderMerged(merge: MergeResult, opts: RenderOptions): RenderedFile {
+  return renderChunks(merge.chunks, opts);
+}
+
+/**
+ * Blocks `first` to `last` with the settled lines between them, as renderMerged writes that part of the file: what
+ * replaces the worktree run of a group of blocks git joined into one region (resolved blocks as their resolution, the
+ * others as markers). For a single resolved block it is just the resolution.
+ */
+export function renderBlocks(merge: MergeResult, first: number, last: number, opts: RenderOptions): RenderedFile {
+  const from = merge.chunks.indexOf(merge.blocks[first]);
+  const to = merge.chunks.indexOf(merge.blocks[last]);
+  return renderChunks(merge.chunks.slice(from, to + 1), opts);
+}
+
+function renderChunks(chunks: MergeResult["chunks"], opts: RenderOptions): RenderedFile {
   const lines: string[] = [];
   const eols: LineEnd[] = [];
   const regions: RenderedRegion[] = [];
@@ -95,7 +110,7 @@ export function renderMerged(merge: MergeResult, opts: RenderOptions): RenderedF
     for (let i = 0; i < part.lines.length; i++) push(part.lines[i], part.eols[i]);
   };
   const marker = (kind: MarkerKind, label = "") => push(markerLine(kind, opts.markerSize, label), opts.eol);
-  for (const chunk of merge.chunks) {
+  for (const chunk of chunks) {
     if (chunk.kind === "stable") {
       pushAll(chunk);
       continue;
