@@ -42,18 +42,30 @@ export class Interner {
 
 type Seq = ArrayLike<number>;
 
+/**
+ * The occurrence index find_lcs builds over a region of `a`: per value its first occurrence and count, and per
+ * position the next occurrence. Values are interned ids, so typed arrays indexed by value replace git's hash table;
+ * they are allocated once per diff and cleared after each region (histogram indexes each region anew).
+ */
+class Index {
+  readonly first: Int32Array;
+  readonly count: Int32Array;
+  readonly next: Int32Array;
+  constructor(values: number, length: number) {
+    this.first = new Int32Array(values).fill(-1);
+    this.count = new Int32Array(values);
+    this.next = new Int32Array(length);
+  }
+}
+
 /** xhistogram.c's find_lcs over a[aLo,aHi) and b[bLo,bHi): the longest common run of the rarest elements. */
-function findLcs(a: Seq, b: Seq, aLo: number, aHi: number, bLo: number, bHi: number) {
-  // Occurrences in a, ascending, chained per value; counts per value.
-  const first = new Map<number, number>();
-  const count = new Map<number, number>();
-  const next = new Int32Array(aHi - aLo).fill(-1);
+function findLcs(a: Seq, b: Seq, aLo: number, aHi: number, bLo: number, bHi: number, index: Index) {
+  const { first, count, next } = index;
   for (let i = aHi - 1; i >= aLo; i--) {
     const v = a[i];
-    const head = first.get(v);
-    if (head !== undefined) next[i - aLo] = head;
-    first.set(v, i);
-    count.set(v, (count.get(v) ?? 0) + 1);
+    next[i] = first[v];
+    first[v] = i;
+    count[v]++;
   }
   let cnt = MAX_CHAIN_LENGTH + 1;
   let hasCommon = false;
@@ -62,15 +74,15 @@ function findLcs(a: Seq, b: Seq, aLo: number, aHi: number, bLo: number, bHi: num
   let as0 = 0, bs0 = 0, ae0 = 0, be0 = 0;
   for (let bPtr = bLo; bPtr < bHi;) {
     let bNext = bPtr + 1;
-    const start = first.get(b[bPtr]);
-    if (start !== undefined) {
-      const recCnt = count.get(b[bPtr])!;
-      if (recCnt > cnt) hasCommon = true;
-      else {
-        hasCommon = true;
+    const v = b[bPtr];
+    const start = v < first.length ? first[v] : -1;
+    if (start !== -1) {
+      hasCommon = true;
+      const recCnt = count[v];
+      if (recCnt <= cnt) {
         let as = start;
         for (;;) {
-          let np = next[as - aLo];
+          let np = next[as];
           let bs = bPtr;
           let ae = as;
           let be = bs;
@@ -78,12 +90,12 @@ function findLcs(a: Seq, b: Seq, aLo: number, aHi: number, bLo: number, bHi: num
           while (aLo < as && bLo < bs && a[as - 1] === b[bs - 1]) {
             as--;
             bs--;
-            if (rc > 1) rc = Math.min(rc, count.get(a[as])!);
+            if (rc > 1) rc = Math.min(rc, count[a[as]]);
           }
           while (ae < aHi - 1 && be < bHi - 1 && a[ae + 1] === b[be + 1]) {
             ae++;
             be++;
-            if (rc > 1) rc = Math.min(rc, count.get(a[ae])!);
+            if (rc > 1) rc = Math.min(rc, count[a[ae]]);
           }
           if (bNext <= be) bNext = be + 1;
           if (span < ae - as || rc < cnt) {
@@ -95,14 +107,17 @@ function findLcs(a: Seq, b: Seq, aLo: number, aHi: number, bLo: number, bHi: num
             be0 = be;
             cnt = rc;
           }
-          if (np === -1) break;
-          while (np !== -1 && np <= ae) np = next[np - aLo];
+          while (np !== -1 && np <= ae) np = next[np];
           if (np === -1) break;
           as = np;
         }
       }
     }
     bPtr = bNext;
+  }
+  for (let i = aLo; i < aHi; i++) {
+    first[a[i]] = -1;
+    count[a[i]] = 0;
   }
   if (hasCommon && cnt > MAX_CHAIN_LENGTH) return "fallback" as const;
   return found ? { as: as0, bs: bs0, ae: ae0, be: be0 } : null;
@@ -156,6 +171,9 @@ function backtrack(trace: Int32Array[], dEnd: number, n: number, m: number, aLo:
 
 /** xhistogram.c's histogram_diff, iterative: marks changed elements of a in `ca` and of b in `cb`. */
 function histogram(a: Seq, b: Seq, ca: Uint8Array, cb: Uint8Array): void {
+  let values = 0;
+  for (let i = 0; i < a.length; i++) if (a[i] >= values) values = a[i] + 1;
+  const index = new Index(values, a.length);
   const stack: number[][] = [[0, a.length, 0, b.length]];
   const markAll = (aLo: number, aHi: number, bLo: number, bHi: number) => {
     ca.fill(1, aLo, aHi);
@@ -167,7 +185,7 @@ function histogram(a: Seq, b: Seq, ca: Uint8Array, cb: Uint8Array): void {
       markAll(aLo, aHi, bLo, bHi);
       continue;
     }
-    const lcs = findLcs(a, b, aLo, aHi, bLo, bHi);
+    const lcs = findLcs(a, b, aLo, aHi, bLo, bHi, index);
     if (lcs === "fallback") {
       if (!myers(a, b, aLo, aHi, bLo, bHi, ca, cb)) markAll(aLo, aHi, bLo, bHi);
     } else if (!lcs) markAll(aLo, aHi, bLo, bHi);

@@ -136,7 +136,7 @@ describe("autoResolve on a real git merge", () => {
     const git = realMerge(base, ours, theirs);
     expect(git.worktree).toContain("<<<<<<< HEAD");
     const m = mergeTexts(git.base, git.ours, git.theirs);
-    const resolutions = m.blocks.map(autoResolve);
+    const resolutions = m.blocks.map((b) => autoResolve(b));
     expect(resolutions.map((r) => r?.rule)).toEqual(["words"]);
     const out = renderMerged(m, { markerSize: 7, labels: { ours: "HEAD", base: "base", theirs: "theirs" }, eol: "\n", resolutions });
     expect(out.regions).toEqual([]);

@@ -28,7 +28,7 @@ function run(eolAttr: boolean) {
   const labels = { ours: "HEAD", base: "merge base", theirs: "topic" };
   // 1. The operation stopped: auto-resolve and write the file with the daemon's markers.
   const size = chooseMarkerSize([git.base, git.ours, git.theirs].map((t) => splitText(t).lines));
-  const auto = m.blocks.map(autoResolve);
+  const auto = m.blocks.map((b) => autoResolve(b));
   const written = rewriteRuns(m, worktree, locateBlocks(m, worktree.lines, 7).located, { markerSize: size, labels, eol, lineEols, resolutions: auto });
   // 2. git_conflicts: the blocks left, numbered in file order.
   let listed = locateBlocks(m, written.lines, size);
