@@ -26,7 +26,7 @@ import { fmt, median } from "./lib.js";
 
 /** Lines of settled context on each side that must surround a settled block's text in the real resolution. */
 const CHECK_CONTEXT = 3;
-/** How far (lines) from the block's place in ours a real resolution is looked for, to call a mismatch a disagreement. */
+/** How far (lines) from a block's place in the merged file its surroundings are looked for in the real resolution. */
 const CHECK_WINDOW = 400;
 /** The merges corpus stops after this long (re-merging 5,000 merges with merge-tree takes several minutes here). */
 const MERGES_BUDGET_MS = 12 * 60_000;
@@ -50,7 +50,10 @@ export interface CorpusFigures {
   sameAsOrt: number;
   settled: number;
   byRule: Record<AutoRule, number>;
-  /** Settled blocks checked against the real resolution: it has the same text there, the same apart from spacing and line breaks (the merge commit re-formatted it), or something else (in a source file, or in a generated one). */
+  /**
+   * Settled blocks checked against the real resolution: it has the same text there, the same apart from spacing and
+   * line breaks (the merge commit re-formatted it), or something else (in a source file, or in a generated one).
+   */
   agree: number;
   reformatted: number;
   disagree: number;
@@ -399,7 +402,12 @@ function print(f: CorpusFigures & { scanned?: number; complete?: boolean }): voi
   const folders = Object.entries(f.byFolder).sort((a, b) => b[1][0] + b[1][1] - a[1][0] - a[1][1]);
   if (folders.length) console.log(`  checked per folder (agree/disagree): ${folders.map(([k, [a, d]]) => `${k} ${a}/${d}`).join(", ")}`);
   const c = f.clean;
-  if (c.hunks) console.log(`baseline, git's clean hunks in the same source files: ${c.hunks}: agree ${c.agree}, apart from formatting ${c.reformatted}, disagree ${c.disagree}, unchecked ${c.unchecked}`);
+  if (c.hunks) {
+    console.log(
+      `baseline, git's clean hunks in the same source files: ${c.hunks}: agree ${c.agree}, apart from formatting ${c.reformatted}, ` +
+        `disagree ${c.disagree}, unchecked ${c.unchecked}`,
+    );
+  }
   if (f.disagreements.length) console.log(`disagreements (first ${f.disagreements.length}):\n${f.disagreements.join("\n")}`);
 }
 

@@ -94,7 +94,11 @@ function keptLine(block: ConflictBlock, entry: unknown, field: string, name: str
   }
   const m = ENTRY.exec(entry.trim());
   if (!m) {
-    throw new ToolError("INVALID_PARAMS", `${field}: ${JSON.stringify(entry)} is not a keep entry; use "ours:N", "theirs:N", "base:N" (N as git_conflicts numbers that side), "theirs:N:TAG" to check the tag, or {"text": "..."} for a new line.`);
+    throw new ToolError(
+      "INVALID_PARAMS",
+      `${field}: ${JSON.stringify(entry)} is not a keep entry; use "ours:N", "theirs:N", "base:N" (N as git_conflicts numbers that side), ` +
+        `"theirs:N:TAG" to check the tag, or {"text": "..."} for a new line.`,
+    );
   }
   const sideName = m[1].toLowerCase() as SideName;
   const n = Number(m[2]);

@@ -4,7 +4,7 @@ import type { LineEnd, Lines, MergeResult } from "./three-way.js";
 /**
  * Maps the blocks of a merge of the index stages onto the marker regions of the worktree file, whoever wrote it: the
  * daemon (diff3 style, one region per block) or git in any conflict style. git's "merge" style (the default) trims the
- * lines both sides share off a conflict, splits it where they share lines in the middle, and joins conflicts that three
+ * lines both sides share off a conflict, splits it where they share lines in the middle, and joins conflicts three
  * lines or fewer apart into one region; zdiff3 trims too. So a block's place in the worktree is the run of lines that
  * reads as the block's ours side when every region in it is replaced by its ours part, and as its theirs side with
  * theirs parts; where git joined blocks, the run holds the group, with the settled lines between them.
@@ -47,7 +47,15 @@ type Span = { start: number; end: number; lastRegion: number };
  * moved out of the conflict (k lines, alike on both sides), then regions and shared lines until both are complete.
  * "short" when the run needs more lines than O and T have (it may hold the next block too), null on a mismatch.
  */
-function matchSpan(lines: readonly string[], regions: readonly MarkerRegion[], r: number, O: readonly string[], T: readonly string[], B: readonly string[] | null, floor: number): Span | "short" | null {
+function matchSpan(
+  lines: readonly string[],
+  regions: readonly MarkerRegion[],
+  r: number,
+  O: readonly string[],
+  T: readonly string[],
+  B: readonly string[] | null,
+  floor: number,
+): Span | "short" | null {
   const first = regions[r];
   const len = (x: { from: number; to: number }) => x.to - x.from;
   if (first.base && (!B || len(first.base) !== B.length || !same(lines, first.base.from, B, 0, B.length))) return null;
