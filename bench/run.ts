@@ -11,6 +11,8 @@ const SUITES: Record<string, () => Promise<{ default: () => Promise<void> }>> = 
   mcp: () => import("./mcp.js"),
   "mcp-server": () => import("./mcp-server.js"),
   lsp: () => import("./lsp.js"),
+  conflicts: () => import("./conflicts-corpus.js"),
+  agent: () => import("./agent.js"),
 };
 
 const wanted = process.argv.slice(2);
