@@ -2,8 +2,9 @@ import { stat } from "node:fs/promises";
 import path from "node:path";
 import { ToolError } from "../errors.js";
 import type { ToolContext } from "../tools/tool.js";
+import type { Env } from "../platform/child-env.js";
 import type { Workspace } from "../workspace.js";
-import { type GitCtx, git, steady } from "./run.js";
+import { type GitCtx, NO_SUBMODULE_WORKTREES, git, steady } from "./run.js";
 
 export type Ctx = Pick<ToolContext, "ws" | "signal">;
 
@@ -173,8 +174,8 @@ export interface FileStat {
   deleted: number | null;
 }
 
-export async function numstat(ctx: GitCtx, args: string[], env?: NodeJS.ProcessEnv, command: "diff" | "show" = "diff"): Promise<FileStat[]> {
-  const extra = command === "show" ? ["--format="] : [];
+export async function numstat(ctx: GitCtx, args: string[], env?: Env, command: "diff" | "show" = "diff"): Promise<FileStat[]> {
+  const extra = command === "show" ? ["--format="] : [NO_SUBMODULE_WORKTREES];
   const r = await git(ctx, [command, "--numstat", "-z", "--no-renames", ...extra, ...args], { env });
   const parts = r.stdout.split("\0").map((p) => p.replace(/^\n+/, "")).filter(Boolean);
   return parts.map((p) => {

@@ -1,5 +1,5 @@
 import { cachedGitDir, operationInProgress, gitState } from "../git/repo.js";
-import { git } from "../git/run.js";
+import { NO_SUBMODULE_WORKTREES, git } from "../git/run.js";
 import { type Status, isClean, parseStatus } from "../git/status.js";
 import { list } from "../git/text.js";
 import { defineTool } from "./tool.js";
@@ -11,8 +11,8 @@ export const gitStatusTool = defineTool({
   mutating: false,
   state: gitState,
   async run(_params, ctx) {
-    // GIT_OPTIONAL_LOCKS=0: a status must not take the index lock and block a commit running beside it.
-    const r = await git(ctx, ["status", "--porcelain=v2", "-z", "--branch"], { env: { GIT_OPTIONAL_LOCKS: "0" } });
+    // Every git call runs without optional locks: a status must not rewrite the index or block a commit beside it.
+    const r = await git(ctx, ["status", "--porcelain=v2", "-z", "--branch", NO_SUBMODULE_WORKTREES]);
     const gitDir = await cachedGitDir(ctx);
     const status = parseStatus(r.stdout);
     const operation = await operationInProgress(gitDir);
