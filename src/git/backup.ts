@@ -1,9 +1,8 @@
-import { copyFile, lstat, mkdtemp, rm } from "node:fs/promises";
+import { lstat, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { isNodeError } from "../errors.js";
 import { expandUntracked } from "./in-the-way.js";
-import { cachedGitDir } from "./repo.js";
+import { cachedGitDir, copyIndex } from "./repo.js";
 import { NO_SUBMODULE_WORKTREES, git, type GitCtx } from "./run.js";
 
 /** Where backups live: outside refs/heads and refs/tags so no branch list or push ever shows them, but gc keeps them. */
@@ -68,11 +67,7 @@ export async function snapshotWorktree(ctx: GitCtx, head: string | null, extra: 
   const dir = await mkdtemp(path.join(tmpdir(), "tool-layer-backup-"));
   try {
     const env = { GIT_INDEX_FILE: path.join(dir, "index") };
-    const copied = await copyFile(path.join(gitDir, "index"), env.GIT_INDEX_FILE).then(() => true, (e) => {
-      if (isNodeError(e, "ENOENT")) return false;
-      throw e;
-    });
-    if (!copied) await git(ctx, head ? ["read-tree", head] : ["read-tree", "--empty"], { env });
+    if (!(await copyIndex(gitDir, env.GIT_INDEX_FILE))) await git(ctx, head ? ["read-tree", head] : ["read-tree", "--empty"], { env });
     const headTree = head ? (await git(ctx, ["rev-parse", `${head}^{tree}`])).stdout.trim() : null;
     // The index as a tree; while paths are unmerged there is none, and HEAD's tree stands for it.
     const written = await git(ctx, ["write-tree"], { env, ok: [0, 128] });

@@ -3,6 +3,7 @@ import path from "node:path";
 import { ToolError } from "../errors.js";
 import type { Env } from "../platform/child-env.js";
 import { pathspec } from "./params.js";
+import { withPrivateIndex } from "./repo.js";
 import { NO_SUBMODULE_WORKTREES, git, type GitCtx } from "./run.js";
 
 export interface StageChange {
@@ -16,6 +17,7 @@ export interface StageChange {
  * which is not the root's to trust. A submodule whose HEAD moved is still listed, and staged as its new commit.
  */
 export async function pendingChanges(ctx: GitCtx, rels: string[] | undefined, env?: Env): Promise<StageChange[]> {
+  if (!env) return withPrivateIndex(ctx, (env) => pendingChanges(ctx, rels, env));
   const spec = ["--", ...(rels ?? ["."]).map(pathspec)];
   const [tracked, others] = await Promise.all([
     git(ctx, ["diff", "--name-status", "-z", "--no-renames", NO_SUBMODULE_WORKTREES, ...spec], { env }),

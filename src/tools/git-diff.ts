@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { pathParam, pathspec, refParam } from "../git/params.js";
-import { numstat, cachedGitDir, resolveCommit, gitState, statText, tryResolve } from "../git/repo.js";
+import { numstat, cachedGitDir, resolveCommit, gitState, statText, tryResolve, withPrivateIndex } from "../git/repo.js";
 import { NO_SUBMODULE_WORKTREES, git, type GitCtx } from "../git/run.js";
 import { PATCH_READ_BYTES, capDiff, fileList } from "../git/text.js";
 import { ToolError } from "../errors.js";
@@ -28,10 +28,10 @@ export const gitDiffTool = defineTool({
       if (!target.exists) await requireKnown(ctx, target.rel, base, ref);
       spec.push(pathspec(target.rel));
     }
-    const [files, diff] = await Promise.all([
-      numstat(ctx, [...args, ...spec]),
-      git(ctx, ["diff", "--no-ext-diff", "--no-renames", NO_SUBMODULE_WORKTREES, ...args, ...spec], { maxBytes: PATCH_READ_BYTES }),
-    ]);
+    const [files, diff] = await withPrivateIndex(ctx, (env) => Promise.all([
+      numstat(ctx, [...args, ...spec], env),
+      git(ctx, ["diff", "--no-ext-diff", "--no-renames", NO_SUBMODULE_WORKTREES, ...args, ...spec], { maxBytes: PATCH_READ_BYTES, env }),
+    ]));
     const capped = capDiff(diff.stdout, "pass path to see one file, or read the stat above", diff.truncated);
     const head = files.length ? `${files.length} file${files.length > 1 ? "s" : ""} changed\n${statText(files)}\n` : "no changes\n";
     return { ...fileList(files), diff: capped.text, truncated: capped.truncated, text: `${head}${capped.text}`.trimEnd() };

@@ -2,11 +2,10 @@ import { z } from "zod";
 import { backupText, backupWork, saveRef } from "../git/backup.js";
 import { OPERATION_HOOKS, hooksText, plannedHooks } from "../git/hooks.js";
 import { type InTheWay, filesInTheWay, inTheWayText } from "../git/in-the-way.js";
-import { pathspec, pathsParam, refParam } from "../git/params.js";
-import { worktreeStep, commitLine, headInfo, logCommits, numstat, cachedGitDir, resolveCommit, gitState, statText } from "../git/repo.js";
+import { pathspec, pathsParam, refParam, relPaths } from "../git/params.js";
+import { withPrivateIndex, worktreeStep, commitLine, headInfo, logCommits, numstat, cachedGitDir, resolveCommit, gitState, statText } from "../git/repo.js";
 import { git } from "../git/run.js";
 import { ToolError } from "../errors.js";
-import { relPaths } from "../git/params.js";
 import { defineTool } from "./tool.js";
 
 export const gitResetTool = defineTool({
@@ -37,7 +36,7 @@ export const gitResetTool = defineTool({
     const none: InTheWay = { ignored: [], untracked: [] };
     const [leaving, discarded, way, hooks] = await Promise.all([
       logCommits(ctx, ["-n100", head, `^${target}`]),
-      mode === "hard" ? numstat(ctx, [head]) : Promise.resolve([]),
+      mode === "hard" ? withPrivateIndex(ctx, (env) => numstat(ctx, [head], env)) : Promise.resolve([]),
       mode === "hard" ? filesInTheWay(ctx, head, target) : Promise.resolve(none),
       plannedHooks(ctx, OPERATION_HOOKS.reset),
     ]);

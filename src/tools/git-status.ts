@@ -6,7 +6,7 @@ import { defineTool } from "./tool.js";
 
 export const gitStatusTool = defineTool({
   id: "git_status",
-  description: "Shows the branch, its upstream (ahead/behind), and the staged, unstaged, untracked and conflicted files, plus any merge or rebase in progress.",
+  description: "Shows the branch, its upstream (ahead/behind), and the staged, unstaged, untracked and conflicted files, plus any merge or rebase in progress. A submodule counts as changed when its HEAD moved; changes inside its own worktree are not examined (that would run its repository's configuration).",
   params: {},
   mutating: false,
   state: gitState,

@@ -119,6 +119,18 @@ describe("git_push, git_fetch, git_pull, git_clone against real bare remotes", (
     expect(existsSync(path.join(repo.dir, "new-from-them.txt"))).toBe(true);
   });
 
+  it("an approved pull that merges says what it did, not what it would do", async () => {
+    commitFile(other.dir, "theirs-clean.txt", "theirs\n", "their clean change");
+    git(other.dir, "push", "-q");
+    commitFile(repo.dir, "ours-clean.txt", "ours\n", "our clean change");
+    const preview = await d.ok("git_pull", {}, { approved: false });
+    expect(preview.text).toContain("merge would be clean");
+    const r = await d.ok("git_pull");
+    expect(r.text).toContain("merged without conflicts");
+    expect(r.text).not.toMatch(/would/);
+    expect(git(repo.dir, "rev-list", "--parents", "-n1", "HEAD").trim().split(" ")).toHaveLength(3);
+  });
+
   it("a pull that conflicts leaves the merge in progress and says how to finish or abandon it", async () => {
     commitFile(other.dir, "b.txt", "their b\n", "their b");
     git(other.dir, "push", "-q");
