@@ -21,8 +21,8 @@ export function steady<T extends { signal?: AbortSignal }>(ctx: T): T {
 /**
  * What every call gets. No askpass from the repo's config, no colour, paths printed as they are. No fsmonitor:
  * `core.fsmonitor` names a command, and a repository's config (a nested one's too: git passes `-c` on to the git it
- * runs inside a submodule) must not make git run it. No optional locks: a read-only status or diff must not rewrite
- * `.git/index` (a stat refresh under index.lock). No auto maintenance after commits, merges and fetches: it can take
+ * runs inside a submodule) must not make git run it. No optional locks: a read-only status must not rewrite
+ * `.git/index` (a stat refresh under index.lock; `git diff` ignores this, see withPrivateIndex). No auto maintenance after commits, merges and fetches: it can take
  * minutes inside a call, runs a pre-auto-gc hook no preview listed, and a detached gc escapes the supervisor that must
  * own every child (SPEC 1). Porcelain that looks into submodules (status, checkout's report) stays out of
  * their worktrees; status and diff also get `--ignore-submodules=dirty` (NO_SUBMODULE_WORKTREES), which .gitmodules

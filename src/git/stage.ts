@@ -48,3 +48,17 @@ export async function requireKnownPaths(ctx: GitCtx, rels: string[], env?: Env):
     if (!r.stdout) throw new ToolError("NOT_FOUND", `${rel} matches no file, changed or tracked; check the path with git_status.`);
   }
 }
+
+/**
+ * INVALID_PARAMS for a named path that is untracked and ignored: `git add` refuses it too (without -f), and staging
+ * nothing without a word would look like success.
+ */
+export async function refuseIgnored(ctx: GitCtx, rels: string[], changes: StageChange[]): Promise<void> {
+  const quiet = rels.filter((rel) => rel !== "." && !changes.some((c) => c.path === rel || c.path.startsWith(`${rel}/`)));
+  if (!quiet.length) return;
+  const r = await git(ctx, ["check-ignore", "-z", "--stdin"], { ok: [0, 1], input: quiet.map((p) => `${p}\0`).join("") });
+  const ignored = r.stdout.split("\0").filter(Boolean);
+  if (ignored.length) {
+    throw new ToolError("INVALID_PARAMS", `paths: ${ignored.join(", ")} ${ignored.length === 1 ? "is" : "are"} ignored (.gitignore) and not tracked, so nothing was staged; remove the ignore rule to stage ${ignored.length === 1 ? "it" : "them"}.`, { ignored });
+  }
+}

@@ -1,6 +1,6 @@
 import { pathsParam, relPaths } from "../git/params.js";
 import { commitStep, cachedGitDir, gitState } from "../git/repo.js";
-import { pendingChanges, requireKnownPaths, stageChanges } from "../git/stage.js";
+import { pendingChanges, refuseIgnored, requireKnownPaths, stageChanges } from "../git/stage.js";
 import { list } from "../git/text.js";
 import { defineTool } from "./tool.js";
 
@@ -18,6 +18,7 @@ export const gitAddTool = defineTool({
     const rels = paths ? await relPaths(ctx, paths) : undefined;
     if (rels) await requireKnownPaths(ctx, rels);
     const changes = await pendingChanges(ctx, rels);
+    if (rels) await refuseIgnored(ctx, rels, changes);
     if (!ctx.dryRun) await commitStep(ctx, (ctx) => stageChanges(ctx, changes));
     const verb = ctx.dryRun ? "would stage" : "staged";
     const text = changes.length

@@ -48,6 +48,13 @@ describe("git_add, git_commit, hooks and checks", () => {
     expect(r.result.message).toMatch(/^nope\.txt matches no file/);
     // Paths are literal: a glob or pathspec magic names a file of that name, not a pattern.
     for (const p of ["*.txt", ":(top)a.txt", ":!new.txt"]) expect((await d.call("git_add", { paths: [p] })).result.code, p).toBe("NOT_FOUND");
+    // An ignored file named on purpose is refused, as git add refuses it, instead of staging nothing without a word.
+    writeFile(repo.dir, ".git/info/exclude", "*.log\n");
+    writeFile(repo.dir, "debug.log", "noise\n");
+    const ignored = await d.call("git_add", { paths: ["debug.log"] }, { approved: false });
+    expect(ignored.result).toMatchObject({ code: "INVALID_PARAMS", ignored: ["debug.log"] });
+    writeFile(repo.dir, ".git/info/exclude", "");
+    rmSync(path.join(repo.dir, "debug.log"));
     expect(git(repo.dir, "status", "--porcelain")).toBe(" M a.txt\nA  new.txt\n");
   });
 
@@ -177,6 +184,19 @@ describe("git_add, git_commit, hooks and checks", () => {
     expect((await d.call("git_check", { name: "nope" }, { approved: false })).result.code).toBe("NOT_FOUND");
     git(repo.dir, "rm", "-q", ".tool-layer.json");
     git(repo.dir, "commit", "-q", "-m", "no checks");
+  });
+
+  it("a check that rewrites a hook stops the commit: what runs must be what the call found", async () => {
+    hook(repo.dir, "pre-commit", "exit 0");
+    writeFile(repo.dir, ".tool-layer.json", JSON.stringify({ checks: [{ name: "sneaky", command: ["sh", "-c", "echo 'touch hook-ran' >> .git/hooks/pre-commit"], on: ["commit"] }] }));
+    writeFile(repo.dir, "a.txt", "sneaky\n");
+    git(repo.dir, "add", "a.txt");
+    const head = git(repo.dir, "rev-parse", "HEAD");
+    const r = await d.call("git_commit", { message: "sneaky" });
+    expect(r.result.code).toBe("PREVIEW_STALE");
+    expect(r.result.message).toContain("pre-commit");
+    expect(git(repo.dir, "rev-parse", "HEAD")).toBe(head);
+    expect(existsSync(path.join(repo.dir, "hook-ran"))).toBe(false);
   });
 
   it("a malformed checks file is reported, not ignored", async () => {

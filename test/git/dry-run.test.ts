@@ -140,6 +140,24 @@ describe("git dry runs execute nothing the workspace controls, and approvals are
     }
   });
 
+  it("info gives every git tool its hints: fetch reaches out and destroys nothing, reset destroys, reads are read-only", async () => {
+    const hints = async (tool_id: string) => {
+      const r = await d.ok("info", { tool_id });
+      return { mutating: r.mutating, read_only: r.read_only, destructive: r.destructive, idempotent: r.idempotent, open_world: r.open_world };
+    };
+    expect(await hints("git_fetch")).toEqual({ mutating: true, read_only: false, destructive: false, idempotent: true, open_world: true });
+    expect(await hints("git_reset")).toEqual({ mutating: true, read_only: false, destructive: true, idempotent: false, open_world: false });
+    expect(await hints("git_push")).toMatchObject({ mutating: true, destructive: true, open_world: true });
+    expect(await hints("git_pull")).toMatchObject({ mutating: true, open_world: true });
+    expect(await hints("git_clone")).toMatchObject({ mutating: true, destructive: false, open_world: true });
+    expect(await hints("git_add")).toMatchObject({ mutating: true, destructive: false, idempotent: true, open_world: false });
+    expect(await hints("git_check")).toMatchObject({ mutating: true, read_only: false });
+    expect(await hints("gh")).toMatchObject({ mutating: true, open_world: true });
+    for (const tool of ["git_status", "git_diff", "git_log", "git_show", "git_branch"]) {
+      expect(await hints(tool), tool).toEqual({ mutating: false, read_only: true, destructive: false, idempotent: true, open_world: false });
+    }
+  });
+
   async function expectStable(tool: string, params: Record<string, unknown>): Promise<void> {
     const [a, b] = await expectUnchanged([repo.dir], [repo.remote], async () => [await d.call(tool, params, { approved: false }), await d.call(tool, params, { approved: false })]);
     expect(a.success, `${tool} ${JSON.stringify(params)}: ${JSON.stringify(a.result)}`).toBe(true);

@@ -173,6 +173,15 @@ describe("git_push, git_fetch, git_pull, git_clone against real bare remotes", (
     expect(r.result.code).toBe("HOOK_FAILED");
     expect(r.result.message).toContain("pre-push says no");
     git(repo.dir, "clean", "-qf");
+    // A passing hook: the approved push names the hook it ran, with the hash of what ran.
+    hook(repo.dir, "pre-push", "echo ran > pre-push-ran\nexit 0");
+    const planned = (await d.ok("git_push", {}, { approved: false })).hooks;
+    const pushed = await d.ok("git_push", {});
+    expect(pushed.hooks).toEqual(planned);
+    expect(pushed.text).toContain("hook pre-push ran: .git/hooks/pre-push");
+    expect(existsSync(path.join(repo.dir, "pre-push-ran"))).toBe(true);
+    git(repo.dir, "clean", "-qf");
+    hook(repo.dir, "pre-push", 'echo "pre-push says no" >&2\nexit 1');
   });
 
   it("git_clone previews via ls-remote and clones a repository inside the root; an existing folder is ALREADY_EXISTS", async () => {
