@@ -3,14 +3,20 @@ import path from "node:path";
 import { fileHash } from "../core/hash.js";
 import { ToolError, isNodeError } from "../errors.js";
 import type { ResolvedPath } from "../paths.js";
-import type { ToolContext } from "../tools/tool.js";
 import type { Workspace } from "../workspace.js";
 import { atomicWrite, permissionBits } from "./atomic-write.js";
 import { checkHash } from "./hash-check.js";
 import { type TextFile, notFound, readText } from "./read-text.js";
 
 /** The part of a call the write needs: who writes, whether for real, and the dispatcher's commit and file lock. */
-export type WriteContext = Pick<ToolContext, "sessionId" | "toolId" | "dryRun" | "signal" | "commit" | "lockFile">;
+export interface WriteContext {
+  sessionId: string;
+  toolId: string;
+  dryRun: boolean;
+  signal: AbortSignal;
+  commit<T>(step: () => Promise<T>): Promise<T>;
+  lockFile<T>(real: string, work: () => Promise<T>): Promise<T>;
+}
 
 export interface WriteRequest<N extends { bytes: Buffer }> {
   target: ResolvedPath;
