@@ -26,6 +26,8 @@ export interface MatchSource {
   isInside(abs: string): boolean;
   /** Where the first match of a long line is (-1: unknown, shown from its start). */
   matchStart(line: Buffer): Promise<number>;
+  /** Characters of `text` the answer may still take; lines past it are left out, and `full` says so. */
+  budget: { chars: number; full: boolean };
 }
 
 export interface ReadMatches {
@@ -34,6 +36,8 @@ export interface ReadMatches {
   note?: string;
   /** Some line was cut to MAX_SEARCH_LINE_CHARS. */
   linesCut: boolean;
+  /** Bytes read from the file. */
+  bytesRead?: number;
 }
 
 export async function readMatches(src: MatchSource, rg: RgFile): Promise<ReadMatches> {
@@ -51,10 +55,10 @@ export async function readMatches(src: MatchSource, rg: RgFile): Promise<ReadMat
     const stats = fstatSync(fd);
     if (!stats.isFile()) return { note: `${path} is no longer a regular file; its matches are left out.`, linesCut: false };
     if (!openedInside(src, fd)) return { note: `${path} now leads outside the workspace (a symlink was swapped in); its matches are left out.`, linesCut: false };
-    if (stats.size > src.maxFileBytes) return await overLimit(fd, path, stats.size, rg.lines);
+    if (stats.size > src.maxFileBytes) return await overLimit(src, fd, path, stats.size, rg.lines);
     const bytes = await readUpTo(fd, stats.size, src.maxFileBytes + 1);
-    if (bytes.length > src.maxFileBytes) return await overLimit(fd, path, bytes.length, rg.lines);
-    return await fromBytes(src, path, bytes, rg.lines);
+    if (bytes.length > src.maxFileBytes) return await overLimit(src, fd, path, bytes.length, rg.lines);
+    return { ...(await fromBytes(src, path, bytes, rg.lines)), bytesRead: bytes.length };
   } finally {
     closeSync(fd);
   }
@@ -99,6 +103,7 @@ async function fromBytes(src: MatchSource, path: string, bytes: Buffer, lines: R
   let lineNumber = 1;
   let lineStart = 0;
   for (const rg of lines) {
+    if (spent(src)) break;
     if (rg.line < lineNumber) {
       lineNumber = 1;
       lineStart = 0;
@@ -125,8 +130,9 @@ async function fromBytes(src: MatchSource, path: string, bytes: Buffer, lines: R
       line.text += NOT_UTF8_MARKER;
       line.not_utf8 = true;
     }
-    out.push(line);
+    keep(src, out, line);
   }
+  if (!out.some((l) => l.match)) return { linesCut }; // the budget ran out on its before-context
   const file: SearchFile = { path, hash: fileHash(bytes), lines: out };
   if (!isUtf8(bom ? bytes.subarray(3) : bytes)) file.not_utf8 = true;
   return { file, linesCut };
@@ -144,12 +150,13 @@ function sameStart(content: Buffer, rg: RgLine): boolean {
  * A file over the size limit is not read whole: no hash (the file tools cannot read or write it anyway) and no tags, and
  * each line's start is read where rg said it is, to show it.
  */
-async function overLimit(fd: number, path: string, size: number, lines: RgLine[]): Promise<ReadMatches> {
+async function overLimit(src: MatchSource, fd: number, path: string, size: number, lines: RgLine[]): Promise<ReadMatches> {
   const bomBytes = Buffer.alloc(3);
   const bom = (await readAsync(fd, bomBytes, 0, 3, 0)).bytesRead === 3 && bomBytes.equals(UTF8_BOM) ? 3 : 0;
   const out: SearchLine[] = [];
   let linesCut = false;
   for (const rg of lines) {
+    if (spent(src)) break;
     const window = Buffer.allocUnsafe(DECODE_WHOLE_BYTES + 1);
     const n = (await readAsync(fd, window, 0, window.length, rg.offset + bom)).bytesRead;
     const got = window.subarray(0, n);
@@ -167,9 +174,25 @@ async function overLimit(fd: number, path: string, size: number, lines: RgLine[]
       linesCut = true;
       text = shownStart(got);
     }
-    out.push({ line: rg.line, tag: null, text, match: rg.match });
+    keep(src, out, { line: rg.line, tag: null, text, match: rg.match });
   }
+  if (!out.some((l) => l.match)) return { linesCut };
   return { file: { path, hash: null, size, lines: out }, linesCut };
+}
+
+/** Whether the answer's budget is spent (the line that spent it stays): the lines after it are left out. */
+function spent(src: MatchSource): boolean {
+  if (src.budget.chars > 0) return false;
+  src.budget.full = true;
+  return true;
+}
+
+/** A rendered line's `N|TAG ` and newline, charged to the budget with its text (a line number of up to 9 digits). */
+const LINE_OVERHEAD_CHARS = 16;
+
+function keep(src: MatchSource, out: SearchLine[], line: SearchLine): void {
+  out.push(line);
+  src.budget.chars -= line.text.length + LINE_OVERHEAD_CHARS;
 }
 
 function changedNote(path: string): ReadMatches {

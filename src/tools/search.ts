@@ -5,9 +5,10 @@ import { z } from "zod";
 import { BINARY_SNIFF_BYTES, isBinary } from "../core/text.js";
 import { ToolError } from "../errors.js";
 import { MAX_LOCATED_LINES, findMatchStart } from "../search/match-start.js";
-import { type ReadMatches, readMatches } from "../search/read-matches.js";
-import { MAX_SEARCH_LINE_CHARS, type SearchFile, renderSearch } from "../search/render.js";
-import { type SearchOptions, defaultIgnoreFile, runRipgrep } from "../search/ripgrep.js";
+import { type MatchSource, readMatches } from "../search/read-matches.js";
+import { MAX_SEARCH_LINE_CHARS, type SearchFile, fileHeader, renderSearch } from "../search/render.js";
+import { type RgFile, type SearchOptions, defaultIgnoreFile, runRipgrep } from "../search/ripgrep.js";
+import type { Workspace } from "../workspace.js";
 import { defineTool } from "./tool.js";
 
 /** Matching lines returned unless max_results says otherwise: enough to see a pattern's spread, small for a model's context. */
@@ -19,10 +20,16 @@ const MAX_CONTEXT = 20;
 /** A search of a large tree takes well under a second; this only stops a runaway (a network mount). */
 const SEARCH_TIMEOUT_MS = 30_000;
 /**
- * Characters of shown lines in one answer. `text` is cut at 100,000 by the dispatcher, but `matches` is not: 2,000
- * matches with 20 lines of context each could be 40 MB of JSON. Past this the files that follow are left out.
+ * Characters of `text` the lines and file headers of one answer may take (each line charged with its `N|TAG ` prefix):
+ * under the dispatcher's 100,000-character cut of `text`, so the notes at its end are never cut off, and a bound on
+ * `matches` too (2,000 matches with 20 lines of context each could be 40 MB of JSON). Past it the rest is left out.
  */
-const MAX_SHOWN_CHARS = 200_000;
+const MAX_SHOWN_CHARS = 90_000;
+/**
+ * Bytes of matching files read (once each, for hash and tags) in one search: 2,000 matches in 2,000 files of 10 MiB
+ * would read 20 GB. Past this the files that follow are left out, as past MAX_SHOWN_CHARS.
+ */
+const MAX_READ_BYTES = 256 * 1024 * 1024;
 /** Files named in notes (left out because they changed, ...); the rest are counted. */
 const MAX_NOTED_FILES = 5;
 
@@ -78,32 +85,7 @@ export const searchTool = defineTool({
     };
     const outcome = await runRipgrep(ws.processes, ws.root, options, maxResults, signal);
 
-    let located = 0;
-    const source = {
-      root: ws.root,
-      maxFileBytes: ws.maxFileBytes,
-      isInside: (abs: string) => ws.paths.isInside(abs),
-      matchStart: (line: Buffer) => (located++ < MAX_LOCATED_LINES ? findMatchStart(ws.processes, ws.root, options, line, signal) : Promise.resolve(-1)),
-    };
-    const files: SearchFile[] = [];
-    const leftOut: string[] = [];
-    let linesCut = false;
-    let shownChars = 0;
-    let sizeCapped = false;
-    for (const rg of outcome.files) {
-      if (shownChars > MAX_SHOWN_CHARS) {
-        sizeCapped = true;
-        break;
-      }
-      signal.throwIfAborted();
-      const read: ReadMatches = await readMatches(source, rg);
-      linesCut ||= read.linesCut;
-      if (read.note) leftOut.push(read.note);
-      if (!read.file) continue;
-      files.push(read.file);
-      for (const l of read.file.lines) shownChars += l.text.length;
-    }
-    files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    const { files, leftOut, linesCut, sizeCapped } = await readAll(ws, outcome.files, options, signal);
     let total = 0;
     for (const f of files) for (const l of f.lines) if (l.match) total++;
 
@@ -111,7 +93,7 @@ export const searchTool = defineTool({
     if (outcome.capped) {
       notes.push(`Showing the first ${maxResults} matching line${maxResults === 1 ? "" : "s"}; there are more. Narrow the search with path, glob or a more specific pattern, or raise max_results.`);
     }
-    if (sizeCapped) notes.push(`The answer's size cap (${MAX_SHOWN_CHARS} characters of lines) was reached; the files after these are left out. Narrow the search with path, glob or a more specific pattern.`);
+    if (sizeCapped) notes.push(`The answer's size cap (${MAX_SHOWN_CHARS} characters of text, or ${MAX_READ_BYTES} bytes of files read) was reached; the lines after these are left out. Narrow the search with path, glob or a more specific pattern.`);
     if (linesCut) {
       notes.push(`Lines longer than ${MAX_SEARCH_LINE_CHARS} characters were cut around their first match; read them with file_read, or exclude minified files with glob (e.g. "!*.min.js").`);
     }
@@ -127,6 +109,40 @@ export const searchTool = defineTool({
     return result;
   },
 });
+
+/** Each matching file read once (hash, tags, shown text), in rg's order, within the answer's budgets; sorted by path. */
+async function readAll(ws: Workspace, found: RgFile[], options: SearchOptions, signal: AbortSignal) {
+  let located = 0;
+  const budget = { chars: MAX_SHOWN_CHARS, full: false };
+  const source: MatchSource = {
+    budget,
+    root: ws.root,
+    maxFileBytes: ws.maxFileBytes,
+    isInside: (abs) => ws.paths.isInside(abs),
+    matchStart: (line) => (located++ < MAX_LOCATED_LINES ? findMatchStart(ws.processes, ws.root, options, line, signal) : Promise.resolve(-1)),
+  };
+  const files: SearchFile[] = [];
+  const leftOut: string[] = [];
+  let linesCut = false;
+  let readBytes = 0;
+  let sizeCapped = false;
+  for (const rg of found) {
+    if (budget.chars <= 0 || readBytes > MAX_READ_BYTES) {
+      sizeCapped = true;
+      break;
+    }
+    signal.throwIfAborted();
+    const read = await readMatches(source, rg);
+    linesCut ||= read.linesCut;
+    readBytes += read.bytesRead ?? 0;
+    if (read.note) leftOut.push(read.note);
+    if (!read.file) continue;
+    files.push(read.file);
+    budget.chars -= fileHeader(read.file, ws.maxFileBytes).length + 2;
+  }
+  files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return { files, leftOut, linesCut, sizeCapped: sizeCapped || budget.full };
+}
 
 function specialKind(s: Stats): string {
   if (s.isFIFO()) return "a FIFO (named pipe)";

@@ -20,7 +20,7 @@ describe("reading the files rg matched", () => {
   let source: MatchSource;
   beforeAll(async () => {
     await initHash();
-    source = { root: ws.dir, maxFileBytes: 1 << 20, isInside: (abs) => abs === ws.dir || abs.startsWith(`${ws.dir}/`), matchStart: async () => -1 };
+    source = { root: ws.dir, maxFileBytes: 1 << 20, isInside: (abs) => abs === ws.dir || abs.startsWith(`${ws.dir}/`), matchStart: async () => -1, budget: { chars: Infinity, full: false } };
   });
   afterAll(() => {
     ws.cleanup();
@@ -100,7 +100,9 @@ describe("reading the files rg matched", () => {
   it("leaves out a UTF-16 file, which rg decodes but the file tools take as binary", async () => {
     const rg = rgSees("utf16.txt", Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from("one\nneedle two\n", "utf16le")]));
     expect(rg.lines).toHaveLength(1);
-    expect(await readMatches(source, rg)).toEqual({ note: "utf16.txt is binary to the file tools (UTF-16 or NUL bytes); its matches are left out.", linesCut: false });
+    const r = await readMatches(source, rg);
+    expect(r.file).toBeUndefined();
+    expect(r.note).toBe("utf16.txt is binary to the file tools (UTF-16 or NUL bytes); its matches are left out.");
   });
 
   it("gives no hash or tags for a file over the size limit, and shows its lines from where rg found them", async () => {

@@ -171,6 +171,19 @@ describe("search", () => {
     expect(all).toMatchObject({ total: 51, truncated: false });
   });
 
+  it("bounds the answer's size under the text cap: the rest is left out, and the note saying so is not cut off", async () => {
+    writeFile(ws.dir, "wide/a.txt", `${"x".repeat(440)} hit\n`.repeat(1000));
+    writeFile(ws.dir, "wide/b.txt", `${"y".repeat(440)} hit\n`.repeat(1000));
+    const r = await d.ok("search", { pattern: "hit", path: "wide", max_results: 2000 });
+    const shown = r.matches.flatMap((f: any) => f.lines);
+    expect(shown.length).toBeGreaterThan(190);
+    expect(shown.length).toBeLessThan(200); // 90,000 / (445 + 16)
+    expect(r.text.length).toBeLessThan(100_000);
+    expect(r.total).toBe(shown.length);
+    expect(r.truncated).toBe(true);
+    expect(r.text.split("\n").slice(-3).join("\n")).toMatch(/The answer.s size cap \(90000 characters of text, or \d+ bytes of files read\) was reached/);
+  });
+
   it("cuts long lines around the match, keeps the whole line's tag, and says so", async () => {
     const long = `${"x".repeat(100_000)}NEEDLE${"y".repeat(50_000)}`;
     writeFile(ws.dir, "min/app.min.js", `${long}\nshort NEEDLE\n`);
