@@ -71,7 +71,7 @@ export function patternArgs(o: Pick<SearchOptions, "caseSensitive" | "fixedStrin
 
 /**
  * The rg command line: an argument array, the pattern after `-e` so a leading dash is a pattern, paths after `--`.
- * `--no-config`: a user's ripgreprc must not change the output this parses. No `--column`: to print it rg collects every
+ * `--no-config`: a ripgreprc must not change the output this parses (child-env.ts also drops RIPGREP_CONFIG_PATH). No `--column`: to print it rg collects every
  * match of a line first, 290 MB for a 12 MB line of `a`; where a long line's match is, findMatchStart asks separately.
  */
 export function ripgrepArgs(o: SearchOptions): string[] {

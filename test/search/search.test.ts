@@ -123,6 +123,12 @@ describe("search", () => {
     expect(git.total).toBe(0);
   });
 
+  it("never returns the temp files of file writes, hidden:true or not", async () => {
+    writeFile(ws.dir, "src/.user.ts.tl-0123456789ab.tmp", "leftover_temp_marker\n");
+    writeFile(ws.dir, "src/.kept.txt", "leftover_temp_marker\n");
+    expect(paths(await d.ok("search", { pattern: "leftover_temp_marker", hidden: true }))).toEqual(["src/.kept.txt"]);
+  });
+
   it("in a git repository, git's rules alone decide, for search as for find_file: node_modules/ is searched unless ignored", async () => {
     const r = await d.ok("search", { pattern: "vendoredMarker" });
     expect(paths(r)).toEqual(["node_modules/pkg/index.js"]); // dist/ is in .gitignore
@@ -230,6 +236,18 @@ describe("search", () => {
     const walked = await d.ok("search", { pattern: "User", path: "src" });
     expect(paths(walked)).toEqual(["src/user.ts"]);
     expect(rgChildren(d.child.pid!)).toEqual([]);
+  });
+
+  it("refuses a character device named as path at once, and never opens one while walking", async (ctx) => {
+    try {
+      execFileSync("mknod", [path.join(ws.dir, "src/zero"), "c", "1", "5"], { stdio: "ignore" }); // /dev/zero: never ends
+    } catch {
+      ctx.skip(); // mknod needs CAP_MKNOD (root); shown as skipped, not passed
+    }
+    const named = await d.call("search", { pattern: "x", path: "src/zero" });
+    expect(named.result.code).toBe("NOT_A_FILE");
+    expect(named.result.message).toMatch(/^src\/zero is a character device, not a file or folder/);
+    expect(paths(await d.ok("search", { pattern: "User", path: "src" }))).toEqual(["src/user.ts"]);
   });
 
   it("a cancelled search answers CANCELLED and its rg is gone", async () => {
