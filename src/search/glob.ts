@@ -5,8 +5,9 @@
  * `[abc]`, `[a-z]`, `[!a]` / `[^a]` a class (never matching `/`), `\c` a literal `c`.
  *
  * Matching runs in time linear in the path, whatever the pattern: the glob is compiled to an NFA that a lazily built DFA
- * runs (each state a set of NFA states, made on first use and cached), as rg's regex engine does. A RegExp would
- * backtrack: `**a**a**a…b` against a long run of `a` took minutes.
+ * runs (each state a set of NFA states, made on first use and cached), as rg's regex engine does; a pattern that needs
+ * too many states runs as a plain NFA simulation. A RegExp would backtrack: `**a**a**a…b` against a long run of `a`
+ * took minutes.
  */
 
 /** A pattern that is not a glob, with globset's wording of what is wrong. */
@@ -271,8 +272,8 @@ interface DState {
 }
 
 class LazyDfa {
-  private dstates: DState[] = [];
-  private byKey = new Map<string, number>();
+  private readonly dstates: DState[] = [];
+  private readonly byKey = new Map<string, number>();
   private readonly mark: Int32Array;
   private generation = 0;
   private readonly startClosure: number[];
