@@ -217,12 +217,28 @@ function capText(result: ToolResult): ToolResult {
   };
 }
 
+/**
+ * zod says only "Invalid input" when no branch of a union fits: name the types the branches expected, and what came.
+ * A branch that failed deeper (a field of an object) is the better guess, so its own words are given instead.
+ */
+function unionMessage(issue: z.core.$ZodIssue): string | undefined {
+  if (issue.code !== "invalid_union" || !issue.errors.length) return undefined;
+  const top = issue.errors.map((branch) => branch.find((i) => i.path.length === 0 && i.code === "invalid_type"));
+  if (top.every(Boolean)) {
+    const expected = [...new Set(top.map((i) => (i as { expected: string }).expected))];
+    const received = /received (\w+)/.exec(top[0]!.message)?.[1];
+    return `expected ${expected.join(" or ")}${received ? `, received ${received}` : ""}`;
+  }
+  const deeper = issue.errors.find((branch) => branch.some((i) => i.path.length > 0))?.find((i) => i.path.length > 0);
+  return deeper ? `${deeper.path.join(".")}: ${deeper.message}` : undefined;
+}
+
 /** One clause per bad field, so a model can fix them all at once. */
 function describeIssues(error: z.ZodError): string {
   const parts = error.issues.flatMap((issue) => {
     if (issue.code === "unrecognized_keys") return issue.keys.map((k) => `${[...issue.path, k].join(".")}: unknown field`);
     const where = issue.path.length ? issue.path.join(".") : "params";
-    return [`${where}: ${issue.message}`];
+    return [`${where}: ${unionMessage(issue) ?? issue.message}`];
   });
   return `Invalid params: ${parts.join("; ")}.`;
 }
