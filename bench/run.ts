@@ -10,6 +10,7 @@ const SUITES: Record<string, () => Promise<{ default: () => Promise<void> }>> = 
   processes: () => import("./processes.js"),
   mcp: () => import("./mcp.js"),
   "mcp-server": () => import("./mcp-server.js"),
+  terminal: () => import("./terminal.js"),
 };
 
 const wanted = process.argv.slice(2);

@@ -54,12 +54,10 @@ export class OutputStore {
     if (!insideRoot) {
       try {
         mkdirSync(base, { recursive: true, mode: 0o700 });
-        const dir = path.join(base, String(process.pid));
-        rmSync(dir, { recursive: true, force: true }); // a dead daemon's folder under a reused pid
-        mkdirSync(dir, { mode: 0o700 });
-        this.dir = dir;
+        // <pid>-<random>: two terminals of one process (a daemon's and a test's) never share a folder.
+        this.dir = mkdtempSync(path.join(base, `${process.pid}-`));
         void sweep(base);
-        return dir;
+        return this.dir;
       } catch {
         /* a read-only or missing home: the temp folder below */
       }
@@ -116,7 +114,8 @@ export class OutputStore {
 /** Removes the folders of daemons that are gone (named by their pid). */
 async function sweep(base: string): Promise<void> {
   for (const name of await readdir(base).catch(() => [] as string[])) {
-    if (!/^\d+$/.test(name) || Number(name) === process.pid || isAlive(Number(name))) continue;
+    const pid = Number(/^(\d+)-/.exec(name)?.[1]);
+    if (!pid || pid === process.pid || isAlive(pid)) continue;
     await rm(path.join(base, name), { recursive: true, force: true }).catch(() => undefined);
   }
 }

@@ -76,13 +76,14 @@ describe("OutputStore", () => {
     expect(made.slice(0, 6).map((f) => store.kept(f) || existsSync(f))).toEqual(Array(6).fill(false));
     expect(made.slice(6).every((f) => store.kept(f) && existsSync(f))).toBe(true);
     const folder = store.folder();
-    expect(folder).toBe(path.join(dir, "terminal", String(process.pid)));
+    expect(path.dirname(folder)).toBe(path.join(dir, "terminal"));
+    expect(path.basename(folder).startsWith(`${process.pid}-`)).toBe(true);
     store.dispose();
     expect(existsSync(folder)).toBe(false);
   });
 
   test("sweeps the folders of daemons that are gone; never uses a folder inside the workspace", async () => {
-    const stale = path.join(dir, "terminal", "999999999");
+    const stale = path.join(dir, "terminal", "999999999-abc");
     mkdirSync(stale, { recursive: true });
     const store = new OutputStore(dir, "/nonexistent-root");
     store.folder();
