@@ -1,15 +1,15 @@
 import { stat } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { ToolError, isNodeError } from "../errors.js";
+import { ToolError } from "../errors.js";
 import { KILL_GRACE_MS, type ManagedChild } from "../platform/supervisor.js";
 import type { Workspace } from "../workspace.js";
-import { type CgroupParents, type CommandCgroup, type Limits, createCommandCgroup, defaultLimits, hostCgroupParents, sweepStaleCgroups } from "./cgroup-limits.js";
-import { findGitDirs } from "./git-dirs.js";
+import { type CommandCgroup, type Limits, createCommandCgroup } from "./cgroup-limits.js";
+import { findGitDirs, gitDirsOfFiles } from "./git-dirs.js";
 import { Job } from "./jobs.js";
 import { MAX_FILE_BYTES, OutputStore, closeQuietly, readCapped } from "./output-store.js";
 import { bashArgv, buildSandboxArgv, sandboxEnv, sandboxHome } from "./sandbox.js";
-import { type HostSandboxPaths, type RunFn, type SandboxProbe, hostSandboxPaths, probeSandbox } from "./sandbox-probe.js";
+import { type Setup, prepareSetup } from "./setup.js";
 import { checkCommand, initShellParser, shellWriteRefused } from "./shell-parse.js";
 
 /** SPEC 11: a foreground command's default and longest timeout (Claude Code's Bash has the same, which models know). */
@@ -80,17 +80,6 @@ export interface RunOutcome {
   output_limit_hit: boolean;
 }
 
-interface Setup {
-  probe: SandboxProbe;
-  host: HostSandboxPaths;
-  parents: CgroupParents;
-  limits: Limits;
-  /** Which limits each command gets. */
-  held: { pids: boolean; memory: boolean; reason?: string };
-  /** The root's git dir and common dir when they lie outside it (the root is a subfolder or a linked worktree). */
-  outerGitDirs: string[];
-}
-
 /** An argv run (a custom check): no shell, no write check, the same sandbox and environment rules. */
 export interface ArgvRequest {
   argv: readonly string[];
@@ -116,6 +105,7 @@ export class Terminal {
   private readonly sequences = { run: 0, job: 0, check: 0 };
   private readonly releases = new Set<Promise<unknown>>();
   private readonly offGit: () => void;
+  private cgroupFailureLogged = false;
 
   constructor(
     private readonly ws: Workspace,
@@ -136,42 +126,8 @@ export class Terminal {
   }
 
   ready(): Promise<Setup> {
-    this.setup ??= this.prepare();
+    this.setup ??= prepareSetup(this.ws, { network: !!this.options.network, limits: this.options.limits });
     return this.setup;
-  }
-
-  private async prepare(): Promise<Setup> {
-    const limits = this.options.limits ?? defaultLimits();
-    const [host, parents] = await Promise.all([hostSandboxPaths(), hostCgroupParents()]);
-    if (!parents.reason) await sweepStaleCgroups(parents);
-    const probe = await probeSandbox(this.runFn(), { root: this.ws.root, network: !!this.options.network, limits, parents });
-    let held = probe.limits;
-    if (!probe.available && !parents.reason) held = await tryLimits(parents, limits); // unsandboxed commands get them too
-    return { probe, host, parents, limits, held, outerGitDirs: await this.outerGitDirs() };
-  }
-
-  /** The probe's runner: the supervisor, so even the probe is a child the daemon owns. */
-  private runFn(): RunFn {
-    return async (file, args, opts) => {
-      const env: Record<string, string> = {};
-      for (const [k, v] of Object.entries(opts.env)) if (v !== undefined) env[k] = v;
-      try {
-        const r = await this.ws.processes.run({ cmd: file, args, cwd: opts.cwd, exactEnv: env, label: "terminal probe" }, { timeoutMs: opts.timeoutMs });
-        return { code: r.code, signal: r.signal, stdout: r.stdout, stderr: r.stderr };
-      } catch (e) {
-        if (isNodeError(e)) return { code: null, signal: null, stdout: "", stderr: "", error: e };
-        throw e;
-      }
-    };
-  }
-
-  private async outerGitDirs(): Promise<string[]> {
-    const r = await this.ws.processes
-      .run({ cmd: "git", args: ["rev-parse", "--path-format=absolute", "--git-dir", "--git-common-dir"], cwd: this.ws.root, group: false, label: "git rev-parse" }, { timeoutMs: 10_000 })
-      .catch(() => null);
-    if (!r || r.code !== 0) return [];
-    const dirs = r.stdout.split("\n").filter(Boolean).map((d) => path.resolve(this.ws.root, d));
-    return dirs.filter((d) => !this.ws.paths.isInside(d));
   }
 
   /** What `info` shows of terminal_run. */
@@ -237,14 +193,23 @@ export class Terminal {
     return { sandboxed, argv, env, cwd: where.real, cwdRel: this.ws.paths.toRel(where.real), commands: [], stdin: req.stdin };
   }
 
-  /** The git dirs to bind read-only; the walk is redone when files came or went, after a git operation or a command. */
+  /**
+   * The git dirs to bind read-only: looked for in the folders of the VFS's files (a walk of the whole tree when there
+   * is no VFS), again when files came or went, after a git operation and after a command.
+   */
   private async gitDirs(s: Setup): Promise<string[]> {
-    const generation = this.ws.fileIndex?.generation;
-    const key = `${generation}:${this.gitEpoch}`;
-    if (generation !== undefined && this.gitDirsCache?.key === key) return this.gitDirsCache.dirs;
-    const found = await findGitDirs(this.ws.root);
-    if (found.truncated) this.ws.log(`the workspace has more folders than the git-dir walk reads; git dirs beyond them are writable to commands`);
-    const dirs = [...new Set([...s.outerGitDirs, ...found.dirs])].sort();
+    const index = this.ws.fileIndex;
+    const key = `${index?.generation}:${this.gitEpoch}`;
+    if (index && this.gitDirsCache?.key === key) return this.gitDirsCache.dirs;
+    let found: string[];
+    if (index) {
+      found = await gitDirsOfFiles(this.ws.root, index.paths());
+    } else {
+      const walked = await findGitDirs(this.ws.root);
+      if (walked.truncated) this.ws.log("the workspace has more folders than the git-dir walk reads; git dirs beyond them are writable to commands");
+      found = walked.dirs;
+    }
+    const dirs = [...new Set([...s.outerGitDirs, ...found])].sort();
     this.gitDirsCache = { key, dirs };
     return dirs;
   }
@@ -265,7 +230,8 @@ export class Terminal {
     try {
       if (s.held.pids || s.held.memory) {
         cgroup = await createCommandCgroup(s.parents, s.limits).catch((e: unknown) => {
-          this.ws.log(`a command runs without its cgroup limits: ${e instanceof Error ? e.message : String(e)}`);
+          if (!this.cgroupFailureLogged) this.ws.log(`commands run without their cgroup limits: ${e instanceof Error ? e.message : String(e)}`);
+          this.cgroupFailureLogged = true;
           return undefined;
         });
       }
@@ -286,16 +252,18 @@ export class Terminal {
       managed.child.stdin!.end(plan.stdin);
     }
     let overLimit = false;
+    let ended = false;
     const maxBytes = this.options.maxFileBytes ?? MAX_FILE_BYTES;
     const watch = setInterval(() => {
       void stat(file).then((st) => {
-        if (st.size > maxBytes && !overLimit) {
+        if (st.size > maxBytes && !overLimit && !ended) {
           overLimit = true;
           managed.stop();
         }
       }, () => undefined);
     }, OUTPUT_CHECK_MS);
     const exited = managed.exited.then((exit) => {
+      ended = true;
       clearInterval(watch);
       this.gitEpoch++; // it may have made or removed a repository
       if (cgroup) this.release(cgroup);
@@ -377,16 +345,6 @@ export class Terminal {
     await Promise.race([Promise.all(running.map((j) => j.kill())), new Promise((r) => setTimeout(r, KILL_GRACE_MS + 500).unref())]);
     await Promise.allSettled([...this.releases]);
     this.store.dispose();
-  }
-}
-
-async function tryLimits(parents: CgroupParents, limits: Limits): Promise<Setup["held"]> {
-  try {
-    const group = await createCommandCgroup(parents, limits);
-    await group.release();
-    return { pids: !!parents.pids, memory: !!parents.memory };
-  } catch (e) {
-    return { pids: false, memory: false, reason: `cannot create a cgroup for a command: ${(e as Error).message}` };
   }
 }
 

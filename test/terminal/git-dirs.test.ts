@@ -1,7 +1,7 @@
 import { mkdirSync, symlinkSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
-import { findGitDirs } from "../../src/terminal/git-dirs.js";
+import { findGitDirs, gitDirsOfFiles } from "../../src/terminal/git-dirs.js";
 import { git, tmpWorkspace } from "../helpers/tmp.js";
 
 let ws: ReturnType<typeof tmpWorkspace>;
@@ -28,6 +28,16 @@ describe("findGitDirs", () => {
     expect(truncated).toBe(false);
     const rel = dirs.map((d) => path.relative(ws.dir, d));
     expect(rel).toEqual([".git", ".git/worktrees/wt", "deep/nested/.git", "node_modules/pkg/repo/.git", "wt/.git"]);
+  });
+
+  test("from the folders of watched files: the same dirs, none in folders without files", async () => {
+    git(ws.dir, "add", ".");
+    git(ws.dir, "commit", "-qm", "init");
+    git(ws.dir, "worktree", "add", "-q", "-b", "wt", "wt");
+    git(ws.dir, "init", "-q", "deep/nested");
+    git(ws.dir, "init", "-q", "empty/repo");
+    const dirs = await gitDirsOfFiles(ws.dir, ["a.txt", "deep/nested/x.ts", "wt/a.txt"]);
+    expect(dirs.map((d) => path.relative(ws.dir, d))).toEqual([".git", ".git/worktrees/wt", "deep/nested/.git", "wt/.git"]);
   });
 
   test("a walk past its bound says so", async () => {

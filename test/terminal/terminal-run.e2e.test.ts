@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { fileHash, initHash } from "../../src/core/hash.js";
 import { type DaemonClient, daemonForSuite, startDaemon } from "../helpers/daemon.js";
 import { descendants, processes, until, waitDead } from "../helpers/process.js";
-import { git, tmpWorkspace } from "../helpers/tmp.js";
+import { git, tmpWorkspace, writeFile } from "../helpers/tmp.js";
 
 await initHash();
 
@@ -25,6 +25,8 @@ async function started(d: DaemonClient, cmd: string): Promise<number> {
 const ws = tmpWorkspace({ git: true, files: { "a.txt": "a\n", "old.txt": "old\n", ".gitignore": "dist/\n" } });
 git(ws.dir, "add", ".");
 git(ws.dir, "commit", "-qm", "init");
+git(ws.dir, "init", "-q", "sub");
+writeFile(ws.dir, "sub/x.txt", "x\n");
 let d: DaemonClient;
 daemonForSuite(ws, (c) => (d = c), [], SECRETS);
 
@@ -69,6 +71,7 @@ describe("terminal_run", () => {
     expect(dry.commands).toContain("tr a-z A-Z");
     expect(dry.sandbox.argv).toEqual(expect.arrayContaining(["bwrap", "--cap-drop", "ALL", "--unshare-all", "--die-with-parent"]));
     expect(dry.sandbox.argv).toContain(path.join(ws.dir, ".git"));
+    expect(dry.sandbox.argv).toContain(path.join(ws.dir, "sub", ".git"));
     // Deterministic: the same call on the same state has the same preview.
     expect((await d.ok("terminal_run", { command }, { approved: false })).preview_id).toBe(dry.preview_id);
     const r = await d.ok("terminal_run", { command, preview_id: dry.preview_id });
@@ -127,10 +130,11 @@ describe("terminal_run", () => {
   });
 
   it("inside the sandbox the git dir and the world outside the workspace are read-only", async () => {
-    const r = await d.ok("terminal_run", { command: "mkdir .git/evil 2>&1; echo $?; touch /var/tmp/tool-layer-escape 2>&1; echo $?" });
+    const r = await d.ok("terminal_run", { command: "mkdir .git/evil 2>&1; echo $?; mkdir sub/.git/evil 2>&1; echo $?; touch /var/tmp/tool-layer-escape 2>&1; echo $?" });
     const codes = r.output.trim().split("\n").filter((l: string) => /^\d+$/.test(l));
-    expect(codes).toEqual(["1", "1"]);
+    expect(codes).toEqual(["1", "1", "1"]);
     expect(existsSync(path.join(ws.dir, ".git", "evil"))).toBe(false);
+    expect(existsSync(path.join(ws.dir, "sub", ".git", "evil"))).toBe(false);
     expect(existsSync("/var/tmp/tool-layer-escape")).toBe(false);
   });
 
