@@ -13,6 +13,7 @@ const SUITES: Record<string, () => Promise<{ default: () => Promise<void> }>> = 
   lsp: () => import("./lsp.js"),
   conflicts: () => import("./conflicts-corpus.js"),
   agent: () => import("./agent.js"),
+  terminal: () => import("./terminal.js"),
 };
 
 const wanted = process.argv.slice(2);

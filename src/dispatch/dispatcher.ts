@@ -139,9 +139,10 @@ export class Dispatcher implements DaemonApi {
       if (dryRun) {
         work = tool.run(params, context(true, false)).then((r) => ({ ...r, dry_run: true, preview_id: previewId(tool.id, params, r) }));
       } else if (bound !== undefined) {
-        // The approval covers one preview: check it and act under one hold of the tree, so nothing slips in between.
-        work = this.ws.lock.exclusive(async () => {
-          const preview = await tool.run(params, context(true, true)).catch((e: unknown) => {
+        // The approval covers one preview: check it and act under one hold of the tree, so nothing slips in between;
+        // a long-running tool is checked and then runs without the hold (a test run must not stop every file write).
+        const checkAndRun = async (holdsTree: boolean) => {
+          const preview = await tool.run(params, context(true, holdsTree)).catch((e: unknown) => {
             // The call would now fail (the file changed, the branch moved): that too is not what was approved.
             const known = toolErrorOf(e);
             if (!known) throw e;
@@ -151,8 +152,9 @@ export class Dispatcher implements DaemonApi {
           if (now !== bound) {
             throw new ToolError("PREVIEW_STALE", `The state changed since the preview ${bound} was approved; nothing was changed. Review the new preview (preview_id ${now}) and approve that one.`, { preview: { ...preview, dry_run: true, preview_id: now }, preview_id: now });
           }
-          return tool.run(params, context(false, true));
-        });
+          return tool.run(params, context(false, holdsTree));
+        };
+        work = tool.runsLong ? checkAndRun(false) : this.ws.lock.exclusive(() => checkAndRun(true));
       } else {
         work = tool.run(params, context(false, false));
       }

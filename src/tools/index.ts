@@ -27,6 +27,10 @@ import { gitStashTool } from "./git-stash.js";
 import { gitStatusTool } from "./git-status.js";
 import { mcpApproveTool, mcpRevokeTool } from "./mcp-approve.js";
 import { mcpServersTool } from "./mcp-servers.js";
+import { terminalJobsTool } from "./terminal-jobs.js";
+import { terminalKillTool } from "./terminal-kill.js";
+import { terminalOutputTool } from "./terminal-output.js";
+import { terminalRunTool } from "./terminal-run.js";
 import type { AnyTool } from "./tool.js";
 import { webFetchTool, webSearchTool } from "../web/tools.js";
 
@@ -59,6 +63,10 @@ export const TOOLS: AnyTool[] = [
   gitStashTool,
   gitCheckTool,
   ghTool,
+  terminalRunTool,
+  terminalJobsTool,
+  terminalOutputTool,
+  terminalKillTool,
   mcpServersTool,
   mcpApproveTool,
   mcpRevokeTool,

@@ -393,8 +393,14 @@ export class Pipeline {
     if (!seen) return undefined;
     for (let p = rel; ; p = parentOf(p)) {
       const at = seen.get(path.join(this.ws.root, p));
-      if (at !== undefined || p === "") return at;
+      if (at !== undefined) return at;
+      if (p === "") break;
     }
+    // Found by listing a folder this window's events touched (verifyFolders) before its own event came (a command that
+    // made build/ and removed old.txt): the window's latest event stands for it.
+    let latest: number | undefined;
+    for (const at of seen.values()) if (latest === undefined || at > latest) latest = at;
+    return latest;
   }
 
   /** Adds files of the touched folders that the index has and the disk has not (deleted), or the other way (created). */
