@@ -43,6 +43,7 @@ export function ripgrepArgs(o: SearchOptions): string[] {
   if (o.context > 0) args.push(`--context=${o.context}`);
   for (const g of o.glob ?? []) args.push(`--glob=${g}`);
   args.push("--glob=!.git"); // last, so it wins: .git/ is the git tools' business even with hidden:true
+  args.push("--glob=!.*.tl-????????????.tmp"); // the file tools' temp files (TEMP_FILE_GLOB, fs/atomic-write.ts), also outside git
   args.push("-e", o.pattern, "--", o.rel === "" ? "./" : o.rel);
   return args;
 }
