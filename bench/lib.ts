@@ -1,4 +1,5 @@
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 
@@ -63,4 +64,68 @@ export class BenchDaemon {
     this.child.stdin.end();
     await new Promise((resolve) => this.child.once("exit", resolve));
   }
+}
+
+/**
+ * CPU milliseconds a process has used (user + system, from /proc): on a shared machine wall-clock figures swing with other
+ * load, while CPU per call says what the process itself costs. NaN where /proc is missing.
+ */
+export function cpuMs(pid: number | undefined): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+    const CLOCK_TICKS_PER_SECOND = 100; // USER_HZ on Linux
+    return ((Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND) * 1000;
+  } catch {
+    return NaN;
+  }
+}
+
+/** An MCP server over stdio JSON-RPC (newline-delimited), spoken to as a bare MCP client would. */
+export class StdioJsonRpc {
+  readonly child: ChildProcessWithoutNullStreams;
+  private nextId = 1;
+  private readonly waiters = new Map<number, (r: any) => void>();
+
+  constructor(command: string, args: string[]) {
+    this.child = spawn(command, args, { stdio: "pipe" });
+    this.child.stderr.resume();
+    createInterface({ input: this.child.stdout }).on("line", (line) => {
+      const msg = JSON.parse(line);
+      if (typeof msg.id === "number") this.waiters.get(msg.id)?.(msg), this.waiters.delete(msg.id);
+    });
+  }
+
+  request(method: string, params: unknown): Promise<any> {
+    const id = this.nextId++;
+    return new Promise((resolve) => {
+      this.waiters.set(id, resolve);
+      this.child.stdin.write(JSON.stringify({ jsonrpc: "2.0", id, method, params }) + "\n");
+    });
+  }
+
+  async init(): Promise<void> {
+    await this.request("initialize", { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "tool-layer-bench", version: "0" } });
+    this.child.stdin.write(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) + "\n");
+  }
+
+  async close(): Promise<void> {
+    this.child.stdin.end();
+    await new Promise((resolve) => this.child.once("exit", resolve));
+  }
+}
+
+export type Call = () => Promise<unknown>;
+
+/** Calls per second with `lanes` callers each keeping one request in flight. */
+export async function throughput(call: Call, lanes: number, total: number): Promise<number> {
+  let issued = 0;
+  const lane = async () => {
+    while (issued < total) {
+      issued++;
+      await call();
+    }
+  };
+  const t = performance.now();
+  await Promise.all(Array.from({ length: lanes }, lane));
+  return (total / (performance.now() - t)) * 1000;
 }

@@ -7,6 +7,12 @@ const SUITES: Record<string, () => Promise<{ default: () => Promise<void> }>> = 
   search: () => import("./search.js"),
   files: () => import("./file-tools.js"),
   git: () => import("./git.js"),
+  processes: () => import("./processes.js"),
+  mcp: () => import("./mcp.js"),
+  "mcp-server": () => import("./mcp-server.js"),
+  lsp: () => import("./lsp.js"),
+  conflicts: () => import("./conflicts-corpus.js"),
+  agent: () => import("./agent.js"),
 };
 
 const wanted = process.argv.slice(2);

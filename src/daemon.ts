@@ -1,6 +1,8 @@
 import type { Readable, Writable } from "node:stream";
 import { Dispatcher } from "./dispatch/dispatcher.js";
 import { Registry, readManifest } from "./dispatch/registry.js";
+import { defaultStateDir } from "./mcp/approvals.js";
+import { type CodegraphMode, McpPassthrough } from "./mcp/passthrough.js";
 import { EventBus } from "./platform/bus.js";
 import { Supervisor } from "./platform/supervisor.js";
 import { JsonlTransport } from "./protocol/jsonl/transport.js";
@@ -17,6 +19,13 @@ export interface DaemonOptions {
   toolsFile?: string;
   watcher?: WatcherEngine;
   maxFileBytes?: number;
+  /** `--mcp-config FILE`: MCP servers the caller trusts. */
+  mcpConfig?: string;
+  codegraph?: CodegraphMode;
+  /** Where approvals and other daemon state live (default $XDG_STATE_HOME/tool-layer). */
+  stateDir?: string;
+  /** Serve the registry over MCP (SPEC 13) instead of JSON lines. */
+  mcp?: boolean;
 }
 
 const log = (message: string) => process.stderr.write(`tool-layer: ${message}\n`);
@@ -43,6 +52,7 @@ export class Daemon {
 
   /** Resolves once input has ended (or SIGTERM came, or stdout closed), calls in flight are done and every child is gone. */
   async run(input: Readable, output: Writable): Promise<void> {
+    if (this.options.mcp) return this.runMcp(input, output);
     this.processes.startWatchdog();
     let stop!: () => void;
     const stopped = new Promise<void>((resolve) => (stop = resolve));
@@ -54,6 +64,7 @@ export class Daemon {
     process.once("SIGINT", stop);
 
     await this.ws.init();
+    await this.startPassthrough();
     transport.start();
 
     await stopped;
@@ -64,5 +75,44 @@ export class Daemon {
     await this.ws.dispose();
     await this.processes.stop();
     await transport.close();
+  }
+
+  /** The same services behind the MCP server adapter (SPEC 13): one connection on stdio, one session. */
+  private async runMcp(input: Readable, output: Writable): Promise<void> {
+    this.processes.startWatchdog();
+    const [{ McpAdapter }, { McpStdioTransport }] = await Promise.all([import("./protocol/mcp/server.js"), import("./protocol/mcp/stdio-transport.js")]);
+    let stop!: () => void;
+    const stopped = new Promise<void>((resolve) => (stop = resolve));
+    process.once("SIGTERM", stop);
+    process.once("SIGINT", stop);
+    await this.ws.init();
+    await this.startPassthrough();
+    // Created once ready: what the client sent meanwhile waits in stdin's buffer, as JSON-lines requests wait in a queue.
+    const transport = new McpStdioTransport(input, output);
+    transport.onclose = () => stop();
+    const adapter = new McpAdapter(this.dispatcher, this.registry, this.ws, this.bus, this.options.version);
+    await adapter.connect(transport);
+
+    await stopped;
+    process.off("SIGTERM", stop);
+    process.off("SIGINT", stop);
+    await this.dispatcher.drain(SHUTDOWN_GRACE_MS);
+    await this.ws.dispose();
+    await this.processes.stop();
+    await transport.idle();
+    await adapter.close();
+  }
+
+  /** The user's MCP servers and CodeGraph: their tools join the registry as the servers come up (SPEC 12). */
+  private async startPassthrough(): Promise<void> {
+    const mcp = new McpPassthrough(this.ws, () => this.registry.changed(), {
+      configFile: this.options.mcpConfig,
+      stateDir: this.options.stateDir ?? defaultStateDir(),
+      codegraph: this.options.codegraph ?? "auto",
+    });
+    this.ws.mcp = mcp;
+    this.registry.addProvider(mcp);
+    this.ws.onDispose(() => mcp.stop());
+    await mcp.start();
   }
 }

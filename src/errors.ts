@@ -38,6 +38,16 @@ export const ERROR_CODES = [
   // passthrough tools
   "TOOL_MISSING",
   "GH_FAILED",
+  // MCP servers and web search (SPEC 12)
+  "TOOL_ERROR",
+  "MCP_SERVER_FAILED",
+  "NOT_CONFIGURED",
+  "UNREACHABLE",
+  // terminal (SPEC 11)
+  "SHELL_WRITE_REFUSED",
+  "SANDBOX_UNAVAILABLE",
+  // language servers (SPEC 10)
+  "LSP_UNAVAILABLE",
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { readFileSync, statSync } from "node:fs";
+import { accessSync, constants, readFileSync, statSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { Daemon, type DaemonOptions } from "./daemon.js";
 
@@ -9,6 +9,9 @@ const FLAGS = {
   tools: { type: "string", value: "FILE", help: "a tools manifest: which built-ins are enabled, and their descriptions" },
   watcher: { type: "string", value: "parcel|chokidar", help: "the file watcher engine (default: parcel)" },
   "max-file-bytes": { type: "string", value: "N", help: "files above N bytes are TOO_LARGE for the file tools (default: 10 MiB)" },
+  "mcp-config": { type: "string", value: "FILE", help: "MCP servers to pass through, trusted (the .mcp.json shape)" },
+  codegraph: { type: "string", value: "auto|on|off", help: "CodeGraph's tools: auto (when installed and the root is indexed), on (index it first), off" },
+  mcp: { type: "boolean", help: "serve the tools over MCP (stdio JSON-RPC) instead of JSON lines" },
   help: { type: "boolean", short: "h", help: "print this help and exit" },
   version: { type: "boolean", short: "v", help: "print the version and exit" },
 } as const;
@@ -71,6 +74,10 @@ function parse(argv: string[]): Parsed {
   if (maxFileBytes !== undefined && !(/^\d+$/.test(rawMax!) && Number.isSafeInteger(maxFileBytes) && maxFileBytes > 0)) {
     throw new UsageError(`--max-file-bytes must be a positive integer, not ${rawMax}`);
   }
+  const codegraph = (values.codegraph as string | undefined) ?? "auto";
+  if (codegraph !== "auto" && codegraph !== "on" && codegraph !== "off") throw new UsageError(`--codegraph must be auto, on or off, not ${codegraph}`);
+  const mcpConfig = values["mcp-config"] as string | undefined;
+  if (mcpConfig !== undefined && !isReadableFile(mcpConfig)) throw new UsageError(`--mcp-config ${mcpConfig} is not a readable file`);
   const root = (values.root as string | undefined) ?? process.cwd();
   let isDir = false;
   try {
@@ -79,7 +86,15 @@ function parse(argv: string[]): Parsed {
     throw new UsageError(`--root ${root} does not exist`);
   }
   if (!isDir) throw new UsageError(`--root ${root} is not a directory`);
-  return { kind: "run", options: { root, toolsFile: values.tools as string | undefined, watcher, maxFileBytes } };
+  return { kind: "run", options: { root, toolsFile: values.tools as string | undefined, watcher, maxFileBytes, mcpConfig, codegraph, mcp: values.mcp === true } };
+}
+
+function isReadableFile(file: string): boolean {
+  try {
+    return statSync(file).isFile() && (accessSync(file, constants.R_OK), true);
+  } catch {
+    return false;
+  }
 }
 
 let daemon: Daemon;

@@ -7,6 +7,7 @@ import { WorktreeLock } from "./platform/worktree-lock.js";
 import { ContentHistory } from "./vfs/history.js";
 import { SessionViews } from "./vfs/views.js";
 import { type Vfs, startVfs } from "./vfs/vfs.js";
+import type { McpPassthrough } from "./mcp/passthrough.js";
 
 /** Files above this are TOO_LARGE for the file tools unless `--max-file-bytes` raises it (SPEC 4). */
 export const DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024;
@@ -58,6 +59,8 @@ export class Workspace {
   readonly lock = new WorktreeLock();
   readonly files: VersionedFiles;
   private vfs?: Vfs;
+  /** The MCP passthrough (SPEC 12), set by the daemon once the workspace is ready. */
+  mcp?: McpPassthrough;
   private readonly disposers: Disposer[] = [];
 
   constructor(
@@ -89,6 +92,14 @@ export class Workspace {
   /** The watcher's state for `info`. */
   vfsState(): Record<string, unknown> {
     return this.vfs ? this.vfs.state() : { watcher: "not started" };
+  }
+
+  /**
+   * Resolves once the watcher has reported every change made on disk before this call: what the bus says then is what
+   * the disk had (the engine's own batch delay, then the pipeline's window).
+   */
+  async settle(): Promise<void> {
+    await this.vfs?.settle();
   }
 
   /** A session saw this version of a file (it read or wrote it): feeds stale_sessions and the since/mismatch diffs. */

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { manifestText } from "../src/manifest.js";
+import { manifestText, referenceText } from "../src/manifest.js";
 import { TOOLS } from "../src/tools/index.js";
 import { TOOL_ID_PATTERN, firstSentence } from "../src/tools/tool.js";
 
@@ -9,6 +9,13 @@ describe("registry", () => {
   it("tools.json is what `npm run tools-json` generates (regenerate it when this fails)", () => {
     const checkedIn = readFileSync(path.join(__dirname, "../tools.json"), "utf8");
     expect(checkedIn).toBe(manifestText());
+    expect(readFileSync(path.join(__dirname, "../docs/tools/reference.md"), "utf8")).toBe(referenceText());
+  });
+
+  it("every error code is documented in docs/errors.md", async () => {
+    const { ERROR_CODES } = await import("../src/errors.js");
+    const doc = readFileSync(path.join(__dirname, "../docs/errors.md"), "utf8");
+    expect(ERROR_CODES.filter((code) => !doc.includes(`\`${code}\``))).toEqual([]);
   });
 
   it("tool ids can be function names for any model API, and are unique", () => {

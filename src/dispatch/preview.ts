@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { canonicalJson } from "../core/canonical-json.js";
 
 /**
  * A preview's id (SPEC 2): a digest of the call (tool and canonical params) and of everything the preview shows, which
@@ -10,25 +11,4 @@ export function previewId(toolId: string, params: Record<string, unknown>, previ
   const { preview_id: _p, ...call } = params;
   const { dry_run: _d, preview_id: _q, ...shown } = preview;
   return createHash("sha256").update(canonicalJson({ tool: toolId, call, shown })).digest("hex").slice(0, 16);
-}
-
-/** JSON with object keys sorted at every level (toJSON honoured), so equal values always give equal text. */
-export function canonicalJson(value: unknown): string {
-  return JSON.stringify(sortKeys(value));
-}
-
-function sortKeys(value: unknown): unknown {
-  if (value && typeof value === "object" && typeof (value as { toJSON?: unknown }).toJSON === "function") {
-    return sortKeys((value as { toJSON: () => unknown }).toJSON());
-  }
-  if (Array.isArray(value)) return value.map(sortKeys);
-  if (value && typeof value === "object") {
-    const out: Record<string, unknown> = {};
-    for (const key of Object.keys(value).sort()) {
-      const v = (value as Record<string, unknown>)[key];
-      if (v !== undefined) out[key] = sortKeys(v);
-    }
-    return out;
-  }
-  return value;
 }

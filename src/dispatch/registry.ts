@@ -29,6 +29,8 @@ export interface RegisteredTool {
   params: z.ZodType;
   /** False when the tool's own schema already uses `preview_id` (SPEC 2: it keeps its own). */
   previewParam: boolean;
+  /** The JSON Schema of `params`, made once (zod's conversion costs more than a file read). */
+  schema?: Record<string, unknown>;
 }
 
 /**
@@ -68,7 +70,8 @@ export class Registry {
 
   schemaOf(tool: AnyTool): Record<string, unknown> {
     const registered = this.current.get(tool.id);
-    return inputSchema(tool, registered?.tool === tool ? registered.params : tool.params);
+    if (registered?.tool !== tool) return inputSchema(tool);
+    return (registered.schema ??= inputSchema(tool, registered.params));
   }
 
   /** Adds or replaces a provider; call changed() when its tools change. */

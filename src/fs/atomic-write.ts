@@ -1,9 +1,9 @@
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
-import { open, rename, unlink } from "node:fs/promises";
+import { mkdir, open, rename, unlink } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
-import { openDirConfined } from "./confined.js";
+import { ConfinedDir, openDirConfined } from "./confined.js";
 
 const fdatasync = promisify(fs.fdatasync);
 
@@ -50,21 +50,31 @@ export function tempNameFor(name: string): string {
  * The flush is fdatasync: it covers the data and the size (what a reader after a crash needs); the timestamps it
  * skips are not worth an fsync's extra journal write on every edit.
  */
-export async function atomicWrite(root: string, real: string, data: Uint8Array, mode: number | undefined, rel: string): Promise<void> {
+export async function atomicWriteConfined(root: string, real: string, data: Uint8Array, mode: number | undefined, rel: string): Promise<void> {
   const dir = openDirConfined(root, path.dirname(real), { create: mode === undefined, rel });
   try {
-    const temp = dir.path(tempNameFor(path.basename(real)));
-    let renamed = false;
-    try {
-      if (data.length <= SYNC_WRITE_MAX_BYTES) await writeSmall(temp, data, mode);
-      else await writeLarge(temp, data, mode);
-      await rename(temp, dir.path(path.basename(real)));
-      renamed = true;
-    } finally {
-      if (!renamed) await unlink(temp).catch(() => undefined);
-    }
+    await writeIn(dir, path.basename(real), data, mode);
   } finally {
     dir.close();
+  }
+}
+
+/** The same for a file the daemon keeps for itself outside the workspace (approvals, state): plain paths, no walk. */
+export async function atomicWrite(target: string, data: Uint8Array, mode?: number): Promise<void> {
+  if (mode === undefined) await mkdir(path.dirname(target), { recursive: true });
+  await writeIn(new ConfinedDir(undefined, path.dirname(target)), path.basename(target), data, mode);
+}
+
+async function writeIn(dir: ConfinedDir, name: string, data: Uint8Array, mode: number | undefined): Promise<void> {
+  const temp = dir.path(tempNameFor(name));
+  let renamed = false;
+  try {
+    if (data.length <= SYNC_WRITE_MAX_BYTES) await writeSmall(temp, data, mode);
+    else await writeLarge(temp, data, mode);
+    await rename(temp, dir.path(name));
+    renamed = true;
+  } finally {
+    if (!renamed) await unlink(temp).catch(() => undefined);
   }
 }
 

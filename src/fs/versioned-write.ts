@@ -3,17 +3,28 @@ import { accessSync, constants } from "node:fs";
 import { fileHash } from "../core/hash.js";
 import { ToolError, isNodeError } from "../errors.js";
 import type { ResolvedPath } from "../paths.js";
-import type { ToolContext } from "../tools/tool.js";
 import type { Workspace } from "../workspace.js";
-import { atomicWrite, permissionBits } from "./atomic-write.js";
+import { atomicWriteConfined, permissionBits } from "./atomic-write.js";
 import { checkDirConfined } from "./confined.js";
 import { checkHash } from "./hash-check.js";
 import { type RawFile, type TextFile, fileError, notFound, readRaw, tooLarge, withText } from "./read-text.js";
 import { type MoveOutcome, type MoveRequest, moveEntry } from "./versioned-move.js";
 import { tidyTempFiles } from "./temp-files.js";
 
-/** The part of a call the write needs: who writes, whether for real, and the dispatcher's commit and locks. */
-export type WriteContext = Pick<ToolContext, "sessionId" | "toolId" | "dryRun" | "signal" | "commit" | "lockFile" | "exclusive">;
+/** The part of a call the write needs: who writes, whether for real, and the dispatcher's commit and file lock. */
+export interface WriteContext {
+  sessionId: string;
+  toolId: string;
+  dryRun: boolean;
+  signal: AbortSignal;
+  commit<T>(step: () => Promise<T>): Promise<T>;
+  lockFile<T>(real: string, work: () => Promise<T>): Promise<T>;
+}
+
+/** A move also needs the worktree to itself (a folder's files, two paths): the dispatcher's exclusive. */
+export interface MoveContext extends WriteContext {
+  exclusive<T>(work: () => Promise<T>): Promise<T>;
+}
 
 /** A current version that is not UTF-8 text: only a whole-content overwrite may replace it (SPEC 5). */
 export interface RawCurrent extends RawFile {
@@ -23,22 +34,25 @@ export interface RawCurrent extends RawFile {
 
 export type CurrentFile = TextFile | RawCurrent;
 
-export interface WriteRequest<N extends { bytes: Buffer }> {
+export interface WriteRequest<N extends { bytes: Buffer }, C extends CurrentFile = TextFile> {
   target: ResolvedPath;
   /** The hash the change was made against; undefined: the file must not exist yet (a create). */
   expected: string | undefined;
   /** Builds the new version from the current one (undefined for a create); throws ToolErrors for bad edits. */
-  produce: (current: CurrentFile | undefined) => N;
+  produce: (current: C | undefined) => N;
   /** Checked before produce: whether `produce` needs an existing file (edits do; content does not). */
   needsExisting?: boolean;
-  /** The current version may be binary or non-UTF-8 (a whole-content overwrite converts it); otherwise it is refused. */
+  /**
+   * The current version may be binary or non-UTF-8 (a whole-content overwrite converts it): `produce` then gets a
+   * RawCurrent for it. Otherwise such a file is refused (BINARY_FILE, ENCODING) and `produce` always gets text.
+   */
   acceptsRaw?: boolean;
   /** Replace a read-only file (no write permission bit) on purpose; without it that is PERMISSION_DENIED. */
   forceReadonly?: boolean;
 }
 
-export interface WriteOutcome<N> {
-  current: CurrentFile | undefined;
+export interface WriteOutcome<N, C extends CurrentFile = TextFile> {
+  current: C | undefined;
   next: N;
   hash: string;
 }
@@ -59,8 +73,12 @@ export class VersionedFiles {
     await tidyTempFiles({ root: this.ws.root, processes: this.ws.processes, log: this.ws.log });
   }
 
-  write<N extends { bytes: Buffer }>(ctx: WriteContext, req: WriteRequest<N>): Promise<WriteOutcome<N>> {
+  write<N extends { bytes: Buffer }>(ctx: WriteContext, req: WriteRequest<N> & { acceptsRaw?: false }): Promise<WriteOutcome<N>>;
+  write<N extends { bytes: Buffer }>(ctx: WriteContext, req: WriteRequest<N, CurrentFile>): Promise<WriteOutcome<N, CurrentFile>>;
+  write<N extends { bytes: Buffer }>(ctx: WriteContext, req: WriteRequest<N> | WriteRequest<N, CurrentFile>): Promise<WriteOutcome<N, CurrentFile>> {
     const { target } = req;
+    // Without acceptsRaw the read refuses what is not text, so a produce that takes TextFile only ever gets one.
+    const produce = req.produce as (current: CurrentFile | undefined) => N;
     return ctx.lockFile(target.real, async () => {
       const current = await this.readExisting(target, req.acceptsRaw ?? false);
       ctx.signal.throwIfAborted();
@@ -73,7 +91,7 @@ export class VersionedFiles {
         checkHash(this.ws, target, req.expected, current);
         checkWritable(target, current, req.forceReadonly ?? false);
       }
-      const next = req.produce(current);
+      const next = produce(current);
       if (next.bytes.length > this.ws.maxFileBytes) throw tooLarge(target, next.bytes.length, this.ws.maxFileBytes, true);
       if (current && next.bytes.equals(current.bytes)) {
         throw new ToolError("NO_CHANGE", `The change leaves ${target.rel} byte-identical; nothing was written. Check the content you meant to change.`, { hash: current.hash });
@@ -84,7 +102,7 @@ export class VersionedFiles {
       await ctx.commit(async () => {
         this.ws.expectToolWrite({ session: ctx.sessionId, tool: ctx.toolId, rel, hash });
         try {
-          await atomicWrite(target.root, target.real, next.bytes, current ? permissionBits(current.stats.mode) : undefined, target.rel);
+          await atomicWriteConfined(target.root, target.real, next.bytes, current ? permissionBits(current.stats.mode) : undefined, target.rel);
         } catch (e) {
           throw fileError(e, target, "write");
         }
@@ -95,7 +113,7 @@ export class VersionedFiles {
   }
 
   /** Moves a file or folder (file_move): see versioned-move.ts. */
-  move(ctx: WriteContext, req: MoveRequest): Promise<MoveOutcome> {
+  move(ctx: MoveContext, req: MoveRequest): Promise<MoveOutcome> {
     return moveEntry(this.ws, ctx, req);
   }
 

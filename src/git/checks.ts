@@ -70,11 +70,40 @@ function tail(s: string): string {
   return s.length > CHECK_OUTPUT_CHARS ? `…${s.slice(-CHECK_OUTPUT_CHARS)}` : s;
 }
 
+export interface CheckFilter {
+  on?: "commit" | "push";
+  name?: string;
+}
+
+/** A check as a preview lists it: what would run, exactly, instead of running it (SPEC 2, 12). */
+export interface PlannedCheck {
+  name: string;
+  command: string[];
+  timeout_ms: number;
+}
+
+/** The checks declared for `on` (or the named one), in the order they run. */
+export async function selectChecks(root: string, filter: CheckFilter): Promise<Check[]> {
+  return (await loadChecks(root)).filter((c) => (filter.name ? c.name === filter.name : filter.on ? c.on.includes(filter.on) : true));
+}
+
+export async function plannedChecks(root: string, filter: CheckFilter): Promise<PlannedCheck[]> {
+  return (await selectChecks(root, filter)).map((c) => ({ name: c.name, command: c.command, timeout_ms: c.timeout_ms ?? DEFAULT_CHECK_TIMEOUT_MS }));
+}
+
+export function plannedChecksText(checks: PlannedCheck[]): string {
+  return checks.map((c) => `check ${c.name} would run: ${c.command.map(quoteArg).join(" ")}`).join("\n");
+}
+
+/** Shell-style quoting for display only: nothing is ever run through a shell. */
+export function quoteArg(a: string): string {
+  return /^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`;
+}
+
 /** Runs every check declared for `on` (or the named one); one after another, since checks often share build outputs. */
-export async function runChecks(ctx: GitCtx, filter: { on?: "commit" | "push"; name?: string }): Promise<CheckResult[]> {
-  const checks = (await loadChecks(ctx.ws.root)).filter((c) => (filter.name ? c.name === filter.name : filter.on ? c.on.includes(filter.on) : true));
+export async function runChecks(ctx: GitCtx, filter: CheckFilter): Promise<CheckResult[]> {
   const results: CheckResult[] = [];
-  for (const c of checks) results.push(await runCheck(ctx, c));
+  for (const c of await selectChecks(ctx.ws.root, filter)) results.push(await runCheck(ctx, c));
   return results;
 }
 

@@ -1,7 +1,9 @@
 import { ToolError } from "../errors.js";
+import type { Backup } from "./backup.js";
+import { type InTheWay, filesInTheWay } from "./in-the-way.js";
 import { type ReplayStep, predictMerge, simulateRebase } from "./predict.js";
 import { type OneCommit, commitLine, logCommits } from "./repo.js";
-import { git, type GitCtx } from "./run.js";
+import { NO_SUBMODULE_WORKTREES, git, type GitCtx } from "./run.js";
 import { dirtyPaths, parseStatus } from "./status.js";
 
 /** Commits listed per side in a preview; the counts are always exact. */
@@ -43,26 +45,29 @@ export async function analyze(ctx: GitCtx, head: string, theirs: string, rebase:
   return result;
 }
 
-export function integrationText(a: Integration, what: string, rebase: boolean): string {
+/** What an integration would do (a preview) or did (`done`: the approved call, which finished without conflicts). */
+export function integrationText(a: Integration, what: string, rebase: boolean, done = false): string {
   if (a.up_to_date) return `already up to date with ${what}`;
-  const lines = [`${a.incoming_count} incoming commit${a.incoming_count === 1 ? "" : "s"} from ${what}, ${a.outgoing_count} local commit${a.outgoing_count === 1 ? "" : "s"} not there`];
+  const commits = (n: number, kind = "") => `${n} ${kind}commit${n === 1 ? "" : "s"}`;
+  const lines = [`${commits(a.incoming_count, "incoming ")} from ${what}, ${commits(a.outgoing_count, "local ")} not there`];
   lines.push(...a.incoming.map((c) => `  + ${commitLine(c)}`));
-  if (a.fast_forward) lines.push("fast-forward: no merge commit needed");
+  if (a.fast_forward) lines.push(done ? "fast-forwarded: no merge commit was needed" : "fast-forward: no merge commit needed");
   else if (rebase && a.replay) {
-    lines.push(`rebase would replay ${a.replay.length} commit${a.replay.length === 1 ? "" : "s"}:`);
-    lines.push(...a.replay.map((s) => `  ${commitLine(s)}${s.conflicts.length ? `  CONFLICT in ${s.conflicts.join(", ")}` : ""}`));
-  } else lines.push(a.conflicts.length ? `merge would CONFLICT in: ${a.conflicts.join(", ")}` : "merge would be clean");
+    lines.push(`${done ? "replayed" : "rebase would replay"} ${commits(a.replay.length)}:`);
+    lines.push(...a.replay.map((s) => `  ${commitLine(s)}${s.conflicts.length && !done ? `  CONFLICT in ${s.conflicts.join(", ")}` : ""}`));
+  } else if (done) lines.push("merged without conflicts");
+  else lines.push(a.conflicts.length ? `merge would CONFLICT in: ${a.conflicts.join(", ")}` : "merge would be clean");
   return lines.join("\n");
 }
 
 export async function conflictedFiles(ctx: GitCtx): Promise<string[]> {
-  const r = await git(ctx, ["diff", "--name-only", "-z", "--diff-filter=U"]);
+  const r = await git(ctx, ["diff", "--name-only", "-z", "--diff-filter=U", NO_SUBMODULE_WORKTREES]);
   return r.stdout.split("\0").filter(Boolean);
 }
 
 /** Tracked files with uncommitted changes (untracked files do not count: git keeps them through these operations). */
 export async function trackedChanges(ctx: GitCtx): Promise<string[]> {
-  const r = await git(ctx, ["status", "--porcelain=v2", "-z", "--untracked-files=no"], { env: { GIT_OPTIONAL_LOCKS: "0" } });
+  const r = await git(ctx, ["status", "--porcelain=v2", "-z", "--untracked-files=no", NO_SUBMODULE_WORKTREES]);
   return dirtyPaths(parseStatus(r.stdout));
 }
 
@@ -85,10 +90,20 @@ export async function requireNotOverwriting(ctx: GitCtx, head: string, theirs: s
 }
 
 /** After a merge stopped on conflicts: the error that tells the model how to finish or abandon it. */
-export function mergeConflict(files: string[], what: string): ToolError {
+export function mergeConflict(files: string[], what: string, backup: Backup | null = null): ToolError {
   return new ToolError(
     "CONFLICT",
-    `The ${what} stopped with conflicts in ${files.join(", ")}; those files now hold conflict markers. Edit them to resolve, git_add them and git_commit to finish, or git_reset {ref:"HEAD", mode:"hard"} to abandon the merge.`,
-    { files, in_progress: "merge" },
+    `The ${what} stopped with conflicts in ${files.join(", ")}; those files now hold conflict markers. Edit them to resolve, git_add them and git_commit to finish, or git_reset {ref:"HEAD", mode:"hard"} to abandon the merge (it saves the worktree, your edits and other uncommitted changes included, to a backup ref first).`,
+    { files, in_progress: "merge", ...(backup ? { backup } : {}) },
   );
+}
+
+/**
+ * Untracked and ignored files that bringing `theirs` in would replace: what the merge result (or, for a fast-forward or
+ * a rebase, `theirs`, which a rebase checks out first) adds where the disk already has a file git does not track.
+ */
+export async function integrationInTheWay(ctx: GitCtx, head: string, theirs: string, a: Integration, rebase: boolean): Promise<InTheWay> {
+  if (a.up_to_date) return { ignored: [], untracked: [] };
+  const to = a.fast_forward || rebase ? theirs : (await predictMerge(ctx, head, theirs)).tree;
+  return filesInTheWay(ctx, head, to);
 }

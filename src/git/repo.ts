@@ -1,14 +1,27 @@
-import { stat } from "node:fs/promises";
+import { copyFile, mkdtemp, rm, stat, utimes } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { ToolError } from "../errors.js";
-import type { ToolContext } from "../tools/tool.js";
+import type { Env } from "../platform/child-env.js";
 import type { Workspace } from "../workspace.js";
-import { type GitCtx, git, steady } from "./run.js";
+import { OPERATION_MARKERS } from "./operation-markers.js";
+import { type GitCtx, NO_SUBMODULE_WORKTREES, git, steady } from "./run.js";
 
-export type Ctx = Pick<ToolContext, "ws" | "signal">;
+/**
+ * What a git operation needs of the call it runs in (a ToolContext has all of it): the dispatcher's commit step and
+ * worktree hold. Said here structurally, so the git library does not depend on the tools' module.
+ */
+export interface StepCtx extends GitCtx {
+  ws: Workspace;
+  signal: AbortSignal;
+  commit<T>(step: () => Promise<T>): Promise<T>;
+  exclusive<T>(work: () => Promise<T>): Promise<T>;
+}
+
+export type Ctx = Pick<StepCtx, "ws" | "signal">;
 
 /** ctx.commit with a context whose signal never aborts: a cancel or timeout must not kill git halfway through a change. */
-export function commitStep<T>(ctx: ToolContext, step: (ctx: ToolContext) => Promise<T>): Promise<T> {
+export function commitStep<C extends StepCtx, T>(ctx: C, step: (ctx: C) => Promise<T>): Promise<T> {
   return ctx.commit(() => step(steady(ctx)));
 }
 
@@ -16,7 +29,7 @@ export function commitStep<T>(ctx: ToolContext, step: (ctx: ToolContext) => Prom
  * A commitStep that rewrites the worktree (checkout, reset, merge, stash...): it runs with the worktree to itself, so no
  * file write interleaves with git's update, and the files it changes are attributed to the call's session (SPEC 7).
  */
-export function worktreeStep<T>(ctx: ToolContext, step: (ctx: ToolContext) => Promise<T>): Promise<T> {
+export function worktreeStep<C extends StepCtx, T>(ctx: C, step: (ctx: C) => Promise<T>): Promise<T> {
   return ctx.exclusive(() => commitStep(ctx, step));
 }
 
@@ -49,6 +62,42 @@ export async function cachedGitDir(ctx: GitCtx): Promise<string> {
   const dir = await requireRepo(ctx);
   gitDirs.set(ctx.ws.root, dir);
   return dir;
+}
+
+/**
+ * Copies the index to `to` with the original's modification time (a little earlier, never later): git judges an entry
+ * "racily clean" by comparing its mtime with the index file's, and a copy with a fresh mtime would make a file edited
+ * in the same second as the last index write look unchanged. false when there is no index yet (it reads as empty).
+ */
+export async function copyIndex(gitDir: string, to: string): Promise<boolean> {
+  const from = path.join(gitDir, "index");
+  try {
+    const st = await stat(from);
+    await copyFile(from, to);
+    // One millisecond earlier: utimes rounds, and an earlier index only makes git re-read more files, never fewer.
+    await utimes(to, st.atime, new Date(st.mtimeMs - 1));
+    return true;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return false;
+    throw e;
+  }
+}
+
+/**
+ * Runs `work` with GIT_INDEX_FILE naming a private copy of the index. `git diff` against the worktree rewrites the
+ * index when it finds files whose stat changed but whose content did not (a refresh under index.lock), and
+ * `--no-optional-locks` does not stop it (git 2.39); a read-only call must neither write the index nor take its lock.
+ */
+export async function withPrivateIndex<T>(ctx: GitCtx, work: (env: Env) => Promise<T>): Promise<T> {
+  const gitDir = await cachedGitDir(ctx);
+  const dir = await mkdtemp(path.join(tmpdir(), "tool-layer-index-"));
+  try {
+    const file = path.join(dir, "index");
+    await copyIndex(gitDir, file);
+    return await work({ GIT_INDEX_FILE: file });
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 }
 
 /** The commit a ref names, or NOT_FOUND. */
@@ -125,14 +174,7 @@ export async function requireBranch(ctx: GitCtx): Promise<HeadInfo & { branch: s
 
 /** A repository operation in progress that a new one should not start on top of. */
 export async function operationInProgress(gitDir: string): Promise<string | null> {
-  const probes: [string, string][] = [
-    ["rebase-merge", "rebase"],
-    ["rebase-apply", "rebase"],
-    ["MERGE_HEAD", "merge"],
-    ["CHERRY_PICK_HEAD", "cherry-pick"],
-    ["REVERT_HEAD", "revert"],
-  ];
-  for (const [file, op] of probes) {
+  for (const [file, op] of OPERATION_MARKERS) {
     if (await stat(path.join(gitDir, file)).then(() => true, () => false)) return op;
   }
   return null;
@@ -173,8 +215,8 @@ export interface FileStat {
   deleted: number | null;
 }
 
-export async function numstat(ctx: GitCtx, args: string[], env?: NodeJS.ProcessEnv, command: "diff" | "show" = "diff"): Promise<FileStat[]> {
-  const extra = command === "show" ? ["--format="] : [];
+export async function numstat(ctx: GitCtx, args: string[], env?: Env, command: "diff" | "show" = "diff"): Promise<FileStat[]> {
+  const extra = command === "show" ? ["--format="] : [NO_SUBMODULE_WORKTREES];
   const r = await git(ctx, [command, "--numstat", "-z", "--no-renames", ...extra, ...args], { env });
   const parts = r.stdout.split("\0").map((p) => p.replace(/^\n+/, "")).filter(Boolean);
   return parts.map((p) => {

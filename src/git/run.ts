@@ -7,6 +7,9 @@ export type { RunResult };
 /** A git call with no bound of its own is killed after this: no git command we run should take longer on a sane repository. */
 export const DEFAULT_PROCESS_TIMEOUT_MS = DEFAULT_TIMEOUT_MS;
 
+/** Network operations get longer than local ones, but a dead remote must not hold a call for minutes. */
+export const NETWORK_TIMEOUT_MS = 120_000;
+
 /** A signal that never aborts. */
 const NEVER = new AbortController().signal;
 
@@ -16,18 +19,42 @@ export function steady<T extends { signal?: AbortSignal }>(ctx: T): T {
 }
 
 /**
- * Config every call gets: no askpass from the repo's config, no colour, paths printed as they are, and no fsmonitor:
- * `core.fsmonitor` names a command, and a repository's config (a nested one's too) must not make git run it.
+ * What every call gets. No askpass from the repo's config, no colour, paths printed as they are. No fsmonitor:
+ * `core.fsmonitor` names a command, and a repository's config (a nested one's too: git passes `-c` on to the git it
+ * runs inside a submodule) must not make git run it. No optional locks: a read-only status must not rewrite
+ * `.git/index` (a stat refresh under index.lock; `git diff` ignores this, see withPrivateIndex). No auto maintenance after commits, merges and fetches: it can take
+ * minutes inside a call, runs a pre-auto-gc hook no preview listed, and a detached gc escapes the supervisor that must
+ * own every child (SPEC 1). Porcelain that looks into submodules (status, checkout's report) stays out of
+ * their worktrees; status and diff also get `--ignore-submodules=dirty` (NO_SUBMODULE_WORKTREES), which .gitmodules
+ * cannot override as it can these settings.
  */
-const GIT_CONFIG = ["-c", "core.askPass=", "-c", "color.ui=false", "-c", "core.quotePath=false", "-c", "advice.detachedHead=false", "-c", "core.fsmonitor=false"];
+const GIT_CONFIG = [
+  "--no-optional-locks",
+  "-c", "core.askPass=", "-c", "color.ui=false", "-c", "core.quotePath=false", "-c", "advice.detachedHead=false", "-c", "core.fsmonitor=false",
+  "-c", "maintenance.auto=false", "-c", "diff.ignoreSubmodules=dirty", "-c", "status.submoduleSummary=false", "-c", "submodule.recurse=false",
+];
+
+/**
+ * For `git status` and `git diff` against the worktree: a submodule's (or an embedded repository's) worktree is not
+ * examined, only where its HEAD is. Looking inside means running `git status` in it, under its own configuration (its
+ * filters, its attributes), which is not the root's to trust. A moved submodule HEAD is still reported.
+ */
+export const NO_SUBMODULE_WORKTREES = "--ignore-submodules=dirty";
+
+/**
+ * A dry run runs no hook, whatever git command it uses (SPEC 2): hooks are looked for in a folder that cannot hold any.
+ * Finding the hooks an approved call would run (hooks.ts) opts out with `hooks: "repo"`.
+ */
+const NO_HOOKS = ["-c", "core.hooksPath=/dev/null"];
 
 /**
  * git commands that only read or write the object store and start no child process: they run without a process group
- * of their own (see RunOptions.group). Everything else (hooks, remotes, merges that may run drivers) gets one.
+ * of their own (see RunOptions.group). Everything else (hooks, remotes, merges that may run drivers) gets one;
+ * update-ref too, since it runs the reference-transaction hook.
  */
 const CHILDLESS_COMMANDS = new Set([
   "status", "diff", "log", "show", "rev-parse", "rev-list", "for-each-ref", "cat-file", "ls-files", "symbolic-ref",
-  "config", "merge-tree", "commit-tree", "remote", "check-ref-format", "update-ref", "read-tree",
+  "config", "merge-tree", "commit-tree", "remote", "check-ref-format", "read-tree", "ls-tree", "write-tree",
 ]);
 
 export interface GitCallOptions {
@@ -38,11 +65,19 @@ export interface GitCallOptions {
   maxBytes?: number;
   env?: Env;
   cwd?: string;
+  /** Written to git's stdin (then closed): path lists for `--stdin`. */
+  input?: string;
+  /** More `-c name=value` pairs, before the command. */
+  config?: readonly string[];
+  /** "repo": the repository's hooks are visible even in a dry run (only to find them, never to run them). */
+  hooks?: "repo";
 }
 
 export interface GitCtx {
   ws: { root: string; processes: Supervisor };
   signal?: AbortSignal;
+  /** A dry run: git runs with no hooks at all. */
+  dryRun?: boolean;
 }
 
 /** Runs git in the workspace root; a failure is a ToolError whose message carries git's own words. */
@@ -50,9 +85,10 @@ export async function git(ctx: GitCtx, args: readonly string[], opts: GitCallOpt
   let r: RunResult;
   try {
     const group = !CHILDLESS_COMMANDS.has(args[0]);
+    const hooks = ctx.dryRun && opts.hooks !== "repo" ? NO_HOOKS : [];
     r = await ctx.ws.processes.run(
-      { cmd: "git", args: [...GIT_CONFIG, ...args], cwd: opts.cwd ?? ctx.ws.root, env: { LC_ALL: "C", ...opts.env }, group, label: `git ${args[0]}` },
-      { signal: ctx.signal, timeoutMs: opts.timeoutMs, maxBytes: opts.maxBytes },
+      { cmd: "git", args: [...GIT_CONFIG, ...hooks, ...(opts.config ?? []), ...args], cwd: opts.cwd ?? ctx.ws.root, env: { LC_ALL: "C", ...opts.env }, group, label: `git ${args[0]}` },
+      { signal: ctx.signal, timeoutMs: opts.timeoutMs, maxBytes: opts.maxBytes, input: opts.input },
     );
   } catch (e) {
     if (isNodeError(e, "ENOENT")) {

@@ -217,58 +217,71 @@ export class Supervisor {
   private start(spec: ProcessSpec, timeoutMs: number | undefined, signal: AbortSignal | undefined): Promise<ManagedChild> {
     if (this.closed) return Promise.reject(new Error("the daemon is shutting down"));
     signal?.throwIfAborted();
+    const { child, managed } = this.launch(spec, timeoutMs, signal);
+    if (managed) return Promise.resolve(managed);
+    return new Promise((_, reject) => child.once("error", reject)); // it never started (ENOENT, EACCES)
+  }
+
+  /**
+   * Starts a long-lived child at once and hands it over, for a library that drives the process itself (an MCP client
+   * transport). It is owned like any other: killed by stop() and by the watchdog. A failure to start comes as the
+   * child's 'error' event.
+   */
+  attach(spec: ProcessSpec): PipedChild {
+    if (this.closed) throw new Error("the daemon is shutting down");
+    return this.launch(spec, undefined, undefined).child;
+  }
+
+  /** Spawns and registers synchronously (the pid is known at once), so no child is ever unknown to the watchdog. */
+  private launch(spec: ProcessSpec, timeoutMs: number | undefined, signal: AbortSignal | undefined): { child: PipedChild; managed?: ManagedChild } {
     const group = spec.group ?? true;
+    const label = spec.label ?? spec.cmd;
     const child = spawn(spec.cmd, spec.args, {
       cwd: spec.cwd,
       env: spec.exactEnv ?? childEnv(spec.env),
       stdio: [spec.stdin ?? "ignore", "pipe", "pipe"],
       detached: group,
     }) as PipedChild;
-    return new Promise((resolve, reject) => {
-      // Kept for the child's life: a later 'error' (a kill that fails) must not be an unhandled event.
-      child.on("error", (e) => {
-        if (child.pid === undefined) reject(e);
-        else this.log(`${spec.label ?? spec.cmd}: ${e.message}`);
-      });
-      child.once("spawn", () => {
-        const pid = child.pid!;
-        this.started++;
-        let timedOut = false;
-        let timer: NodeJS.Timeout | undefined;
-        const stop = () => killTree(child, group);
-        const onAbort = () => stop();
-        const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) => {
-          child.once("close", (code, sig) => {
-            clearTimeout(timer);
-            signal?.removeEventListener("abort", onAbort);
-            this.live.delete(pid);
-            // What the command left in its group (a hook's `sleep &`) dies with it; the watchdog then forgets it.
-            if (group) signalGroup(pid, "SIGKILL");
-            this.tell(`- ${pid}`);
-            done({ code, signal: sig });
-          });
-        });
-        const managed: ManagedChild = {
-          child, pid, exited, stop,
-          label: spec.label ?? spec.cmd,
-          get timedOut() {
-            return timedOut;
-          },
-        };
-        markGroup(managed, group);
-        this.live.set(pid, managed);
-        this.tell(`+${group ? "g" : "p"} ${pid}`);
-        if (timeoutMs !== undefined) {
-          timer = setTimeout(() => {
-            timedOut = true;
-            stop();
-          }, timeoutMs);
-        }
-        signal?.addEventListener("abort", onAbort, { once: true });
-        if (signal?.aborted) stop();
-        resolve(managed);
+    const pid = child.pid;
+    // Kept for the child's life: a later 'error' (a kill that fails) must not be an unhandled event.
+    child.on("error", (e) => {
+      if (pid !== undefined) this.log(`${label}: ${e.message}`);
+    });
+    if (pid === undefined) return { child };
+    this.started++;
+    let timedOut = false;
+    let timer: NodeJS.Timeout | undefined;
+    const stop = () => killTree(child, group);
+    const onAbort = () => stop();
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) => {
+      child.once("close", (code, sig) => {
+        clearTimeout(timer);
+        signal?.removeEventListener("abort", onAbort);
+        this.live.delete(pid);
+        // What the command left in its group (a hook's `sleep &`) dies with it; the watchdog then forgets it.
+        if (group) signalGroup(pid, "SIGKILL");
+        this.tell(`- ${pid}`);
+        done({ code, signal: sig });
       });
     });
+    const managed: ManagedChild = {
+      child, pid, exited, stop, label,
+      get timedOut() {
+        return timedOut;
+      },
+    };
+    markGroup(managed, group);
+    this.live.set(pid, managed);
+    this.tell(`+${group ? "g" : "p"} ${pid}`);
+    if (timeoutMs !== undefined) {
+      timer = setTimeout(() => {
+        timedOut = true;
+        stop();
+      }, timeoutMs);
+    }
+    signal?.addEventListener("abort", onAbort, { once: true });
+    if (signal?.aborted) stop();
+    return { child, managed };
   }
 }
 

@@ -23,6 +23,7 @@ export const ghTool = defineTool({
     args: z.array(z.string().refine((a) => !a.includes("\0"), "no NUL bytes")).min(1).describe("Arguments after `gh`, one per element."),
   },
   mutating: true,
+  hints: { open_world: true },
   timeoutMs: GH_TIMEOUT_MS + 5_000,
   state: async (ws) => {
     const version = await runGh(ws, ["--version"], { timeoutMs: 10_000 }).catch(() => null);

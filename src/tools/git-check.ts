@@ -1,15 +1,15 @@
 import { z } from "zod";
-import { CHECKS_FILE, checksText, loadChecks, runChecks } from "../git/checks.js";
+import { CHECKS_FILE, checksText, loadChecks, plannedChecks, plannedChecksText, runChecks } from "../git/checks.js";
 import { ToolError } from "../errors.js";
 import { defineTool } from "./tool.js";
 
 export const gitCheckTool = defineTool({
   id: "git_check",
-  description: `Runs the custom checks declared in ${CHECKS_FILE} (all, or the named one) and reports each one's result and output. The same checks run before commits and pushes.`,
+  description: `Runs the custom checks declared in ${CHECKS_FILE} (all, or the named one) and reports each one's result and output. The same checks run before commits and pushes. A check runs a program the workspace names, so this is a dry run unless approved. Preview: each check's exact command, nothing run.`,
   params: {
     name: z.string().min(1).optional().describe("Run only this check."),
   },
-  mutating: false,
+  mutating: true,
   timeoutMs: 1_800_000,
   state: async (ws) => {
     const checks = await loadChecks(ws.root).catch((e: Error) => e);
@@ -19,6 +19,10 @@ export const gitCheckTool = defineTool({
     const declared = await loadChecks(ctx.ws.root);
     if (name && !declared.some((c) => c.name === name)) {
       throw new ToolError("NOT_FOUND", `There is no check "${name}" in ${CHECKS_FILE}${declared.length ? ` (checks: ${declared.map((c) => c.name).join(", ")})` : ""}.`);
+    }
+    if (ctx.dryRun) {
+      const checks = await plannedChecks(ctx.ws.root, { name });
+      return { checks, text: checks.length ? plannedChecksText(checks) : `no checks declared in ${CHECKS_FILE}` };
     }
     const checks = await runChecks(ctx, { name });
     const ok = checks.every((c) => c.ok);

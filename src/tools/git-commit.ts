@@ -1,15 +1,15 @@
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { z } from "zod";
-import { checksText, enforceChecks } from "../git/checks.js";
-import { type HookResult, hookPath, runHook } from "../git/hooks.js";
-import { pathspec, pathsParam, unspec } from "../git/params.js";
+import { checksText, enforceChecks, plannedChecks, plannedChecksText } from "../git/checks.js";
+import { OPERATION_HOOKS, type PlannedHook, hooksText, plannedHooks } from "../git/hooks.js";
+import { pathspec, pathsParam, relPaths } from "../git/params.js";
 import { EMPTY_TREE, type FileStat, headInfo, numstat, operationInProgress, cachedGitDir, gitState, statText } from "../git/repo.js";
 import { git, steady } from "../git/run.js";
+import { pendingChanges, requireKnownPaths, stageChanges } from "../git/stage.js";
 import { ToolError } from "../errors.js";
 import { fileList } from "../git/text.js";
-import { relPaths } from "./git-add.js";
 import { defineTool, type ToolContext } from "./tool.js";
 
 /** Checks and hooks may run a test suite: a commit gets ten minutes before it is stopped. */
@@ -17,13 +17,14 @@ export const COMMIT_TIMEOUT_MS = 600_000;
 
 export const gitCommitTool = defineTool({
   id: "git_commit",
-  description: "Commits the index, or with paths exactly those files (new ones included) and nothing else that is staged. Runs the repository's pre-commit and commit-msg hooks and the commit checks of .tool-layer.json; a failure blocks the commit and its output comes back. Preview: the files and diff stat, and the hook and check results.",
+  description: "Commits the index, or with paths exactly those files (new ones included) and nothing else that is staged. Runs the commit checks of .tool-layer.json and the repository's hooks (pre-commit, commit-msg, ...); a failure blocks the commit and its output comes back. Preview: the files and diff stat, and the checks (with their commands) and hooks (with the SHA-256 of each) that would run; a preview runs none of them.",
   params: {
     message: z.string().min(1).describe("The commit message."),
     paths: pathsParam().optional().describe("Commit only these files or folders, as they are in the worktree; other staged changes stay staged."),
     amend: z.boolean().optional().describe("Replace the last commit (its changes plus these) instead of adding one."),
   },
   mutating: true,
+  hints: { destructive: false },
   timeoutMs: COMMIT_TIMEOUT_MS,
   state: gitState,
   async run({ message, paths, amend }, ctx) {
@@ -36,68 +37,56 @@ export const gitCommitTool = defineTool({
     if (!files.length && !amend && !merging) {
       throw new ToolError("NO_CHANGE", rels ? `Nothing to commit in ${rels.join(", ")}: they match HEAD.` : "Nothing to commit: the index matches HEAD; stage changes with git_add, or pass paths.");
     }
-    const checks = await enforceChecks(ctx, "commit", "commit");
+    const hookNames = OPERATION_HOOKS[amend ? "amend" : "commit"];
+    const [hooks, planned] = await Promise.all([plannedHooks(ctx, hookNames), plannedChecks(ctx.ws.root, { on: "commit" })]);
     const summary = `${files.length} file${files.length === 1 ? "" : "s"}\n${statText(files)}`;
 
     if (ctx.dryRun) {
-      const hooks = await previewHooks(ctx, message);
-      const text = [`would commit on ${branch ?? "detached HEAD"}${amend ? " (amending the last commit)" : ""}: ${summary}`, hooksText(hooks), checksText(checks)].filter(Boolean).join("\n");
-      return { message, branch, amend: !!amend, ...fileList(files), hooks, checks, text };
+      const text = [`would commit on ${branch ?? "detached HEAD"}${amend ? " (amending the last commit)" : ""}: ${summary}`, plannedChecksText(planned), hooksText(hooks, "would run")].filter(Boolean).join("\n");
+      return { message, branch, amend: !!amend, ...fileList(files), hooks, checks: planned, text };
     }
 
+    const checks = await enforceChecks(ctx, "commit", "commit");
+    // A check may rewrite a hook: what runs must be what this call found (and what an approved preview showed).
+    const running = await plannedHooks(ctx, hookNames);
+    if (JSON.stringify(running) !== JSON.stringify(hooks)) {
+      throw new ToolError("PREVIEW_STALE", `A hook changed while the checks ran (${changedHooks(hooks, running).join(", ")}); nothing was committed. Preview the commit again and approve what it shows.`, { hooks: running });
+    }
     // Not a ctx.commit step: hooks and checks can run for minutes and must stay cancellable. A cancelled `git commit`
     // gets SIGTERM, removes its index.lock and writes no commit (git moves HEAD atomically, last).
-    const sha = await commit(ctx, message, rels, !!amend);
-    const text = [`committed ${sha.slice(0, 7)} on ${branch ?? "detached HEAD"}: ${summary}`, checksText(checks)].filter(Boolean).join("\n");
-    return { commit: sha, branch, amend: !!amend, ...fileList(files), checks, text };
+    const sha = await commit(ctx, message, rels, !!amend, running);
+    const text = [`committed ${sha.slice(0, 7)} on ${branch ?? "detached HEAD"}: ${summary}`, checksText(checks), hooksText(running, "ran")].filter(Boolean).join("\n");
+    return { commit: sha, branch, amend: !!amend, ...fileList(files), hooks: running, checks, text };
   },
 });
+
+function changedHooks(before: PlannedHook[], after: PlannedHook[]): string[] {
+  const names = new Set([...before, ...after].map((h) => h.hook));
+  const key = (hs: PlannedHook[], n: string) => JSON.stringify(hs.find((h) => h.hook === n) ?? null);
+  return [...names].filter((n) => key(before, n) !== key(after, n));
+}
 
 /** What the commit would contain, computed without touching the index: with paths, in a throwaway index file. */
 async function filesToCommit(ctx: ToolContext, head: string | null, rels: string[] | undefined, amend: boolean): Promise<FileStat[]> {
   const base = amend ? ((await git(ctx, ["rev-parse", "--verify", "--quiet", `${head}^1`], { ok: [0, 1] })).stdout.trim() || EMPTY_TREE) : (head ?? EMPTY_TREE);
   if (!rels) return numstat(ctx, ["--cached", base]);
+  await requireKnownPaths(ctx, rels);
   const dir = await mkdtemp(path.join(tmpdir(), "tool-layer-index-"));
   try {
     const env = { GIT_INDEX_FILE: path.join(dir, "index") };
     await git(ctx, head ? ["read-tree", head] : ["read-tree", "--empty"], { env });
-    const added = await git(ctx, ["add", "-A", "--", ...rels.map(pathspec)], { env, ok: "any" });
-    const m = /pathspec '(.*)' did not match any files/.exec(added.stderr);
-    if (m) throw new ToolError("NOT_FOUND", `${unspec(m[1])} matches no file, changed or tracked; check the path with git_status.`);
-    if (added.code !== 0) throw new ToolError("GIT_FAILED", `git add failed: ${added.stderr.trim()}`);
+    await stageChanges(ctx, await pendingChanges(ctx, rels, env), env);
     return await numstat(ctx, ["--cached", base], env);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
 }
 
-async function previewHooks(ctx: ToolContext, message: string): Promise<HookResult[]> {
-  const results: HookResult[] = [];
-  const pre = await runHook(ctx, "pre-commit");
-  if (pre) results.push(pre);
-  if (pre && !pre.ok) throw hookFailed(pre.hook, pre.output, results);
-  const dir = await mkdtemp(path.join(tmpdir(), "tool-layer-msg-"));
-  try {
-    const file = path.join(dir, "COMMIT_EDITMSG");
-    await writeFile(file, `${message}\n`);
-    const msg = await runHook(ctx, "commit-msg", [file]);
-    if (msg) results.push(msg);
-    if (msg && !msg.ok) throw hookFailed(msg.hook, msg.output, results);
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-  return results;
+function hookFailed(hook: string, output: string): ToolError {
+  return new ToolError("HOOK_FAILED", `The ${hook} hook refused the commit; nothing was committed. Fix what it reports, then commit again.\n${output}`, { hook, output });
 }
 
-function hooksText(hooks: HookResult[]): string {
-  return hooks.map((h) => `hook ${h.hook}: passed`).join("\n");
-}
-
-function hookFailed(hook: string, output: string, hooks?: HookResult[]): ToolError {
-  return new ToolError("HOOK_FAILED", `The ${hook} hook refused the commit; nothing was committed. Fix what it reports, then commit again.\n${output}`, { hook, output, ...(hooks ? { hooks } : {}) });
-}
-
-async function commit(ctx: ToolContext, message: string, rels: string[] | undefined, amend: boolean): Promise<string> {
+async function commit(ctx: ToolContext, message: string, rels: string[] | undefined, amend: boolean, hooks: PlannedHook[]): Promise<string> {
   // `commit --only` refuses paths git does not know yet: intent-to-add makes new files known without staging content.
   const untracked = rels ? (await git(ctx, ["ls-files", "-z", "--others", "--exclude-standard", "--", ...rels.map(pathspec)])).stdout.split("\0").filter(Boolean).map(pathspec) : [];
   if (untracked.length) await git(ctx, ["add", "--intent-to-add", "--", ...untracked]);
@@ -118,8 +107,8 @@ async function commit(ctx: ToolContext, message: string, rels: string[] | undefi
       throw new ToolError("CONFLICT", `The commit is blocked by unresolved conflicts: ${output} Resolve them, git_add the files, then commit.`, { output });
     }
     if (/^fatal: /m.test(r.stderr)) throw new ToolError("GIT_FAILED", `git commit failed (exit ${r.code}): ${output}`, { exit_code: r.code, output });
-    const hooks = [(await hookPath(ctx, "pre-commit")) && "pre-commit", (await hookPath(ctx, "commit-msg")) && "commit-msg"].filter(Boolean) as string[];
-    if (hooks.length) throw hookFailed(hooks.join(" or "), output);
+    const refusing = hooks.map((h) => h.hook).filter((h) => ["pre-commit", "prepare-commit-msg", "commit-msg"].includes(h));
+    if (refusing.length) throw hookFailed(refusing.join(" or "), output);
     throw new ToolError("GIT_FAILED", `git commit failed (exit ${r.code}): ${output}`, { exit_code: r.code, output });
   }
   return (await git(ctx, ["rev-parse", "HEAD"])).stdout.trim();

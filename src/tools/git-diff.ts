@@ -1,8 +1,9 @@
 import { z } from "zod";
 import { pathParam, pathspec, refParam } from "../git/params.js";
-import { numstat, cachedGitDir, resolveCommit, gitState, statText } from "../git/repo.js";
-import { git } from "../git/run.js";
+import { numstat, cachedGitDir, resolveCommit, gitState, statText, tryResolve, withPrivateIndex } from "../git/repo.js";
+import { NO_SUBMODULE_WORKTREES, git, type GitCtx } from "../git/run.js";
 import { PATCH_READ_BYTES, capDiff, fileList } from "../git/text.js";
+import { ToolError } from "../errors.js";
 import { defineTool } from "./tool.js";
 
 export const gitDiffTool = defineTool({
@@ -19,15 +20,30 @@ export const gitDiffTool = defineTool({
     await cachedGitDir(ctx);
     const args: string[] = [];
     if (staged) args.push("--cached");
-    if (ref) args.push(await resolveCommit(ctx, ref));
+    const base = ref ? await resolveCommit(ctx, ref) : null;
+    if (base) args.push(base);
     const spec: string[] = ["--"];
-    if (path) spec.push(pathspec((await ctx.ws.paths.resolve(path, { allowGitDir: false })).rel));
-    const [files, diff] = await Promise.all([
-      numstat(ctx, [...args, ...spec]),
-      git(ctx, ["diff", "--no-ext-diff", "--no-renames", ...args, ...spec], { maxBytes: PATCH_READ_BYTES }),
-    ]);
+    if (path) {
+      const target = await ctx.ws.paths.resolve(path, { allowGitDir: false });
+      if (!target.exists) await requireKnown(ctx, target.rel, base, ref);
+      spec.push(pathspec(target.rel));
+    }
+    const [files, diff] = await withPrivateIndex(ctx, (env) => Promise.all([
+      numstat(ctx, [...args, ...spec], env),
+      git(ctx, ["diff", "--no-ext-diff", "--no-renames", NO_SUBMODULE_WORKTREES, ...args, ...spec], { maxBytes: PATCH_READ_BYTES, env }),
+    ]));
     const capped = capDiff(diff.stdout, "pass path to see one file, or read the stat above", diff.truncated);
     const head = files.length ? `${files.length} file${files.length > 1 ? "s" : ""} changed\n${statText(files)}\n` : "no changes\n";
     return { ...fileList(files), diff: capped.text, truncated: capped.truncated, text: `${head}${capped.text}`.trimEnd() };
   },
 });
+
+/** A path missing from the disk is still diffable if the index, HEAD or the ref has it (a deletion); else NOT_FOUND. */
+async function requireKnown(ctx: GitCtx, rel: string, base: string | null, ref: string | undefined): Promise<void> {
+  const spec = pathspec(rel);
+  if ((await git(ctx, ["ls-files", "-z", "--", spec])).stdout) return;
+  for (const tree of [base, await tryResolve(ctx, "HEAD")]) {
+    if (tree && (await git(ctx, ["ls-tree", "-z", "--name-only", tree, "--", spec])).stdout) return;
+  }
+  throw new ToolError("NOT_FOUND", `${rel} is not in the worktree, the index, HEAD${ref ? ` or ${ref}` : ""}; check the path with git_status.`);
+}

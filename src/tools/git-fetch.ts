@@ -1,8 +1,9 @@
 import { remoteParam } from "../git/params.js";
+import { OPERATION_HOOKS, hooksText, plannedHooks } from "../git/hooks.js";
 import { commitStep, defaultRemote, headInfo, requireRemote, cachedGitDir, gitState } from "../git/repo.js";
 import { git } from "../git/run.js";
 import { type ToolContext, defineTool } from "./tool.js";
-import { NETWORK_TIMEOUT_MS } from "./git-push.js";
+import { NETWORK_TIMEOUT_MS } from "../git/run.js";
 
 export const gitFetchTool = defineTool({
   id: "git_fetch",
@@ -11,21 +12,24 @@ export const gitFetchTool = defineTool({
     remote: remoteParam().optional().describe("Remote name (default: the current branch's upstream remote, else origin)."),
   },
   mutating: true,
+  hints: { destructive: false, idempotent: true, open_world: true },
   timeoutMs: NETWORK_TIMEOUT_MS + 10_000,
   state: gitState,
   async run(params, ctx) {
     await cachedGitDir(ctx);
     const remote = params.remote ?? (await defaultRemote(ctx, (await headInfo(ctx)).branch));
     await requireRemote(ctx, remote);
+    const hooks = await plannedHooks(ctx, OPERATION_HOOKS.fetch);
+    const withHooks = (text: string, verb: string) => (hooks.length ? `${text}\n${hooksText(hooks, verb)}` : text);
     if (ctx.dryRun) {
-      const r = await git(ctx, ["fetch", "--dry-run", "--end-of-options", remote], { timeoutMs: NETWORK_TIMEOUT_MS });
+      const r = await git(ctx, ["fetch", "--dry-run", "--no-recurse-submodules", "--end-of-options", remote], { timeoutMs: NETWORK_TIMEOUT_MS });
       // fetch reports on stderr, one line per ref: "   a1b2..c3d4  main  -> origin/main", " * [new branch] x -> origin/x".
       const lines = r.stderr.split("\n").filter((l) => /->/.test(l)).map((l) => l.trim());
-      return { remote, updates: lines, text: lines.length ? `would update from ${remote}:\n${lines.map((l) => `  ${l}`).join("\n")}` : `${remote}: everything is up to date` };
+      return { remote, updates: lines, hooks, text: withHooks(lines.length ? `would update from ${remote}:\n${lines.map((l) => `  ${l}`).join("\n")}` : `${remote}: everything is up to date`, "would run") };
     }
     return commitStep(ctx, async (ctx) => {
       const before = await trackingRefs(ctx, remote);
-      await git(ctx, ["fetch", "--end-of-options", remote], { timeoutMs: NETWORK_TIMEOUT_MS });
+      await git(ctx, ["fetch", "--no-recurse-submodules", "--end-of-options", remote], { timeoutMs: NETWORK_TIMEOUT_MS });
       const after = await trackingRefs(ctx, remote);
       const updates = [...new Set([...before.keys(), ...after.keys()])]
         .filter((ref) => before.get(ref) !== after.get(ref))
@@ -33,7 +37,7 @@ export const gitFetchTool = defineTool({
       const text = updates.length
         ? `fetched from ${remote}:\n${updates.map((u) => `  ${u.ref}: ${u.old?.slice(0, 7) ?? "(new)"} -> ${u.new?.slice(0, 7) ?? "(gone)"}`).join("\n")}`
         : `${remote}: everything was up to date`;
-      return { remote, updates, text };
+      return { remote, updates, hooks, text: withHooks(text, "ran") };
     });
   },
 });

@@ -1,12 +1,14 @@
 import { z } from "zod";
-import { saveRef } from "../git/backup.js";
-import { analyze, conflictedFiles, integrationText, mergeConflict, requireNoTrackedChanges, requireNotOverwriting } from "../git/integrate.js";
+import { backupText, backupWork, saveRef } from "../git/backup.js";
+import { OPERATION_HOOKS, hooksText, plannedHooks } from "../git/hooks.js";
+import { inTheWayText, refuseUntracked } from "../git/in-the-way.js";
+import { analyze, conflictedFiles, integrationInTheWay, integrationText, mergeConflict, requireNoTrackedChanges, requireNotOverwriting } from "../git/integrate.js";
 import { refParam, remoteParam } from "../git/params.js";
 import { worktreeStep, requireBranchName, defaultRemote, operationInProgress, requireBranch, requireRemote, cachedGitDir, upstreamOf, gitState } from "../git/repo.js";
 import { git } from "../git/run.js";
 import { ToolError } from "../errors.js";
 import { type ToolContext, defineTool } from "./tool.js";
-import { NETWORK_TIMEOUT_MS } from "./git-push.js";
+import { NETWORK_TIMEOUT_MS } from "../git/run.js";
 
 export const gitPullTool = defineTool({
   id: "git_pull",
@@ -17,6 +19,7 @@ export const gitPullTool = defineTool({
     rebase: z.boolean().optional().describe("Rebase local commits onto the remote branch instead of merging (the old tip is saved to a backup ref)."),
   },
   mutating: true,
+  hints: { open_world: true },
   timeoutMs: NETWORK_TIMEOUT_MS + 300_000,
   state: gitState,
   async run(params, ctx) {
@@ -35,27 +38,35 @@ export const gitPullTool = defineTool({
 
     // The preview fetches objects only: an empty --refmap and no FETCH_HEAD, so no ref moves, not even refs/remotes/.
     const theirs = await remoteTip(ctx, remote, remoteBranch);
-    await git(ctx, ["fetch", "--quiet", "--no-write-fetch-head", "--refmap=", "--end-of-options", remote, `refs/heads/${remoteBranch}`], { timeoutMs: NETWORK_TIMEOUT_MS });
+    await git(ctx, ["fetch", "--quiet", "--no-write-fetch-head", "--refmap=", "--no-recurse-submodules", "--end-of-options", remote, `refs/heads/${remoteBranch}`], { timeoutMs: NETWORK_TIMEOUT_MS });
     const a = head ? await analyze(ctx, head, theirs, rebase) : null;
     if (head && a && !a.up_to_date) await requireNotOverwriting(ctx, head, theirs, "pull");
-    const text = a ? integrationText(a, what, rebase) : `the branch has no commits yet: it would be set to ${what} (${theirs.slice(0, 7)})`;
-    if (ctx.dryRun || a?.up_to_date) return { remote, branch, remote_branch: remoteBranch, rebase, remote_commit: theirs, ...a, text };
+    const way = head && a ? await integrationInTheWay(ctx, head, theirs, a, rebase) : { ignored: [], untracked: [] };
+    refuseUntracked(way, `pull of ${what}`);
+    const hooks = a?.up_to_date ? [] : await plannedHooks(ctx, [...OPERATION_HOOKS.fetch, ...(rebase ? OPERATION_HOOKS.rebase : OPERATION_HOOKS.merge)]);
+    const text = (done: boolean) => [
+      a ? integrationText(a, what, rebase, done) : `the branch has no commits yet: it ${done ? "was" : "would be"} set to ${what} (${theirs.slice(0, 7)})`,
+      inTheWayText(way, done ? "were" : "would be"),
+      hooksText(hooks, done ? "ran" : "would run"),
+    ].filter(Boolean).join("\n");
+    const shown = { remote, branch, remote_branch: remoteBranch, rebase, remote_commit: theirs, ...a, overwritten: way.ignored, hooks };
+    if (ctx.dryRun || a?.up_to_date) return { ...shown, text: text(false) };
 
     return worktreeStep(ctx, async (ctx) => {
-      const backup = rebase && head ? await saveRef(ctx, "pull-rebase", head, "commit") : null;
-      const r = await git(ctx, ["pull", "--no-edit", rebase ? "--rebase" : "--no-rebase", "--end-of-options", remote, remoteBranch], { ok: "any", timeoutMs: NETWORK_TIMEOUT_MS + 120_000 });
+      const backup = way.ignored.length ? await backupWork(ctx, "pull", head, way.ignored) : rebase && head ? await saveRef(ctx, "pull-rebase", head, "commit") : null;
+      const r = await git(ctx, ["pull", "--no-edit", "--no-recurse-submodules", rebase ? "--rebase" : "--no-rebase", "--end-of-options", remote, remoteBranch], { ok: "any", timeoutMs: NETWORK_TIMEOUT_MS + 120_000 });
       if (r.code !== 0) {
         const files = await conflictedFiles(ctx);
         if (rebase && (await operationInProgress(gitDir)) === "rebase") {
           await git(ctx, ["rebase", "--abort"]);
-          throw new ToolError("CONFLICT", `Rebasing onto ${what} conflicts in ${files.join(", ")}; the rebase was undone and ${branch} is as it was. Pull without rebase (a merge), or resolve the differences first.`, { files, backup: backup?.ref });
+          throw new ToolError("CONFLICT", `Rebasing onto ${what} conflicts in ${files.join(", ")}; the rebase was undone and ${branch} is as it was. Pull without rebase (a merge), or resolve the differences first.`, { files, backup });
         }
-        if (files.length) throw mergeConflict(files, `pull of ${what}`);
-        throw new ToolError("GIT_FAILED", `git pull failed (exit ${r.code}): ${(r.stderr || r.stdout).trim()}`, { backup: backup?.ref });
+        if (files.length) throw mergeConflict(files, `pull of ${what}`, backup);
+        throw new ToolError("GIT_FAILED", `git pull failed (exit ${r.code}): ${(r.stderr || r.stdout).trim()}`, { backup });
       }
       const after = (await git(ctx, ["rev-parse", "HEAD"])).stdout.trim();
-      const done = `pulled ${what} into ${branch}: now at ${after.slice(0, 7)}${backup ? `; the old tip is saved as ${backup.ref}` : ""}`;
-      return { remote, branch, remote_branch: remoteBranch, rebase, remote_commit: theirs, head: after, backup, ...a, text: `${done}\n${text}` };
+      const done = [`pulled ${what} into ${branch}: now at ${after.slice(0, 7)}`, text(true), backup ? backupText(backup) : ""].filter(Boolean).join("\n");
+      return { ...shown, head: after, backup, text: done };
     });
   },
 });

@@ -1,5 +1,7 @@
-import { saveRef } from "../git/backup.js";
-import { analyze, conflictedFiles, integrationText, requireNoTrackedChanges } from "../git/integrate.js";
+import { backupText, backupWork, saveRef } from "../git/backup.js";
+import { OPERATION_HOOKS, hooksText, plannedHooks } from "../git/hooks.js";
+import { inTheWayText, refuseUntracked } from "../git/in-the-way.js";
+import { analyze, conflictedFiles, integrationInTheWay, integrationText, requireNoTrackedChanges } from "../git/integrate.js";
 import { refParam } from "../git/params.js";
 import { worktreeStep, operationInProgress, cachedGitDir, resolveCommit, headInfo, gitState } from "../git/repo.js";
 import { git } from "../git/run.js";
@@ -24,22 +26,27 @@ export const gitRebaseTool = defineTool({
     const target = await resolveCommit(ctx, onto, "onto");
     await requireNoTrackedChanges(ctx, "rebase");
     const a = await analyze(ctx, head, target, true);
-    const text = integrationText(a, onto, true);
-    if (ctx.dryRun || a.up_to_date) return { onto, branch, ...a, text };
+    const way = await integrationInTheWay(ctx, head, target, a, true);
+    refuseUntracked(way, `rebase onto ${onto}`);
+    const hooks = a.up_to_date ? [] : await plannedHooks(ctx, OPERATION_HOOKS.rebase);
+    const text = (done: boolean) => [integrationText(a, onto, true, done), inTheWayText(way, done ? "were" : "would be"), hooksText(hooks, done ? "ran" : "would run")].filter(Boolean).join("\n");
+    const shown = { onto, branch, ...a, overwritten: way.ignored, hooks };
+    if (ctx.dryRun || a.up_to_date) return { ...shown, text: text(false) };
 
     return worktreeStep(ctx, async (ctx) => {
-      const backup = await saveRef(ctx, "rebase", head, "commit");
+      // The old tip, or (with ignored files in the way) the worktree on top of it: either brings the branch back.
+      const backup = way.ignored.length ? (await backupWork(ctx, "rebase", head, way.ignored))! : await saveRef(ctx, "rebase", head, "commit");
       const r = await git(ctx, ["rebase", "--end-of-options", target], { ok: "any", timeoutMs: 300_000 });
       if (r.code !== 0) {
         const files = await conflictedFiles(ctx);
         if ((await operationInProgress(gitDir)) === "rebase") await git(ctx, ["rebase", "--abort"]);
         if (files.length) {
-          throw new ToolError("CONFLICT", `Rebasing onto ${onto} conflicts in ${files.join(", ")}; the rebase was undone and ${branch} is as it was. Merge instead (git_merge) or resolve the differences first.`, { files, backup: backup.ref });
+          throw new ToolError("CONFLICT", `Rebasing onto ${onto} conflicts in ${files.join(", ")}; the rebase was undone and ${branch} is as it was. Merge instead (git_merge) or resolve the differences first.`, { files, backup });
         }
-        throw new ToolError("GIT_FAILED", `git rebase failed (exit ${r.code}); it was undone: ${(r.stderr || r.stdout).trim()}`, { backup: backup.ref });
+        throw new ToolError("GIT_FAILED", `git rebase failed (exit ${r.code}); it was undone: ${(r.stderr || r.stdout).trim()}`, { backup });
       }
       const after = (await git(ctx, ["rev-parse", "HEAD"])).stdout.trim();
-      return { onto, branch, head: after, backup, ...a, text: `rebased ${branch} onto ${onto}: now at ${after.slice(0, 7)}; the old tip ${head.slice(0, 7)} is saved as ${backup.ref}\n${text}` };
+      return { ...shown, head: after, backup, text: [`rebased ${branch} onto ${onto}: now at ${after.slice(0, 7)}; the old tip was ${head.slice(0, 7)}`, text(true), backupText(backup)].join("\n") };
     });
   },
 });

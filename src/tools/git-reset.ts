@@ -1,21 +1,23 @@
 import { z } from "zod";
-import { backupWork, saveRef } from "../git/backup.js";
-import { pathspec, pathsParam, refParam } from "../git/params.js";
-import { worktreeStep, commitLine, headInfo, logCommits, numstat, cachedGitDir, resolveCommit, gitState, statText } from "../git/repo.js";
+import { backupText, backupWork, saveRef } from "../git/backup.js";
+import { OPERATION_HOOKS, hooksText, plannedHooks } from "../git/hooks.js";
+import { type InTheWay, filesInTheWay, inTheWayText } from "../git/in-the-way.js";
+import { pathspec, pathsParam, refParam, relPaths } from "../git/params.js";
+import { withPrivateIndex, worktreeStep, commitLine, headInfo, logCommits, numstat, cachedGitDir, resolveCommit, gitState, statText } from "../git/repo.js";
 import { git } from "../git/run.js";
 import { ToolError } from "../errors.js";
-import { relPaths } from "./git-add.js";
 import { defineTool } from "./tool.js";
 
 export const gitResetTool = defineTool({
   id: "git_reset",
-  description: "Moves the current branch to ref: soft keeps index and files, mixed (the usual) also resets the index, hard also discards uncommitted changes. With paths, only unstages those paths (mixed). Whatever could be lost is saved to a backup ref first. Preview: the commits leaving the branch and the changes that would be discarded.",
+  description: "Moves the current branch to ref: soft keeps index and files, mixed (the usual) also resets the index, hard also discards uncommitted changes. With paths, only unstages those paths (mixed). Whatever could be lost is saved to a backup ref first: commits, uncommitted changes (conflicted files too), and untracked or ignored files that ref's files would replace. Preview: the commits leaving the branch, the changes that would be discarded and the untracked files that would be overwritten.",
   params: {
     ref: refParam().describe("Commit to move to, e.g. HEAD~1, a branch or a backup ref."),
     mode: z.enum(["soft", "mixed", "hard"]).describe("soft: move the branch only; mixed: and the index; hard: and the files."),
     paths: pathsParam().optional().describe("Only reset these paths in the index to their state at ref (mode must be mixed)."),
   },
   mutating: true,
+  hints: { destructive: true, idempotent: false },
   state: gitState,
   async run({ ref, mode, paths }, ctx) {
     await cachedGitDir(ctx);
@@ -31,26 +33,33 @@ export const gitResetTool = defineTool({
       return { ref, mode, paths: rels, files, text };
     }
     if (!head) throw new ToolError("INVALID_PARAMS", "There is no commit yet to reset from.");
-    const [leaving, discarded] = await Promise.all([
+    const none: InTheWay = { ignored: [], untracked: [] };
+    const [leaving, discarded, way, hooks] = await Promise.all([
       logCommits(ctx, ["-n100", head, `^${target}`]),
-      mode === "hard" ? numstat(ctx, [head]) : Promise.resolve([]),
+      mode === "hard" ? withPrivateIndex(ctx, (env) => numstat(ctx, [head], env)) : Promise.resolve([]),
+      mode === "hard" ? filesInTheWay(ctx, head, target) : Promise.resolve(none),
+      plannedHooks(ctx, OPERATION_HOOKS.reset),
     ]);
-    const lines = [
-      `${ctx.dryRun ? "would move" : "moved"} ${branch ?? "HEAD"} from ${head.slice(0, 7)} to ${ref} (${target.slice(0, 7)}), ${mode}`,
+    // reset --hard replaces untracked and ignored files alike.
+    const overwritten = [...way.untracked, ...way.ignored].sort();
+    const lines = (done: boolean) => [
+      `${done ? "moved" : "would move"} ${branch ?? "HEAD"} from ${head.slice(0, 7)} to ${ref} (${target.slice(0, 7)}), ${mode}`,
       leaving.length ? `commits leaving the branch:\n${leaving.map((c) => `  ${commitLine(c)}`).join("\n")}` : "",
-      discarded.length ? `uncommitted changes discarded:\n${statText(discarded)}` : "",
+      discarded.length ? `uncommitted changes ${done ? "" : "that would be "}discarded:\n${statText(discarded)}` : "",
+      inTheWayText(way, done ? "were" : "would be"),
       mode === "mixed" ? "staged changes become unstaged; files stay as they are" : mode === "soft" ? "index and files stay as they are" : "",
+      hooksText(hooks, done ? "ran" : "would run"),
     ].filter(Boolean);
-    const needsBackup = mode === "hard" || leaving.length > 0;
+    const shown = { ref, mode, previous: head, leaving, discarded, overwritten, hooks };
     if (ctx.dryRun) {
-      if (needsBackup) lines.push("what is lost will be saved to a backup ref first");
-      return { ref, mode, commit: target, previous: head, leaving, discarded, text: lines.join("\n") };
+      const text = [...lines(false), mode === "hard" || leaving.length ? "what is lost will be saved to a backup ref first" : ""].filter(Boolean).join("\n");
+      return { ...shown, commit: target, text };
     }
     return worktreeStep(ctx, async (ctx) => {
-      const backup = mode === "hard" ? await backupWork(ctx, "reset-hard", head) : leaving.length ? await saveRef(ctx, `reset-${mode}`, head, "commit") : null;
+      const backup = mode === "hard" ? await backupWork(ctx, "reset-hard", head, overwritten) : leaving.length ? await saveRef(ctx, `reset-${mode}`, head, "commit") : null;
       await git(ctx, ["reset", `--${mode}`, "--quiet", target, "--"]);
-      if (backup) lines.push(`saved as ${backup.ref} (${backup.kind === "worktree" ? "uncommitted changes and HEAD" : "the old tip"}); restore: ${backup.restore}`);
-      return { ref, mode, commit: target, previous: head, leaving, discarded, backup, text: lines.join("\n") };
+      const text = [...lines(true), backup ? backupText(backup) : ""].filter(Boolean).join("\n");
+      return { ...shown, commit: target, backup, text };
     });
   },
 });

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { saveRef } from "../git/backup.js";
+import { backupText, saveRef } from "../git/backup.js";
+import { OPERATION_HOOKS, type PlannedHook, hooksText, plannedHooks } from "../git/hooks.js";
 import { conflictedFiles, trackedChanges } from "../git/integrate.js";
 import { refParam } from "../git/params.js";
 import { worktreeStep, cachedGitDir, resolveCommit, gitState } from "../git/repo.js";
@@ -46,11 +47,12 @@ async function push(ctx: ToolContext, message: string | undefined, untracked: bo
   const extra = untracked ? (await git(ctx, ["ls-files", "-z", "--others", "--exclude-standard"])).stdout.split("\0").filter(Boolean) : [];
   const files = [...dirty, ...extra];
   if (!files.length) throw new ToolError("NO_CHANGE", `There are no ${untracked ? "" : "tracked "}changes to stash${untracked ? "" : " (untracked files need include_untracked)"}.`);
-  if (ctx.dryRun) return { action: "push", files, text: list("would stash", files) };
+  const hooks = await plannedHooks(ctx, OPERATION_HOOKS.stash);
+  if (ctx.dryRun) return { action: "push", files, hooks, text: withHooks(list("would stash", files), hooks, "would run") };
   return worktreeStep(ctx, async (ctx) => {
     await git(ctx, ["stash", "push", "--quiet", ...(untracked ? ["--include-untracked"] : []), ...(message ? ["-m", message] : [])]);
     const commit = (await git(ctx, ["rev-parse", "refs/stash"])).stdout.trim();
-    return { action: "push", stash: "stash@{0}", commit, files, text: `${list("stashed", files)}\nas stash@{0} (${commit.slice(0, 7)}); the worktree is clean of them now` };
+    return { action: "push", stash: "stash@{0}", commit, files, hooks, text: withHooks(`${list("stashed", files)}\nas stash@{0} (${commit.slice(0, 7)}); the worktree is clean of them now`, hooks, "ran") };
   });
 }
 
@@ -59,18 +61,20 @@ async function restoreOrDrop(ctx: ToolContext, action: "pop" | "apply" | "drop",
   const show = await git(ctx, ["stash", "show", "--name-only", "-z", "--include-untracked", commit], { ok: "any" });
   if (show.code !== 0) throw new ToolError("INVALID_PARAMS", `stash: ${stash} is not a stash (${show.stderr.trim()}); git_stash list shows them.`);
   const files = show.stdout.split("\0").filter(Boolean);
+  // apply moves no ref; pop and drop update refs/stash.
+  const hooks = action === "apply" ? [] : await plannedHooks(ctx, OPERATION_HOOKS.stash);
   if (action === "drop") {
-    if (ctx.dryRun) return { action, stash, commit, files, text: `would drop ${stash} (${commit.slice(0, 7)}), saving it to a backup ref first; ${list("it holds", files)}` };
+    if (ctx.dryRun) return { action, stash, commit, files, hooks, text: withHooks(`would drop ${stash} (${commit.slice(0, 7)}), saving it to a backup ref first; ${list("it holds", files)}`, hooks, "would run") };
     return worktreeStep(ctx, async (ctx) => {
       const backup = await saveRef(ctx, "stash-drop", commit, "worktree");
       await git(ctx, ["stash", "drop", "--quiet", stash]);
-      return { action, stash, commit, files, backup, text: `dropped ${stash}; saved as ${backup.ref}` };
+      return { action, stash, commit, files, hooks, backup, text: withHooks(`dropped ${stash}\n${backupText(backup)}`, hooks, "ran") };
     });
   }
   const dirty = await trackedChanges(ctx);
   const overlap = dirty.filter((p) => files.includes(p));
   if (overlap.length) throw new ToolError("CONFLICT", `${stash} changes files you have uncommitted changes in (${overlap.join(", ")}); commit or stash those first.`, { files: overlap });
-  if (ctx.dryRun) return { action, stash, commit, files, text: `would ${action} ${stash}: ${list("files", files)}${action === "pop" ? "\nthen drop it from the stash list" : ""}` };
+  if (ctx.dryRun) return { action, stash, commit, files, hooks, text: withHooks(`would ${action} ${stash}: ${list("files", files)}${action === "pop" ? "\nthen drop it from the stash list" : ""}`, hooks, "would run") };
   return worktreeStep(ctx, async (ctx) => {
     const r = await git(ctx, ["stash", action, "--quiet", stash], { ok: "any" });
     if (r.code !== 0) {
@@ -78,6 +82,10 @@ async function restoreOrDrop(ctx: ToolContext, action: "pop" | "apply" | "drop",
       if (conflicts.length) throw new ToolError("CONFLICT", `${action} of ${stash} conflicts in ${conflicts.join(", ")}; they hold conflict markers now. Resolve them and git_add; the stash is kept.`, { files: conflicts });
       throw new ToolError("GIT_FAILED", `git stash ${action} failed (exit ${r.code}): ${(r.stderr || r.stdout).trim()}`);
     }
-    return { action, stash, commit, files, text: `${action === "pop" ? "popped" : "applied"} ${stash}: ${list("files", files)}` };
+    return { action, stash, commit, files, hooks, text: withHooks(`${action === "pop" ? "popped" : "applied"} ${stash}: ${list("files", files)}`, hooks, "ran") };
   });
+}
+
+function withHooks(text: string, hooks: PlannedHook[], verb: string): string {
+  return hooks.length ? `${text}\n${hooksText(hooks, verb)}` : text;
 }

@@ -1,18 +1,18 @@
 import { cachedGitDir, operationInProgress, gitState } from "../git/repo.js";
-import { git } from "../git/run.js";
+import { NO_SUBMODULE_WORKTREES, git } from "../git/run.js";
 import { type Status, isClean, parseStatus } from "../git/status.js";
 import { list } from "../git/text.js";
 import { defineTool } from "./tool.js";
 
 export const gitStatusTool = defineTool({
   id: "git_status",
-  description: "Shows the branch, its upstream (ahead/behind), and the staged, unstaged, untracked and conflicted files, plus any merge or rebase in progress.",
+  description: "Shows the branch, its upstream (ahead/behind), and the staged, unstaged, untracked and conflicted files, plus any merge or rebase in progress. A submodule counts as changed when its HEAD moved; changes inside its own worktree are not examined (that would run its repository's configuration).",
   params: {},
   mutating: false,
   state: gitState,
   async run(_params, ctx) {
-    // GIT_OPTIONAL_LOCKS=0: a status must not take the index lock and block a commit running beside it.
-    const r = await git(ctx, ["status", "--porcelain=v2", "-z", "--branch"], { env: { GIT_OPTIONAL_LOCKS: "0" } });
+    // Every git call runs without optional locks: a status must not rewrite the index or block a commit beside it.
+    const r = await git(ctx, ["status", "--porcelain=v2", "-z", "--branch", NO_SUBMODULE_WORKTREES]);
     const gitDir = await cachedGitDir(ctx);
     const status = parseStatus(r.stdout);
     const operation = await operationInProgress(gitDir);

@@ -27,7 +27,10 @@ import { gitResetTool } from "./git-reset.js";
 import { gitShowTool } from "./git-show.js";
 import { gitStashTool } from "./git-stash.js";
 import { gitStatusTool } from "./git-status.js";
+import { mcpApproveTool, mcpRevokeTool } from "./mcp-approve.js";
+import { mcpServersTool } from "./mcp-servers.js";
 import type { AnyTool } from "./tool.js";
+import { webFetchTool, webSearchTool } from "../web/tools.js";
 
 /** Every tool, in the order `list` shows them. One explicit array: no discovery, no magic. */
 export const TOOLS: AnyTool[] = [
@@ -60,4 +63,9 @@ export const TOOLS: AnyTool[] = [
   gitStashTool,
   gitCheckTool,
   ghTool,
+  mcpServersTool,
+  mcpApproveTool,
+  mcpRevokeTool,
+  webSearchTool,
+  webFetchTool,
 ];

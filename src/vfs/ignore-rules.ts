@@ -20,6 +20,12 @@ export const DEFAULT_IGNORES = [
 ];
 
 /**
+ * Folders at the root that tools the daemon runs keep for themselves (CodeGraph's index): never watched or reported,
+ * whatever the ignore files say, as `.git` folders are not.
+ */
+export const DAEMON_FOLDERS = new Set([".codegraph"]);
+
+/**
  * Git's ignore rules for a tree: one `ignore` matcher per folder that has a .gitignore (the root one also holds
  * .git/info/exclude or the defaults). Like git, the deepest file with a matching rule decides, and a path under an ignored
  * folder is ignored whatever its own rules say. `.git` folders are never watched.
@@ -70,7 +76,7 @@ export class IgnoreRules {
   /** The path's own verdict, ancestors aside: the deepest rules file with an opinion wins. */
   private decide(rel: string, isDir: boolean): boolean {
     const name = rel.slice(rel.lastIndexOf("/") + 1);
-    if (name === ".git") return true;
+    if (name === ".git" || DAEMON_FOLDERS.has(rel)) return true;
     if (this.bases.size === 0) return false;
     let base = rel;
     for (;;) {

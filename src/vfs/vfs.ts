@@ -20,6 +20,8 @@ const REFRESH_DEBOUNCE_MS = 300;
  * that gap would otherwise never be reported gone (or made). Longer than parcel's 50 ms batch, short for a model.
  */
 const RECHECK_DELAY_MS = 250;
+/** Past the engine's own batch delay, the time the kernel and the engine's thread take to hand an event over. */
+const SETTLE_MARGIN_MS = 25;
 /** Errors kept for `info`. */
 const KEPT_ERRORS = 5;
 
@@ -54,6 +56,12 @@ export class Vfs {
   /** A tool is about to write a file: the change that brings its hash is the tool's. */
   expect(write: ToolWrite): void {
     this.pipeline?.expect(write);
+  }
+
+  /** Resolves once every change made before the call has been through the pipeline (see Workspace.settle). */
+  async settle(): Promise<void> {
+    await new Promise((resolve) => setTimeout(resolve, ENGINE_BATCH_DELAY_MS[this.ws.watcherEngine] + SETTLE_MARGIN_MS));
+    await this.pipeline?.idle();
   }
 
   /** Until close() (and as long after as the watcher trails the disk), changes are `actor`'s. */

@@ -1,8 +1,11 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type DaemonClient, startDaemon } from "../helpers/daemon.js";
 import { commitFile, expectUnchanged, git, hook, repoWithRemote, writeFile } from "./fixture.js";
-import { rmSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
+
+const sha256Of = (dir: string, rel: string) => createHash("sha256").update(readFileSync(path.join(dir, rel))).digest("hex");
 
 describe("git_add, git_commit, hooks and checks", () => {
   let repo: ReturnType<typeof repoWithRemote>;
@@ -45,6 +48,13 @@ describe("git_add, git_commit, hooks and checks", () => {
     expect(r.result.message).toMatch(/^nope\.txt matches no file/);
     // Paths are literal: a glob or pathspec magic names a file of that name, not a pattern.
     for (const p of ["*.txt", ":(top)a.txt", ":!new.txt"]) expect((await d.call("git_add", { paths: [p] })).result.code, p).toBe("NOT_FOUND");
+    // An ignored file named on purpose is refused, as git add refuses it, instead of staging nothing without a word.
+    writeFile(repo.dir, ".git/info/exclude", "*.log\n");
+    writeFile(repo.dir, "debug.log", "noise\n");
+    const ignored = await d.call("git_add", { paths: ["debug.log"] }, { approved: false });
+    expect(ignored.result).toMatchObject({ code: "INVALID_PARAMS", ignored: ["debug.log"] });
+    writeFile(repo.dir, ".git/info/exclude", "");
+    rmSync(path.join(repo.dir, "debug.log"));
     expect(git(repo.dir, "status", "--porcelain")).toBe(" M a.txt\nA  new.txt\n");
   });
 
@@ -88,43 +98,46 @@ describe("git_add, git_commit, hooks and checks", () => {
     expect((await d.call("git_commit", { message: "x", paths: ["--all"] })).result.code).toBe("INVALID_PARAMS");
   });
 
-  it("a failing pre-commit hook blocks the commit (and its preview) with its output; paths stay uncommitted", async () => {
-    hook(repo.dir, "pre-commit", 'echo "lint: trailing whitespace in a.txt" >&2\nexit 1');
+  it("a failing pre-commit hook blocks the commit with its output; the preview names the hook and its hash and does not run it", async () => {
+    hook(repo.dir, "pre-commit", 'echo ran >> pre-commit-ran\necho "lint: trailing whitespace in a.txt" >&2\nexit 1');
     writeFile(repo.dir, "a.txt", "x \n");
     writeFile(repo.dir, "fresh.txt", "new\n");
     const head = git(repo.dir, "rev-parse", "HEAD");
-    const preview = await expectUnchanged([repo.dir], [], () => d.call("git_commit", { message: "m", paths: ["a.txt", "fresh.txt"] }, { approved: false }));
-    expect(preview.result.code).toBe("HOOK_FAILED");
-    expect(preview.result.message).toContain("lint: trailing whitespace");
+    const preview = await expectUnchanged([repo.dir], [], () => d.ok("git_commit", { message: "m", paths: ["a.txt", "fresh.txt"] }, { approved: false }));
+    expect(existsSync(path.join(repo.dir, "pre-commit-ran"))).toBe(false);
+    expect(preview.hooks).toEqual([{ hook: "pre-commit", path: ".git/hooks/pre-commit", sha256: sha256Of(repo.dir, ".git/hooks/pre-commit") }]);
+    expect(preview.text).toContain("hook pre-commit would run: .git/hooks/pre-commit");
     const before = git(repo.dir, "status", "--porcelain");
     const r = await d.call("git_commit", { message: "m", paths: ["a.txt", "fresh.txt"] });
     expect(r.result.code).toBe("HOOK_FAILED");
     expect(r.result.hook).toBe("pre-commit");
     expect(r.result.output).toContain("lint: trailing whitespace");
     expect(git(repo.dir, "rev-parse", "HEAD")).toBe(head);
+    expect(existsSync(path.join(repo.dir, "pre-commit-ran"))).toBe(true); // approved, it ran
+    rmSync(path.join(repo.dir, "pre-commit-ran"));
     expect(git(repo.dir, "status", "--porcelain")).toBe(before); // the intent-to-add of fresh.txt was undone
   });
 
-  it("a failing commit-msg hook blocks the commit; a passing one lets it through", async () => {
+  it("a failing commit-msg hook blocks the commit; a passing one lets it through and is named with its hash", async () => {
     hook(repo.dir, "commit-msg", 'grep -q "^JIRA-" "$1" || { echo "message must start with JIRA-" >&2; exit 1; }');
     writeFile(repo.dir, "a.txt", "msg hook\n");
     git(repo.dir, "add", "a.txt");
-    const preview = await d.call("git_commit", { message: "no ticket" }, { approved: false });
-    expect(preview.result.code).toBe("HOOK_FAILED");
-    expect(preview.result.message).toContain("must start with JIRA-");
+    const planned = [{ hook: "commit-msg", path: ".git/hooks/commit-msg", sha256: sha256Of(repo.dir, ".git/hooks/commit-msg") }];
+    const preview = await d.ok("git_commit", { message: "no ticket" }, { approved: false });
+    expect(preview.hooks).toEqual(planned);
     const bad = await d.call("git_commit", { message: "no ticket" });
     expect(bad.result.code).toBe("HOOK_FAILED");
     expect(bad.result.output).toContain("must start with JIRA-");
-    const okPreview = await d.ok("git_commit", { message: "JIRA-1 fix" }, { approved: false });
-    expect(okPreview.hooks).toEqual([expect.objectContaining({ hook: "commit-msg", ok: true })]);
-    await d.ok("git_commit", { message: "JIRA-1 fix" });
+    const ok = await d.ok("git_commit", { message: "JIRA-1 fix" });
+    expect(ok.hooks).toEqual(planned);
+    expect(ok.text).toContain("hook commit-msg ran: .git/hooks/commit-msg");
     expect(git(repo.dir, "log", "-1", "--format=%s")).toBe("JIRA-1 fix\n");
   });
 
-  it("a failing custom check blocks the commit with its output under its name; passing checks are reported", async () => {
+  it("a failing custom check blocks the commit with its output under its name; the preview lists the checks' commands and runs none", async () => {
     writeFile(repo.dir, ".tool-layer.json", JSON.stringify({
       checks: [
-        { name: "tests", command: ["sh", "-c", "echo all good"], on: ["commit"] },
+        { name: "tests", command: ["sh", "-c", "echo ran >> check-ran; echo all good"], on: ["commit"] },
         { name: "no-todo", command: ["sh", "-c", "! grep -n TODO a.txt"], on: ["commit", "push"] },
         { name: "push-only", command: ["false"], on: ["push"] },
       ],
@@ -134,8 +147,13 @@ describe("git_add, git_commit, hooks and checks", () => {
     writeFile(repo.dir, "a.txt", "TODO: finish\n");
     git(repo.dir, "add", "a.txt");
     const head = git(repo.dir, "rev-parse", "HEAD");
-    const preview = await expectUnchanged([repo.dir], [], () => d.call("git_commit", { message: "todo" }, { approved: false }));
-    expect(preview.result.code).toBe("CHECK_FAILED");
+    const preview = await expectUnchanged([repo.dir], [], () => d.ok("git_commit", { message: "todo" }, { approved: false }));
+    expect(preview.checks).toEqual([
+      { name: "tests", command: ["sh", "-c", "echo ran >> check-ran; echo all good"], timeout_ms: 120_000 },
+      { name: "no-todo", command: ["sh", "-c", "! grep -n TODO a.txt"], timeout_ms: 120_000 },
+    ]);
+    expect(preview.text).toContain("check tests would run: sh -c 'echo ran >> check-ran; echo all good'");
+    expect(existsSync(path.join(repo.dir, "check-ran"))).toBe(false);
     const r = await d.call("git_commit", { message: "todo" });
     expect(r.result.code).toBe("CHECK_FAILED");
     expect(r.result.message).toContain("check no-todo: failed (exit 1)");
@@ -146,17 +164,39 @@ describe("git_add, git_commit, hooks and checks", () => {
     writeFile(repo.dir, "a.txt", "done\n");
     git(repo.dir, "add", "a.txt");
     const ok = await d.ok("git_commit", { message: "done" });
-    expect(ok.checks.map((c: any) => [c.name, c.ok])).toEqual([["tests", true], ["no-todo", true]]);
+    expect(ok.checks.map((c: any) => [c.name, c.command[0], c.ok])).toEqual([["tests", "sh", true], ["no-todo", "sh", true]]);
     expect(ok.text).toContain("check tests: passed");
 
+    // git_check runs programs the workspace names: a dry run unless approved, listing the commands.
+    rmSync(path.join(repo.dir, "check-ran"));
+    const dry = await d.ok("git_check", {}, { approved: false });
+    expect(dry.dry_run).toBe(true);
+    expect(dry.checks.map((c: any) => c.name)).toEqual(["tests", "no-todo", "push-only"]);
+    expect(dry.text).toContain("check push-only would run: false");
+    expect(existsSync(path.join(repo.dir, "check-ran"))).toBe(false);
     const all = await d.ok("git_check", {});
     expect(all.ok).toBe(false);
     expect(all.checks.map((c: any) => c.name)).toEqual(["tests", "no-todo", "push-only"]);
+    expect(existsSync(path.join(repo.dir, "check-ran"))).toBe(true);
     const one = await d.ok("git_check", { name: "tests" });
     expect(one).toMatchObject({ ok: true, checks: [{ name: "tests", ok: true, output: "all good" }] });
     expect((await d.call("git_check", { name: "nope" })).result.code).toBe("NOT_FOUND");
+    expect((await d.call("git_check", { name: "nope" }, { approved: false })).result.code).toBe("NOT_FOUND");
     git(repo.dir, "rm", "-q", ".tool-layer.json");
     git(repo.dir, "commit", "-q", "-m", "no checks");
+  });
+
+  it("a check that rewrites a hook stops the commit: what runs must be what the call found", async () => {
+    hook(repo.dir, "pre-commit", "exit 0");
+    writeFile(repo.dir, ".tool-layer.json", JSON.stringify({ checks: [{ name: "sneaky", command: ["sh", "-c", "echo 'touch hook-ran' >> .git/hooks/pre-commit"], on: ["commit"] }] }));
+    writeFile(repo.dir, "a.txt", "sneaky\n");
+    git(repo.dir, "add", "a.txt");
+    const head = git(repo.dir, "rev-parse", "HEAD");
+    const r = await d.call("git_commit", { message: "sneaky" });
+    expect(r.result.code).toBe("PREVIEW_STALE");
+    expect(r.result.message).toContain("pre-commit");
+    expect(git(repo.dir, "rev-parse", "HEAD")).toBe(head);
+    expect(existsSync(path.join(repo.dir, "hook-ran"))).toBe(false);
   });
 
   it("a malformed checks file is reported, not ignored", async () => {

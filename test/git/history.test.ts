@@ -133,7 +133,8 @@ describe("git_checkout, git_merge, git_rebase, git_reset, git_stash", () => {
     expect(r.result.files).toEqual(["a.txt"]);
     expect(git(dir, "rev-parse", "HEAD").trim()).toBe(head);
     expect(git(dir, "status", "--porcelain")).toBe("");
-    expect(git(dir, "rev-parse", r.result.backup).trim()).toBe(head);
+    expect(git(dir, "rev-parse", r.result.backup.ref).trim()).toBe(head);
+    expect(r.result.backup).toMatchObject({ kind: "commit", commit: head, restore: expect.stringContaining(r.result.backup.ref) });
   });
 
   it("git_rebase replays a clean branch and the backup ref brings the old branch back", async () => {

@@ -112,6 +112,17 @@ describe("git read-only tools", () => {
       expect(r.result.message).toContain(field);
     }
     expect((await d.call("git_diff", { path: "../outside" })).result.code).toBe("PATH_OUTSIDE_ROOT");
+    // A path that is nowhere is NOT_FOUND, not "no changes"; a deleted tracked file still diffs.
+    const nope = await d.call("git_diff", { path: "nope.txt" });
+    expect(nope.result.code).toBe("NOT_FOUND");
+    expect(nope.result.message).toContain("nope.txt");
+    expect((await d.call("git_diff", { path: "nope.txt", ref: "HEAD" })).result.code).toBe("NOT_FOUND");
+    rmSync(path.join(repo.dir, "a.txt"));
+    try {
+      expect((await d.ok("git_diff", { path: "a.txt" })).files).toEqual([{ path: "a.txt", added: 0, deleted: 3 }]);
+    } finally {
+      git(repo.dir, "checkout", "--", "a.txt");
+    }
     expect((await d.call("git_log", { path: ".git/config" })).result.code).toBe("PATH_FORBIDDEN");
   });
 

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { execFileSync } from "node:child_process";
 import { existsSync, rmSync } from "node:fs";
 import path from "node:path";
 import { type DaemonClient, startDaemon } from "../helpers/daemon.js";
@@ -118,6 +119,18 @@ describe("git_push, git_fetch, git_pull, git_clone against real bare remotes", (
     expect(existsSync(path.join(repo.dir, "new-from-them.txt"))).toBe(true);
   });
 
+  it("an approved pull that merges says what it did, not what it would do", async () => {
+    commitFile(other.dir, "theirs-clean.txt", "theirs\n", "their clean change");
+    git(other.dir, "push", "-q");
+    commitFile(repo.dir, "ours-clean.txt", "ours\n", "our clean change");
+    const preview = await d.ok("git_pull", {}, { approved: false });
+    expect(preview.text).toContain("merge would be clean");
+    const r = await d.ok("git_pull");
+    expect(r.text).toContain("merged without conflicts");
+    expect(r.text).not.toMatch(/would/);
+    expect(git(repo.dir, "rev-list", "--parents", "-n1", "HEAD").trim().split(" ")).toHaveLength(3);
+  });
+
   it("a pull that conflicts leaves the merge in progress and says how to finish or abandon it", async () => {
     commitFile(other.dir, "b.txt", "their b\n", "their b");
     git(other.dir, "push", "-q");
@@ -131,17 +144,21 @@ describe("git_push, git_fetch, git_pull, git_clone against real bare remotes", (
     expect((await d.ok("git_status")).operation).toBe(null);
   });
 
-  it("a failing push check blocks the push, in the preview too, and the remote is untouched", async () => {
-    writeFile(repo.dir, ".tool-layer.json", JSON.stringify({ checks: [{ name: "e2e", command: ["sh", "-c", "echo 3 e2e tests failed; exit 2"], on: ["push"] }] }));
+  it("a failing push check blocks the push and the remote is untouched; the preview lists the check and runs nothing", async () => {
+    git(repo.dir, "reset", "-q", "--hard", "origin/main");
+    commitFile(repo.dir, "c.txt", "check me\n", "to check");
+    writeFile(repo.dir, ".tool-layer.json", JSON.stringify({ checks: [{ name: "e2e", command: ["sh", "-c", "echo ran > e2e-ran; echo 3 e2e tests failed; exit 2"], on: ["push"] }] }));
     const before = remoteRefs(repo.remote);
-    const preview = await d.call("git_push", {}, { approved: false });
-    expect(preview.result.code).toBe("CHECK_FAILED");
+    const preview = await d.ok("git_push", {}, { approved: false });
+    expect(preview.checks).toEqual([{ name: "e2e", command: ["sh", "-c", "echo ran > e2e-ran; echo 3 e2e tests failed; exit 2"], timeout_ms: 120_000 }]);
+    expect(existsSync(path.join(repo.dir, "e2e-ran"))).toBe(false);
     const r = await d.call("git_push", {});
     expect(r.result.code).toBe("CHECK_FAILED");
     expect(r.result.message).toContain("check e2e: failed (exit 2)");
     expect(r.result.message).toContain("3 e2e tests failed");
     expect(remoteRefs(repo.remote)).toBe(before);
     rmSync(path.join(repo.dir, ".tool-layer.json"));
+    rmSync(path.join(repo.dir, "e2e-ran"));
   });
 
   it("a pre-push hook failure is HOOK_FAILED, and the preview does not run the hook", async () => {
@@ -149,24 +166,65 @@ describe("git_push, git_fetch, git_pull, git_clone against real bare remotes", (
     await d.ok("git_pull");
     commitFile(repo.dir, "c.txt", "c\n", "c");
     hook(repo.dir, "pre-push", 'echo ran > pre-push-ran\necho "pre-push says no" >&2\nexit 1');
-    await d.ok("git_push", {}, { approved: false });
+    const preview = await d.ok("git_push", {}, { approved: false });
     expect(existsSync(path.join(repo.dir, "pre-push-ran"))).toBe(false);
+    expect(preview.hooks).toEqual([{ hook: "pre-push", path: ".git/hooks/pre-push", sha256: expect.stringMatching(/^[0-9a-f]{64}$/) }]);
     const r = await d.call("git_push", {});
     expect(r.result.code).toBe("HOOK_FAILED");
     expect(r.result.message).toContain("pre-push says no");
     git(repo.dir, "clean", "-qf");
+    // A passing hook: the approved push names the hook it ran, with the hash of what ran.
+    hook(repo.dir, "pre-push", "echo ran > pre-push-ran\nexit 0");
+    const planned = (await d.ok("git_push", {}, { approved: false })).hooks;
+    const pushed = await d.ok("git_push", {});
+    expect(pushed.hooks).toEqual(planned);
+    expect(pushed.text).toContain("hook pre-push ran: .git/hooks/pre-push");
+    expect(existsSync(path.join(repo.dir, "pre-push-ran"))).toBe(true);
+    git(repo.dir, "clean", "-qf");
+    hook(repo.dir, "pre-push", 'echo "pre-push says no" >&2\nexit 1');
   });
 
-  it("git_clone previews via ls-remote and clones inside the root; an existing folder is ALREADY_EXISTS", async () => {
-    const preview = await expectUnchanged([repo.dir], [repo.remote], () => d.ok("git_clone", { url: repo.remote, path: "vendor/copy" }, { approved: false }));
+  it("git_clone previews via ls-remote and clones a repository inside the root; an existing folder is ALREADY_EXISTS", async () => {
+    // A bare repository inside the workspace (as a file://-free local path), standing for one the workspace holds.
+    execFileSync("git", ["clone", "-q", "--bare", repo.remote, path.join(repo.dir, "mirror.git")]);
+    const preview = await expectUnchanged([repo.dir], [repo.remote], () => d.ok("git_clone", { url: "mirror.git", path: "vendor/copy" }, { approved: false }));
     expect(preview.default_branch).toBe("main");
     expect(preview.branches).toEqual(["main"]);
     expect(existsSync(path.join(repo.dir, "vendor"))).toBe(false);
-    const r = await d.ok("git_clone", { url: repo.remote, path: "vendor/copy" });
+    const r = await d.ok("git_clone", { url: "mirror.git", path: "vendor/copy" });
     expect(r.path).toBe("vendor/copy");
     expect(git(path.join(repo.dir, "vendor/copy"), "rev-parse", "HEAD").trim()).toBe(git(repo.remote, "rev-parse", "main").trim());
-    expect((await d.call("git_clone", { url: repo.remote, path: "vendor/copy" })).result.code).toBe("ALREADY_EXISTS");
-    expect((await d.call("git_clone", { url: repo.remote, path: "../escape" })).result.code).toBe("PATH_OUTSIDE_ROOT");
+    expect((await d.ok("git_clone", { url: `file://${path.join(repo.dir, "mirror.git")}`, path: "vendor/copy2" })).path).toBe("vendor/copy2");
+    expect((await d.call("git_clone", { url: "mirror.git", path: "vendor/copy" })).result.code).toBe("ALREADY_EXISTS");
+    expect((await d.call("git_clone", { url: "mirror.git", path: "../escape" })).result.code).toBe("PATH_OUTSIDE_ROOT");
+    rmSync(path.join(repo.dir, "vendor"), { recursive: true, force: true });
+    rmSync(path.join(repo.dir, "mirror.git"), { recursive: true, force: true });
+  });
+
+  it("git_clone of a repository outside the root is PATH_OUTSIDE_ROOT, in the preview too; transport helpers and plain http are refused at once", async () => {
+    const outside = path.relative(repo.dir, repo.remote);
+    expect(outside.startsWith("..")).toBe(true);
+    for (const url of [outside, repo.remote, `file://${repo.remote}`]) {
+      for (const approved of [false, true]) {
+        const r = await expectUnchanged([repo.dir], [repo.remote], () => d.call("git_clone", { url, path: "stolen" }, { approved }));
+        expect(r.result.code, `${url} approved:${approved}`).toBe("PATH_OUTSIDE_ROOT");
+      }
+    }
+    // A repository inside the root whose git data or objects live outside it is outside too.
+    writeFile(repo.dir, "linked/.git", `gitdir: ${repo.remote}\n`);
+    execFileSync("git", ["init", "-q", "--bare", path.join(repo.dir, "borrow.git")]);
+    writeFile(repo.dir, "borrow.git/objects/info/alternates", `${path.join(repo.remote, "objects")}\n`);
+    for (const url of ["linked", "borrow.git"]) expect((await d.call("git_clone", { url, path: "stolen" }, { approved: false })).result.code, url).toBe("PATH_OUTSIDE_ROOT");
+    // fd:: would wait on a descriptor for a minute, ext:: runs a command: neither starts.
+    for (const url of ["fd::3", "ext::sh -c touch% pwned", "http://127.0.0.1:9/x.git", "file://elsewhere/x"]) {
+      const r = await d.call("git_clone", { url, path: "stolen" }, { approved: false });
+      expect(r.result.code, url).toBe("INVALID_PARAMS");
+      expect((await d.call("git_clone", { url, path: "stolen" })).result.code, url).toBe("INVALID_PARAMS");
+    }
+    expect(existsSync(path.join(repo.dir, "stolen"))).toBe(false);
+    expect(existsSync(path.join(repo.dir, "pwned"))).toBe(false);
+    rmSync(path.join(repo.dir, "linked"), { recursive: true, force: true });
+    rmSync(path.join(repo.dir, "borrow.git"), { recursive: true, force: true });
   });
 
   it("git_checkout of a branch only the remote has creates the tracking branch", async () => {
@@ -215,7 +273,7 @@ describe("git_push, git_fetch, git_pull, git_clone against real bare remotes", (
       const real = await d.call("git_push", { remote });
       expect(real.result.code, remote).toBe("GIT_FAILED");
     }
-    const c = await d.call("git_clone", { url: "http://127.0.0.1:9/x.git", path: "nothere" }, { approved: false });
+    const c = await d.call("git_clone", { url: "https://127.0.0.1:9/x.git", path: "nothere" }, { approved: false });
     expect(c.result.code).toBe("GIT_FAILED");
     expect(c.result.message).toMatch(/127\.0\.0\.1|connect/i);
     const missing = await d.call("git_push", { remote: "nope" });

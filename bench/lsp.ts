@@ -1,0 +1,198 @@
+/**
+ * Language servers through our client against a bare vscode-jsonrpc client of the same server with the same settings:
+ * initialize, open -> first diagnostics, fix -> cleared, hover / definition / references, and memory (VmRSS of the
+ * server and its children). `node dist/bench/lsp.js [rounds]`. Figures, not assertions.
+ */
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { type MessageConnection, StreamMessageReader, StreamMessageWriter, createMessageConnection } from "vscode-jsonrpc/node.js";
+import { fileHash, initHash } from "../src/core/hash.js";
+import { LspClient } from "../src/lsp/client.js";
+import { type ServerSpec, pythonSpec, serverEnv, typescriptSpec } from "../src/lsp/servers.js";
+import { CLIENT_CAPABILITIES } from "../src/lsp/session.js";
+import { treeRss } from "../src/lsp/spawn.js";
+import { fmt, median, report } from "./lib.js";
+
+/** Warm requests per kind and round: enough for a stable median, few enough to keep a round under a few seconds. */
+const REQUESTS = 20;
+
+interface Case {
+  spec: () => ServerSpec;
+  files: Record<string, string>;
+  main: string;
+  fixed: (text: string) => string;
+  /** hover/definition/references target in main: line and identifier. */
+  at: { line: number; symbol: string };
+  languageId: string;
+}
+
+const CASES: Record<string, Case> = {
+  typescript: {
+    spec: typescriptSpec,
+    files: {
+      "tsconfig.json": JSON.stringify({ compilerOptions: { strict: true, target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", noEmit: true }, include: ["src"] }),
+      "src/math.ts": "export function add(a: number, b: number): number {\n  return a + b;\n}\n",
+      "src/main.ts": 'import { add as sum } from "./math.js";\nconst x: string = sum(1, 2);\nconsole.log(x, sum(3, 4));\n',
+    },
+    main: "src/main.ts",
+    fixed: (t) => t.replace("const x: string", "const x: number"),
+    at: { line: 2, symbol: "sum" },
+    languageId: "typescript",
+  },
+  python: {
+    spec: pythonSpec,
+    files: {
+      "util.py": "def add(a: int, b: int) -> int:\n    return a + b\n",
+      "main.py": "from util import add\nx: str = add(1, 2)\nprint(x)\n",
+    },
+    main: "main.py",
+    fixed: (t) => t.replace("x: str", "x: int"),
+    at: { line: 2, symbol: "add" },
+    languageId: "python",
+  },
+};
+
+function project(files: Record<string, string>): string {
+  const dir = mkdtempSync(path.join(tmpdir(), "tool-layer-bench-lsp-"));
+  for (const [rel, text] of Object.entries(files)) {
+    mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
+    writeFileSync(path.join(dir, rel), text);
+  }
+  return dir;
+}
+
+async function timed<T>(fn: () => Promise<T>): Promise<[number, T]> {
+  const t = performance.now();
+  const r = await fn();
+  return [performance.now() - t, r];
+}
+
+interface Figures {
+  init: number;
+  firstDiagnostics: number;
+  cleared: number;
+  hover: number;
+  definition: number;
+  references: number;
+  rss: number;
+}
+
+async function ours(c: Case, dir: string): Promise<Figures> {
+  const client = new LspClient(c.spec(), { root: dir });
+  const text = readFileSync(path.join(dir, c.main), "utf8");
+  const doc = (t: string) => ({ path: c.main, text: t, hash: fileHash(Buffer.from(t)) });
+  const [init] = await timed(() => client.start());
+  const [firstDiagnostics, first] = await timed(() => client.diagnostics(doc(text), 60_000));
+  if (first.status !== "current" || first.diagnostics.length !== 1) throw new Error(`ours: unexpected ${JSON.stringify(first)}`);
+  const fixed = c.fixed(text);
+  client.sync(c.main, fixed, fileHash(Buffer.from(fixed)));
+  const [cleared, after] = await timed(() => client.diagnostics(doc(fixed), 60_000));
+  if (after.status !== "current" || after.diagnostics.length !== 0) throw new Error(`ours: not cleared ${JSON.stringify(after)}`);
+  const lat = async (fn: () => Promise<unknown>) => {
+    const times: number[] = [];
+    for (let i = 0; i < REQUESTS; i++) times.push((await timed(fn))[0]);
+    return median(times);
+  };
+  const hover = await lat(() => client.hover(doc(fixed), c.at));
+  const definition = await lat(() => client.definition(doc(fixed), c.at));
+  const references = await lat(() => client.references(doc(fixed), c.at));
+  const rss = client.rss() ?? 0;
+  await client.stop();
+  return { init, firstDiagnostics, cleared, hover, definition, references, rss };
+}
+
+/** The same server and settings over a bare connection: push for tsls (its only way), pull for pyright. */
+async function bare(c: Case, dir: string): Promise<Figures> {
+  const spec = c.spec();
+  const started = performance.now(); // like ours, initialize counts from the spawn
+  const child: ChildProcessWithoutNullStreams = spawn(spec.command, spec.args, { cwd: dir, env: serverEnv(spec, process.env, dir), stdio: "pipe", detached: true });
+  const conn: MessageConnection = createMessageConnection(new StreamMessageReader(child.stdout), new StreamMessageWriter(child.stdin));
+  const publishes: { diagnostics: unknown[] }[] = [];
+  let onPublish = () => {};
+  conn.onNotification("textDocument/publishDiagnostics", (p: { diagnostics: unknown[] }) => {
+    publishes.push(p);
+    onPublish();
+  });
+  conn.onRequest("workspace/configuration", (p: { items: { section?: string }[] }) => p.items.map((i) => (i.section ? spec.settings[i.section] ?? null : null)));
+  conn.onRequest((_method: string) => null);
+  conn.onNotification(() => {});
+  conn.listen();
+  const uri = (rel: string) => pathToFileURL(path.join(dir, rel)).href;
+  await timed(async () => {
+    await conn.sendRequest("initialize", { processId: process.pid, rootUri: pathToFileURL(dir).href, workspaceFolders: [{ uri: pathToFileURL(dir).href, name: "w" }],
+      capabilities: CLIENT_CAPABILITIES, initializationOptions: spec.initializationOptions });
+    await conn.sendNotification("initialized", {});
+  });
+  const init = performance.now() - started;
+  const text = readFileSync(path.join(dir, c.main), "utf8");
+  const pushed = (want: (n: number) => boolean) => new Promise<void>((resolve) => {
+    const from = publishes.length;
+    onPublish = () => publishes.slice(from).some((p) => want(p.diagnostics.length)) && resolve();
+  });
+  const pull = async () => ((await conn.sendRequest("textDocument/diagnostic", { textDocument: { uri: uri(c.main) } })) as { items: unknown[] }).items.length;
+  const push = spec.diagnostics === "tsserver";
+  const [firstDiagnostics] = await timed(async () => {
+    const got = push ? pushed((n) => n > 0) : undefined;
+    await conn.sendNotification("textDocument/didOpen", { textDocument: { uri: uri(c.main), languageId: c.languageId, version: 1, text } });
+    if (got) await got;
+    else if ((await pull()) !== 1) throw new Error("bare: no error");
+  });
+  const fixed = c.fixed(text);
+  const [cleared] = await timed(async () => {
+    const got = push ? pushed((n) => n === 0) : undefined;
+    await conn.sendNotification("textDocument/didChange", { textDocument: { uri: uri(c.main), version: 2 }, contentChanges: [{ text: fixed }] });
+    if (got) await got;
+    else if ((await pull()) !== 0) throw new Error("bare: not cleared");
+  });
+  const line = fixed.split("\n")[c.at.line - 1];
+  const position = { line: c.at.line - 1, character: line.indexOf(c.at.symbol) };
+  const lat = async (method: string, extra: object = {}) => {
+    const times: number[] = [];
+    for (let i = 0; i < REQUESTS; i++) times.push((await timed(() => conn.sendRequest(method, { textDocument: { uri: uri(c.main) }, position, ...extra })))[0]);
+    return median(times);
+  };
+  const hover = await lat("textDocument/hover");
+  const definition = await lat("textDocument/definition");
+  const references = await lat("textDocument/references", { context: { includeDeclaration: true } });
+  const rss = treeRss(child.pid!);
+  await conn.sendRequest("shutdown").catch(() => {});
+  await conn.sendNotification("exit").catch(() => {});
+  conn.dispose();
+  try {
+    process.kill(-child.pid!, "SIGKILL");
+  } catch {
+    /* gone */
+  }
+  return { init, firstDiagnostics, cleared, hover, definition, references, rss };
+}
+
+export default async function run(rounds = 3): Promise<void> {
+  await initHash();
+  for (const [name, c] of Object.entries(CASES)) {
+    const mine: Figures[] = [];
+    const theirs: Figures[] = [];
+    for (let r = 0; r < rounds; r++) {
+      // One server at a time, alternating which goes first, so neither always meets a warmer disk cache.
+      for (const who of r % 2 ? ["bare", "ours"] : ["ours", "bare"]) {
+        const dir = project(c.files);
+        try {
+          (who === "ours" ? mine : theirs).push(await (who === "ours" ? ours(c, dir) : bare(c, dir)));
+        } finally {
+          rmSync(dir, { recursive: true, force: true });
+        }
+      }
+    }
+    console.log(`\n### ${name} (${rounds} rounds, median; latencies: median of ${REQUESTS} warm requests)`);
+    const m = (list: Figures[], k: keyof Figures) => median(list.map((f) => f[k]));
+    for (const [label, key] of [["initialize", "init"], ["open -> first diagnostics (cold)", "firstDiagnostics"], ["fix -> cleared", "cleared"],
+      ["hover", "hover"], ["definition", "definition"], ["references", "references"]] as const) {
+      report(label, m(mine, key), m(theirs, key), "ms", "bare client");
+    }
+    console.log(`${"RSS, server and children".padEnd(48)} ${fmt(m(mine, "rss") / 2 ** 20).padStart(10)} MiB (bare ${fmt(m(theirs, "rss") / 2 ** 20)} MiB)`);
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1]).href) await run(Number(process.argv[2] ?? 3));

@@ -1,0 +1,209 @@
+/**
+ * Where an ambiguous change goes. Inserting a function between two others can be shown as starting at its own first
+ * line or at the previous function's closing `}` and blank line: both are minimal diffs. Git slides each such group of
+ * added or deleted lines as far as it can, joins groups that meet, lines a group up with a change on the other side
+ * when it can, and otherwise picks the position its indent heuristic scores best (the default since git 2.14; weights
+ * from Michael Haggerty's diff-slider-tools study, as published in git's xdiff/xdiffi.c). This is that procedure,
+ * written for our change flags, so ranges sit where `git diff --histogram` puts them.
+ */
+import type { LineSeq } from "./line-diff.js";
+
+/** Git's limits: indentation counted up to this, runs of blank lines up to that, slides tried up to the last. */
+const MAX_INDENT = 200;
+const MAX_BLANKS = 20;
+const MAX_SLIDING = 100;
+// Git's empirical weights: larger is a worse place for a change to start or end.
+const START_OF_FILE_PENALTY = 1;
+const END_OF_FILE_PENALTY = 21;
+const TOTAL_BLANK_WEIGHT = -30;
+const POST_BLANK_WEIGHT = 6;
+const RELATIVE_INDENT_PENALTY = -4;
+const RELATIVE_INDENT_WITH_BLANK_PENALTY = 10;
+const RELATIVE_OUTDENT_PENALTY = 24;
+const RELATIVE_OUTDENT_WITH_BLANK_PENALTY = 17;
+const RELATIVE_DEDENT_PENALTY = 23;
+const RELATIVE_DEDENT_WITH_BLANK_PENALTY = 17;
+const INDENT_WEIGHT = 60;
+
+/** Columns of leading whitespace (tabs to the next multiple of 8), -1 for a blank line. */
+function indentOf(line: string): number {
+  let n = 0;
+  for (let i = 0; i < line.length; i++) {
+    const c = line.charCodeAt(i);
+    if (c === 32) n++;
+    else if (c === 9) n += 8 - (n % 8);
+    else if (c !== 11 && c !== 12 && c !== 13) return n;
+    if (n >= MAX_INDENT) return MAX_INDENT;
+  }
+  return -1;
+}
+
+interface Score {
+  indent: number;
+  penalty: number;
+}
+
+/** Adds the badness of splitting `side` just above line `split` to `s`. */
+function scoreSplit(lines: readonly string[], split: number, s: Score): void {
+  const n = lines.length;
+  const endOfFile = split >= n;
+  const indent = endOfFile ? -1 : indentOf(lines[split]);
+  let preBlank = 0;
+  let preIndent = -1;
+  for (let i = split - 1; i >= 0; i--) {
+    preIndent = indentOf(lines[i]);
+    if (preIndent !== -1) break;
+    if (++preBlank === MAX_BLANKS) {
+      preIndent = 0;
+      break;
+    }
+  }
+  let postBlank = 0;
+  let postIndent = -1;
+  for (let i = split + 1; i < n; i++) {
+    postIndent = indentOf(lines[i]);
+    if (postIndent !== -1) break;
+    if (++postBlank === MAX_BLANKS) {
+      postIndent = 0;
+      break;
+    }
+  }
+  if (preIndent === -1 && preBlank === 0) s.penalty += START_OF_FILE_PENALTY;
+  if (endOfFile) s.penalty += END_OF_FILE_PENALTY;
+  const blanksAfter = indent === -1 ? 1 + postBlank : 0;
+  const blanks = preBlank + blanksAfter;
+  s.penalty += TOTAL_BLANK_WEIGHT * blanks + POST_BLANK_WEIGHT * blanksAfter;
+  const effective = indent !== -1 ? indent : postIndent;
+  s.indent += effective;
+  if (effective === -1 || preIndent === -1 || effective === preIndent) return;
+  if (effective > preIndent) s.penalty += blanks ? RELATIVE_INDENT_WITH_BLANK_PENALTY : RELATIVE_INDENT_PENALTY;
+  else if (postIndent !== -1 && postIndent > effective) s.penalty += blanks ? RELATIVE_OUTDENT_WITH_BLANK_PENALTY : RELATIVE_OUTDENT_PENALTY;
+  else s.penalty += blanks ? RELATIVE_DEDENT_WITH_BLANK_PENALTY : RELATIVE_DEDENT_PENALTY;
+}
+
+const compare = (a: Score, b: Score) => INDENT_WEIGHT * Math.sign(a.indent - b.indent) + (a.penalty - b.penalty);
+
+/**
+ * Slides the groups of changed lines of `side` (flags `ch`, 1 = changed), keeping them in step with the groups of the
+ * other side (`och`): group k of each side sits between their k-th and (k+1)-th unchanged lines.
+ */
+function compactSide(side: LineSeq, ch: Uint8Array, och: Uint8Array): void {
+  const n = ch.length;
+  const on = och.length;
+  const same = (i: number, j: number) => side.lines[i] === side.lines[j] && side.eols[i] === side.eols[j];
+  let gs = 0;
+  let ge = 0;
+  while (ge < n && ch[ge]) ge++;
+  let os = 0;
+  let oe = 0;
+  while (oe < on && och[oe]) oe++;
+  const otherPrevious = () => {
+    oe = os - 1;
+    os = oe;
+    while (os > 0 && och[os - 1]) os--;
+  };
+  const otherNext = () => {
+    os = oe + 1;
+    oe = os;
+    while (oe < on && och[oe]) oe++;
+  };
+  const slideUp = () => {
+    if (gs === 0 || !same(gs - 1, ge - 1)) return false;
+    ch[--gs] = 1;
+    ch[--ge] = 0;
+    while (gs > 0 && ch[gs - 1]) gs--;
+    otherPrevious();
+    return true;
+  };
+  const slideDown = () => {
+    if (ge >= n || !same(gs, ge)) return false;
+    ch[gs++] = 0;
+    ch[ge++] = 1;
+    while (ge < n && ch[ge]) ge++;
+    otherNext();
+    return true;
+  };
+  for (;;) {
+    if (ge > gs) {
+      let size: number;
+      let earliestEnd: number;
+      let matchEnd: number;
+      do {
+        size = ge - gs;
+        matchEnd = -1;
+        while (slideUp());
+        earliestEnd = ge;
+        if (oe > os) matchEnd = ge;
+        while (slideDown()) if (oe > os) matchEnd = ge;
+      } while (size !== ge - gs);
+      if (ge === earliestEnd) {
+        // It cannot move.
+      } else if (matchEnd !== -1) {
+        while (oe === os) slideUp();
+      } else {
+        let best = -1;
+        let bestScore: Score = { indent: 0, penalty: 0 };
+        for (let shift = Math.max(earliestEnd, ge - size - 1, ge - MAX_SLIDING); shift <= ge; shift++) {
+          const s: Score = { indent: 0, penalty: 0 };
+          scoreSplit(side.lines, shift, s);
+          scoreSplit(side.lines, shift - size, s);
+          if (best === -1 || compare(s, bestScore) <= 0) {
+            best = shift;
+            bestScore = s;
+          }
+        }
+        while (ge > best) slideUp();
+      }
+    }
+    if (ge >= n) break;
+    gs = ge + 1;
+    ge = gs;
+    while (ge < n && ch[ge]) ge++;
+    otherNext();
+  }
+}
+
+/** Can a changed group [from, to) of `side` slide at all (its first line equals the one after it, or its last the one before)? */
+function canSlide(side: LineSeq, from: number, to: number): boolean {
+  if (from === to) return false;
+  const same = (i: number, j: number) => side.lines[i] === side.lines[j] && side.eols[i] === side.eols[j];
+  return (to < side.lines.length && same(from, to)) || (from > 0 && same(from - 1, to - 1));
+}
+
+/** Matched blocks [oldStart, newStart, length] after sliding every ambiguous group as git does (sorted blocks in). */
+export function compactBlocks(old: LineSeq, now: LineSeq, blocks: readonly (readonly [number, number, number])[]): [number, number, number][] {
+  // Most diffs have no group that can move: then the blocks stand, and a 5,000-line file costs a look at each gap.
+  let movable = false;
+  let i = 0;
+  let j = 0;
+  for (const [x, y, len] of [...blocks, [old.lines.length, now.lines.length, 0] as const]) {
+    if (canSlide(old, i, x) || canSlide(now, j, y)) {
+      movable = true;
+      break;
+    }
+    i = x + len;
+    j = y + len;
+  }
+  if (!movable) return blocks.map(([x, y, len]) => [x, y, len]);
+  const co = new Uint8Array(old.lines.length).fill(1);
+  const cn = new Uint8Array(now.lines.length).fill(1);
+  for (const [x, y, len] of blocks) {
+    co.fill(0, x, x + len);
+    cn.fill(0, y, y + len);
+  }
+  compactSide(old, co, cn);
+  compactSide(now, cn, co);
+  const out: [number, number, number][] = [];
+  for (let i = 0, j = 0; i < co.length && j < cn.length; ) {
+    if (co[i]) i++;
+    else if (cn[j]) j++;
+    else {
+      const last = out[out.length - 1];
+      if (last && last[0] + last[2] === i && last[1] + last[2] === j) last[2]++;
+      else out.push([i, j, 1]);
+      i++;
+      j++;
+    }
+  }
+  return out;
+}

@@ -1,0 +1,235 @@
+/**
+ * Line staging without patches (SPEC 8 `git_stage_lines`, `git_unstage_lines`, `git_rollback_lines`): the new content is
+ * built line by line from two versions, so no `apply.whitespace`, context mismatch or hunk order can change it.
+ *
+ * One primitive, applyPieces: walk a diff old -> new and, per piece (line-pairs.ts), take its old or its new lines.
+ * - stage:    index -> worktree, take the new (worktree) lines of the selected pieces: the index gains exactly them.
+ * - unstage:  HEAD -> index, take HEAD's lines for the selected pieces: those index lines go back to HEAD's.
+ * - rollback: HEAD -> worktree, take HEAD's lines for the selected pieces: those worktree lines go back to HEAD's.
+ * A selection names worktree lines (1-based) and HEAD -> worktree range ids, the numbers every tool shows; a pure
+ * deletion is selectable only by its range. Unstaging maps the worktree lines to the index lines they stand for.
+ *
+ * Terminators: lines outside the chosen pieces keep their own; lines taken from the other version keep theirs too,
+ * unless `eol` is given, which every one of them then gets. A line that ends up before another without a terminator
+ * (it was last) gets `eol`, else its row's other terminator, else the base's majority one; the last line ends as the
+ * version whose end the result is (settleEols), so only a selected last line changes the final newline.
+ * Staging, the IO layer's part: for a path git does not convert, pass no `eol`: the result is the bytes `git add` of
+ * the same edit made by hand stores (CRLF lines stay CRLF). For a path git converts (core.autocrlf, `.gitattributes`
+ * text/eol; diff it with `cr: "ignore"`), pass `eol: "\n"`, the index's form, so the text is not a mix that
+ * core.safecrlf could refuse. Write it with `git hash-object -w --path=<path> --stdin` either way: its clean filters
+ * make it the blob `git add` would make. For rollback pass the worktree's terminator (HEAD's lines are in git's form).
+ *
+ * One limit is the line diff's, not this module's: of two equal neighbouring lines (two blank lines, two `}`), which
+ * one is "the staged one" is a guess each diff makes anew, so after staging one of them the next status may show the
+ * other as staged. The content is the same either way; only the line number that names it can move.
+ */
+import { ToolError } from "../errors.js";
+import type { FileVersions } from "./file-versions.js";
+import { type LineDiff, type LineSeq, regionHit } from "./line-diff.js";
+import { type Piece, allPieces, layoutOf } from "./line-pairs.js";
+import { type Eol, dominantEol } from "./text.js";
+
+export interface Selection {
+  /** Worktree lines, 1-based. */
+  lines?: readonly number[];
+  /** Range ids of HEAD -> worktree (FileVersions.headToWorktree). */
+  ranges?: readonly number[];
+}
+
+export interface Built {
+  lines: string[];
+  eols: ("" | Eol)[];
+  /** Pieces the selection took: 0 means nothing to do (the tools answer NO_CHANGE). */
+  selected: number;
+  /** Every piece was taken: the result is the other version whole (stage: the worktree, unstage and rollback: HEAD). */
+  complete: boolean;
+}
+
+/** Old lines, with the pieces `takeNew` picks replaced by their new lines; `base` is the version unchanged lines come from. */
+export function applyPieces(
+  diff: LineDiff,
+  takeNew: (p: Piece) => boolean,
+  opts: { base: "old" | "new"; eol?: Eol },
+): { lines: string[]; eols: ("" | Eol)[] } {
+  const { old, new: now } = diff;
+  const lines: string[] = [];
+  const eols: ("" | Eol)[] = [];
+  // The old and new line of each written row (-1 for none), for the terminators settled at the end.
+  const rowOld: number[] = [];
+  const rowNew: number[] = [];
+  // Lone lines left out since the last line written: only new ones means the result ends where the old version does.
+  let skippedOld = false;
+  let skippedNew = false;
+  const write = (fromNew: boolean, o: number, n: number) => {
+    skippedOld = skippedNew = false;
+    const side = fromNew ? now : old;
+    const i = fromNew ? n : o;
+    const foreign = fromNew === (opts.base === "old");
+    lines.push(side.lines[i]);
+    eols.push(foreign && opts.eol && side.eols[i] ? opts.eol : side.eols[i]);
+    rowOld.push(o);
+    rowNew.push(n);
+  };
+  const equal = (o: number, n: number, to: number) => {
+    // Lines between ranges are equal on both sides (up to the CR policy and eolImplied): take the base's.
+    for (; o < to; o++, n++) write(opts.base === "new", o, n);
+  };
+  let o = 0;
+  let n = 0;
+  for (const range of diff.ranges) {
+    equal(o, n, range.oldStart);
+    const { pieces, rows, ownerOfOld } = layoutOf(diff, range);
+    const chosen = pieces.map(takeNew);
+    // Each row writes its new line if its piece is chosen, its old line if not; a lone old line follows its owner.
+    for (const r of rows) {
+      if (r.new >= 0) {
+        if (chosen[r.new - range.start]) write(true, r.old, r.new);
+        else if (r.old >= 0) write(false, r.old, r.new);
+        else skippedNew = true;
+      } else if (!chosen[ownerOfOld[r.old - range.oldStart]]) write(false, r.old, -1);
+      else skippedOld = true;
+    }
+    o = range.oldEnd;
+    n = range.end;
+  }
+  equal(o, n, old.lines.length);
+  const end = skippedNew && !skippedOld ? old : skippedOld && !skippedNew ? now : undefined;
+  settleEols(diff, eols, rowOld, rowNew, end, opts.eol, dominantEol((opts.base === "old" ? old : now).eols));
+  return { lines, eols };
+}
+
+/**
+ * Terminators that the mix of two versions leaves wrong. A line without one that is no longer last gets `eol` if
+ * given, else its row's other terminator, else the base's majority one. When the result ends where one version ends
+ * (`end`: the other's last lines were left out), its last line has that version's final newline or lack of it,
+ * whichever version the line was written from: the final newline belongs to the end of the file, not to a line.
+ */
+function settleEols(diff: LineDiff, eols: ("" | Eol)[], rowOld: number[], rowNew: number[], end: LineSeq | undefined, eol: Eol | undefined, fallback: Eol): void {
+  const { old, new: now } = diff;
+  const last = eols.length - 1;
+  for (let k = 0; k < last; k++) {
+    if (eols[k] !== "") continue;
+    const other = (rowOld[k] >= 0 && old.eols[rowOld[k]]) || (rowNew[k] >= 0 && now.eols[rowNew[k]]) || fallback;
+    eols[k] = eol ?? other;
+  }
+  if (last >= 0 && end && end.eols[end.eols.length - 1] === "") eols[last] = "";
+}
+
+/** A selection as 0-based worktree lines and the worktree spans of the ranges it names. */
+export interface Resolved {
+  lines: Set<number>;
+  spans: [number, number][];
+}
+
+/** The selection checked against the file (INVALID_PARAMS names what is not there); `hw` is HEAD -> worktree. */
+export function resolveSelection(hw: LineDiff, sel: Selection): Resolved {
+  const n = hw.new.lines.length;
+  const badLines = (sel.lines ?? []).filter((l) => !Number.isInteger(l) || l < 1 || l > n);
+  if (badLines.length) {
+    throw new ToolError("INVALID_PARAMS", `lines: ${badLines.join(", ")} ${badLines.length > 1 ? "are" : "is"} not a line of the worktree file (it has ${n}); read its status again.`, { lines: badLines });
+  }
+  const ranges = hw.ranges;
+  const badRanges = (sel.ranges ?? []).filter((r) => !Number.isInteger(r) || r < 1 || r > ranges.length);
+  if (badRanges.length) {
+    throw new ToolError("INVALID_PARAMS", `ranges: ${badRanges.join(", ")} ${badRanges.length > 1 ? "are" : "is"} not a change range of this file (it has ${ranges.length}); read its status again.`, { ranges: badRanges });
+  }
+  return {
+    lines: new Set((sel.lines ?? []).map((l) => l - 1)),
+    spans: (sel.ranges ?? []).map((id) => [ranges[id - 1].start, ranges[id - 1].end]),
+  };
+}
+
+/** Is this piece of a diff whose new side is the worktree selected? Pure deletions only through a range at their place. */
+export function pickedOnWorktree(p: Piece, s: Resolved): boolean {
+  if (p.newStart < p.newEnd && s.lines.has(p.newStart)) return true;
+  return s.spans.some(([from, to]) => regionHit(from, to, p.newStart, p.newEnd));
+}
+
+function built(diff: LineDiff, picked: (p: Piece) => boolean, takeNew: boolean, opts: { base: "old" | "new"; eol?: Eol }): Built {
+  let selected = 0;
+  let total = 0;
+  const out = applyPieces(diff, (p) => {
+    total++;
+    const yes = picked(p);
+    if (yes) selected++;
+    return yes === takeNew;
+  }, opts);
+  return { ...out, selected, complete: selected === total };
+}
+
+/** The index with the selected worktree changes applied (no selection: all of them, as `git add`). */
+export function stageLines(v: FileVersions, sel?: Selection, opts: { eol?: Eol } = {}): Built {
+  const s = sel && resolveSelection(v.headToWorktree, sel);
+  return built(v.indexToWorktree, (p) => !s || pickedOnWorktree(p, s), true, { base: "old", eol: opts.eol });
+}
+
+/** The worktree with the selected lines back to HEAD's (no selection: the whole file, as `git checkout HEAD -- path`). */
+export function rollbackLines(v: FileVersions, sel?: Selection, opts: { eol?: Eol } = {}): Built {
+  const s = sel && resolveSelection(v.headToWorktree, sel);
+  return built(v.headToWorktree, (p) => !s || pickedOnWorktree(p, s), false, { base: "new", eol: opts.eol });
+}
+
+/** The index with the selected lines back to HEAD's (no selection: the whole file, as `git reset -- path`). */
+export function unstageLines(v: FileVersions, sel?: Selection, opts: { eol?: Eol } = {}): Built {
+  const s = sel && resolveSelection(v.headToWorktree, sel);
+  const picked = s ? indexSelection(v, s) : undefined;
+  return built(v.headToIndex, (p) => !picked || (p.newStart < p.newEnd ? picked.lines.has(p.newStart) : picked.points.has(p.newStart)), false, { base: "new", eol: opts.eol });
+}
+
+/**
+ * The index lines a worktree selection stands for: a line the index has as the worktree has it, or the index lines
+ * its index -> worktree piece replaces (the staged version of a line edited again); a range also brings the index's
+ * pure deletions at its place (a staged deletion), which only a range can select.
+ */
+function indexSelection(v: FileVersions, s: Resolved) {
+  const iw = v.indexToWorktree;
+  const lines = new Set<number>();
+  const points = new Set<number>();
+  const pieces = allPieces(iw);
+  const pieceOfLine = new Map<number, Piece>();
+  for (const p of pieces) if (p.newStart < p.newEnd) pieceOfLine.set(p.newStart, p);
+  const addLine = (w: number) => {
+    const eq = iw.oldOf[w];
+    if (eq >= 0) lines.add(eq);
+    const p = pieceOfLine.get(w);
+    if (p) for (const i of p.oldLines) lines.add(i);
+  };
+  for (const w of s.lines) addLine(w);
+  for (const [from, to] of s.spans) {
+    let lo = Infinity;
+    let hi = -Infinity;
+    const widen = (a: number, b: number) => {
+      lo = Math.min(lo, a);
+      hi = Math.max(hi, b);
+    };
+    for (let w = from; w < to; w++) {
+      const eq = iw.oldOf[w];
+      if (eq >= 0) widen(eq, eq + 1);
+      const p = pieceOfLine.get(w);
+      if (p?.oldLines.length) widen(p.oldLines[0], p.oldLines[p.oldLines.length - 1] + 1);
+      addLine(w);
+    }
+    for (const p of pieces) {
+      if (p.newStart === p.newEnd && regionHit(from, to, p.newStart, p.newStart)) {
+        widen(p.oldLines[0], p.oldLines[p.oldLines.length - 1] + 1);
+        for (const i of p.oldLines) lines.add(i);
+      }
+    }
+    if (lo === Infinity) {
+      // Nothing of the index sits in the span: its place in the index is next to the nearest equal line.
+      const at = indexPoint(iw, from);
+      widen(at, at);
+    }
+    for (let q = lo; q <= hi; q++) points.add(q);
+  }
+  return { lines, points };
+}
+
+/** The index position of worktree point `p` (between lines p-1 and p), through the nearest equal line. */
+function indexPoint(iw: LineDiff, p: number): number {
+  if (p > 0 && iw.oldOf[p - 1] >= 0) return iw.oldOf[p - 1] + 1;
+  if (p < iw.new.lines.length && iw.oldOf[p] >= 0) return iw.oldOf[p];
+  // Both neighbours changed: count the index lines before the first change range at or after p.
+  for (const r of iw.ranges) if (r.end >= p) return r.oldStart;
+  return iw.old.lines.length;
+}

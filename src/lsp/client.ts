@@ -1,0 +1,428 @@
+/**
+ * A client of one language server: lazily started, restarted after a crash (capped), its documents kept in sync, and every
+ * answer about a known content hash. The tools call it with `{path, text, hash}` of the file as they read it; the daemon's
+ * bus calls `sync` for every change of any origin.
+ */
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import {
+  CancellationTokenSource,
+  type DocumentSymbol,
+  type Hover,
+  type Location,
+  type LocationLink,
+  type Position,
+  type SymbolInformation,
+  type WorkspaceEdit,
+  type WorkspaceSymbol,
+} from "vscode-languageserver-protocol";
+import { fileHash } from "../core/hash.js";
+import { decodeText, splitText } from "../core/text.js";
+import { ToolError } from "../errors.js";
+import {
+  type DiagnosticItem,
+  type FileEdits,
+  type SymbolItem,
+  hoverText,
+  normalizeWorkspaceEdit,
+  placesOf,
+  symbolsOf,
+} from "./convert.js";
+import { DiagnosticsTracker } from "./diagnostics.js";
+import { type DocumentAction, DocumentStore, type OpenDocument } from "./documents.js";
+import { type Place, type PositionSpec, placeOf, toLspPosition } from "./positions.js";
+import { type ClientState, type KeeperOptions, ServerKeeper } from "./keeper.js";
+import { type ServerSpec, languageOf } from "./servers.js";
+import type { ServerSession } from "./session.js";
+import { treeRss } from "./spawn.js";
+import { WorkspacePaths } from "./workspace-paths.js";
+
+/** tsls checks every open file after each change (its geterr covers all open buffers): a bound keeps an edit cheap. */
+export const MAX_OPEN_DOCUMENTS = 32;
+/** A cross-file answer waits this long at most for the server to list the workspace (pyright: 250 ms after the last open). */
+export const INDEX_WAIT_MS = 10_000;
+/** SPEC 10's default wait_ms. */
+export const DEFAULT_DIAGNOSTICS_WAIT_MS = 10_000;
+
+/** A file as the caller read it: root-relative path, its text (SPEC 4 decoded, no BOM) and its file hash. */
+export interface DocRef {
+  path: string;
+  text: string;
+  hash: string;
+}
+
+export type DiagnosticsAnswer =
+  | { status: "current"; hash: string; diagnostics: DiagnosticItem[] }
+  | { status: "unknown"; hash: string; reason: string };
+
+export interface RenameFile extends FileEdits {
+  /** The content hash the server computed this file's edits against; null when it read the file itself (not open here). */
+  hash: string | null;
+}
+
+export type { ClientState } from "./keeper.js";
+export { stateText } from "./keeper.js";
+
+/**
+ * `root`: absolute real path of the workspace; `spawn`: the supervisor's (default spawnInGroup); `env`: what servers
+ * start from, less what serverEnv removes (default process.env); restarts capped by `maxRestarts` in `restartWindowMs`.
+ */
+export interface ClientOptions extends KeeperOptions {
+  maxOpenDocuments?: number;
+  /** Reads a file the server names but we do not have open; default: from disk, decoded as the file tools do. */
+  readFile?: (abs: string) => { text: string; hash: string } | undefined;
+}
+
+/** The server capability each request needs (from its initialize answer). */
+const PROVIDERS: Record<string, keyof ServerSession["capabilities"]> = {
+  "textDocument/hover": "hoverProvider",
+  "textDocument/definition": "definitionProvider",
+  "textDocument/implementation": "implementationProvider",
+  "textDocument/references": "referencesProvider",
+  "textDocument/documentSymbol": "documentSymbolProvider",
+  "workspace/symbol": "workspaceSymbolProvider",
+  "textDocument/rename": "renameProvider",
+};
+
+type ClientEvent = { kind: "doc"; path: string } | { kind: "exit" };
+
+function readFromDisk(abs: string): { text: string; hash: string } | undefined {
+  try {
+    const bytes = readFileSync(abs);
+    return { text: decodeText(bytes, abs).text, hash: fileHash(bytes) };
+  } catch {
+    return undefined;
+  }
+}
+
+export class LspClient {
+  private readonly keeper: ServerKeeper;
+  private readonly docs: DocumentStore;
+  /** Grows with every change to any file: another file's edit can change this one's diagnostics (imports). */
+  private generation = 0;
+  private readonly diags: DiagnosticsTracker;
+  private readonly paths: WorkspacePaths;
+  private readonly listeners = new Set<(e: ClientEvent) => void>();
+  private readonly readFile: (abs: string) => { text: string; hash: string } | undefined;
+
+  constructor(readonly spec: ServerSpec, options: ClientOptions) {
+    this.docs = new DocumentStore(options.maxOpenDocuments ?? MAX_OPEN_DOCUMENTS);
+    this.readFile = options.readFile ?? readFromDisk;
+    this.diags = new DiagnosticsTracker(spec.diagnostics);
+    this.paths = new WorkspacePaths(options.root);
+    this.keeper = new ServerKeeper(spec, options, {
+      onReady: () => this.send(this.docs.all().map((doc) => ({ kind: "open", doc }))),
+      onExit: () => {
+        this.diags.clear();
+        this.emit({ kind: "exit" });
+      },
+      onPublish: (params) => this.diags.onPublish(this.paths.pathOf(params.uri), params),
+      // pyright says another file's change may have changed these: no cached answer holds.
+      onDiagnosticsRefresh: () => this.generation++,
+    });
+  }
+
+  get state(): ClientState {
+    return this.keeper.state;
+  }
+
+  get pid(): number | undefined {
+    const s = this.keeper.last();
+    return s && !s.dead ? s.pid : undefined;
+  }
+
+  /** typescript-language-server's own word on the typescript it runs (`source` "user-setting" is ours). */
+  get typescript(): { version: string; source: string } | undefined {
+    return this.keeper.last()?.typescript;
+  }
+
+  get version(): string {
+    const info = this.keeper.last()?.serverInfo;
+    return info ? `${this.spec.version} (${info.name}${info.version ? ` ${info.version}` : ""})` : this.spec.version;
+  }
+
+  /** Root-relative paths of the open documents, least recently used first. */
+  openFiles(): string[] {
+    return this.docs.paths();
+  }
+
+  /** Resident memory of the server and its children (tsserver), in bytes; undefined when not running. */
+  rss(): number | undefined {
+    return this.pid === undefined ? undefined : treeRss(this.pid);
+  }
+
+  /** Starts the server if it is not running (or restarts it after a crash, within the cap). */
+  start(): Promise<void> {
+    return this.keeper.running().then(() => {});
+  }
+
+  /**
+   * A change from the bus (text null: deleted). An open document gets didChange or didClose; for a file that is not open,
+   * a server that asked us to watch files (pyright) gets didChangeWatchedFiles. Never starts a server.
+   */
+  sync(file: string, text: string | null, hash: string | null, kind?: "created" | "modified" | "deleted"): void {
+    this.generation++;
+    const wasOpen = this.docs.get(file) !== undefined;
+    const actions = this.docs.update(file, text, hash);
+    this.send(actions);
+    if (actions.length) this.emit({ kind: "doc", path: file });
+    const s = this.keeper.ready();
+    if (s?.watchesFiles && !(wasOpen && text !== null)) {
+      const type = text === null || kind === "deleted" ? 3 : kind === "created" ? 1 : 2;
+      void s.connection.sendNotification("workspace/didChangeWatchedFiles", { changes: [{ uri: this.paths.uriOf(file), type }] }).catch(() => {});
+    }
+  }
+
+  /**
+   * Diagnostics for exactly this content. "current" only with the server's answer for the version holding `doc.hash`;
+   * "unknown" when the server dies, the file changes again, or `waitMs` passes first. Never a fixed wait.
+   */
+  async diagnostics(doc: DocRef, waitMs = DEFAULT_DIAGNOSTICS_WAIT_MS): Promise<DiagnosticsAnswer> {
+    const unknown = (reason: string): DiagnosticsAnswer => ({ status: "unknown", hash: doc.hash, reason });
+    const changedAgain = "the file changed again before its diagnostics came";
+    const open = this.openDoc(doc);
+    let timer: NodeJS.Timeout | undefined;
+    const stops: (() => void)[] = [];
+    const timeout = new Promise<string>((resolve) => (timer = setTimeout(() => resolve(`no diagnostics within ${waitMs} ms`), waitMs)));
+    try {
+      const session = await Promise.race([this.keeper.running(), timeout]);
+      if (typeof session === "string") return unknown(`${session}: the server is still starting`);
+      if (this.docs.get(doc.path)?.version !== open.version) return unknown(changedAgain);
+      const generation = this.generation;
+      const cached = this.diags.cached(open, generation);
+      if (cached) return { status: "current", hash: doc.hash, diagnostics: cached };
+      const changed = new Promise<string>((resolve) => stops.push(this.on((e) => e.kind === "doc" && e.path === doc.path && resolve(changedAgain))));
+      const died = session.exited.then((reason) => `the server exited (${reason}) before answering`);
+      // A death rejects the pending requests before the exit is known: the exit's reason is the answer's.
+      const computed = this.diags.compute(session, open, this.paths.absOf(open.path), this.paths.uriOf(open.path), stops)
+        .then((items) => ({ items }), (e) => (session.dead ? died : Promise.reject(e)));
+      const outcome = await Promise.race([computed, changed, died, timeout]);
+      if (typeof outcome === "string") return unknown(outcome);
+      if (this.docs.get(doc.path)?.version !== open.version) return unknown(changedAgain);
+      return { status: "current", hash: doc.hash, diagnostics: this.diags.remember(open, generation, outcome.items) };
+    } catch (e) {
+      // A failed server is LSP_UNAVAILABLE; one that broke while answering leaves this version unknown.
+      if (e instanceof ToolError && (e.code !== "LSP_UNAVAILABLE" || this.keeper.state.kind === "failed")) throw e;
+      return unknown(e instanceof Error ? e.message : String(e));
+    } finally {
+      clearTimeout(timer);
+      for (const stop of stops) stop();
+    }
+  }
+
+  async hover(doc: DocRef, at: PositionSpec, signal?: AbortSignal): Promise<{ hash: string; text: string; place?: Place }> {
+    const { session, open, position } = await this.prepare(doc, at);
+    const hover = await this.request<Hover | null>(session, "textDocument/hover", { textDocument: { uri: this.paths.uriOf(open.path) }, position }, signal);
+    return { hash: open.hash, text: hoverText(hover), ...(hover?.range ? { place: placeOf(open.path, hover.range, open.lines) } : {}) };
+  }
+
+  definition(doc: DocRef, at: PositionSpec, signal?: AbortSignal): Promise<{ hash: string; places: Place[] }> {
+    return this.places("textDocument/definition", doc, at, {}, signal);
+  }
+
+  implementation(doc: DocRef, at: PositionSpec, signal?: AbortSignal): Promise<{ hash: string; places: Place[] }> {
+    return this.places("textDocument/implementation", doc, at, {}, signal, true);
+  }
+
+  references(doc: DocRef, at: PositionSpec, signal?: AbortSignal): Promise<{ hash: string; places: Place[] }> {
+    return this.places("textDocument/references", doc, at, { context: { includeDeclaration: true } }, signal, true);
+  }
+
+  async documentSymbols(doc: DocRef, signal?: AbortSignal): Promise<{ hash: string; symbols: SymbolItem[] }> {
+    const { session, open } = await this.prepare(doc);
+    const result = await this.request<DocumentSymbol[] | SymbolInformation[] | null>(
+      session, "textDocument/documentSymbol", { textDocument: { uri: this.paths.uriOf(open.path) } }, signal);
+    return { hash: open.hash, symbols: symbolsOf(result, this.paths.pathOf, this.linesReader(), open.path) };
+  }
+
+  /** Workspace symbols matching `query`; tsserver searches the projects of the open files, so open one first. */
+  async workspaceSymbols(query: string, signal?: AbortSignal): Promise<SymbolItem[]> {
+    const session = await this.keeper.running();
+    await this.indexed(session, signal);
+    const result = await this.request<SymbolInformation[] | WorkspaceSymbol[] | null>(session, "workspace/symbol", { query }, signal);
+    return symbolsOf(result, this.paths.pathOf, this.linesReader());
+  }
+
+  /**
+   * prepareRename, then rename. Every file the edit touches that we did not have open is opened (from disk) and the
+   * rename asked again, so each file's edits are about a content hash we know: the write can then refuse a file that
+   * changed since. NOT_FOUND when there is nothing to rename there.
+   */
+  async rename(doc: DocRef, at: PositionSpec, newName: string, signal?: AbortSignal): Promise<{ hash: string; files: RenameFile[]; count: number }> {
+    const { session, open, position } = await this.prepare(doc, at);
+    await this.indexed(session, signal);
+    const where = { textDocument: { uri: this.paths.uriOf(open.path) }, position };
+    const provider = session.capabilities.renameProvider;
+    if (typeof provider === "object" && provider.prepareProvider) {
+      const prepared = await this.request<unknown>(session, "textDocument/prepareRename", where, signal, "NOT_FOUND");
+      if (!prepared) throw new ToolError("NOT_FOUND", `Nothing to rename at ${open.path}:${at.line}; point at an identifier.`);
+    }
+    const ask = async () => {
+      // What each open document was when the question went out: its edits are about that content, if it is still so.
+      const sent = new Map(this.docs.all().map((d) => [d.path, d]));
+      const files = normalizeWorkspaceEdit(
+        await this.request<WorkspaceEdit | null>(session, "textDocument/rename", { ...where, newName }, signal, "NOT_FOUND"),
+        this.paths.pathOf, (p) => sent.get(p)?.version);
+      return files.map((f): RenameFile => {
+        const was = sent.get(f.path);
+        if (was && this.docs.get(f.path)?.version !== was.version) {
+          throw new ToolError("HASH_MISMATCH", `${f.path} changed while the language server computed the rename; run it again.`, { path: f.path });
+        }
+        return { ...f, hash: was?.hash ?? null };
+      });
+    };
+    let files = await ask();
+    const unpinned = files.filter((f) => f.hash === null && !path.isAbsolute(f.path) && languageOf(f.path)?.language === this.spec.language);
+    for (const f of unpinned) {
+      const read = this.readFile(this.paths.absOf(f.path));
+      if (read) this.openDoc({ path: f.path, text: read.text, hash: read.hash }, false);
+    }
+    try {
+      if (unpinned.length) files = await ask();
+    } finally {
+      this.send(this.docs.trim());
+    }
+    if (files.length === 0) throw new ToolError("NOT_FOUND", `The server found nothing to rename at ${open.path}:${at.line}.`);
+    return { hash: open.hash, files, count: files.reduce((n, f) => n + f.edits.length, 0) };
+  }
+
+  /** shutdown and exit, then kill what is left: resolves once none of the server's processes is alive. */
+  async stop(): Promise<void> {
+    await this.keeper.stop();
+    this.emit({ kind: "exit" });
+  }
+
+  // --- internals ---
+
+  private on(listener: (e: ClientEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private emit(e: ClientEvent): void {
+    for (const listener of [...this.listeners]) listener(e);
+  }
+
+  private send(actions: DocumentAction[]): void {
+    for (const a of actions) {
+      const p = a.kind === "close" ? a.path : a.doc.path;
+      if (a.kind !== "open") this.diags.forget(p);
+    }
+    const s = this.keeper.ready();
+    if (!s) return; // a starting or restarted server gets every open document when it is up
+    for (const a of actions) {
+      const sent =
+        a.kind === "open"
+          ? s.connection.sendNotification("textDocument/didOpen", {
+            textDocument: { uri: this.paths.uriOf(a.doc.path), languageId: a.doc.languageId, version: a.doc.version, text: a.doc.text },
+          })
+          : a.kind === "change"
+            ? s.connection.sendNotification("textDocument/didChange", {
+              // Full text: the bus hands us whole contents, and both servers reparse the file either way.
+              textDocument: { uri: this.paths.uriOf(a.doc.path), version: a.doc.version },
+              contentChanges: [{ text: a.doc.text }],
+            })
+            : s.connection.sendNotification("textDocument/didClose", { textDocument: { uri: this.paths.uriOf(a.path) } });
+      sent.catch(() => {}); // a dead server: its exit is handled, and a restart reopens every document
+    }
+  }
+
+  /** `evict` false: a rename pins every file it touches beyond the limit, trimmed once it has its answer. */
+  private openDoc(doc: DocRef, evict = true): OpenDocument {
+    const lang = languageOf(doc.path);
+    if (!lang || lang.language !== this.spec.language) {
+      throw new ToolError("LSP_UNAVAILABLE", `${doc.path} is not a ${this.spec.language} file for ${this.spec.name}.`);
+    }
+    const actions = this.docs.open(doc.path, lang.languageId, doc.text, doc.hash, evict);
+    this.send(actions);
+    for (const a of actions) if (a.kind !== "open") this.emit({ kind: "doc", path: a.kind === "close" ? a.path : a.doc.path });
+    if (actions.length) this.generation++;
+    return this.docs.get(doc.path)!;
+  }
+
+  /**
+   * Opens the caller's content at once, before any await: a bus change that arrives while the server starts is then
+   * newer than the caller's read and wins, instead of the caller's older text overwriting it.
+   */
+  private async prepare(doc: DocRef, at?: PositionSpec): Promise<{ session: ServerSession; open: OpenDocument; position?: Position }> {
+    const open = this.openDoc(doc);
+    const position = at ? toLspPosition(open.lines, at, doc.path) : undefined;
+    const session = await this.keeper.running();
+    const now = this.docs.get(doc.path);
+    if (now?.version !== open.version) {
+      throw new ToolError("HASH_MISMATCH", `${doc.path} changed while the language server started; read it again.`, {
+        path: doc.path,
+        current_hash: now?.hash ?? null,
+      });
+    }
+    return { session, open, ...(position ? { position } : {}) };
+  }
+
+  private async places(method: string, doc: DocRef, at: PositionSpec, extra: object, signal?: AbortSignal, crossFile = false) {
+    const { session, open, position } = await this.prepare(doc, at);
+    if (crossFile) await this.indexed(session, signal);
+    const result = await this.request<Location | Location[] | LocationLink[] | null>(
+      session, method, { textDocument: { uri: this.paths.uriOf(open.path) }, position, ...extra }, signal);
+    return { hash: open.hash, places: placesOf(result, this.paths.pathOf, this.linesReader()) };
+  }
+
+  /** Until the server has listed the workspace (bounded: a server that never says so answers from what it has). */
+  private async indexed(session: ServerSession, signal?: AbortSignal): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    let onAbort = () => {};
+    const aborted = new Promise<void>((resolve) => signal?.addEventListener("abort", (onAbort = () => resolve()), { once: true }));
+    try {
+      await Promise.race([session.indexed, aborted, new Promise<void>((resolve) => (timer = setTimeout(resolve, INDEX_WAIT_MS)))]);
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
+    }
+    signal?.throwIfAborted();
+  }
+
+  /** LSP_UNAVAILABLE for a request the server does not offer (pyright has no implementations), before asking. */
+  private offers(session: ServerSession, method: string): void {
+    const key = PROVIDERS[method];
+    if (key && !session.capabilities[key]) {
+      throw new ToolError("LSP_UNAVAILABLE", `${this.spec.name} does not answer ${method}${method.endsWith("implementation") ? "; lsp_references finds the uses instead" : ""}.`, {
+        language: this.spec.language,
+      });
+    }
+  }
+
+  /** One request; a server error is `errorCode` (NOT_FOUND for a rename the server refuses), a dead server LSP_UNAVAILABLE. */
+  private async request<R>(session: ServerSession, method: string, params: object, signal?: AbortSignal,
+    errorCode: "LSP_UNAVAILABLE" | "NOT_FOUND" = "LSP_UNAVAILABLE"): Promise<R> {
+    this.offers(session, method);
+    signal?.throwIfAborted();
+    const cancel = new CancellationTokenSource();
+    const onAbort = () => cancel.cancel();
+    signal?.addEventListener("abort", onAbort, { once: true });
+    try {
+      return (await session.connection.sendRequest(method, params, cancel.token)) as R;
+    } catch (e) {
+      signal?.throwIfAborted();
+      if (session.dead) {
+        throw new ToolError("LSP_UNAVAILABLE", `${this.spec.name} exited while answering; the next call restarts it.`, { language: this.spec.language });
+      }
+      throw new ToolError(errorCode, `${this.spec.name} could not answer ${method}: ${(e as Error).message}`, { language: this.spec.language });
+    } finally {
+      signal?.removeEventListener("abort", onAbort);
+      cancel.dispose();
+    }
+  }
+
+  /** Lines of files an answer names: ours when open, else read once per answer. */
+  private linesReader(): (file: string) => readonly string[] | undefined {
+    const read = new Map<string, readonly string[] | undefined>();
+    return (file) => {
+      const open = this.docs.get(file);
+      if (open) return open.lines;
+      if (!read.has(file)) {
+        const got = this.readFile(this.paths.absOf(file));
+        read.set(file, got ? splitText(got.text).lines : undefined);
+      }
+      return read.get(file);
+    };
+  }
+}

@@ -1,0 +1,72 @@
+import type { Readable, Writable } from "node:stream";
+import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/server";
+import { LineReader, LineWriter } from "../jsonl/framing.js";
+
+/** JSON-RPC's own codes for a line that is not JSON, and for JSON that is no JSON-RPC message. */
+const PARSE_ERROR = -32700;
+const INVALID_REQUEST = -32600;
+
+/**
+ * MCP over stdio (one JSON-RPC message per line), on the daemon's own framing: a line that is not JSON is answered
+ * -32700 and a message that is not JSON-RPC -32600 (the SDK's transport drops them silently), the server goes on;
+ * writes wait for drain; a closed stdout is the end of the connection, not a crash.
+ */
+export class McpStdioTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: <T extends JSONRPCMessage>(message: T) => void;
+  private readonly writer: LineWriter;
+  private closed = false;
+
+  constructor(
+    private readonly input: Readable,
+    output: Writable,
+  ) {
+    this.writer = new LineWriter(output, () => this.finish());
+  }
+
+  async start(): Promise<void> {
+    new LineReader(this.input, (line) => this.receive(line), () => this.reject(null, PARSE_ERROR, "the line is too long"), () => this.finish());
+  }
+
+  async send(message: JSONRPCMessage): Promise<void> {
+    this.writer.write(message);
+  }
+
+  async close(): Promise<void> {
+    await this.writer.idle();
+    this.finish();
+  }
+
+  /** Resolves once every message so far has been handed to stdout. */
+  idle(): Promise<void> {
+    return this.writer.idle();
+  }
+
+  private receive(line: string): void {
+    if (!line.trim()) return;
+    let message: unknown;
+    try {
+      message = JSON.parse(line);
+    } catch (e) {
+      return this.reject(null, PARSE_ERROR, `Parse error: ${(e as Error).message}`);
+    }
+    const m = message as Record<string, unknown>;
+    const id = typeof m?.id === "string" || typeof m?.id === "number" ? m.id : null;
+    const shaped =
+      typeof m === "object" && m !== null && !Array.isArray(m) && m.jsonrpc === "2.0" &&
+      (typeof m.method === "string" || (id !== null && ("result" in m || "error" in m)));
+    if (!shaped) return this.reject(id, INVALID_REQUEST, "Invalid Request: expected a JSON-RPC 2.0 request, notification or response object.");
+    this.onmessage?.(m as unknown as JSONRPCMessage);
+  }
+
+  private reject(id: string | number | null, code: number, message: string): void {
+    this.writer.write({ jsonrpc: "2.0", id, error: { code, message } });
+  }
+
+  private finish(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.onclose?.();
+  }
+}

@@ -1,0 +1,241 @@
+import { mkdir, readFile, readdir, rmdir, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { isNodeError } from "../errors.js";
+
+/**
+ * Per-command process and memory limits through cgroups (SPEC 11 "where the machine's cgroups allow it").
+ * RLIMIT_NPROC cannot do it: root is exempt, and it counts every process of the user, not one command's. A cgroup is
+ * created per command under the daemon's own cgroup (never beside it, so the limits the machine put on the daemon
+ * still hold), and the command joins it before bwrap starts, so everything it forks is counted.
+ */
+
+export interface Limits {
+  /** Tasks (processes and threads) at once. */
+  pids: number;
+  memoryBytes: number;
+}
+
+/** A parallel build or test run uses a few hundred tasks, threads included (a Node worker is about a dozen); 1024 stops
+ * a runaway fork loop long before it exhausts the machine's pid space. */
+export const DEFAULT_PIDS_MAX = 1024;
+/** Half the machine, at most 8 GiB: a type check or test run of a large project fits, a leak does not take the daemon down. */
+export function defaultLimits(totalMem = os.totalmem()): Limits {
+  return { pids: DEFAULT_PIDS_MAX, memoryBytes: Math.min(8 * 2 ** 30, Math.floor(totalMem / 2)) };
+}
+
+/** Where each controller's per-command cgroups go: the daemon's own cgroup in that controller's hierarchy. */
+export interface CgroupParents {
+  version?: 1 | 2;
+  pids?: string;
+  memory?: string;
+  /** Why a controller is missing. */
+  reason?: string;
+}
+
+interface Mount {
+  root: string;
+  point: string;
+  fstype: string;
+  options: string[];
+}
+
+const unescapeMount = (s: string) => s.replace(/\\([0-7]{3})/g, (_m, o: string) => String.fromCharCode(parseInt(o, 8)));
+
+function parseMountinfo(text: string): Mount[] {
+  const mounts: Mount[] = [];
+  for (const line of text.split("\n")) {
+    const sep = line.indexOf(" - ");
+    if (sep < 0) continue;
+    const left = line.slice(0, sep).split(" ");
+    const right = line.slice(sep + 3).split(" ");
+    if (left.length < 5 || right.length < 3) continue;
+    mounts.push({ root: unescapeMount(left[3]), point: unescapeMount(left[4]), fstype: right[0], options: right[2].split(",") });
+  }
+  return mounts;
+}
+
+function under(mount: Mount, cgPath: string): string | undefined {
+  const rel = path.posix.relative(mount.root, cgPath);
+  if (rel.startsWith("..")) return undefined; // our cgroup is not visible through this mount
+  return path.posix.join(mount.point, rel);
+}
+
+/** Pure: the daemon's cgroup per controller, from /proc/self/mountinfo and /proc/self/cgroup. Prefers cgroup v1
+ * controllers where they are mounted (a hybrid host keeps pids and memory there and none in v2). */
+export function cgroupParents(mountinfo: string, selfCgroup: string): CgroupParents {
+  const mounts = parseMountinfo(mountinfo);
+  const lines = selfCgroup.split("\n").filter(Boolean).map((l) => {
+    const [, , controllers, p] = /^(\d+):([^:]*):(.*)$/.exec(l) ?? [];
+    return { controllers: controllers === undefined ? [] : controllers.split(","), path: p ?? "" };
+  });
+  const out: CgroupParents = {};
+  for (const c of ["pids", "memory"] as const) {
+    const m = mounts.find((x) => x.fstype === "cgroup" && x.options.includes(c));
+    const own = lines.find((l) => l.controllers.includes(c));
+    const dir = m && own ? under(m, own.path) : undefined;
+    if (dir) {
+      out[c] = dir;
+      out.version = 1;
+    }
+  }
+  if (out.pids || out.memory) return out;
+  const v2 = mounts.find((x) => x.fstype === "cgroup2");
+  const own = lines.find((l) => l.controllers.length === 1 && l.controllers[0] === "");
+  const dir = v2 && own ? under(v2, own.path) : undefined;
+  if (!dir) return { reason: "no cgroup hierarchy with the pids or memory controller is mounted" };
+  return { version: 2, pids: dir, memory: dir };
+}
+
+export async function hostCgroupParents(): Promise<CgroupParents> {
+  try {
+    const [mountinfo, self] = await Promise.all([readFile("/proc/self/mountinfo", "utf8"), readFile("/proc/self/cgroup", "utf8")]);
+    return cgroupParents(mountinfo, self);
+  } catch (e) {
+    return { reason: `cannot read the daemon's cgroups (${(e as Error).message})` };
+  }
+}
+
+/** Joins the cgroups named before `--`, then becomes the command: an argument array, no input of ours in the script. */
+const JOIN_SCRIPT = 'while [ "$1" != -- ]; do echo $$ > "$1" || exit 125; shift; done; shift; exec "$@"';
+/** The exit code of the join step when the kernel refused the move (the command did not run). */
+export const JOIN_FAILED_EXIT = 125;
+/** After the command, its cgroup empties within a few milliseconds as the kernel reaps it: this long between tries to
+ * remove it, for about a second at most. The runner need not wait for it before answering. */
+const RELEASE_POLL_MS = 2;
+const RELEASE_TRIES = 500;
+
+let sequence = 0;
+
+/** One command's cgroups (one per controller in v1, one in v2). */
+export class CommandCgroup {
+  constructor(readonly dirs: string[]) {}
+
+  /** The argv that puts the process into these cgroups and then runs `argv`. */
+  wrap(argv: readonly string[]): string[] {
+    return ["/bin/sh", "-c", JOIN_SCRIPT, "sh", ...this.dirs.map((d) => path.join(d, "cgroup.procs")), "--", ...argv];
+  }
+
+  /** Every process still in the cgroups (host pids). */
+  async pids(): Promise<number[]> {
+    const all = new Set<number>();
+    for (const d of this.dirs) {
+      const text = await readFile(path.join(d, "cgroup.procs"), "utf8").catch(() => "");
+      for (const l of text.split("\n")) if (l) all.add(Number(l));
+    }
+    return [...all];
+  }
+
+  /** SIGKILLs whatever is left in the cgroups: a second way to leave nothing behind, beside the PID namespace. */
+  async kill(): Promise<void> {
+    for (const pid of await this.pids()) {
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {
+        /* gone already */
+      }
+    }
+  }
+
+  /** Kills what is left and removes the cgroups; false when one was still busy after RELEASE_TRIES (swept later). */
+  async release(): Promise<boolean> {
+    let ok = true;
+    for (const d of this.dirs) {
+      for (let i = 0; ; i++) {
+        try {
+          await rmdir(d);
+          break;
+        } catch (e) {
+          if (isNodeError(e, "ENOENT")) break;
+          if (!isNodeError(e, "EBUSY") || i >= RELEASE_TRIES) {
+            ok = false;
+            break;
+          }
+          await this.kill();
+          await new Promise((r) => setTimeout(r, RELEASE_POLL_MS));
+        }
+      }
+    }
+    return ok;
+  }
+}
+
+async function writeLimit(dir: string, file: string, value: string, optional = false): Promise<void> {
+  try {
+    await writeFile(path.join(dir, file), value);
+  } catch (e) {
+    if (optional && isNodeError(e, "ENOENT")) return;
+    throw e;
+  }
+}
+
+/** In cgroup v2 a child gets a controller only when its parent delegates it, which the kernel refuses (EBUSY) while
+ * the parent holds processes itself, as the daemon's own cgroup does unless it is the root. */
+async function enableV2Controllers(parent: string): Promise<void> {
+  const enabled = await readFile(path.join(parent, "cgroup.subtree_control"), "utf8").catch(() => "");
+  if (enabled.includes("pids") && enabled.includes("memory")) return;
+  try {
+    await writeFile(path.join(parent, "cgroup.subtree_control"), "+pids +memory");
+  } catch (e) {
+    const why = isNodeError(e, "EBUSY") ? "it holds processes itself (start the daemon in a cgroup of its own that delegates pids and memory)" : (e as Error).message;
+    throw new Error(`cgroup v2: the daemon's cgroup ${parent} cannot give pids and memory to a child: ${why}`);
+  }
+}
+
+/** Creates a command's cgroups with `limits`; throws (with the kernel's reason) when the machine does not allow it. */
+export async function createCommandCgroup(parents: CgroupParents, limits: Limits): Promise<CommandCgroup> {
+  const name = `tool-layer-${process.pid}-${++sequence}`;
+  const dirs: string[] = [];
+  const group = new CommandCgroup(dirs);
+  try {
+    if (parents.version === 2 && parents.pids) {
+      await enableV2Controllers(parents.pids);
+      const d = path.join(parents.pids, name);
+      await mkdir(d);
+      dirs.push(d);
+      await writeLimit(d, "pids.max", String(limits.pids));
+      await writeLimit(d, "memory.max", String(limits.memoryBytes));
+      await writeLimit(d, "memory.swap.max", "0", true);
+      return group;
+    }
+    if (parents.pids) {
+      const d = path.join(parents.pids, name);
+      await mkdir(d);
+      dirs.push(d);
+      await writeLimit(d, "pids.max", String(limits.pids));
+    }
+    if (parents.memory) {
+      const d = path.join(parents.memory, name);
+      await mkdir(d);
+      dirs.push(d);
+      await writeLimit(d, "memory.limit_in_bytes", String(limits.memoryBytes));
+      // Memory plus swap no larger than memory: the limit is not dodged by swapping.
+      await writeLimit(d, "memory.memsw.limit_in_bytes", String(limits.memoryBytes), true);
+    }
+    return group;
+  } catch (e) {
+    await group.release();
+    throw e;
+  }
+}
+
+/** Removes the empty cgroups of daemons that died before releasing them (a SIGKILLed daemon cannot clean up). */
+export async function sweepStaleCgroups(parents: CgroupParents): Promise<void> {
+  for (const parent of new Set([parents.pids, parents.memory].filter((p): p is string => !!p))) {
+    const entries = await readdir(parent).catch(() => [] as string[]);
+    for (const e of entries) {
+      const m = /^tool-layer-(\d+)-\d+$/.exec(e);
+      if (!m || isAlive(Number(m[1]))) continue;
+      await rmdir(path.join(parent, e)).catch(() => undefined);
+    }
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return !isNodeError(e, "ESRCH");
+  }
+}

@@ -1,0 +1,53 @@
+import { createRequire } from "node:module";
+import { Language, Parser } from "web-tree-sitter";
+import { ToolError } from "../errors.js";
+import { type CheckOptions, type Verdict, verdictOf } from "./shell-rules.js";
+
+export type { CheckOptions, Verdict } from "./shell-rules.js";
+
+const require = createRequire(import.meta.url);
+
+let parser: Parser | null = null;
+let loading: Promise<Parser> | null = null;
+
+/** The bash grammar, loaded once (about 16 ms); every later check parses synchronously. */
+export function initShellParser(): Promise<void> {
+  loading ??= (async () => {
+    await Parser.init();
+    const bash = await Language.load(require.resolve("tree-sitter-bash/tree-sitter-bash.wasm"));
+    const p = new Parser();
+    p.setLanguage(bash);
+    parser = p;
+    return p;
+  })();
+  // A failed load is not remembered, so a later call can try again.
+  loading.catch(() => (loading = null));
+  return loading.then(() => undefined);
+}
+
+/** Whether checkCommandSync can be used. */
+export function shellParserReady(): boolean {
+  return parser !== null;
+}
+
+/** Checks a command line against SPEC 11's write rules; needs initShellParser() to have resolved. */
+export function checkCommandSync(line: string, opts: CheckOptions = {}): Verdict {
+  const p = parser;
+  if (!p) throw new Error("checkCommandSync before initShellParser() resolved");
+  return verdictOf(line, (source) => p.parse(source), opts);
+}
+
+/** Checks a command line against SPEC 11's write rules, loading the grammar on first use. */
+export async function checkCommand(line: string, opts: CheckOptions = {}): Promise<Verdict> {
+  await initShellParser();
+  return checkCommandSync(line, opts);
+}
+
+/** The error for a refused line (dry run or not): what was found, and what to use instead. */
+export function shellWriteRefused(reason: string): ToolError {
+  return new ToolError(
+    "SHELL_WRITE_REFUSED",
+    `Refused before running: ${reason}. Change file content with file_write (it is hash-checked and reviewed); commands that copy, move or generate files (cp, mv, compilers, package managers, test runners) are fine.`,
+    { reason },
+  );
+}

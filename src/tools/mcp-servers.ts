@@ -1,0 +1,21 @@
+import { ToolError } from "../errors.js";
+import type { Workspace } from "../workspace.js";
+import { defineTool } from "./tool.js";
+
+export function passthrough(ws: Workspace) {
+  if (!ws.mcp) throw new ToolError("NOT_AVAILABLE", "MCP passthrough is not running in this daemon.");
+  return ws.mcp;
+}
+
+export const mcpServersTool = defineTool({
+  id: "mcp_servers",
+  description: "Lists the MCP servers passed through (from .mcp.json, --mcp-config and CodeGraph): each one's state, command, tool ids, last error and stderr tail, and any problem in the configuration.",
+  params: {},
+  mutating: false,
+  async run(_params, { ws }) {
+    const { servers, problems } = passthrough(ws).status();
+    const lines = servers.map((s) => `${s.name} (${s.source}): ${s.state}${s.blocked ? ` (${s.blocked})` : ""}, ${(s.tools as string[]).length} tools${s.last_error ? `; last error: ${s.last_error}` : ""}`);
+    for (const p of problems) lines.push(`problem${p.server ? ` in ${p.server}` : ""}: ${p.message}`);
+    return { servers, problems, text: lines.length ? lines.join("\n") : "No MCP servers are configured (.mcp.json at the root, or --mcp-config)." };
+  },
+});
