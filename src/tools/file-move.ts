@@ -27,6 +27,8 @@ export const fileMoveTool = defineTool({
     hash: hash.optional().describe("The file's current hash, from file_read or file_write. Required for a file; leave it out for a folder."),
   },
   mutating: true,
+  // It never overwrites and loses nothing: the file or folder is all there, under its new name.
+  hints: { destructive: false },
   async run(params, ctx) {
     const { ws } = ctx;
     const from = await ws.paths.resolve(params.from);
