@@ -82,7 +82,7 @@ export class Workspace {
   /** Everything `ready` promises: after this resolves, no change on disk is missed. */
   async init(): Promise<void> {
     await initHash();
-    const vfs = await startVfs(this);
+    const [vfs] = await Promise.all([startVfs(this), this.files.init()]);
     this.onDispose(() => vfs.stop());
     this.vfs = vfs;
   }

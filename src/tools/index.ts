@@ -1,9 +1,11 @@
 import { cancelTool } from "./cancel.js";
 import { fileDeleteTool } from "./file-delete.js";
+import { fileMoveTool } from "./file-move.js";
 import { fileReadTool } from "./file-read.js";
 import { fileWriteTool } from "./file-write.js";
 import { findFileTool } from "./find-file.js";
 import { infoTool } from "./info.js";
+import { listDirTool } from "./list-dir.js";
 import { listTool } from "./list.js";
 import { searchTool } from "./search.js";
 import { sessionEndTool } from "./session-end.js";
@@ -43,6 +45,8 @@ export const TOOLS: AnyTool[] = [
   fileReadTool,
   fileWriteTool,
   fileDeleteTool,
+  fileMoveTool,
+  listDirTool,
   searchTool,
   findFileTool,
   gitStatusTool,
