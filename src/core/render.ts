@@ -126,15 +126,9 @@ export interface Shift {
   by: number;
 }
 
-/**
- * How the lines a write left alone moved (the hunks of its diff, old to new): the runs of unchanged old lines whose
- * number changed. Two runs with the same shift are one range when only lines the write changed or removed (which `text`
- * shows) separate them. A caller holding `N:TAG` anchors from before the write can use `N+by:TAG` without reading again;
- * on a line the write changed, that anchor fails with TAG_MISMATCH, never lands on the wrong line.
- */
-export function lineShifts(hunks: readonly StructuredPatchHunk[], oldTotal: number): Shift[] {
+/** Collects shift ranges: consecutive lines with the same move merge only across changed lines (a run that did not move ends one). */
+function shiftCollector(): { keep: (from: number, to: number, by: number) => void; shifts: Shift[] } {
   const shifts: Shift[] = [];
-  // A run that did not move ends a range: two ranges with the same shift merge only across changed or removed lines.
   let open = false;
   const keep = (from: number, to: number, by: number) => {
     if (to < from) return;
@@ -146,6 +140,35 @@ export function lineShifts(hunks: readonly StructuredPatchHunk[], oldTotal: numb
       open = true;
     }
   };
+  return { keep, shifts };
+}
+
+/**
+ * How an edit batch moved the lines it did not touch, from the edits themselves: exact where a diff is only one of
+ * several alignments (a block inserted beside a line equal to its own last one), so an old `N:TAG` moved by these
+ * lands on the very line the caller meant. Ops are in file order, in the old version's 0-based lines.
+ */
+export function opShifts(ops: readonly { start: number; removed: number; added: readonly string[] }[], oldTotal: number): Shift[] {
+  const { keep, shifts } = shiftCollector();
+  let next = 1; // the first old line (1-based) not yet accounted for
+  let by = 0;
+  for (const op of ops) {
+    keep(next, op.start, by); // old lines next..op.start (1-based) come before the op untouched
+    by += op.added.length - op.removed;
+    next = Math.max(next, op.start + op.removed + 1);
+  }
+  keep(next, oldTotal, by);
+  return shifts;
+}
+
+/**
+ * How the lines a write left alone moved (the hunks of its diff, old to new): the runs of unchanged old lines whose
+ * number changed. Two runs with the same shift are one range when only lines the write changed or removed (which `text`
+ * shows) separate them. A caller holding `N:TAG` anchors from before the write can use `N+by:TAG` without reading again;
+ * on a line the write changed, that anchor fails with TAG_MISMATCH, never lands on the wrong line.
+ */
+export function lineShifts(hunks: readonly StructuredPatchHunk[], oldTotal: number): Shift[] {
+  const { keep, shifts } = shiftCollector();
   let next = 1; // the first old line not yet accounted for
   let by = 0;
   for (const h of hunks) {

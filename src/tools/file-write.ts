@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { tagOf } from "../core/hash.js";
 import { type Edit, type Op, applyEdits } from "../core/edits.js";
-import { EMPTY_DOC, type Shift, type Span, capDiff, changedSpans, docDiff, lineShifts, renderRegions, renderShifts } from "../core/render.js";
+import { EMPTY_DOC, type Shift, type Span, capDiff, changedSpans, docDiff, lineShifts, opShifts, renderRegions, renderShifts } from "../core/render.js";
 import { LineTags } from "../core/line-tags.js";
 import { type TextDoc, dominantEol, eolStyle, serialize, splitText } from "../core/text.js";
 import { MAX_TEXT_CHARS } from "../dispatch/dispatcher.js";
@@ -129,7 +129,9 @@ function describeChange(rel: string, current: CurrentFile | undefined, doc: Text
   const old = current?.doc ?? EMPTY_DOC;
   const { diff, hunks } = docDiff(rel, old, doc, ops);
   const spans = ops ? ops.map((o) => ({ from: o.newStart, to: o.newStart + o.added.length })) : changedSpans(hunks);
-  return { diff, spans, shifts: current ? lineShifts(hunks, old.lines.length) : [] };
+  // Edits say exactly where lines went; a whole-content write has only the diff to tell.
+  const shifts = !current ? [] : ops ? opShifts(ops, old.lines.length) : lineShifts(hunks, old.lines.length);
+  return { diff, spans, shifts };
 }
 
 /**

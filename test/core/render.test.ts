@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { type Edit, applyEdits } from "../../src/core/edits.js";
 import { initHash, tagOf } from "../../src/core/hash.js";
 import {
-  EMPTY_DOC, MAX_REGION_LINES, capDiff, changedSpans, diffHunks, docDiff, docText, lineShifts, renderRange, renderRegions, renderShifts, unifiedDiff,
+  EMPTY_DOC, MAX_REGION_LINES, capDiff, changedSpans, diffHunks, docDiff, docText, lineShifts, opShifts, renderRange, renderRegions, renderShifts, unifiedDiff,
 } from "../../src/core/render.js";
 import { parseText, serialize } from "../../src/core/text.js";
 import { LineTags } from "../../src/core/line-tags.js";
@@ -83,6 +83,27 @@ describe("capDiff", () => {
     const cut = capDiff(diff, 500);
     expect(cut.diff.endsWith("\n")).toBe(true);
     expect(cut.diff.length).toBeLessThanOrEqual(500);
+  });
+});
+
+describe("opShifts", () => {
+  it("moves old lines by the edits themselves, where a diff aligns equal lines otherwise", () => {
+    // Line 1 of four equal lines becomes three: the caller's old lines 2-4 are now 4-6. A diff of the two versions
+    // sees two lines added at the end and nothing moved, so an anchor moved by it would land inside the new block.
+    const text = "a\na\na\na\n";
+    const { old, windowed, ops } = edit(text, [{ type: "replace", startline: tagOfLine(text, 1), content: "a\na\na" }]);
+    expect(opShifts(ops, old.lines.length)).toEqual([{ from: 2, to: 4, by: 2 }]);
+    expect(lineShifts(windowed.hunks, old.lines.length)).toEqual([]);
+  });
+
+  it("agrees with the diff's shifts where the alignment is unambiguous", () => {
+    const text = numbered(100);
+    const { old, windowed, ops } = edit(text, [
+      { type: "insert", startline: tagOfLine(text, 10), content: "a\nb\nc" },
+      { type: "replace", startline: tagOfLine(text, 50), content: "fifty" },
+      { type: "delete", startline: tagOfLine(text, 70), endline: tagOfLine(text, 73) },
+    ]);
+    expect(opShifts(ops, old.lines.length)).toEqual(lineShifts(windowed.hunks, old.lines.length));
   });
 });
 
