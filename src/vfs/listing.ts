@@ -1,8 +1,20 @@
-import { readFile, readdir } from "node:fs/promises";
+import { lstatSync } from "node:fs";
+import { readdir } from "node:fs/promises";
 import path from "node:path";
 import { TEMP_FILE_PATTERN } from "../fs/atomic-write.js";
 import type { Supervisor } from "../platform/supervisor.js";
+import { linkTarget, readSmallText } from "./file-probe.js";
 import { DEFAULT_IGNORES, IgnoreRules } from "./ignore-rules.js";
+
+/**
+ * A .gitignore (or info/exclude) above this is not read: real ones are a few KB (Linux's root one is 4 KB), and a bound
+ * keeps a hostile one from costing memory. git itself ignores those over 100 MiB.
+ */
+export const IGNORE_FILE_MAX_BYTES = 1024 * 1024;
+/** A `git ls-files --stage` entry: mode, object, stage, tab, path. Untracked files come without it. */
+const STAGED_ENTRY = /^([0-7]{6}) [0-9a-f]{40,64} [0-3]\t/;
+/** git's mode for a symlink. */
+const LINK_MODE = "120000";
 
 /** git ls-files on a 100,000-file tree prints a few MB; this leaves room for far larger repositories. */
 const GIT_MAX_BUFFER = 512 * 1024 * 1024;
@@ -19,7 +31,7 @@ export interface Listing {
 export type GitReader = (args: string[]) => Promise<string>;
 
 /** A GitReader through the daemon's supervisor: no optional locks (a listing must not rewrite the index). */
-export function gitReader(processes: Supervisor, root: string): GitReader {
+export function gitReader(processes: Pick<Supervisor, "run">, root: string): GitReader {
   return async (args) => {
     const r = await processes.run(
       { cmd: "git", args: ["-c", "core.fsmonitor=false", "-c", "core.quotePath=false", ...args], cwd: root, env: { GIT_OPTIONAL_LOCKS: "0", LC_ALL: "C" }, group: false, label: "git (vfs)" },
@@ -49,21 +61,52 @@ export async function findGitDir(git: GitReader): Promise<string | null> {
  */
 export async function listGit(git: GitReader, root: string, gitDir: string, ignoredDirs?: Promise<string[]>): Promise<Listing> {
   const [files, ignored, exclude] = await Promise.all([
-    git(["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--deduplicate"]),
+    git(["ls-files", "-z", "--stage", "--cached", "--others", "--exclude-standard", "--deduplicate"]),
     ignoredDirs ?? listIgnoredDirs(git, root),
-    readFile(path.join(gitDir, "info", "exclude"), "utf8").catch(() => ""),
+    readSmallText(path.join(gitDir, "info", "exclude"), IGNORE_FILE_MAX_BYTES),
   ]);
-  const list = files.split("\0").filter((f) => f && !TEMP_FILE_PATTERN.test(f));
+  const list = workspaceFiles(root, files);
   const rules = new IgnoreRules(exclude ? [exclude] : []);
   await Promise.all(
     list
       .filter((f) => f === ".gitignore" || f.endsWith("/.gitignore"))
       .map(async (f) => {
-        const text = await readFile(path.join(root, f), "utf8").catch(() => "");
+        // Never through a link (git 2.32+ does not follow a symlinked .gitignore either).
+        const text = await readSmallText(path.join(root, f), IGNORE_FILE_MAX_BYTES);
         rules.addFile(f === ".gitignore" ? "" : f.slice(0, -"/.gitignore".length), text);
       }),
   );
   return { files: list, rules, ignoredDirs: ignored };
+}
+
+/**
+ * The paths of `git ls-files -z --stage --cached --others`, without temp files and without links that are not a
+ * regular file inside the root (a link to /proc/self/pagemap in a cloned repository is not a workspace file). Tracked
+ * links are known by their mode; untracked entries (no mode given) are lstat'ed, and they are few in a repository.
+ */
+function workspaceFiles(root: string, output: string): string[] {
+  const files: string[] = [];
+  const seen = new Set<string>();
+  for (const entry of output.split("\0")) {
+    if (!entry) continue;
+    const staged = STAGED_ENTRY.exec(entry);
+    const rel = staged ? entry.slice(staged[0].length) : entry;
+    if (seen.has(rel) || TEMP_FILE_PATTERN.test(rel)) continue; // an unmerged path comes once per stage
+    seen.add(rel);
+    const abs = path.join(root, rel);
+    const link = staged ? staged[1] === LINK_MODE : isLink(abs);
+    if (link && !linkTarget(root, abs)) continue;
+    files.push(rel);
+  }
+  return files;
+}
+
+function isLink(abs: string): boolean {
+  try {
+    return lstatSync(abs).isSymbolicLink();
+  } catch {
+    return false;
+  }
 }
 
 /** Absolute paths of the ignored folders git sees now (node_modules, build output): never watched. */
@@ -94,8 +137,7 @@ export async function walk(root: string, rel: string, rules: IgnoreRules, files:
     return dirs; // gone already, or unreadable: nothing to watch there
   }
   if (learnRules && entries.some((e) => e.name === ".gitignore" && e.isFile())) {
-    const text = await readFile(path.join(root, rel, ".gitignore"), "utf8").catch(() => "");
-    rules.addFile(rel, text);
+    rules.addFile(rel, await readSmallText(path.join(root, rel, ".gitignore"), IGNORE_FILE_MAX_BYTES));
   }
   const subdirs: string[] = [];
   for (const e of entries) {
@@ -106,7 +148,9 @@ export async function walk(root: string, rel: string, rules: IgnoreRules, files:
       continue;
     }
     if (isDir) subdirs.push(child);
-    else if (!TEMP_FILE_PATTERN.test(child)) files.push(child); // a file tool's temp file, left by a kill mid-write
+    else if (TEMP_FILE_PATTERN.test(child)) continue; // a file tool's temp file, left by a kill mid-write
+    // A FIFO, socket or device is not a file to watch; nor is a link unless it names a regular file inside the root.
+    else if (e.isFile() || (e.isSymbolicLink() && linkTarget(root, path.join(root, child)))) files.push(child);
   }
   dirs.push(...subdirs);
   for (const d of subdirs) dirs.push(...(await walk(root, d, rules, files, ignoredDirs, learnRules)));
