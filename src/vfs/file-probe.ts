@@ -91,9 +91,16 @@ export async function probe(root: string, rel: string, hashMax: number): Promise
   }
   if (!stats.isFile()) return OTHER;
   const realRel = real === abs ? rel : path.relative(root, real).split(path.sep).join("/");
+  return readRegular(real, realRel, stats, hashMax);
+}
+
+/**
+ * Reads and hashes the regular file at `real` that `stats` (its lstat) describes, through one descriptor that must be
+ * that very file: opened without following a link or blocking, and fstat'ed to the same device and inode.
+ */
+export async function readRegular(real: string, realRel: string, stats: Stats, hashMax: number): Promise<Probe> {
   const base = { kind: "file" as const, real: realRel, size: stats.size, mtimeMs: stats.mtimeMs };
   if (stats.size > hashMax) return { ...base, hash: null };
-
   let fd: number;
   try {
     fd = openSync(real, OPEN_FLAGS);
