@@ -18,6 +18,12 @@ import type { ContentHistory } from "./history.js";
 
 /** Changes per `fs.changed` line: keeps a line around 150 KB, and a 10,000-file checkout to about ten lines. */
 export const MAX_CHANGES_PER_LINE = 1_000;
+/**
+ * A file found gone is reported deleted only once it is still gone this long after (and no flood is on): git rewrites a
+ * file by unlink and create, and a loaded machine can pause it between the two for tens of milliseconds, so a window
+ * that looks right then must not report a deletion that the next one would undo as a creation.
+ */
+export const DELETE_CONFIRM_MS = 250;
 /** Files above this get `hash: null` (not read to hash); the file tools' own limit (SPEC 4) when that is higher. */
 export const HASH_MAX_BYTES = 10 * 1024 * 1024;
 
@@ -65,6 +71,8 @@ export class Pipeline {
   private readonly index: FileIndex;
   private readonly gitDir: string | null;
   private readonly hooks: PipelineHooks;
+  /** Paths found gone and held back (see DELETE_CONFIRM_MS): since when, and when their event came. */
+  private held = new Map<string, { since: number; seenAt: number | undefined }>();
   /** When the pipeline opened (the watcher is live): the initial listing is the baseline for rescans. */
   openedAt = 0;
 
@@ -135,10 +143,15 @@ export class Pipeline {
       if (rel === ".gitignore" || rel.endsWith("/.gitignore")) ignoreChanged = true;
       raw.push({ path: rel, kind: e.kind });
     }
-    const onDisk = await this.resolver.resolve(raw, batch.flooding);
+    const recheck = this.held;
+    this.held = new Map();
+    const due = new Set([...recheck].filter(([, h]) => flushedAt - h.since >= DELETE_CONFIRM_MS).map(([rel]) => rel));
+    const onDisk = await this.resolver.resolve(raw, batch.flooding, due, batch.flooding || this.flood.active);
+    for (const rel of onDisk.held) this.held.set(rel, recheck.get(rel) ?? { since: flushedAt, seenAt: seenAt(root, batch.seenAt, rel) });
     const changes: FsChange[] = [];
-    for (const c of onDisk) {
-      const who = this.attribution.attribute(c.path, c.real, c.hash, seenAt(root, batch.seenAt, c.path));
+    for (const c of onDisk.changes) {
+      const when = heldAt(recheck, c.path) ?? seenAt(root, batch.seenAt, c.path);
+      const who = this.attribution.attribute(c.path, c.real, c.hash, when);
       changes.push({ path: c.path, kind: c.kind, hash: c.hash, ...who });
       if (who.origin === "tool" && c.hash && c.content) this.sink.history.put(c.hash, c.content);
     }
@@ -149,11 +162,20 @@ export class Pipeline {
       this.sink.emit("fs.changed", { changes: changes.slice(i, i + MAX_CHANGES_PER_LINE) });
     }
     if (gitTouched && this.gitEvents) this.push(await this.gitEvents.changed(touch), true);
+    if (this.held.size) this.push([...this.held.keys()].map((rel) => ({ path: path.join(root, rel), kind: "delete" as const })), true);
     this.attribution.prune(flushedAt);
     if (over) {
       this.push(await rescanFolders(root, over.dirs, over.since, this.index, this.hooks.rules(), this.openedAt), true);
       this.hooks.onFloodOver(over.dirs, over.since);
     }
+  }
+}
+
+/** For a path held back (or under a folder held back): when its event came. */
+function heldAt(held: Map<string, { seenAt: number | undefined }>, rel: string): number | undefined {
+  if (!held.size) return undefined;
+  for (let p = rel; ; p = parentOf(p)) {
+    if (held.has(p) || p === "") return held.get(p)?.seenAt;
   }
 }
 

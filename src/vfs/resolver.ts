@@ -19,6 +19,9 @@ const VERIFY_MAX_DIRS = 16;
  */
 const SYNC_SLICE = 64;
 
+/** A path found gone that is looked at once more before it is reported deleted. */
+const HELD = Symbol("held");
+
 /** A change as the disk has it, before attribution. */
 export interface DiskChange {
   path: string;
@@ -55,7 +58,12 @@ export class DiskResolver {
     private readonly hooks: ResolverHooks,
   ) {}
 
-  async resolve(raw: readonly RawChange[], flooding: boolean): Promise<DiskChange[]> {
+  /**
+   * `recheck`: paths found gone earlier and held back long enough: reported deleted now if still gone, unless `holding`
+   * (a flood is on: git may be between a file's unlink and its create). Others found gone are held (see pipeline.ts).
+   * Returns the changes, and the paths held back, to be looked at again in the next window.
+   */
+  async resolve(raw: readonly RawChange[], flooding: boolean, recheck: ReadonlySet<string> = new Set(), holding = flooding): Promise<{ changes: DiskChange[]; held: string[] }> {
     const coalesced = coalesce(raw);
     // Created and deleted within the window cancels out, unless it was known already (its creation reported by a
     // folder walk before the engine's own late create event came): then it is checked, and a deletion if it is gone.
@@ -70,23 +78,30 @@ export class DiskResolver {
 
     const todo = new Map(coalesced.map((c) => [c.path, c.kind]));
     const out = new Map<string, DiskChange>();
+    const held: string[] = [];
     const queue = [...todo.keys()];
     let sinceYield = 0;
     for (let i = 0; i < queue.length; i++) {
-      for (const c of await this.resolveOne(queue[i], todo, queue, flooding)) out.set(c.path, c);
+      const rel = queue[i];
+      const found = await this.resolveOne(rel, todo, queue, flooding, recheck.has(rel) && !holding);
+      if (found === HELD) held.push(rel);
+      else for (const c of found) out.set(c.path, c);
       if (++sinceYield === SYNC_SLICE) {
         sinceYield = 0;
         await new Promise((resolve) => setImmediate(resolve)); // let tool calls in between
       }
     }
-    return [...out.values()];
+    return { changes: [...out.values()], held };
   }
 
-  private async resolveOne(rel: string, todo: Map<string, ChangeKind>, queue: string[], flooding: boolean): Promise<DiskChange[]> {
+  private async resolveOne(rel: string, todo: Map<string, ChangeKind>, queue: string[], flooding: boolean, confirm: boolean): Promise<DiskChange[] | typeof HELD> {
     if (TEMP_FILE_PATTERN.test(rel)) return []; // a file tool's write in progress: its rename is the change
     const found = await probe(this.root, rel, this.hashMax);
     switch (found.kind) {
       case "gone":
+        // Gone now may be a replacement caught between its unlink and its create (git checkout does that to every file
+        // it rewrites): still gone a while later, outside a flood, it is deleted.
+        if (!confirm && (this.index.has(rel) || this.index.under(rel).length)) return HELD;
         return this.deleted(rel);
       case "unstable":
         return []; // swapped while looked at: the swap's own event brings it back

@@ -62,12 +62,11 @@ describe("Pipeline", () => {
     writeFile(root, rel, text);
     index.set(rel, { hash: hashOf(text) });
   }
-  /** Pushes events, lets their window run, and returns the changes it reported. */
-  async function window(events: RawEvent[], waitMs = WINDOW_MS): Promise<FsChange[]> {
+  /** Pushes events, lets their window (and any it leads to: a deletion is looked at twice) run, returns the changes. */
+  async function window(events: RawEvent[]): Promise<FsChange[]> {
     const before = lines.length;
     pipeline.push(events);
-    await vi.advanceTimersByTimeAsync(waitMs);
-    await pipeline.idle();
+    await settle();
     return lines.slice(before).flat();
   }
   /** Lets real IO run (the resolver reads the disk) until `done` says so; fake time does not move meanwhile. */
@@ -79,7 +78,7 @@ describe("Pipeline", () => {
     let idle = false;
     void pipeline.idle().then(() => (idle = true));
     while (!idle) {
-      await vi.advanceTimersByTimeAsync(FLOOD_WINDOW_MS);
+      await vi.advanceTimersByTimeAsync(WINDOW_MS);
       await new Promise((resolve) => setImmediate(resolve));
     }
   }
@@ -117,6 +116,45 @@ describe("Pipeline", () => {
     expect(second).toEqual([]);
   });
 
+  it("looks at a file found gone again DELETE_CONFIRM_MS later: back by then is modified, still gone is deleted", async () => {
+    // A loaded machine can pause git between a file's unlink and its create, right when the window reads the disk.
+    known("a.txt", "old\n");
+    known("b.txt", "b\n");
+    rmSync(abs("a.txt"));
+    rmSync(abs("b.txt"));
+    const before = lines.length;
+    pipeline.push([ev("a.txt", "delete"), ev("b.txt", "delete")]);
+    await vi.advanceTimersByTimeAsync(WINDOW_MS);
+    await until(() => vi.getTimerCount() > 0); // the first window is done and has scheduled the second look
+    expect(lines.length).toBe(before);
+    writeFile(root, "a.txt", "new\n");
+    await settle();
+    expect(summary(lines.slice(before).flat())).toEqual(["deleted:b.txt", "modified:a.txt"]);
+  });
+
+  it("holds a file found gone back while a flood lasts, and reports it modified when it is back", async () => {
+    known("a.txt", "old\n");
+    rmSync(abs("a.txt"));
+    const flood = (n: number) => {
+      const events: RawEvent[] = [];
+      for (let i = 0; i < FLOOD_EVENTS; i++) {
+        writeFile(root, `f${n}/x${i}.txt`, `${i}\n`);
+        events.push(ev(`f${n}/x${i}.txt`, "create"));
+      }
+      return events;
+    };
+    pipeline.push([ev("a.txt", "delete"), ...flood(1)]);
+    await vi.advanceTimersByTimeAsync(WINDOW_MS);
+    await until(() => vi.getTimerCount() > 0);
+    pipeline.push(flood(2)); // still flooding in the next window: a.txt is still gone, and still held back
+    await vi.advanceTimersByTimeAsync(FLOOD_WINDOW_MS);
+    await until(() => lines.flat().filter((c) => c.path.startsWith("f2/")).length === FLOOD_EVENTS);
+    writeFile(root, "a.txt", "new\n");
+    await settle();
+    const reported = lines.flat().filter((c) => c.path === "a.txt");
+    expect(reported.map((c) => c.kind)).toEqual(["modified"]);
+  });
+
   it("expands a new folder to its files and a deleted one to the files it had", async () => {
     writeFile(root, "dir/x.txt", "x\n");
     writeFile(root, "dir/sub/y.txt", "y\n");
@@ -144,6 +182,7 @@ describe("Pipeline", () => {
     writeFile(root, "grace.txt", "2\n");
     pipeline.push([ev("grace.txt", "create")]);
     await vi.advanceTimersByTimeAsync(ATTRIBUTION_GRACE_MS + 1); // processed after the grace: seen within it is what counts
+    await until(() => lines.flat().some((c) => c.path === "grace.txt"));
     writeFile(root, "after.txt", "3\n");
     const later = await window([ev("after.txt", "create")]);
     const grace = lines.flat().find((c) => c.path === "grace.txt");

@@ -67,6 +67,21 @@ describe.each(["parcel", "chokidar"] as const)("VFS failure handling with %s", (
     await again;
   });
 
+  it("reports a file modified while no watcher watched before it says live again", async () => {
+    const { dir, vfs, fail, states, backLive } = await setup();
+    const reported: { path: string; kind: string }[] = [];
+    let liveAfter = -1;
+    (vfs as any).ws.bus.on("fs.changed", (data: { changes: { path: string; kind: string }[] }) => reported.push(...data.changes));
+    (vfs as any).ws.bus.on("vfs.state", (s: { live: boolean }) => s.live && (liveAfter = reported.length));
+    const engine = (vfs as any).engines.get("tree");
+    await engine.stop(); // the engine is gone before the change: only the restart's own look can find it
+    writeFileSync(path.join(dir, "a.txt"), "changed while down\n");
+    fail(new Error("simulated engine failure"));
+    await backLive;
+    expect(states.map((s) => s.live)).toEqual([false, true]);
+    expect(reported.slice(0, liveAfter)).toEqual([expect.objectContaining({ path: "a.txt", kind: "modified" })]);
+  });
+
   it("logs an error the engine survived (a path it could not read) without restarting it", async () => {
     const { dir, vfs, logs, changed, fail } = await setup();
     fail(Object.assign(new Error("EACCES: permission denied, watch '/x'"), { code: "EACCES" }), true);
