@@ -1,9 +1,10 @@
 import { lstatSync } from "node:fs";
-import { readdir } from "node:fs/promises";
+import { readFile, readdir } from "node:fs/promises";
 import path from "node:path";
 import { TEMP_FILE_PATTERN } from "../fs/atomic-write.js";
 import type { Supervisor } from "../platform/supervisor.js";
 import { linkTarget, readSmallText } from "./file-probe.js";
+import { trackedSymlinks } from "./git-index.js";
 import { DEFAULT_IGNORES, IgnoreRules } from "./ignore-rules.js";
 
 /**
@@ -11,9 +12,7 @@ import { DEFAULT_IGNORES, IgnoreRules } from "./ignore-rules.js";
  * keeps a hostile one from costing memory. git itself ignores those over 100 MiB.
  */
 export const IGNORE_FILE_MAX_BYTES = 1024 * 1024;
-/** A `git ls-files --stage` entry: mode, object, stage, tab, path. Untracked files come without it. */
-const STAGED_ENTRY = /^([0-7]{6}) [0-9a-f]{40,64} [0-3]\t/;
-/** git's mode for a symlink. */
+/** git's mode for a symlink, as ls-files prints it. */
 const LINK_MODE = "120000";
 
 /** git ls-files on a 100,000-file tree prints a few MB; this leaves room for far larger repositories. */
@@ -60,12 +59,16 @@ export async function findGitDir(git: GitReader): Promise<string | null> {
  * paths that appear later. Nested .gitignore files count, as do .git/info/exclude; a global excludesFile does not.
  */
 export async function listGit(git: GitReader, root: string, gitDir: string, ignoredDirs?: Promise<string[]>): Promise<Listing> {
-  const [files, ignored, exclude] = await Promise.all([
-    git(["ls-files", "-z", "--stage", "--cached", "--others", "--exclude-standard", "--deduplicate"]),
+  // Tracked and untracked files from two calls that run side by side (git reads the index for one, walks the tree for
+  // the other), and the tracked symlinks from the index itself (see git-index.ts).
+  const [cached, others, ignored, exclude, links] = await Promise.all([
+    git(["ls-files", "-z", "--cached", "--deduplicate"]),
+    git(["ls-files", "-z", "--others", "--exclude-standard"]),
     ignoredDirs ?? listIgnoredDirs(git, root),
     readSmallText(path.join(gitDir, "info", "exclude"), IGNORE_FILE_MAX_BYTES),
+    readFile(path.join(gitDir, "index")).then(trackedSymlinks, () => [] as string[]).then((found) => found ?? stagedSymlinks(git)),
   ]);
-  const list = workspaceFiles(root, files);
+  const list = workspaceFiles(root, cached, others, new Set(links));
   const rules = new IgnoreRules(exclude ? [exclude] : []);
   await Promise.all(
     list
@@ -79,25 +82,28 @@ export async function listGit(git: GitReader, root: string, gitDir: string, igno
   return { files: list, rules, ignoredDirs: ignored };
 }
 
+/** The tracked symlinks by git's own word, when the index is not one git-index.ts reads (a split index). */
+async function stagedSymlinks(git: GitReader): Promise<string[]> {
+  const out = await git(["ls-files", "-z", "--stage", "--cached"]);
+  const links: string[] = [];
+  for (const entry of out.split("\0")) if (entry.startsWith(`${LINK_MODE} `)) links.push(entry.slice(entry.indexOf("\t") + 1));
+  return links;
+}
+
 /**
- * The paths of `git ls-files -z --stage --cached --others`, without temp files and without links that are not a
- * regular file inside the root (a link to /proc/self/pagemap in a cloned repository is not a workspace file). Tracked
- * links are known by their mode; untracked entries (no mode given) are lstat'ed, and they are few in a repository.
+ * The listed paths without temp files and without links that are not a regular file inside the root (a link to
+ * /proc/self/pagemap in a cloned repository is not a workspace file). Tracked links are known from the index; untracked
+ * files are lstat'ed, and they are few in a repository.
  */
-function workspaceFiles(root: string, output: string): string[] {
+function workspaceFiles(root: string, cached: string, others: string, trackedLinks: Set<string>): string[] {
   const files: string[] = [];
-  const seen = new Set<string>();
-  for (const entry of output.split("\0")) {
-    if (!entry) continue;
-    const staged = STAGED_ENTRY.exec(entry);
-    const rel = staged ? entry.slice(staged[0].length) : entry;
-    if (seen.has(rel) || TEMP_FILE_PATTERN.test(rel)) continue; // an unmerged path comes once per stage
-    seen.add(rel);
-    const abs = path.join(root, rel);
-    const link = staged ? staged[1] === LINK_MODE : isLink(abs);
-    if (link && !linkTarget(root, abs)) continue;
+  const keep = (rel: string, link: boolean) => {
+    if (!rel || TEMP_FILE_PATTERN.test(rel)) return;
+    if (link && !linkTarget(root, path.join(root, rel))) return;
     files.push(rel);
-  }
+  };
+  for (const rel of cached.split("\0")) keep(rel, trackedLinks.size > 0 && trackedLinks.has(rel));
+  for (const rel of others.split("\0")) keep(rel, rel !== "" && isLink(path.join(root, rel)));
   return files;
 }
 
