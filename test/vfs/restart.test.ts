@@ -2,7 +2,7 @@ import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { initHash } from "../../src/core/hash.js";
-import { Vfs } from "../../src/vfs/vfs.js";
+import { MAX_RESTARTS, Vfs } from "../../src/vfs/vfs.js";
 import { Workspace } from "../../src/workspace.js";
 import { EventBus } from "../../src/platform/bus.js";
 import { Supervisor } from "../../src/platform/supervisor.js";
@@ -80,6 +80,15 @@ describe.each(["parcel", "chokidar"] as const)("VFS failure handling with %s", (
     await backLive;
     expect(states.map((s) => s.live)).toEqual([false, true]);
     expect(reported.slice(0, liveAfter)).toEqual([expect.objectContaining({ path: "a.txt", kind: "modified" })]);
+  });
+
+  it("says once that it gave up after MAX_RESTARTS, and reports itself not ready", async () => {
+    const { vfs, fail, states, logs } = await setup();
+    (vfs as any).restarts = MAX_RESTARTS; // as after that many failed restarts
+    fail(new Error("simulated engine failure"));
+    expect(states).toEqual([{ live: false, reason: expect.stringMatching(/is off/) }]);
+    expect(vfs.state()).toMatchObject({ ready: false, restarts: MAX_RESTARTS });
+    expect(logs.join("\n")).toMatch(/gave up/);
   });
 
   it("logs an error the engine survived (a path it could not read) without restarting it", async () => {
