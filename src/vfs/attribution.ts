@@ -86,6 +86,11 @@ export class Attribution {
     return { origin: "external", by: null, tool: null, ...this.stale(real, hash) };
   }
 
+  /** Whether a change of `rel` may turn out a tool's (its content is then worth keeping for the history). */
+  mayBeTools(rel: string): boolean {
+    return this.windows.size > 0 || this.expected.has(rel);
+  }
+
   /**
    * After a window processed at `flushedAt`: every later event is seen after it, so a window closed longer than the
    * grace before it can take no more changes; announced writes past their TTL are dropped.

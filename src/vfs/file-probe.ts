@@ -99,8 +99,9 @@ export async function probe(root: string, rel: string, hashMax: number): Promise
  * that very file: opened without following a link or blocking, and fstat'ed to the same device and inode.
  */
 export async function readRegular(real: string, realRel: string, stats: Stats, hashMax: number): Promise<Probe> {
-  const base = { kind: "file" as const, real: realRel, size: stats.size, mtimeMs: stats.mtimeMs };
-  if (stats.size > hashMax) return { ...base, hash: null };
+  // Not hashed: over the limit, or there but unreadable (EACCES): reported by size and time.
+  const unhashed = (size = stats.size, mtimeMs = stats.mtimeMs): Probe => ({ kind: "file", real: realRel, size, mtimeMs, hash: null });
+  if (stats.size > hashMax) return unhashed();
   let fd: number;
   try {
     fd = openSync(real, OPEN_FLAGS);
@@ -108,16 +109,16 @@ export async function readRegular(real: string, realRel: string, stats: Stats, h
     const code = (e as NodeJS.ErrnoException).code;
     if (code === "ENOENT" || code === "ENOTDIR") return GONE;
     if (code === "ELOOP") return UNSTABLE; // became a link since the lstat
-    return { ...base, hash: null }; // there, but unreadable (EACCES): reported, not hashed
+    return unhashed();
   }
   try {
     const opened = fstatSync(fd);
     if (!opened.isFile() || opened.dev !== stats.dev || opened.ino !== stats.ino) return UNSTABLE;
     const content = await readCapped(fd, opened.size, hashMax);
-    if (!content) return { ...base, size: opened.size, mtimeMs: opened.mtimeMs, hash: null };
-    return { ...base, size: content.length, mtimeMs: opened.mtimeMs, hash: fileHash(content), content };
+    if (!content) return unhashed(opened.size, opened.mtimeMs);
+    return { kind: "file", real: realRel, size: content.length, mtimeMs: opened.mtimeMs, hash: fileHash(content), content };
   } catch {
-    return { ...base, hash: null };
+    return unhashed();
   } finally {
     closeSync(fd);
   }

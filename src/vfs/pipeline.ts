@@ -41,7 +41,7 @@ export interface PipelineSink {
   log(message: string): void;
 }
 
-export interface PipelineHooks extends Omit<ResolverHooks, "onFoldersSeen"> {
+export interface PipelineHooks extends Omit<ResolverHooks, "onFoldersSeen" | "keepContent"> {
   /** A flood is over and its folders were read again: engines that may have lost watches in it re-read the tree. */
   onFloodOver: (dirs: Set<string>, since: number) => void;
   /** A .gitignore or info/exclude changed. */
@@ -81,8 +81,12 @@ export class Pipeline {
     this.gitDir = options.gitDir;
     this.hooks = options.hooks;
     this.window = new EventWindow((batch) => this.process(batch), { engineDelayMs: options.engineDelayMs, again: () => this.flood.active, log: sink.log });
-    this.resolver = new DiskResolver(sink.root, options.index, sink.hashMaxBytes, { ...options.hooks, onFoldersSeen: (dirs) => this.flood.touched(dirs) });
     this.attribution = new Attribution(sink.views);
+    this.resolver = new DiskResolver(sink.root, options.index, sink.hashMaxBytes, {
+      ...options.hooks,
+      onFoldersSeen: (dirs) => this.flood.touched(dirs),
+      keepContent: (rel) => this.attribution.mayBeTools(rel),
+    });
     if (options.gitDir) {
       this.gitEvents = new GitEvents(options.gitDir, sink.root, options.git, options.index, (data) => sink.emit("git.changed", data), () => this.openedAt);
     }

@@ -3,6 +3,7 @@ import path from "node:path";
 import { TEMP_FILE_PATTERN } from "../fs/atomic-write.js";
 import { type ChangeKind, type RawChange, coalesce } from "./coalesce.js";
 import { type FileIndex, parentOf } from "./file-index.js";
+import { DEFAULT_HISTORY_BYTES } from "./history.js";
 import { probe } from "./file-probe.js";
 import type { IgnoreRules } from "./ignore-rules.js";
 import { walk } from "./listing.js";
@@ -18,6 +19,11 @@ const VERIFY_MAX_DIRS = 16;
  * 510 ms here), and a slice blocks the loop for a millisecond or two, so a tool call waits no longer than that.
  */
 const SYNC_SLICE = 64;
+/**
+ * The bytes kept per window for the history of tool-made versions stop at this: the history holds 64 MB in all
+ * (history.ts), so a checkout of larger files keeps what it can use, not every file it rewrote.
+ */
+const KEPT_CONTENT_MAX_BYTES = DEFAULT_HISTORY_BYTES;
 
 /** A path found gone that is looked at once more before it is reported deleted. */
 const HELD = Symbol("held");
@@ -41,6 +47,8 @@ export interface ResolverHooks {
   onFolderWalked: (rel: string) => void;
   /** Folders a walk went through (for the flood's folders). */
   onFoldersSeen: (dirs: string[]) => void;
+  /** Whether a changed file's bytes are wanted (for the history of a tool's versions); not kept otherwise. */
+  keepContent: (rel: string) => boolean;
 }
 
 /**
@@ -51,6 +59,9 @@ export interface ResolverHooks {
  * content is the same: never `deleted` then `created`.
  */
 export class DiskResolver {
+  /** Bytes of content kept in the window being resolved (see KEPT_CONTENT_MAX_BYTES). */
+  private keptBytes = 0;
+
   constructor(
     private readonly root: string,
     private readonly index: FileIndex,
@@ -79,6 +90,7 @@ export class DiskResolver {
     const todo = new Map(coalesced.map((c) => [c.path, c.kind]));
     const out = new Map<string, DiskChange>();
     const held: string[] = [];
+    this.keptBytes = 0;
     const queue = [...todo.keys()];
     let sinceYield = 0;
     for (let i = 0; i < queue.length; i++) {
@@ -117,7 +129,12 @@ export class DiskResolver {
     const { size, mtimeMs, hash } = found;
     this.index.set(rel, { size, mtimeMs, hash });
     if (prev && (hash !== null ? prev.hash === hash : prev.hash === null && prev.size === size && prev.mtimeMs === mtimeMs)) return [];
-    return [{ path: rel, kind: prev ? "modified" : "created", hash, real: found.real, content: found.content }];
+    let content: Buffer | undefined;
+    if (found.content && this.keptBytes + found.content.length <= KEPT_CONTENT_MAX_BYTES && this.hooks.keepContent(rel)) {
+      content = found.content;
+      this.keptBytes += content.length;
+    }
+    return [{ path: rel, kind: prev ? "modified" : "created", hash, real: found.real, content }];
   }
 
   /** A folder that came or changed: its files are queued as created (unchanged ones drop out by hash). */

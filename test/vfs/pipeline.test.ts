@@ -96,6 +96,7 @@ describe("Pipeline", () => {
     expect(changes.find((c) => c.path === "new.txt")).toEqual({ path: "new.txt", kind: "created", hash: hashOf("n\n"), origin: "external", by: null, tool: null, stale_sessions: [] });
     expect(changes.find((c) => c.path === "gone.txt")?.hash).toBeNull();
     expect(index.has("new.txt") && !index.has("gone.txt")).toBe(true);
+    expect(history.size.entries).toBe(0); // nobody's versions: no content kept
   });
 
   it("a delete and a create of one file in one window is a modification", async () => {
