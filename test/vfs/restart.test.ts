@@ -6,7 +6,7 @@ import { MAX_RESTARTS, Vfs } from "../../src/vfs/vfs.js";
 import { Workspace } from "../../src/workspace.js";
 import { EventBus } from "../../src/platform/bus.js";
 import { Supervisor } from "../../src/platform/supervisor.js";
-import { tmpWorkspace } from "../helpers/tmp.js";
+import { git, tmpWorkspace } from "../helpers/tmp.js";
 
 // A real engine failure cannot be provoked on demand (and the inotify limit is system-wide), so these tests hand the
 // VFS the error an engine would report, with real engines and real files around it.
@@ -80,6 +80,24 @@ describe.each(["parcel", "chokidar"] as const)("VFS failure handling with %s", (
     await backLive;
     expect(states.map((s) => s.live)).toEqual([false, true]);
     expect(reported.slice(0, liveAfter)).toEqual([expect.objectContaining({ path: "a.txt", kind: "modified" })]);
+  });
+
+  it("reports a commit made while the git watcher was down before it says live again", async () => {
+    const { dir, vfs, states, backLive } = await setup();
+    const heads: (string | null)[] = [];
+    let headsAtLive = -1;
+    (vfs as any).ws.bus.on("git.changed", (data: { head: string | null }) => heads.push(data.head));
+    (vfs as any).ws.bus.on("vfs.state", (s: { live: boolean }) => s.live && (headsAtLive = heads.length));
+    const engine = (vfs as any).engines.get("git");
+    await engine.stop();
+    writeFileSync(path.join(dir, "a.txt"), "2\n");
+    git(dir, "add", "-A");
+    git(dir, "commit", "-qm", "while the git watcher was down");
+    const head = git(dir, "rev-parse", "HEAD").trim();
+    (vfs as any).onError("git", engine, new Error("simulated git watcher failure"));
+    await backLive;
+    expect(states.map((s) => s.live)).toEqual([false, true]);
+    expect(heads.slice(0, headsAtLive)).toContain(head);
   });
 
   it("says once that it gave up after MAX_RESTARTS, and reports itself not ready", async () => {
