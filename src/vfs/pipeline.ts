@@ -9,12 +9,12 @@ import { type FileIndex, parentOf } from "./file-index.js";
 import { FloodTracker } from "./flood.js";
 import { GitEvents } from "./git-events.js";
 import { emptyTouch, touchGit } from "./git-state.js";
+import type { ContentHistory } from "./history.js";
 import type { GitReader } from "./listing.js";
 import { rescanFolders } from "./rescan.js";
 import { DiskResolver, type ResolverHooks } from "./resolver.js";
 import type { Actor, ToolWrite } from "./types.js";
 import type { SessionViews } from "./views.js";
-import type { ContentHistory } from "./history.js";
 
 /** Changes per `fs.changed` line: keeps a line around 150 KB, and a 10,000-file checkout to about ten lines. */
 export const MAX_CHANGES_PER_LINE = 1_000;
