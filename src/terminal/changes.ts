@@ -1,6 +1,6 @@
 import type { EventBus } from "../platform/bus.js";
 import type { ChangeKind } from "../vfs/coalesce.js";
-import type { FsChange } from "../vfs/pipeline.js";
+import type { FsChange } from "../vfs/events.js";
 import type { Actor } from "../workspace.js";
 
 /** `changed_files` entries listed at most; a build that writes 10,000 files says so in `changed_files_total`. */
