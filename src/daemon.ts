@@ -3,6 +3,7 @@ import { Dispatcher } from "./dispatch/dispatcher.js";
 import { Registry, readManifest } from "./dispatch/registry.js";
 import { defaultStateDir } from "./mcp/approvals.js";
 import { type CodegraphMode, McpPassthrough } from "./mcp/passthrough.js";
+import { startLineGit } from "./git/line-service.js";
 import { EventBus } from "./platform/bus.js";
 import { Supervisor } from "./platform/supervisor.js";
 import { JsonlTransport } from "./protocol/jsonl/transport.js";
@@ -64,6 +65,7 @@ export class Daemon {
     process.once("SIGINT", stop);
 
     await this.ws.init();
+    startLineGit(this.ws);
     await this.startPassthrough();
     transport.start();
 
@@ -86,6 +88,7 @@ export class Daemon {
     process.once("SIGTERM", stop);
     process.once("SIGINT", stop);
     await this.ws.init();
+    startLineGit(this.ws);
     await this.startPassthrough();
     // Created once ready: what the client sent meanwhile waits in stdin's buffer, as JSON-lines requests wait in a queue.
     const transport = new McpStdioTransport(input, output);
