@@ -78,7 +78,8 @@ export function planFile(action: IndexAction, file: LineFile, sel: Selection | u
     }
     const built = stageLines(v, sel, { eol: file.converts ? "\n" : undefined });
     if (!built.selected) return null;
-    if (built.complete) return planFile(action, file, undefined, modes);
+    // Every change taken is the whole file, unless its mode changed too: that is not a line, and stays unstaged.
+    if (built.complete && (indexMode === null || file.hash === null || indexMode === file.worktreeMode)) return planFile(action, file, undefined, modes);
     const mode = indexMode ?? file.worktreeMode ?? "100644";
     const next = { lines: built.lines, eols: built.eols };
     return { ...base, whole: false, next, bom: file.index.sha ? file.index.bom : file.worktree.bom, mode, diff: diffOf(file, file.index.seq, next, indexMode, mode), selected: built.selected };
@@ -90,7 +91,7 @@ export function planFile(action: IndexAction, file: LineFile, sel: Selection | u
   }
   const built = unstageLines(v, sel);
   if (!built.selected) return null;
-  if (built.complete) return planFile(action, file, undefined, modes);
+  if (built.complete && (file.head.sha === null || headMode === indexMode)) return planFile(action, file, undefined, modes);
   const mode = indexMode ?? headMode ?? file.worktreeMode ?? "100644";
   const next = { lines: built.lines, eols: built.eols };
   return { ...base, whole: false, next, bom: file.index.sha ? file.index.bom : file.head.bom, mode, diff: diffOf(file, file.index.seq, next, indexMode, mode), selected: built.selected };
