@@ -70,6 +70,8 @@ export class Changelists {
   private persistTimer?: NodeJS.Timeout;
   private saving: Promise<void> = Promise.resolve();
   private changed = false;
+  /** Files re-read because the bus said they changed (for `info`: a flood of unmarked files adds nothing here). */
+  private followedCount = 0;
   private readonly unsubscribe: (() => void)[] = [];
 
   constructor(
@@ -102,6 +104,10 @@ export class Changelists {
 
   has(name: string): boolean {
     return this.lists.includes(name);
+  }
+
+  get followed(): number {
+    return this.followedCount;
   }
 
   /** Files with an entry (a change outside the active list), for `info`. */
@@ -305,6 +311,7 @@ export class Changelists {
 
   /** Carries the marks of `rel` to the file now on disk. */
   async followDisk(rel: string): Promise<void> {
+    this.followedCount++;
     let bytes: Buffer | null;
     try {
       bytes = await readFile(path.join(this.ws.root, rel));

@@ -42,7 +42,7 @@ export async function lineGitState(ws: Workspace): Promise<Record<string, unknow
   return {
     ...state,
     changelists: loaded
-      ? { lists: changelists.names(), active: changelists.active, files_outside_active: changelists.trackedFiles, store: ".git/tool-layer/changelists.json" }
+      ? { lists: changelists.names(), active: changelists.active, files_outside_active: changelists.trackedFiles, files_followed: changelists.followed, store: ".git/tool-layer/changelists.json" }
       : { loaded: false },
   };
 }
