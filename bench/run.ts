@@ -11,6 +11,7 @@ const SUITES: Record<string, () => Promise<{ default: () => Promise<void> }>> = 
   mcp: () => import("./mcp.js"),
   "mcp-server": () => import("./mcp-server.js"),
   lsp: () => import("./lsp.js"),
+  "line-git": () => import("./line-git.js"),
 };
 
 const wanted = process.argv.slice(2);

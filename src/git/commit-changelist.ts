@@ -11,7 +11,6 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { selectionOf } from "../core/changelist-marks.js";
-import { FileVersions } from "../core/file-versions.js";
 import type { LineSeq } from "../core/line-diff.js";
 import { type Selection, stageLines } from "../core/stage-lines.js";
 import { serialize } from "../core/text.js";
@@ -89,7 +88,7 @@ function planParts(files: { file: LineFile; sel: Selection }[]): Part[] {
     const v = file.versions;
     const eol = file.converts ? ("\n" as const) : undefined;
     // The list's changes applied to HEAD: HEAD -> worktree is the index -> worktree of a file staged as HEAD.
-    const onHead = stageLines(new FileVersions(v.head, v.head, v.worktree, v.worktreeCr, v.ids), sel, { eol });
+    const onHead = stageLines(v.withIndex(v.head), sel, { eol });
     if (!onHead.selected) continue;
     const staged = stageLines(v, sel, { eol });
     const whole = onHead.complete;

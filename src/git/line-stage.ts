@@ -11,10 +11,9 @@
  * the unified diff the index would gain, computed from the same plan the approved call writes.
  */
 import { type FileMarks, selectionOf } from "../core/changelist-marks.js";
-import { EMPTY, FileVersions } from "../core/file-versions.js";
-import type { LineSeq } from "../core/line-diff.js";
+import { EMPTY } from "../core/file-versions.js";
+import { type LineSeq, diffLines } from "../core/line-diff.js";
 import { type RangeState, lineStatus } from "../core/line-status.js";
-import { unifiedDiff } from "../core/render.js";
 import { type Selection, stageLines, unstageLines } from "../core/stage-lines.js";
 import { serialize } from "../core/text.js";
 import { ToolError } from "../errors.js";
@@ -22,6 +21,7 @@ import type { ToolContext } from "../tools/tool.js";
 import { sweep } from "./changelists.js";
 import { gitRaw, indexEntries, writeBlob, writeIndex } from "./line-objects.js";
 import type { LineGit } from "./line-service.js";
+import { patchOf } from "./line-text.js";
 import { type LineFile, repoInfo } from "./line-versions.js";
 import { commitStep } from "./repo.js";
 import { git } from "./run.js";
@@ -54,8 +54,6 @@ export interface IndexPlan {
   selected: number;
   marks?: FileMarks;
 }
-
-const seqText = (s: LineSeq) => s.lines.map((l, i) => l + s.eols[i]).join("");
 
 /** The worktree as `git add` would store it: git's `\n` where it converts line endings. */
 function addedForm(file: LineFile): LineSeq {
@@ -100,7 +98,7 @@ export function planFile(action: IndexAction, file: LineFile, sel: Selection | u
 /** The unified diff the index gains (a mode change as git writes it, above the hunks). */
 function diffOf(file: LineFile, before: LineSeq, after: LineSeq | null, oldMode: string | null, newMode: string | null): string {
   const modeLine = oldMode && newMode && oldMode !== newMode ? `old mode ${oldMode}\nnew mode ${newMode}\n` : "";
-  const { diff } = unifiedDiff(file.rel, seqText(before), after ? seqText(after) : "");
+  const diff = patchOf(file.rel, diffLines(before, after ?? EMPTY, { ids: file.versions.ids }));
   const gone = after === null && file.index.sha !== null ? `deleted file ${file.rel}\n` : "";
   const added = file.index.sha === null && after !== null ? `new file ${file.rel}\n` : "";
   return `${gone}${added}${modeLine}${diff}`;
@@ -111,11 +109,11 @@ export interface Modes {
   head: Map<string, string>;
 }
 
-/** Index and HEAD modes of these paths (two processes, run together). */
-export async function modesOf(ctx: ToolContext, gitPaths: string[]): Promise<Modes> {
+/** Index and HEAD modes of these paths (two processes, run together; `head: false` skips HEAD's). */
+export async function modesOf(ctx: ToolContext, gitPaths: string[], opts: { head?: boolean } = {}): Promise<Modes> {
   const [index, head] = await Promise.all([
     indexEntries(ctx, gitPaths),
-    gitPaths.length
+    gitPaths.length && opts.head !== false
       ? gitRaw(ctx, ["ls-tree", "-z", "--full-tree", "HEAD", "--", ...gitPaths], { ok: "any" })
       : Promise.resolve({ code: 0, stdout: Buffer.alloc(0), stderr: "" }),
   ]);
@@ -152,9 +150,8 @@ export async function applyPlans(ctx: ToolContext, action: IndexAction, plans: r
 
 /** The new `ranges` status of a planned file: its HEAD and worktree with the index the plan leaves. */
 export function rangesAfter(plan: IndexPlan, marks?: FileMarks): RangeState[] {
-  const f = plan.file!;
-  const v = new FileVersions(f.head.seq, plan.next ?? EMPTY, f.worktree.seq, f.versions.worktreeCr, f.versions.ids);
-  return lineStatus(v, { marks }).ranges;
+  // No line asked: only the ranges are worked out, not each line's words.
+  return lineStatus(plan.file!.versions.withIndex(plan.next ?? EMPTY), { marks, lines: [] }).ranges;
 }
 
 /** INVALID_PARAMS for selections that cannot mean anything, HASH_MISMATCH for a selection made on another version. */
@@ -200,9 +197,14 @@ export async function runIndexTool(action: IndexAction, params: IndexParams, ctx
       const found = await sweep(ctx, svc.files, svc.changelists, { list: params.changelist, path: params.path });
       targets = found.files.map(({ file, marks }) => ({ file, rel: file.rel, marks, sel: selectionOf(marks, file.versions.headToWorktree, params.changelist!) }));
     } else if (params.path !== undefined) {
-      const file = await svc.files.load(ctx, params.path);
+      // The modes are read beside the versions: one round of processes, not two.
+      const target = await ctx.ws.paths.resolve(params.path, { allowGitDir: false });
+      const [file, modes] = await Promise.all([svc.files.loadResolved(ctx, target), modesOf(ctx, [repo.prefix + target.rel], { head: action === "unstage" })]);
       checkHash(file, params.hash);
-      targets = [{ file, rel: file.rel, sel }];
+      const plan = planFile(action, file, sel, modes);
+      if (!plan) throw noChange(action, params);
+      if (!ctx.dryRun) await commitStep(ctx, (c) => applyPlans(c, action, [plan]));
+      return report(action, params, [plan], ctx.dryRun, svc);
     } else {
       for (const rel of await allPaths(ctx, action)) {
         try {

@@ -24,7 +24,7 @@ export const gitChangelistMarkTool = defineTool({
     const hw = file.versions.headToWorktree;
     const sel = lines || ranges ? { lines, ranges } : { ranges: hw.ranges.map((r) => r.id) };
     const r = await svc.changelists.mark(file, sel, changelist);
-    const status = lineStatus(file.versions, { marks: r.marks });
+    const status = lineStatus(file.versions, { marks: r.marks, lines: [] });
     const ranges2 = status.ranges.map((x) => `${x.range} ${x.changelist ?? "split"}`).join(", ");
     return {
       path: file.rel,

@@ -1,17 +1,15 @@
 import { remapMarks } from "../core/changelist-marks.js";
 import { diffLines } from "../core/line-diff.js";
 import { lineStatus } from "../core/line-status.js";
-import { unifiedDiff } from "../core/render.js";
 import { rollbackLines } from "../core/stage-lines.js";
 import { dominantEol, serialize } from "../core/text.js";
 import { ToolError } from "../errors.js";
 import { filePathParam, linesParam, rangesParam } from "../git/line-params.js";
 import { lineGit, lineGitState } from "../git/line-service.js";
 import { checkHash } from "../git/line-stage.js";
+import { patchOf } from "../git/line-text.js";
 import { z } from "zod";
 import { defineTool } from "./tool.js";
-
-const seqText = (s: { lines: readonly string[]; eols: readonly string[] }) => s.lines.map((l, i) => l + s.eols[i]).join("");
 
 export const gitRollbackLinesTool = defineTool({
   id: "git_rollback_lines",
@@ -41,8 +39,8 @@ export const gitRollbackLinesTool = defineTool({
     const after = file.versions.withWorktree(next);
     const cr = file.versions.worktreeCr;
     const marksAfter = remapMarks(marks, diffLines(file.worktree.seq, next, { cr, ids: file.versions.ids }), after.headToWorktree, svc.changelists.active);
-    const { ranges: left } = lineStatus(after, { marks: marksAfter });
-    const { diff } = unifiedDiff(file.rel, seqText(file.worktree.seq), seqText(next));
+    const { ranges: left } = lineStatus(after, { marks: marksAfter, lines: [] });
+    const diff = patchOf(file.rel, diffLines(file.worktree.seq, next, { ids: file.versions.ids }));
     const verb = ctx.dryRun ? "would roll back" : "rolled back";
     const emptied = !next.lines.length && file.head.sha === null ? "\nthe file is now empty (it is not in HEAD): delete it with file_delete if it should go" : "";
     return {
