@@ -1,5 +1,5 @@
 import { lineStatus } from "../core/line-status.js";
-import { filePathParam, hashParam, linesParam, rangesParam, changelistParam } from "../git/line-params.js";
+import { changelistParam, filePathParam, hashParam, optionalLinesParam, optionalRangesParam } from "../git/line-params.js";
 import { lineGit, lineGitState } from "../git/line-service.js";
 import { checkHash } from "../git/line-stage.js";
 import { defineTool } from "./tool.js";
@@ -10,9 +10,9 @@ export const gitChangelistMarkTool = defineTool({
   params: {
     path: filePathParam(),
     hash: hashParam(),
-    lines: linesParam().optional(),
-    ranges: rangesParam().optional(),
-    changelist: changelistParam().describe("The changelist to move the changes to; created if it does not exist."),
+    lines: optionalLinesParam(),
+    ranges: optionalRangesParam(),
+    changelist: changelistParam("The changelist to move the changes to; created if it does not exist."),
   },
   mutating: false,
   state: lineGitState,

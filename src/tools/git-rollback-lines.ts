@@ -4,7 +4,7 @@ import { lineStatus } from "../core/line-status.js";
 import { rollbackLines } from "../core/stage-lines.js";
 import { dominantEol, serialize } from "../core/text.js";
 import { ToolError } from "../errors.js";
-import { filePathParam, linesParam, rangesParam } from "../git/line-params.js";
+import { filePathParam, optionalLinesParam, optionalRangesParam } from "../git/line-params.js";
 import { lineGit, lineGitState } from "../git/line-service.js";
 import { checkHash } from "../git/line-stage.js";
 import { patchOf } from "../git/line-text.js";
@@ -17,8 +17,8 @@ export const gitRollbackLinesTool = defineTool({
   params: {
     path: filePathParam(),
     hash: z.string().regex(/^[0-9a-fA-F]{16}$/, "must be a 16-hex-digit file hash").describe("The worktree file's hash (from git_line_status or file_read) the line numbers belong to."),
-    lines: linesParam().optional(),
-    ranges: rangesParam().optional(),
+    lines: optionalLinesParam(),
+    ranges: optionalRangesParam(),
   },
   mutating: true,
   state: lineGitState,

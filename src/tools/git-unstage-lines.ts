@@ -1,4 +1,4 @@
-import { changelistParam, hashParam, linesParam, rangesParam } from "../git/line-params.js";
+import { optionalChangelistParam, optionalHashParam, optionalLinesParam, optionalRangesParam } from "../git/line-params.js";
 import { lineGit, lineGitState } from "../git/line-service.js";
 import { runIndexTool } from "../git/line-stage.js";
 import { pathParam } from "../git/params.js";
@@ -9,10 +9,10 @@ export const gitUnstageLinesTool = defineTool({
   description: "Unstages chosen lines: in the file's index entry, the lines the selection names go back to HEAD's (written as a blob and an index entry). Select with path + hash + lines or ranges (worktree numbers from git_line_status); path alone unstages the whole file (as git reset -- path), nothing at all unstages everything, changelist unstages every change of that list. Never touches the worktree. Preview: the unified diff the index would gain. Result: unstaged (that diff), files, and the new ranges status.",
   params: {
     path: pathParam().optional().describe("The file; omit it (with no selection) to unstage everything, or to unstage a whole changelist."),
-    hash: hashParam().optional(),
-    lines: linesParam().optional(),
-    ranges: rangesParam().optional(),
-    changelist: changelistParam().optional().describe("Unstage every change of this changelist (in path only, if given)."),
+    hash: optionalHashParam(),
+    lines: optionalLinesParam(),
+    ranges: optionalRangesParam(),
+    changelist: optionalChangelistParam("Unstage every change of this changelist (in path only, if given)."),
   },
   mutating: true,
   hints: { destructive: false },

@@ -253,3 +253,26 @@ describe("changelists across daemon restarts", () => {
     }
   });
 });
+
+describe("a repository with no commit yet", () => {
+  const ws = tmpWorkspace({ git: true, files: { "first.txt": "a\nb\nc\n" } });
+  let d: DaemonClient;
+  daemonForSuite(ws, (c) => (d = c));
+
+  it("stages some lines of a new file, unstages everything, and commits one changelist onto the unborn branch", async () => {
+    const dir = ws.dir;
+    const s = await d.ok("git_line_status", { path: "first.txt" });
+    expect(s.ranges).toEqual([expect.objectContaining({ kind: "added", start: 1, end: 3 })]);
+    await d.ok("git_stage_lines", { path: "first.txt", hash: s.hash, lines: [2] });
+    expect(indexEntry(dir, "first.txt")).toBe(gitAddOf(dir, "first.txt", "b\n"));
+    await d.ok("git_unstage_lines", {});
+    expect(indexEntry(dir, "first.txt")).toBe("");
+    await d.ok("git_changelist_mark", { path: "first.txt", hash: s.hash, lines: [1], changelist: "start" });
+    const r = await d.ok("git_commit", { message: "the first line", changelist: "start" });
+    expect(git(dir, "show", `${r.commit}:first.txt`)).toBe("a\n");
+    expect(git(dir, "rev-list", "--count", "HEAD")).toBe("1\n");
+    expect(readFileSync(path.join(dir, "first.txt"), "utf8")).toBe("a\nb\nc\n");
+    expect(git(dir, "show", ":first.txt")).toBe("a\n");
+    expect(await listsOf(d, "first.txt")).toEqual({ 2: "default", 3: "default" });
+  });
+});
