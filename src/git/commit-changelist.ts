@@ -41,6 +41,8 @@ interface Part {
   bom: boolean;
   /** The real index's entry afterwards: its lines (null: no entry), or undefined: the index entry is left as it is. */
   indexAfter?: LineSeq | null;
+  /** For a file that is not lines: its index blob before the commit (the entry afterwards is the commit's). */
+  indexBefore?: string | null;
 }
 
 /** `commit` is git_commit's own run, given a context whose git commands use the temporary index. */
@@ -62,7 +64,12 @@ export async function commitChangelist(
   // A change that is not lines (a binary file) is one whole-file change of the active list.
   if (list === svc.changelists.active) {
     const { prefix } = await repoInfo(ctx);
-    for (const s of found.skipped) parts.push({ rel: s.path, gitPath: prefix + s.path, file: null, whole: true, committed: null, committedMode: null, bom: false });
+    const before = await indexEntries(ctx, found.skipped.map((s) => prefix + s.path));
+    for (const s of found.skipped) {
+      const gitPath = prefix + s.path;
+      const indexBefore = before.get(gitPath)?.find((e) => e.stage === 0)?.sha ?? null;
+      parts.push({ rel: s.path, gitPath, file: null, whole: true, committed: null, committedMode: null, bom: false, indexBefore });
+    }
   }
   if (!parts.length) throw new ToolError("NO_CHANGE", `Changelist ${list} has no changes to commit; git_changelists shows what each list holds.`);
 
@@ -143,14 +150,20 @@ async function updateRealIndex(ctx: ToolContext, parts: Part[], env: { GIT_INDEX
   const writes: IndexWrite[] = [];
   const kept: string[] = [];
   for (const p of parts) {
-    // undefined: the index had the list's changes already; its entry stays as it is.
-    if (!p.file || p.indexAfter === undefined) continue;
     const current = now.get(p.gitPath)?.find((e) => e.stage === 0) ?? null;
+    const inCommit = committed.get(p.gitPath)?.find((e) => e.stage === 0) ?? null;
+    if (!p.file) {
+      // Not lines: the commit took the whole file, and the index gets the commit's entry.
+      if ((current?.sha ?? null) !== p.indexBefore) kept.push(p.rel);
+      else writes.push({ gitPath: p.gitPath, entry: inCommit ? { mode: inCommit.mode, sha: inCommit.sha } : null });
+      continue;
+    }
+    // undefined: the index had the list's changes already; its entry stays as it is.
+    if (p.indexAfter === undefined) continue;
     if ((current?.sha ?? null) !== p.file.index.sha) {
       kept.push(p.rel);
       continue;
     }
-    const inCommit = committed.get(p.gitPath)?.find((e) => e.stage === 0) ?? null;
     if (p.indexAfter === null) writes.push({ gitPath: p.gitPath, entry: null });
     else if (inCommit && p.committed && seqText(p.indexAfter) === seqText(p.committed)) writes.push({ gitPath: p.gitPath, entry: { mode: inCommit.mode, sha: inCommit.sha } });
     else {

@@ -191,6 +191,23 @@ describe("changelists", () => {
     expect(await listsOf(d, "h.txt")).toEqual({ 2: "default" });
   });
 
+  it("a binary file's change is one whole-file change of the active list, and commits with it", async () => {
+    commitFile(dir, "img.bin", Buffer.from([0, 1, 2]));
+    commitFile(dir, "t.txt", text(TEN));
+    writeFile(dir, "img.bin", Buffer.from([0, 1, 2, 3]));
+    writeFile(dir, "t.txt", withLines({ 1: "t1", 10: "t10" }));
+    const s = await d.ok("git_line_status", { path: "t.txt" });
+    await d.ok("git_changelist_mark", { path: "t.txt", hash: s.hash, lines: [10], changelist: "later" });
+    const lists = await d.ok("git_changelists");
+    expect(lists.lists[0].files).toEqual([expect.objectContaining({ path: "img.bin", whole_file: "BINARY_FILE" }), expect.objectContaining({ path: "t.txt", lines: 1 })]);
+    const preview = await expectUnchanged([dir], [], () => d.ok("git_commit", { message: "now", changelist: "default" }, { approved: false }));
+    expect(preview.files.map((f: any) => f.path)).toEqual(["img.bin", "t.txt"]);
+    const r = await d.ok("git_commit", { message: "now", changelist: "default" });
+    expect(git(dir, "show", "--format=", "--name-only", r.commit)).toBe("img.bin\nt.txt\n");
+    expect(git(dir, "show", `${r.commit}:t.txt`)).toBe(withLines({ 1: "t1" }));
+    expect(git(dir, "status", "--porcelain")).toBe(" M t.txt\n");
+  });
+
   it("info reports the lists and where they are kept", async () => {
     const info = await d.ok("info", { tool_id: "git_changelists" });
     expect(info.state).toMatchObject({ repository: true, changelists: { lists: ["default"], active: "default", store: ".git/tool-layer/changelists.json" } });

@@ -1,4 +1,4 @@
-import { rmSync, writeFileSync } from "node:fs";
+import { rmSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
 import { type DaemonClient, daemonForSuite } from "../helpers/daemon.js";
@@ -135,5 +135,33 @@ describe("git_word_diff and git_line_status", () => {
     expect((await d.call("git_word_diff", { path: "nothing.txt" })).result.code).toBe("NOT_FOUND");
     expect((await d.call("git_line_status", { path: "../outside.txt" })).result.code).toBe("PATH_OUTSIDE_ROOT");
     expect((await d.call("git_line_status", { path: ".git/config" })).result.code).toBe("PATH_FORBIDDEN");
+  });
+});
+
+describe("a workspace root below the repository's top", () => {
+  const ws = tmpWorkspace({ git: true, files: { "top.txt": "top\n", "sub/a.txt": "one\ntwo\nthree\n" } });
+  git(ws.dir, "add", "-A");
+  git(ws.dir, "commit", "-qm", "initial");
+  const sub = { dir: path.join(ws.dir, "sub"), cleanup: () => ws.cleanup() };
+  let d: DaemonClient;
+  daemonForSuite(sub, (c) => (d = c));
+
+  it("names files from the root, and stages into the repository's index under their full path", async () => {
+    writeFile(ws.dir, "sub/a.txt", "ONE\ntwo\nTHREE\n");
+    const s = await d.ok("git_line_status", { path: "a.txt" });
+    expect(s.path).toBe("a.txt");
+    expect(s.ranges.map((r: any) => r.start)).toEqual([1, 3]);
+    await d.ok("git_stage_lines", { path: "a.txt", hash: s.hash, lines: [3] });
+    expect(git(ws.dir, "show", ":sub/a.txt")).toBe("one\ntwo\nTHREE\n");
+    await d.ok("git_changelist_mark", { path: "a.txt", hash: s.hash, lines: [1], changelist: "first" });
+    const r = await d.ok("git_commit", { message: "first line", changelist: "first" });
+    expect(git(ws.dir, "show", `${r.commit}:sub/a.txt`)).toBe("ONE\ntwo\nthree\n");
+    expect(git(ws.dir, "show", ":sub/a.txt")).toBe("ONE\ntwo\nTHREE\n");
+    expect(git(ws.dir, "show", `${r.commit}:top.txt`)).toBe("top\n");
+  });
+
+  it("a symlink is NOT_A_FILE: git stores it as the name it points to, not as lines", async () => {
+    symlinkSync("a.txt", path.join(sub.dir, "link.txt"));
+    expect((await d.call("git_line_status", { path: "link.txt" })).result.code).toBe("NOT_A_FILE");
   });
 });
