@@ -27,9 +27,8 @@ import type { Workspace } from "../workspace.js";
 import type { FsChange } from "../vfs/pipeline.js";
 import { readObjects } from "./line-objects.js";
 import { ChangelistStore, type StoredState } from "./line-store.js";
-import { type LineFile, type LineFiles, repoInfo } from "./line-versions.js";
-import type { Ctx } from "./repo.js";
-import { git, type GitCtx } from "./run.js";
+import { type LineFile, type LineFiles, changedPaths, repoInfo } from "./line-versions.js";
+import type { GitCtx } from "./run.js";
 
 export const DEFAULT_LIST = "default";
 /** A background change is saved this long after the last one, so a burst of edits is one write. */
@@ -46,12 +45,6 @@ interface Entry {
   headSha: string | null;
   head: LineSeq;
   cr: CrPolicy;
-  marks: FileMarks;
-}
-
-/** A file's current marks, as a sweep over many files gives them. */
-export interface MarkedFile {
-  file: LineFile;
   marks: FileMarks;
 }
 
@@ -458,50 +451,4 @@ function checkName(name: string, field: string): void {
   if (!name.trim() || name.length > MAX_LIST_NAME || /[\u0000-\u001f\u007f]/.test(name) || name !== name.trim()) {
     throw new ToolError("INVALID_PARAMS", `${field}: a changelist name is 1 to ${MAX_LIST_NAME} characters, with no line breaks, control characters or surrounding spaces.`);
   }
-}
-
-/** Root-relative paths of every file that differs from HEAD in the worktree (tracked or not, deleted too). */
-export async function changedPaths(ctx: GitCtx): Promise<string[]> {
-  const head = await git(ctx, ["rev-parse", "--verify", "--quiet", "HEAD"], { ok: [0, 1, 128] });
-  const [tracked, untracked] = await Promise.all([
-    head.code === 0
-      ? git(ctx, ["diff", "HEAD", "--name-only", "-z", "--no-renames", "--relative", "--no-ext-diff", "--", "."])
-      : git(ctx, ["ls-files", "-z", "--cached", "--", "."]),
-    git(ctx, ["ls-files", "-z", "--others", "--exclude-standard", "--", "."]),
-  ]);
-  return [...new Set([...tracked.stdout.split("\0"), ...untracked.stdout.split("\0")].filter(Boolean))].sort();
-}
-
-/** What a sweep over many files found: their marks, and the files it could not read as lines (binary, unmerged...). */
-export interface Sweep {
-  files: MarkedFile[];
-  skipped: { path: string; code: string }[];
-}
-
-/**
- * The changed files (with their current marks) a list, or every list, has: for the active list every changed file
- * may hold some, for another only the files with an entry naming it. `path` limits it to one file.
- */
-export async function sweep(ctx: Ctx, files: LineFiles, lists: Changelists, opts: { list?: string; path?: string } = {}): Promise<Sweep> {
-  await lists.ready(ctx);
-  let candidates: string[];
-  if (opts.path !== undefined) candidates = [(await ctx.ws.paths.resolve(opts.path, { allowGitDir: false })).rel];
-  else if (opts.list !== undefined && opts.list !== lists.active) candidates = lists.entriesWith(opts.list);
-  else candidates = [...new Set([...(await changedPaths(ctx)), ...lists.tracked()])].sort();
-  const out: Sweep = { files: [], skipped: [] };
-  for (const rel of candidates) {
-    let file: LineFile;
-    try {
-      file = await files.load(ctx, rel, { mustExist: opts.path !== undefined });
-    } catch (e) {
-      if (!(e instanceof ToolError) || opts.path !== undefined) throw e;
-      if (e.code !== "NOT_FOUND") out.skipped.push({ path: rel, code: e.code });
-      continue;
-    }
-    const marks = await lists.marksFor(file);
-    if (!file.versions.headToWorktree.ranges.length) continue;
-    if (opts.list !== undefined && !hasList(marks, opts.list)) continue;
-    out.files.push({ file, marks });
-  }
-  return out;
 }

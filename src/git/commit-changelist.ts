@@ -18,7 +18,7 @@ import { ToolError } from "../errors.js";
 import type { Supervisor } from "../platform/supervisor.js";
 import type { ToolContext, ToolResult } from "../tools/tool.js";
 import type { Workspace } from "../workspace.js";
-import { sweep } from "./changelists.js";
+import { sweep } from "./line-sweep.js";
 import { type IndexWrite, gitRaw, indexEntries, writeBlob, writeIndex } from "./line-objects.js";
 import { lineGit } from "./line-service.js";
 import { modesOf } from "./line-stage.js";

@@ -18,7 +18,7 @@ import { type Selection, stageLines, unstageLines } from "../core/stage-lines.js
 import { serialize } from "../core/text.js";
 import { ToolError } from "../errors.js";
 import type { ToolContext } from "../tools/tool.js";
-import { sweep } from "./changelists.js";
+import { sweep } from "./line-sweep.js";
 import { gitRaw, indexEntries, writeBlob, writeIndex } from "./line-objects.js";
 import type { LineGit } from "./line-service.js";
 import { patchOf } from "./line-text.js";
@@ -204,7 +204,7 @@ export async function runIndexTool(action: IndexAction, params: IndexParams, ctx
       const plan = planFile(action, file, sel, modes);
       if (!plan) throw noChange(action, params);
       if (!ctx.dryRun) await commitStep(ctx, (c) => applyPlans(c, action, [plan]));
-      return report(action, params, [plan], ctx.dryRun, svc);
+      return report(action, params, [plan], ctx, svc);
     } else {
       for (const rel of await allPaths(ctx, action)) {
         try {
@@ -227,7 +227,7 @@ export async function runIndexTool(action: IndexAction, params: IndexParams, ctx
     }
     if (!plans.length) throw noChange(action, params);
     if (!ctx.dryRun) await commitStep(ctx, (c) => applyPlans(c, action, plans));
-    return report(action, params, plans, ctx.dryRun, svc);
+    return report(action, params, plans, ctx, svc);
   });
 }
 
@@ -238,7 +238,9 @@ function noChange(action: IndexAction, params: IndexParams): ToolError {
     : new ToolError("NO_CHANGE", `Nothing to unstage in ${what}: the index has HEAD's lines there; git_line_status shows what is staged.`);
 }
 
-async function report(action: IndexAction, params: IndexParams, plans: IndexPlan[], dryRun: boolean, svc: LineGit): Promise<Record<string, unknown>> {
+async function report(action: IndexAction, params: IndexParams, plans: IndexPlan[], ctx: ToolContext, svc: LineGit): Promise<Record<string, unknown>> {
+  const dryRun = ctx.dryRun;
+  await svc.changelists.ready(ctx);
   const files = [];
   for (const p of plans) {
     const marks = p.marks ?? (p.file ? await svc.changelists.marksFor(p.file) : undefined);

@@ -261,3 +261,15 @@ export async function eolPolicy(ctx: GitCtx, rel: string, index: LineSeq, worktr
   const loneCr = worktree.lines.some((l) => l.includes("\r"));
   return { converts: !indexHasCr && !loneCr, rawBlobs: indexHasCr };
 }
+
+/** Root-relative paths of every file that differs from HEAD in the worktree (tracked or not, deleted too). */
+export async function changedPaths(ctx: GitCtx): Promise<string[]> {
+  const head = await git(ctx, ["rev-parse", "--verify", "--quiet", "HEAD"], { ok: [0, 1, 128] });
+  const [tracked, untracked] = await Promise.all([
+    head.code === 0
+      ? git(ctx, ["diff", "HEAD", "--name-only", "-z", "--no-renames", "--relative", "--no-ext-diff", "--", "."])
+      : git(ctx, ["ls-files", "-z", "--cached", "--", "."]),
+    git(ctx, ["ls-files", "-z", "--others", "--exclude-standard", "--", "."]),
+  ]);
+  return [...new Set([...tracked.stdout.split("\0"), ...untracked.stdout.split("\0")].filter(Boolean))].sort();
+}

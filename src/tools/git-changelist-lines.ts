@@ -3,7 +3,7 @@ import { tagOf } from "../core/hash.js";
 import { allPieces } from "../core/line-pairs.js";
 import { renderLine } from "../core/text.js";
 import { ToolError } from "../errors.js";
-import { sweep } from "../git/changelists.js";
+import { sweep } from "../git/line-sweep.js";
 import { changelistParam } from "../git/line-params.js";
 import { lineGit, lineGitState } from "../git/line-service.js";
 import { pathParam } from "../git/params.js";

@@ -1,6 +1,6 @@
 import { listOfPiece } from "../core/changelist-marks.js";
 import { allPieces } from "../core/line-pairs.js";
-import { sweep } from "../git/changelists.js";
+import { sweep } from "../git/line-sweep.js";
 import { lineGit, lineGitState } from "../git/line-service.js";
 import { defineTool } from "./tool.js";
 
