@@ -126,7 +126,8 @@ export class LineFiles {
     const hash = disk ? fileHash(disk.bytes) : null;
     // The worktree's id is its file hash (`hash`), not a blob id.
     const worktree = disk ? { ...this.parsed(`w:${hash}`, rel, disk.bytes, "the worktree"), sha: null } : { sha: null, bom: false, seq: EMPTY };
-    const anyCr = [head, index, worktree].some((v) => v.seq.eols.some((e) => e === "\r\n") || v.seq.lines.some((l) => l.includes("\r")));
+    // A native scan of the bytes (memchr), not of 15,000 lines.
+    const anyCr = [head.sha ? headObj!.bytes : undefined, index.sha ? indexObj!.bytes : undefined, disk?.bytes].some((b) => b !== undefined && b.indexOf(13) !== -1);
     const eol = anyCr ? await eolPolicy(ctx, rel, index.seq, worktree.seq) : { converts: false, rawBlobs: false };
     const cr: CrPolicy = eol.converts ? "ignore" : "exact";
     const versions = this.versionsOf(rel, head, index, worktree, hash, cr);
