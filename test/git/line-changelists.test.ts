@@ -76,6 +76,20 @@ describe("changelists", () => {
     expect(await listsOf(d, "a.txt")).toEqual({ 2: "default", 5: "default" });
   });
 
+  it("git_commit {changelist, amend} folds that list's changes into the last commit; paths with changelist is INVALID_PARAMS", async () => {
+    const last = commitFile(dir, "am.txt", text(TEN), "the last commit");
+    writeFile(dir, "am.txt", withLines({ 1: "first (fix)", 6: "six (keep)" }));
+    const s = await d.ok("git_line_status", { path: "am.txt" });
+    await d.ok("git_changelist_mark", { path: "am.txt", hash: s.hash, lines: [1], changelist: "fixup" });
+    expect((await d.call("git_commit", { message: "x", changelist: "fixup", paths: ["am.txt"] })).result.code).toBe("INVALID_PARAMS");
+    expect((await d.call("git_commit", { message: "x", changelist: "nope" })).result.code).toBe("NOT_FOUND");
+    const r = await d.ok("git_commit", { message: "the last commit, fixed", changelist: "fixup", amend: true });
+    expect(git(dir, "rev-parse", `${r.commit}^`).trim()).toBe(git(dir, "rev-parse", `${last}^`).trim());
+    expect(git(dir, "show", `${r.commit}:am.txt`)).toBe(withLines({ 1: "first (fix)" }));
+    expect(git(dir, "status", "--porcelain", "--", "am.txt")).toBe(" M am.txt\n");
+    expect(await listsOf(d, "am.txt")).toEqual({ 6: "default" });
+  });
+
   it("a reverted change loses its mark; the same line changed again joins the active list", async () => {
     commitFile(dir, "r.txt", text(TEN));
     writeFile(dir, "r.txt", withLines({ 3: "three changed", 7: "seven changed" }));
