@@ -26,7 +26,7 @@ import { KeyedLock } from "../fs/keyed-lock.js";
 import type { Workspace } from "../workspace.js";
 import type { FsChange } from "../vfs/pipeline.js";
 import { readObjects } from "./line-objects.js";
-import { ChangelistStore, type StoredState } from "./line-store.js";
+import { ChangelistStore, STORE_VERSION, type StoredState } from "./line-store.js";
 import { type LineFile, type LineFiles, changedPaths, repoInfo } from "./line-versions.js";
 import type { GitCtx } from "./run.js";
 
@@ -411,7 +411,7 @@ export class Changelists {
       if (!this.changed || !this.store) return;
       this.changed = false;
       const bases = new Map<string, Buffer>();
-      const state: StoredState = { version: 1, active: this.activeList, lists: [...this.lists], files: {} };
+      const state: StoredState = { version: STORE_VERSION, active: this.activeList, lists: [...this.lists], files: {} };
       for (const [rel, e] of this.entries) {
         state.files[rel] = { base: e.baseHash, head: e.headSha, cr: e.cr, marks: encodeMarks(e.marks) };
         if (e.baseHash && e.baseBytes) bases.set(e.baseHash, e.baseBytes);

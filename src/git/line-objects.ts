@@ -136,8 +136,7 @@ export async function writeBlob(ctx: GitCtx, gitPath: string, bytes: Buffer, opt
   return r.stdout.toString("utf8").trim();
 }
 
-/** The id of the empty blob (what an intent-to-add entry holds), per object format. */
-export const EMPTY_BLOB = "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391";
+/** `--index-info` removes a path given mode 0 and the null id (a SHA-1 repository's; SHA-256 ones are not handled yet). */
 const ZERO_SHA = "0000000000000000000000000000000000000000";
 
 export interface IndexWrite {

@@ -18,7 +18,7 @@ export const STORE_DIR = "tool-layer";
 export const STORE_FILE = "changelists.json";
 const BASES_DIR = "changelist-bases";
 /** The format of changelists.json; a file of another version is set aside, not misread. */
-const STORE_VERSION = 1;
+export const STORE_VERSION = 1;
 
 export interface StoredFile {
   /** The hash (SPEC 4) of the worktree version the marks are in; null: the file did not exist then. */
