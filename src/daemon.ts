@@ -3,6 +3,7 @@ import { Dispatcher } from "./dispatch/dispatcher.js";
 import { Registry, readManifest } from "./dispatch/registry.js";
 import { defaultStateDir } from "./mcp/approvals.js";
 import { type CodegraphMode, McpPassthrough } from "./mcp/passthrough.js";
+import { startLineGit } from "./git/line-service.js";
 import { EventBus } from "./platform/bus.js";
 import { Supervisor } from "./platform/supervisor.js";
 import { Terminal, type TerminalOptions } from "./terminal/terminal.js";
@@ -71,6 +72,7 @@ export class Daemon {
 
     this.ws.terminal?.start(); // the sandbox probe and the bash grammar load while the watcher starts
     await this.ws.init();
+    startLineGit(this.ws);
     await this.startPassthrough();
     transport.start();
 
@@ -94,6 +96,7 @@ export class Daemon {
     process.once("SIGINT", stop);
     this.ws.terminal?.start(); // the sandbox probe and the bash grammar load while the watcher starts
     await this.ws.init();
+    startLineGit(this.ws);
     await this.startPassthrough();
     // Created once ready: what the client sent meanwhile waits in stdin's buffer, as JSON-lines requests wait in a queue.
     const transport = new McpStdioTransport(input, output);

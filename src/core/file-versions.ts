@@ -43,6 +43,13 @@ export class FileVersions {
     return next;
   }
 
+  /** The same HEAD and worktree with another index (what staging leaves): HEAD -> worktree and its pairing are reused. */
+  withIndex(index: LineSeq): FileVersions {
+    const next = new FileVersions(this.head, index, this.worktree, this.worktreeCr, this.ids);
+    next.hw = this.hw;
+    return next;
+  }
+
   /** HEAD -> worktree: the ranges every tool numbers (`range` ids). */
   get headToWorktree(): LineDiff {
     return (this.hw ??= diffLines(this.head, this.worktree, { cr: this.worktreeCr, ids: this.hashed() }));

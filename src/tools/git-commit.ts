@@ -10,7 +10,8 @@ import { git, steady } from "../git/run.js";
 import { pendingChanges, requireKnownPaths, stageChanges } from "../git/stage.js";
 import { ToolError } from "../errors.js";
 import { fileList } from "../git/text.js";
-import { defineTool, type ToolContext } from "./tool.js";
+import { commitChangelist } from "../git/commit-changelist.js";
+import { defineTool, type ToolContext, type ToolResult } from "./tool.js";
 
 /** Checks and hooks may run a test suite: a commit gets ten minutes before it is stopped. */
 export const COMMIT_TIMEOUT_MS = 600_000;
@@ -22,12 +23,14 @@ export const gitCommitTool = defineTool({
     message: z.string().min(1).describe("The commit message."),
     paths: pathsParam().optional().describe("Commit only these files or folders, as they are in the worktree; other staged changes stay staged."),
     amend: z.boolean().optional().describe("Replace the last commit (its changes plus these) instead of adding one."),
+    changelist: z.string().min(1).optional().describe("Commit exactly this changelist's changes (HEAD plus them); every other list's changes stay in the worktree, and in the index where staged."),
   },
   mutating: true,
   hints: { destructive: false },
   timeoutMs: COMMIT_TIMEOUT_MS,
   state: gitState,
-  async run({ message, paths, amend }, ctx) {
+  async run({ message, paths, amend, changelist }, ctx): Promise<ToolResult> {
+    if (changelist !== undefined) return commitChangelist(ctx, { changelist, paths }, (c) => gitCommitTool.run({ message, amend }, c));
     const gitDir = await cachedGitDir(ctx);
     const { head, branch } = await headInfo(ctx);
     if (amend && !head) throw new ToolError("INVALID_PARAMS", "amend: there is no commit to amend yet; commit without amend.");

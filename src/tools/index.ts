@@ -27,6 +27,16 @@ import { gitResetTool } from "./git-reset.js";
 import { gitShowTool } from "./git-show.js";
 import { gitStashTool } from "./git-stash.js";
 import { gitStatusTool } from "./git-status.js";
+import { gitChangelistEditTool } from "./git-changelist-edit.js";
+import { gitChangelistLinesTool } from "./git-changelist-lines.js";
+import { gitChangelistMarkTool } from "./git-changelist-mark.js";
+import { gitChangelistOfTool } from "./git-changelist-of.js";
+import { gitChangelistsTool } from "./git-changelists.js";
+import { gitLineStatusTool } from "./git-line-status.js";
+import { gitRollbackLinesTool } from "./git-rollback-lines.js";
+import { gitStageLinesTool } from "./git-stage-lines.js";
+import { gitUnstageLinesTool } from "./git-unstage-lines.js";
+import { gitWordDiffTool } from "./git-word-diff.js";
 import { mcpApproveTool, mcpRevokeTool } from "./mcp-approve.js";
 import { mcpServersTool } from "./mcp-servers.js";
 import { terminalJobsTool } from "./terminal-jobs.js";
@@ -66,6 +76,16 @@ export const TOOLS: AnyTool[] = [
   gitResetTool,
   gitStashTool,
   gitCheckTool,
+  gitWordDiffTool,
+  gitLineStatusTool,
+  gitStageLinesTool,
+  gitUnstageLinesTool,
+  gitRollbackLinesTool,
+  gitChangelistMarkTool,
+  gitChangelistOfTool,
+  gitChangelistsTool,
+  gitChangelistLinesTool,
+  gitChangelistEditTool,
   ghTool,
   terminalRunTool,
   terminalJobsTool,

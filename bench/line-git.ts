@@ -1,0 +1,190 @@
+/**
+ * Line-level git (SPEC 8, issue 11) on a 5,000-line file with 60 changed ranges, against git itself in the same run:
+ * git_line_status through the daemon (target 20 ms); git_word_diff against `git diff --word-diff=porcelain` of the file
+ * (target 1.5x); git_stage_lines of half the ranges against `git apply --cached` of the equivalent patch (target 1.5x);
+ * and changelist remapping after an edit (target 5 ms), measured in-process on the tracker's own step (read the file,
+ * diff it against the marked version, carry the marks), since no call waits for it.
+ */
+import { spawn } from "node:child_process";
+import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { performance } from "node:perf_hooks";
+import { initHash } from "../src/core/hash.js";
+import { lineGit } from "../src/git/line-service.js";
+import { EventBus } from "../src/platform/bus.js";
+import { Supervisor } from "../src/platform/supervisor.js";
+import { Workspace } from "../src/workspace.js";
+import { BenchDaemon, cpuMs, fmt, median, report } from "./lib.js";
+
+/** The issue's file: 5,000 lines, 60 changed ranges. */
+const LINES = 5_000;
+const RANGES = 60;
+/** Timed runs per figure, ours and git's interleaved so both see the same load. */
+const SAMPLES = 30;
+/** Untimed runs first: the daemon's caches and git's page cache warm up. */
+const WARMUP = 3;
+
+function run(dir: string, args: string[], input?: string): Promise<{ ms: number; out: string }> {
+  return new Promise((resolve, reject) => {
+    const t0 = performance.now();
+    const child = spawn("git", args, { cwd: dir, stdio: [input === undefined ? "ignore" : "pipe", "pipe", "pipe"] });
+    let out = "";
+    let err = "";
+    child.stdout!.on("data", (d) => (out += d));
+    child.stderr!.on("data", (d) => (err += d));
+    if (input !== undefined) child.stdin!.end(input);
+    child.on("exit", (code) => (code === 0 ? resolve({ ms: performance.now() - t0, out }) : reject(new Error(`git ${args.join(" ")}: ${err}`))));
+  });
+}
+
+const git = async (dir: string, ...args: string[]) => (await run(dir, args)).out;
+
+/** Code-like lines, each unique enough that the diff is unambiguous, with blocks and blank lines like real code. */
+function source(): string[] {
+  return Array.from({ length: LINES }, (_, i) => (i % 25 === 24 ? "" : i % 25 === 23 ? "}" : `  const value${i} = compute(${i}, "item ${i}"); // step ${i}`));
+}
+
+/** The file with range r (0..RANGES-1) changed when `pick(r)`: modified, added and deleted lines in turn. */
+function edited(base: string[], pick: (r: number) => boolean): string[] {
+  const out: string[] = [];
+  const every = Math.floor(LINES / RANGES);
+  // One code line (not a blank or a brace) in the middle of each stretch of `every` lines.
+  const targets = new Map<number, number>();
+  for (let r = 0; r < RANGES; r++) {
+    let t = r * every + Math.floor(every / 2);
+    while (t % 25 >= 23) t++;
+    targets.set(t, r);
+  }
+  for (let i = 0; i < base.length; i++) {
+    const r = targets.get(i) ?? -1;
+    const at = r >= 0 && pick(r);
+    if (!at) {
+      out.push(base[i]);
+      continue;
+    }
+    const kind = r % 3;
+    if (kind === 0) out.push(base[i].replace("compute", "computeFaster"));
+    else if (kind === 1) out.push(base[i], `  log("after ${i}");`, `  check(value${i});`);
+    // kind 2: the line is deleted
+  }
+  return out;
+}
+
+const text = (lines: string[]) => `${lines.join("\n")}\n`;
+
+async function timeCall(d: BenchDaemon, tool: string, params: Record<string, unknown>): Promise<{ ms: number; result: any }> {
+  const t0 = performance.now();
+  const r = await d.call(tool, params);
+  const ms = performance.now() - t0;
+  if (!r.success) throw new Error(`${tool} failed: ${JSON.stringify(r.result).slice(0, 500)}`);
+  return { ms, result: r.result };
+}
+
+export default async function main(): Promise<void> {
+  const dir = realpathSync(mkdtempSync(path.join(tmpdir(), "tool-layer-bench-linegit-")));
+  const file = path.join(dir, "big.ts");
+  const base = source();
+  await git(dir, "init", "-q", "-b", "main");
+  for (const [k, v] of [["user.email", "bench@example.com"], ["user.name", "Bench"], ["commit.gpgsign", "false"]]) await git(dir, "config", k, v);
+  writeFileSync(file, text(base));
+  await git(dir, "add", "big.ts");
+  await git(dir, "commit", "-qm", "base");
+  const work = text(edited(base, () => true));
+  // The equivalent of staging every other range, as a patch git applies to the index.
+  writeFileSync(file, text(edited(base, (r) => r % 2 === 0)));
+  const halfPatch = await git(dir, "diff", "--", "big.ts");
+  writeFileSync(file, work);
+
+  const d = new BenchDaemon(dir);
+  try {
+    await d.ready;
+    const status = await timeCall(d, "git_line_status", { path: "big.ts" });
+    const hash = status.result.hash as string;
+    const ranges = status.result.ranges as { range: number }[];
+    if (ranges.length !== RANGES) throw new Error(`expected ${RANGES} ranges, got ${ranges.length}`);
+    const half = ranges.filter((r) => r.range % 2 === 1).map((r) => r.range);
+
+    // git_line_status: the issue's figure is absolute; git diff of the file beside it for scale.
+    const st: number[] = [];
+    const diffMs: number[] = [];
+    let cpu = 0;
+    for (let i = 0; i < WARMUP + SAMPLES; i++) {
+      const c0 = cpuMs(d.child.pid);
+      const ours = await timeCall(d, "git_line_status", { path: "big.ts" });
+      if (i >= WARMUP) cpu += cpuMs(d.child.pid) - c0;
+      const theirs = await run(dir, ["diff", "--", "big.ts"]);
+      if (i >= WARMUP) (st.push(ours.ms), diffMs.push(theirs.ms));
+    }
+    report(`git_line_status, ${LINES} lines, ${RANGES} ranges (target 20 ms)`, median(st), median(diffMs), "ms", "git diff");
+    console.log(`  daemon CPU per call: ${fmt(cpu / SAMPLES)} ms (10 ms clock ticks, averaged)`);
+
+    const wd: number[] = [];
+    const gwd: number[] = [];
+    cpu = 0;
+    for (let i = 0; i < WARMUP + SAMPLES; i++) {
+      const c0 = cpuMs(d.child.pid);
+      const ours = await timeCall(d, "git_word_diff", { path: "big.ts" });
+      if (i >= WARMUP) cpu += cpuMs(d.child.pid) - c0;
+      const theirs = await run(dir, ["diff", "--word-diff=porcelain", "--", "big.ts"]);
+      if (i >= WARMUP) (wd.push(ours.ms), gwd.push(theirs.ms));
+    }
+    report("git_word_diff (target 1.5x)", median(wd), median(gwd), "ms", "git diff --word-diff=porcelain");
+    console.log(`  daemon CPU per call: ${fmt(cpu / SAMPLES)} ms`);
+
+    // Staging half the ranges: each run starts from an index equal to HEAD (the reset is not timed).
+    const sg: number[] = [];
+    const ap: number[] = [];
+    cpu = 0;
+    for (let i = 0; i < WARMUP + SAMPLES; i++) {
+      await git(dir, "reset", "-q", "--", "big.ts");
+      const c0 = cpuMs(d.child.pid);
+      const ours = await timeCall(d, "git_stage_lines", { path: "big.ts", hash, ranges: half });
+      if (i >= WARMUP) cpu += cpuMs(d.child.pid) - c0;
+      const staged = await git(dir, "diff", "--cached", "--", "big.ts");
+      await git(dir, "reset", "-q", "--", "big.ts");
+      const theirs = await run(dir, ["apply", "--cached", "-"], halfPatch);
+      if (staged !== (await git(dir, "diff", "--cached", "--", "big.ts"))) throw new Error("git_stage_lines staged something else than git apply of the same ranges");
+      if (i >= WARMUP) (sg.push(ours.ms), ap.push(theirs.ms));
+    }
+    await git(dir, "reset", "-q", "--", "big.ts");
+    report(`git_stage_lines of ${half.length} ranges (target 1.5x)`, median(sg), median(ap), "ms", "git apply --cached");
+    console.log(`  daemon CPU per call: ${fmt(cpu / SAMPLES)} ms; the rest is three git processes in turn (read, hash-object, update-index) where git apply is one`);
+  } finally {
+    await d.close();
+  }
+
+  // Remapping, in-process: the tracker's step for one file after an edit.
+  await initHash();
+  const processes = new Supervisor();
+  const ws = new Workspace({ root: dir }, processes, new EventBus(), () => undefined);
+  try {
+    const svc = lineGit(ws);
+    await svc.changelists.ready({ ws });
+    const loaded = await svc.files.load({ ws }, "big.ts");
+    const ids = loaded.versions.headToWorktree.ranges.filter((r) => r.id % 2 === 0).map((r) => r.id);
+    await svc.changelists.mark(loaded, { ranges: ids }, "feature");
+    const variants = [work, text(["// a new first line", ...edited(base, () => true)])];
+    const remap: number[] = [];
+    let remapCpu = 0;
+    for (let i = 0; i < WARMUP + SAMPLES; i++) {
+      writeFileSync(file, variants[(i + 1) % 2]);
+      const t0 = performance.now();
+      const c0 = process.cpuUsage();
+      await svc.changelists.followDisk("big.ts");
+      const c = process.cpuUsage(c0);
+      if (i >= WARMUP) (remap.push(performance.now() - t0), (remapCpu += (c.user + c.system) / 1000));
+    }
+    report("changelist remapping after an edit (target 5 ms)", median(remap), undefined, "ms");
+    console.log(`  CPU per remap: ${fmt(remapCpu / SAMPLES)} ms`);
+    const after = await svc.files.load({ ws }, "big.ts");
+    const marks = await svc.changelists.marksFor(after);
+    const kept = new Set(marks.lines.values());
+    console.log(`  (${marks.lines.size} marked lines after ${SAMPLES + WARMUP} edits, lists: ${[...kept].join(", ")})`);
+  } finally {
+    await ws.dispose();
+    await processes.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  console.log(`medians of ${SAMPLES} runs each`);
+}

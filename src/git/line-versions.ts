@@ -1,0 +1,276 @@
+/**
+ * A file's three versions as the line-level tools see them (SPEC 8): HEAD (or a given commit), the index's stage 0, and
+ * the worktree, read fresh on every call (the bus trails the disk; the disk is what an answer is about). One
+ * `cat-file --batch` reads both blobs and tells an unmerged path (stages 1-3, no stage 0) from the others; the
+ * worktree is read from disk. Parsed versions are cached by object id and file hash, and a file keeps one LineIds
+ * table across calls, so asking twice about an unchanged file diffs nothing again and an edit rehashes only its lines.
+ *
+ * Line endings: when git converts this path's line endings on `git add` (core.autocrlf, `.gitattributes` text/eol),
+ * `\r\n` and `\n` are one terminator for the diffs against the worktree (`cr: "ignore"`) and staged lines get git's
+ * `\n`. This is asked of git only when some version has a `\r`: otherwise both policies give the same answer.
+ */
+import { lstatSync, statSync } from "node:fs";
+import { fileHash } from "../core/hash.js";
+import { EMPTY, FileVersions } from "../core/file-versions.js";
+import { type CrPolicy, LineIds, type LineSeq } from "../core/line-diff.js";
+import { BINARY_SNIFF_BYTES, decodeText, splitText } from "../core/text.js";
+import { ToolError } from "../errors.js";
+import { readRaw } from "../fs/read-text.js";
+import type { ResolvedPath } from "../paths.js";
+import type { Workspace } from "../workspace.js";
+import { type GitObject, readObjects } from "./line-objects.js";
+import { git, type GitCtx } from "./run.js";
+
+export interface RepoInfo {
+  gitDir: string;
+  /** The root's path inside the repository ("" at its top, "sub/" below), so root-relative paths become git paths. */
+  prefix: string;
+}
+
+const repos = new Map<string, RepoInfo>();
+
+/** The repository of the root (NOT_A_REPOSITORY otherwise), remembered while its git dir exists. */
+export async function repoInfo(ctx: GitCtx): Promise<RepoInfo> {
+  const known = repos.get(ctx.ws.root);
+  if (known && statSync(known.gitDir, { throwIfNoEntry: false })?.isDirectory()) return known;
+  const r = await git(ctx, ["rev-parse", "--absolute-git-dir", "--show-prefix"]);
+  const [gitDir, prefix = ""] = r.stdout.split("\n");
+  const info = { gitDir: gitDir.trim(), prefix: prefix.trim() };
+  repos.set(ctx.ws.root, info);
+  return info;
+}
+
+/** One version of the file: its object (or none), whether it had a BOM, its lines. */
+export interface Version {
+  /** The blob id, null when this version has no file (untracked, not in HEAD, deleted); always null for the worktree. */
+  sha: string | null;
+  bom: boolean;
+  seq: LineSeq;
+}
+
+export interface LineFile {
+  /** Root-relative, as every tool names it. */
+  rel: string;
+  /** From the top of the repository, as git names it. */
+  gitPath: string;
+  target: ResolvedPath;
+  /** The worktree file's hash (SPEC 4); null when it does not exist. */
+  hash: string | null;
+  /** The worktree file's bytes, null when it does not exist. */
+  bytes: Buffer | null;
+  /** The worktree file's git mode (100644 or 100755), null when it does not exist. */
+  worktreeMode: string | null;
+  head: Version;
+  index: Version;
+  worktree: Version;
+  versions: FileVersions;
+  /** git converts this path's line endings on add: stage with `\n`, compare ignoring `\r`. */
+  converts: boolean;
+  /**
+   * git's clean filter would convert, but `git add` would not (text=auto or autocrlf with a `\r` already in the index):
+   * blobs are written as they are (`--no-filters`), as `git add` stores them.
+   */
+  rawBlobs: boolean;
+}
+
+export interface LoadOptions {
+  /** Compare with this commit instead of HEAD (a full sha). */
+  base?: string;
+  /** A missing worktree file, index entry and base blob is NOT_FOUND unless this says it may be (a changelist sweep). */
+  mustExist?: boolean;
+}
+
+/** Parsed versions kept across calls, bounded by their total characters (a few large files must not pin memory). */
+const SEQ_CACHE_CHARS = 32 * 1024 * 1024;
+/** Files whose LineIds and last FileVersions are kept: the files a session is working on. */
+const FILES_KEPT = 64;
+/** A file's LineIds is replaced when it holds this many times the file's lines (old versions' lines pile up). */
+const IDS_GROWTH = 8;
+
+
+/** The per-workspace cache of parsed versions and per-file line tables. */
+export class LineFiles {
+  private readonly seqs = new Map<string, { seq: LineSeq; bom: boolean; chars: number }>();
+  private seqChars = 0;
+  private readonly files = new Map<string, { ids: LineIds; key?: string; versions?: FileVersions }>();
+
+  constructor(private readonly ws: Pick<Workspace, "paths" | "maxFileBytes">) {}
+
+  /** Reads the three versions of `path` (see the header); BINARY_FILE, ENCODING, TOO_LARGE, CONFLICT, NOT_FOUND. */
+  async load(ctx: GitCtx, path: string, opts: LoadOptions = {}): Promise<LineFile> {
+    const target = await this.ws.paths.resolve(path, { allowGitDir: false });
+    return this.loadResolved(ctx, target, opts);
+  }
+
+  async loadResolved(ctx: GitCtx, target: ResolvedPath, opts: LoadOptions = {}): Promise<LineFile> {
+    const repo = await repoInfo(ctx);
+    const rel = target.rel;
+    if (!rel) throw new ToolError("NOT_A_FILE", "path: the workspace root is a folder; name a file.");
+    refuseLinks(target, this.ws.paths.toRel(target.real));
+    const gitPath = repo.prefix + rel;
+    const base = opts.base ?? "HEAD";
+    const max = this.ws.maxFileBytes;
+    const [objects, disk] = await Promise.all([
+      readObjects(ctx, [`${base}:${gitPath}`, `:0:${gitPath}`, `:1:${gitPath}`, `:2:${gitPath}`, `:3:${gitPath}`], max),
+      readWorktree(target, max),
+    ]);
+    const [headObj, indexObj, ...stages] = objects;
+    if (!indexObj && stages.some(Boolean)) {
+      throw new ToolError("CONFLICT", `${rel} is unmerged (a merge, rebase or stash left conflicts in it); resolve it first (section 9 conflict tools, or edit and git_add it), then stage its lines.`, { path: rel });
+    }
+    const head = this.version(rel, blobOf(rel, headObj, max), opts.base ? "the commit" : "HEAD");
+    const index = this.version(rel, blobOf(rel, indexObj, max), "the index");
+    if (opts.mustExist !== false && !disk && !head.sha && !index.sha) {
+      throw new ToolError("NOT_FOUND", `${rel} is not in the worktree, the index or ${opts.base ? "that commit" : "HEAD"}; check the path with git_status.`);
+    }
+    const hash = disk ? fileHash(disk.bytes) : null;
+    // The worktree's id is its file hash (`hash`), not a blob id.
+    const worktree = disk ? { ...this.parsed(`w:${hash}`, rel, disk.bytes, "the worktree"), sha: null } : { sha: null, bom: false, seq: EMPTY };
+    // A native scan of the bytes (memchr), not of 15,000 lines.
+    const anyCr = [head.sha ? headObj!.bytes : undefined, index.sha ? indexObj!.bytes : undefined, disk?.bytes].some((b) => b !== undefined && b.indexOf(13) !== -1);
+    const eol = anyCr ? await eolPolicy(ctx, rel, index.seq, worktree.seq) : { converts: false, rawBlobs: false };
+    const cr: CrPolicy = eol.converts ? "ignore" : "exact";
+    const versions = this.versionsOf(rel, head, index, worktree, hash, cr);
+    const worktreeMode = disk ? ((disk.mode & 0o111) !== 0 ? "100755" : "100644") : null;
+    return { rel, gitPath, target, hash, bytes: disk?.bytes ?? null, worktreeMode, head, index, worktree, versions, ...eol };
+  }
+
+  /** A worktree file's lines from its bytes (BINARY_FILE, ENCODING), cached by its hash like every version. */
+  worktreeSeq(rel: string, bytes: Buffer, hash: string): LineSeq {
+    return this.parsed(`w:${hash}`, rel, bytes, "the worktree").seq;
+  }
+
+  /** A blob's lines (BINARY_FILE, ENCODING), cached by its id. */
+  blobSeq(rel: string, sha: string, bytes: Buffer): LineSeq {
+    return this.parsed(`b:${sha}`, rel, bytes, "git").seq;
+  }
+
+  /** The table of a file's lines, shared by every diff of its versions (LineIds). */
+  idsOf(rel: string, lines: number): LineIds {
+    let f = this.files.get(rel);
+    if (f && f.ids.size > IDS_GROWTH * Math.max(lines, 1000)) f = undefined;
+    if (!f) f = { ids: new LineIds() };
+    this.files.delete(rel);
+    this.files.set(rel, f);
+    if (this.files.size > FILES_KEPT) this.files.delete(this.files.keys().next().value!);
+    return f.ids;
+  }
+
+  private versionsOf(rel: string, head: Version, index: Version, worktree: Version, hash: string | null, cr: CrPolicy): FileVersions {
+    const key = `${head.sha}|${index.sha}|${hash}|${cr}`;
+    const ids = this.idsOf(rel, worktree.seq.lines.length);
+    const f = this.files.get(rel)!;
+    if (f.key === key && f.versions) return f.versions;
+    // Same HEAD and index as last time (the usual edit): keep their diff and hashed lines.
+    const sameBase = f.versions && f.key?.startsWith(`${head.sha}|${index.sha}|`) && f.key.endsWith(`|${cr}`) && f.versions.ids === ids;
+    const versions = sameBase ? f.versions!.withWorktree(worktree.seq) : new FileVersions(head.seq, index.seq, worktree.seq, cr, ids);
+    f.key = key;
+    f.versions = versions;
+    return versions;
+  }
+
+  private version(rel: string, blob: { sha: string; bytes: Buffer } | null, where: string): Version {
+    if (!blob) return { sha: null, bom: false, seq: EMPTY };
+    return { ...this.parsed(`b:${blob.sha}`, rel, blob.bytes, where), sha: blob.sha };
+  }
+
+  /** Lines of a version, by its key (`b:sha` or `w:hash`): the same object each time, so diffs and tables reuse it. */
+  private parsed(key: string, rel: string, bytes: Buffer, where: string): Version {
+    const known = this.seqs.get(key);
+    if (known) {
+      this.seqs.delete(key);
+      this.seqs.set(key, known);
+      return { sha: key.slice(2), bom: known.bom, seq: known.seq };
+    }
+    if (bytes.subarray(0, BINARY_SNIFF_BYTES).includes(0)) {
+      throw new ToolError("BINARY_FILE", `${rel} is binary in ${where} (it has a NUL byte); line-level git works on text files. Stage it whole with git_add.`, { path: rel });
+    }
+    let decoded;
+    try {
+      decoded = decodeText(bytes, rel);
+    } catch (e) {
+      if (e instanceof ToolError) throw new ToolError(e.code, `${rel} in ${where}: ${e.message} Stage it whole with git_add.`, { path: rel });
+      throw e;
+    }
+    const seq = splitText(decoded.text);
+    const entry = { seq, bom: decoded.bom, chars: decoded.text.length };
+    this.seqs.set(key, entry);
+    this.seqChars += entry.chars;
+    while (this.seqChars > SEQ_CACHE_CHARS && this.seqs.size > 1) {
+      const [oldest, e] = this.seqs.entries().next().value!;
+      this.seqs.delete(oldest);
+      this.seqChars -= e.chars;
+    }
+    return { sha: key.slice(2), bom: entry.bom, seq };
+  }
+}
+
+/** A symlink (or a path through a symlinked folder) is a link to git, not lines: NOT_A_FILE. */
+function refuseLinks(target: ResolvedPath, realRel: string): void {
+  const link = lstatSync(target.abs, { throwIfNoEntry: false });
+  if (link?.isSymbolicLink() || (target.exists && realRel !== target.rel)) {
+    throw new ToolError("NOT_A_FILE", `${target.rel} is (or goes through) a symbolic link; git stores a link as its target's name, not as lines. Use git_add for it.`);
+  }
+  if (link?.isDirectory()) throw new ToolError("NOT_A_FILE", `${target.rel} is a folder; line-level git works on one file at a time.`);
+}
+
+async function readWorktree(target: ResolvedPath, max: number): Promise<{ bytes: Buffer; mode: number } | null> {
+  try {
+    const raw = await readRaw(target, max);
+    return { bytes: raw.bytes, mode: raw.stats.mode };
+  } catch (e) {
+    if (e instanceof ToolError && e.code === "NOT_FOUND") return null;
+    throw e;
+  }
+}
+
+function blobOf(rel: string, obj: GitObject | null, max: number): { sha: string; bytes: Buffer } | null {
+  if (!obj) return null;
+  if (obj.type === "tree") return null; // a folder of that name there: no file
+  if (obj.type !== "blob") throw new ToolError("NOT_A_FILE", `${rel} is a submodule; line-level git works on files. Use git_add for it.`);
+  if (!obj.bytes) throw new ToolError("TOO_LARGE", `${rel} is ${obj.size} bytes in git, over the ${max}-byte limit of the file tools.`, { size: obj.size, max_bytes: max });
+  return { sha: obj.sha, bytes: obj.bytes };
+}
+
+type AttrValue = "set" | "unset" | "unspecified" | string;
+
+/**
+ * Does `git add` convert this path's line endings (see convert.c's convert_attrs and crlf_to_git)? `text` (or `eol`, or
+ * the old `crlf`) set: always. text=auto, or no attribute and core.autocrlf true/input: unless the index already has a
+ * `\r` in this file (git's "safer autocrlf") or the file has a lone `\r` (git then calls it binary).
+ */
+export async function eolPolicy(ctx: GitCtx, rel: string, index: LineSeq, worktree: LineSeq): Promise<{ converts: boolean; rawBlobs: boolean }> {
+  const [attrs, autocrlf] = await Promise.all([
+    git(ctx, ["check-attr", "-z", "text", "eol", "crlf", "--", rel]),
+    git(ctx, ["config", "--get", "core.autocrlf"], { ok: [0, 1] }),
+  ]);
+  const values = new Map<string, AttrValue>();
+  const parts = attrs.stdout.split("\0");
+  for (let i = 0; i + 2 < parts.length; i += 3) values.set(parts[i + 1], parts[i + 2]);
+  const text = values.get("text") ?? "unspecified";
+  const eol = values.get("eol") ?? "unspecified";
+  const crlf = values.get("crlf") ?? "unspecified";
+  const attr = text !== "unspecified" ? text : crlf;
+  let mode: "binary" | "text" | "auto" | "none" =
+    attr === "set" || attr === "input" ? "text" : attr === "unset" ? "binary" : attr === "auto" ? "auto" : "none";
+  if (mode === "none" && (eol === "lf" || eol === "crlf")) mode = "text";
+  const auto = autocrlf.stdout.trim().toLowerCase();
+  if (mode === "none" && ["true", "yes", "on", "1", "input"].includes(auto)) mode = "auto";
+  if (mode === "text") return { converts: true, rawBlobs: false };
+  if (mode !== "auto") return { converts: false, rawBlobs: false };
+  const indexHasCr = index.eols.some((e) => e === "\r\n") || index.lines.some((l) => l.includes("\r"));
+  const loneCr = worktree.lines.some((l) => l.includes("\r"));
+  return { converts: !indexHasCr && !loneCr, rawBlobs: indexHasCr };
+}
+
+/** Root-relative paths of every file that differs from HEAD in the worktree (tracked or not, deleted too). */
+export async function changedPaths(ctx: GitCtx): Promise<string[]> {
+  const head = await git(ctx, ["rev-parse", "--verify", "--quiet", "HEAD"], { ok: [0, 1, 128] });
+  const [tracked, untracked] = await Promise.all([
+    head.code === 0
+      ? git(ctx, ["diff", "HEAD", "--name-only", "-z", "--no-renames", "--relative", "--no-ext-diff", "--", "."])
+      : git(ctx, ["ls-files", "-z", "--cached", "--", "."]),
+    git(ctx, ["ls-files", "-z", "--others", "--exclude-standard", "--", "."]),
+  ]);
+  return [...new Set([...tracked.stdout.split("\0"), ...untracked.stdout.split("\0")].filter(Boolean))].sort();
+}

@@ -1,0 +1,39 @@
+import { lineStatus } from "../core/line-status.js";
+import { changelistParam, filePathParam, hashParam, optionalLinesParam, optionalRangesParam } from "../git/line-params.js";
+import { lineGit, lineGitState } from "../git/line-service.js";
+import { checkHash } from "../git/line-stage.js";
+import { defineTool } from "./tool.js";
+
+export const gitChangelistMarkTool = defineTool({
+  id: "git_changelist_mark",
+  description: "Moves chosen changes of one file to a changelist (made if new), so the worktree can later be committed as several commits (git_commit with changelist). Select with hash + lines or ranges from git_line_status (a range is split where the selection ends); no selection moves every change of the file. Changelists follow the file as it changes and persist in .git/tool-layer/; this is bookkeeping, not a change to the repository. Selecting no changed line is NO_CHANGE.",
+  params: {
+    path: filePathParam(),
+    hash: hashParam(),
+    lines: optionalLinesParam(),
+    ranges: optionalRangesParam(),
+    changelist: changelistParam("The changelist to move the changes to; created if it does not exist."),
+  },
+  mutating: false,
+  state: lineGitState,
+  async run({ path, hash, lines, ranges, changelist }, ctx) {
+    const svc = lineGit(ctx.ws);
+    const file = await svc.files.load(ctx, path);
+    checkHash(file, hash);
+    await svc.changelists.ready(ctx);
+    const hw = file.versions.headToWorktree;
+    const sel = lines || ranges ? { lines, ranges } : { ranges: hw.ranges.map((r) => r.id) };
+    const r = await svc.changelists.mark(file, sel, changelist);
+    const status = lineStatus(file.versions, { marks: r.marks, lines: [] });
+    const ranges2 = status.ranges.map((x) => `${x.range} ${x.changelist ?? "split"}`).join(", ");
+    return {
+      path: file.rel,
+      hash: file.hash,
+      changelist,
+      created: r.created,
+      marked: r.marked,
+      ranges: status.ranges,
+      text: `marked ${r.marked} change${r.marked === 1 ? "" : "s"} of ${file.rel} as changelist ${changelist}${r.created ? " (new list)" : ""} · ranges: ${ranges2}`,
+    };
+  },
+});
