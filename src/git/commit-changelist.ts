@@ -136,7 +136,7 @@ async function buildIndex(ctx: ToolContext, parts: Part[], env: { GIT_INDEX_FILE
   await writeIndex(ctx, writes, { env, hooks: false });
   if (adds.length) {
     const specs = adds.map((p) => `:(top,literal)${p.gitPath}\0`).join("");
-    await gitRaw(ctx, ["add", "-A", "--pathspec-from-file=-", "--pathspec-file-nul"], { input: specs, env, group: true, config: ["-c", "core.hooksPath=/dev/null"] });
+    await gitRaw(ctx, ["add", "-A", "--pathspec-from-file=-", "--pathspec-file-nul"], { input: specs, env, config: ["-c", "core.hooksPath=/dev/null"] });
   }
 }
 

@@ -4,17 +4,13 @@
  * written with `update-index --index-info`. No patch is ever applied, so neither `apply.whitespace` nor any other
  * patch setting can change what is staged.
  *
- * The runner here exists because objects must come back as raw bytes (run.ts decodes output as text, and a blob's size
- * is in bytes) and blobs go in as bytes. It passes the same protective config as run.ts (no fsmonitor command, no
- * optional locks, paths as they are). Object reads and writes start no child and get no process group; `add` and
- * `reset` (whole-file staging) may run filters and hooks and get one.
+ * Objects come back as raw bytes (a blob's size is in bytes) and blobs go in as bytes, through run.ts's gitBytes: the
+ * same protective config and process rules as every git call.
  */
-import { ToolError, isNodeError } from "../errors.js";
+import { ToolError } from "../errors.js";
 import type { Env } from "../platform/child-env.js";
-import { type GitCtx, gitFailure } from "./run.js";
+import { type GitCtx, gitBytes } from "./run.js";
 
-/** See run.ts GIT_CONFIG: a repository's config must not make git run a command, nor a read rewrite the index. */
-const LINE_GIT_CONFIG = ["--no-optional-locks", "-c", "core.fsmonitor=false", "-c", "core.quotePath=false", "-c", "color.ui=false"];
 /** A read or write of one file's objects: seconds would mean a broken repository, not a slow one. */
 const OBJECT_TIMEOUT_MS = 30_000;
 
@@ -30,47 +26,11 @@ export interface RawOptions {
   /** More `-c name=value` pairs before the command. */
   config?: readonly string[];
   ok?: number[] | "any";
-  /** A process group of its own: for commands that may start children (add and reset run filters and hooks). */
-  group?: boolean;
 }
 
-/** Runs git with its stdout as bytes; a failure is a ToolError with git's own words. */
-export async function gitRaw(ctx: GitCtx, args: readonly string[], opts: RawOptions = {}): Promise<RawResult> {
-  let managed;
-  try {
-    managed = await ctx.ws.processes.spawn(
-      {
-        cmd: "git",
-        args: [...LINE_GIT_CONFIG, ...(opts.config ?? []), ...args],
-        cwd: ctx.ws.root,
-        env: { LC_ALL: "C", ...opts.env },
-        stdin: opts.input !== undefined ? "pipe" : "ignore",
-        group: opts.group ?? false,
-        label: `git ${args[0]}`,
-      },
-      { signal: ctx.signal, timeoutMs: OBJECT_TIMEOUT_MS },
-    );
-  } catch (e) {
-    if (isNodeError(e, "ENOENT")) throw new ToolError("TOOL_MISSING", "git is not installed or not on PATH; install git to use the git tools.");
-    throw e;
-  }
-  const { child } = managed;
-  if (opts.input !== undefined) {
-    child.stdin!.on("error", () => undefined); // git exited without reading all of it: its exit code says why
-    child.stdin!.end(opts.input);
-  }
-  const out: Buffer[] = [];
-  const err: Buffer[] = [];
-  child.stdout.on("data", (d: Buffer) => out.push(d));
-  child.stderr.on("data", (d: Buffer) => err.push(d));
-  const { code } = await managed.exited;
-  ctx.signal?.throwIfAborted();
-  const r = { code, stdout: Buffer.concat(out), stderr: Buffer.concat(err).toString("utf8") };
-  if (managed.timedOut) throw new ToolError("TIMEOUT", `git ${args[0]} did not finish within ${OBJECT_TIMEOUT_MS} ms and was killed.`);
-  if (opts.ok !== "any" && !(opts.ok ?? [0]).includes(code ?? -1)) {
-    throw gitFailure(args, { code, signal: null, stdout: "", stderr: r.stderr, truncated: false, timedOut: false });
-  }
-  return r;
+/** Runs git (run.ts's config and process rules) with its stdout as bytes; a failure is a ToolError with git's words. */
+export function gitRaw(ctx: GitCtx, args: readonly string[], opts: RawOptions = {}): Promise<RawResult> {
+  return gitBytes(ctx, args, { ...opts, timeoutMs: OBJECT_TIMEOUT_MS });
 }
 
 export interface GitObject {
@@ -132,7 +92,7 @@ export interface WriteBlobOptions {
 export async function writeBlob(ctx: GitCtx, gitPath: string, bytes: Buffer, opts: WriteBlobOptions): Promise<string> {
   const args = ["hash-object", ...(opts.write ? ["-w"] : []), "--stdin", opts.filters ? `--path=${gitPath}` : "--no-filters"];
   // A filter driver is a program: it gets a process group like any command that may start children.
-  const r = await gitRaw(ctx, args, { input: bytes, env: opts.env, config: ["-c", "core.safecrlf=false"], group: opts.filters });
+  const r = await gitRaw(ctx, args, { input: bytes, env: opts.env, config: ["-c", "core.safecrlf=false"] });
   return r.stdout.toString("utf8").trim();
 }
 

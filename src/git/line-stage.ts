@@ -145,7 +145,7 @@ export async function applyPlans(ctx: ToolContext, action: IndexAction, plans: r
   if (!whole.length) return;
   const specs = whole.map((p) => `:(top,literal)${p.gitPath}\0`).join("");
   const args = action === "stage" ? ["add", "-A"] : ["reset", "-q"];
-  await gitRaw(ctx, [...args, "--pathspec-from-file=-", "--pathspec-file-nul"], { input: specs, group: true });
+  await gitRaw(ctx, [...args, "--pathspec-from-file=-", "--pathspec-file-nul"], { input: specs });
 }
 
 /** The new `ranges` status of a planned file: its HEAD and worktree with the index the plan leaves. */

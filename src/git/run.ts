@@ -1,7 +1,7 @@
 import { stat } from "node:fs/promises";
 import { ToolError, isNodeError } from "../errors.js";
 import type { Env } from "../platform/child-env.js";
-import { DEFAULT_TIMEOUT_MS, type RunResult, type Supervisor } from "../platform/supervisor.js";
+import { DEFAULT_TIMEOUT_MS, type ProcessSpec, type RunOptions, type RunResult, type Supervisor } from "../platform/supervisor.js";
 
 export type { RunResult };
 /** A git call with no bound of its own is killed after this: no git command we run should take longer on a sane repository. */
@@ -81,12 +81,27 @@ export interface GitCtx {
 }
 
 /** Runs git in the workspace root; a failure is a ToolError whose message carries git's own words. */
-export async function git(ctx: GitCtx, args: readonly string[], opts: GitCallOptions = {}): Promise<RunResult> {
-  let r: RunResult;
+export function git(ctx: GitCtx, args: readonly string[], opts: GitCallOptions = {}): Promise<RunResult> {
+  return exec(ctx, args, opts, (spec, limits) => ctx.ws.processes.run(spec, limits));
+}
+
+/** git() with stdout as the bytes git wrote (objects are bytes, and their sizes count bytes) and bytes as input. */
+export async function gitBytes(ctx: GitCtx, args: readonly string[], opts: Omit<GitCallOptions, "input"> & { input?: string | Buffer } = {}) {
+  const r = await exec(ctx, args, opts, (spec, limits) => ctx.ws.processes.runBytes(spec, limits));
+  return { ...r, stderr: r.stderr.toString("utf8") };
+}
+
+async function exec<R extends { code: number | null; timedOut: boolean; stdout: string | Buffer; stderr: string | Buffer }>(
+  ctx: GitCtx,
+  args: readonly string[],
+  opts: Omit<GitCallOptions, "input"> & { input?: string | Buffer },
+  runner: (spec: ProcessSpec, limits: RunOptions) => Promise<R>,
+): Promise<R> {
+  let r: R;
   try {
     const group = !CHILDLESS_COMMANDS.has(args[0]);
     const hooks = ctx.dryRun && opts.hooks !== "repo" ? NO_HOOKS : [];
-    r = await ctx.ws.processes.run(
+    r = await runner(
       { cmd: "git", args: [...GIT_CONFIG, ...hooks, ...(opts.config ?? []), ...args], cwd: opts.cwd ?? ctx.ws.root, env: { LC_ALL: "C", ...opts.env }, group, label: `git ${args[0]}` },
       { signal: ctx.signal, timeoutMs: opts.timeoutMs, maxBytes: opts.maxBytes, input: opts.input },
     );
@@ -102,11 +117,11 @@ export async function git(ctx: GitCtx, args: readonly string[], opts: GitCallOpt
   if (r.timedOut) {
     throw new ToolError("TIMEOUT", `git ${args[0]} did not finish within ${opts.timeoutMs ?? DEFAULT_PROCESS_TIMEOUT_MS} ms and was killed; check the remote or narrow the request.`);
   }
-  if (opts.ok !== "any" && !(opts.ok ?? [0]).includes(r.code ?? -1)) throw gitFailure(args, r);
+  if (opts.ok !== "any" && !(opts.ok ?? [0]).includes(r.code ?? -1)) throw gitFailure(args, { code: r.code, stdout: r.stdout.toString(), stderr: r.stderr.toString() });
   return r;
 }
 
-export function gitFailure(args: readonly string[], r: RunResult): ToolError {
+export function gitFailure(args: readonly string[], r: Pick<RunResult, "code" | "stdout" | "stderr">): ToolError {
   const said = (r.stderr.trim() || r.stdout.trim()).slice(-4000);
   if (/not a git repository/i.test(said)) {
     return new ToolError("NOT_A_REPOSITORY", "The workspace root is not inside a git repository; run git_clone, or `git init` it first.");

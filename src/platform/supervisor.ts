@@ -63,6 +63,11 @@ export interface RunResult {
   timedOut: boolean;
 }
 
+export interface BytesResult extends Omit<RunResult, "stdout" | "stderr"> {
+  stdout: Buffer;
+  stderr: Buffer;
+}
+
 export type PipedChild = ChildProcessByStdio<Writable | null, Readable, Readable>;
 
 /** A child the supervisor owns: killed whole on timeout, abort, stop() or daemon shutdown. */
@@ -117,6 +122,12 @@ export class Supervisor {
 
   /** Runs a short-lived command to its end (through the pool) and returns its capped output. */
   async run(spec: ProcessSpec, opts: RunOptions = {}): Promise<RunResult> {
+    const r = await this.runBytes(spec, opts);
+    return { ...r, stdout: r.stdout.toString("utf8"), stderr: r.stderr.toString("utf8") };
+  }
+
+  /** run(), with stdout and stderr as the bytes the command wrote (git objects, whose sizes are in bytes). */
+  async runBytes(spec: ProcessSpec, opts: RunOptions = {}): Promise<BytesResult> {
     const maxBytes = opts.maxBytes ?? MAX_OUTPUT_BYTES;
     const managed = await this.spawn({ ...spec, stdin: opts.input !== undefined ? "pipe" : spec.stdin }, opts);
     const { child } = managed;
@@ -128,7 +139,7 @@ export class Supervisor {
     const err = collect(child.stderr, maxBytes);
     const { code, signal } = await managed.exited;
     opts.signal?.throwIfAborted();
-    return { code, signal, stdout: out.text(), stderr: err.text(), truncated: out.truncated || err.truncated, timedOut: managed.timedOut };
+    return { code, signal, stdout: out.bytes(), stderr: err.bytes(), truncated: out.truncated || err.truncated, timedOut: managed.timedOut };
   }
 
   /**
@@ -325,12 +336,12 @@ function killTree(child: PipedChild, group: boolean): void {
 }
 
 /** Collects a stream up to `maxBytes`, draining and dropping the rest (none when the output went to a descriptor). */
-function collect(stream: Readable | null, maxBytes: number): { text: () => string; truncated: boolean } {
+function collect(stream: Readable | null, maxBytes: number): { bytes: () => Buffer; truncated: boolean } {
   const chunks: Buffer[] = [];
   let bytes = 0;
   const state = {
     truncated: false,
-    text: () => Buffer.concat(chunks).subarray(0, maxBytes).toString("utf8"),
+    bytes: () => Buffer.concat(chunks).subarray(0, maxBytes),
   };
   stream?.on("data", (d: Buffer) => {
     if (bytes < maxBytes) chunks.push(d);
