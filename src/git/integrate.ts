@@ -26,8 +26,17 @@ async function count(ctx: GitCtx, range: string[]): Promise<number> {
   return Number((await git(ctx, ["rev-list", "--count", ...range])).stdout.trim());
 }
 
-/** What bringing `theirs` into `head` would do, computed in the object store only (no ref, index or file changes). */
-export async function analyze(ctx: GitCtx, head: string, theirs: string, rebase: boolean): Promise<Integration> {
+/**
+ * What bringing `theirs` into `head` would do, computed in the object store only (no ref, index or file changes).
+ * `replay` predicts a rebase's steps (the conflict tools' version also settles what auto-resolution would).
+ */
+export async function analyze(
+  ctx: GitCtx,
+  head: string,
+  theirs: string,
+  rebase: boolean,
+  replay: (ctx: GitCtx, onto: string, head: string) => Promise<ReplayStep[]> = simulateRebase,
+): Promise<Integration> {
   const [incoming, outgoing, inCount, outCount] = await Promise.all([
     logCommits(ctx, [`-n${MAX_COMMITS_SHOWN}`, theirs, `^${head}`]),
     logCommits(ctx, [`-n${MAX_COMMITS_SHOWN}`, head, `^${theirs}`]),
@@ -37,7 +46,7 @@ export async function analyze(ctx: GitCtx, head: string, theirs: string, rebase:
   const result: Integration = { incoming, outgoing, incoming_count: inCount, outgoing_count: outCount, up_to_date: inCount === 0, fast_forward: outCount === 0 && inCount > 0, conflicts: [] };
   if (result.up_to_date || result.fast_forward) return result;
   if (rebase) {
-    result.replay = await simulateRebase(ctx, theirs, head);
+    result.replay = await replay(ctx, theirs, head);
     result.conflicts = [...new Set(result.replay.flatMap((s) => s.conflicts))];
   } else {
     result.conflicts = (await predictMerge(ctx, head, theirs)).conflicts;

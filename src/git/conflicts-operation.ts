@@ -1,0 +1,175 @@
+import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import path from "node:path";
+import type { Backup } from "./backup.js";
+import type { AutoMode } from "./conflicts-model.js";
+import { unmergedPaths } from "./conflicts-stages.js";
+import { EMPTY_TREE, cachedGitDir, headInfo, operationInProgress } from "./repo.js";
+import { type GitCtx, git } from "./run.js";
+import { snapshotWorktree } from "./backup.js";
+
+/**
+ * The operation a conflict belongs to (SPEC 9): git's own (merge, rebase, cherry-pick, revert: its state files say so)
+ * or a stash apply, which git leaves no trace of. For the operations the daemon starts it keeps a record in the git
+ * directory: the exact state before the operation began (so an abandon restores it), the auto-resolution mode (so a
+ * later stop of the same rebase is settled the same way), and what a stash pop still has to do.
+ */
+
+export type ConflictOp = "merge" | "rebase" | "cherry-pick" | "revert" | "stash";
+
+/** The state before an operation began: HEAD, and the worktree and index as trees (the worktree's with the files it replaced). */
+export interface PreState {
+  head: string | null;
+  branch: string | null;
+  /** The stash-like snapshot commit holding them (a backup ref keeps it), or null when both were HEAD's tree. */
+  snapshot: string | null;
+  tree: string;
+  index_tree: string;
+}
+
+export interface OperationRecord {
+  op: ConflictOp;
+  /** "merge of topic", "rebase onto main", "pop of stash@{0}". */
+  what: string;
+  before: PreState;
+  backup: Backup | null;
+  auto: AutoMode;
+  /** The ref the caller named for the other side (merge, pull): the label of `theirs`. */
+  theirs?: string;
+  stash?: { commit: string; name: string; action: "apply" | "pop"; untracked: string[] };
+}
+
+/** The record lives beside the changelists (SPEC 8): in the git directory, never in the worktree. */
+const RECORD_FILE = "tool-layer/operation.json";
+
+export async function readRecord(gitDir: string): Promise<OperationRecord | null> {
+  try {
+    return JSON.parse(await readFile(path.join(gitDir, RECORD_FILE), "utf8")) as OperationRecord;
+  } catch {
+    return null;
+  }
+}
+
+export async function writeRecord(ctx: GitCtx, record: OperationRecord): Promise<void> {
+  const file = path.join(await cachedGitDir(ctx), RECORD_FILE);
+  await mkdir(path.dirname(file), { recursive: true });
+  await writeFile(`${file}.tmp`, JSON.stringify(record, null, 1));
+  await rename(`${file}.tmp`, file);
+}
+
+export async function clearRecord(ctx: GitCtx): Promise<void> {
+  await rm(path.join(await cachedGitDir(ctx), RECORD_FILE), { force: true });
+}
+
+/**
+ * The state before an operation: a snapshot of the worktree (with `extra`, untracked or ignored files it may replace)
+ * and the index, built in a temporary index; nothing is written but unreferenced objects.
+ */
+export async function preState(ctx: GitCtx, head: string | null, branch: string | null, extra: string[] = []): Promise<PreState> {
+  const snapshot = await snapshotWorktree(ctx, head, extra);
+  if (!snapshot) {
+    const tree = head ? (await git(ctx, ["rev-parse", `${head}^{tree}`])).stdout.trim() : EMPTY_TREE;
+    return { head, branch, snapshot: null, tree, index_tree: tree };
+  }
+  const r = await git(ctx, ["rev-parse", `${snapshot}^{tree}`, `${snapshot}^2^{tree}`]);
+  const [tree, index_tree] = r.stdout.trim().split("\n");
+  return { head, branch, snapshot, tree, index_tree };
+}
+
+export interface InProgress {
+  op: ConflictOp;
+  /** The daemon's record, when it started this operation; null for one started outside. */
+  record: OperationRecord | null;
+  head: string | null;
+  branch: string | null;
+  gitDir: string;
+}
+
+/** The operation in progress, or null; unmerged entries with no operation are a stash apply (or `checkout -m`) from outside. */
+export async function currentOperation(ctx: GitCtx): Promise<InProgress | null> {
+  const gitDir = await cachedGitDir(ctx);
+  const [gitOp, record, { head, branch }] = await Promise.all([operationInProgress(gitDir), readRecord(gitDir), headInfo(ctx)]);
+  if (gitOp) {
+    const op = gitOp as ConflictOp;
+    const mine = record?.op === op && (op === "rebase" || record.before.head === head) ? record : null;
+    return { op, record: mine, head, branch, gitDir };
+  }
+  if (record?.op === "stash" && record.before.head === head) return { op: "stash", record, head, branch, gitDir };
+  if ((await unmergedPaths(ctx)).length) return { op: "stash", record: null, head, branch, gitDir };
+  return null;
+}
+
+/** How the operation is named in answers. */
+export function operationName(cur: Pick<InProgress, "op" | "record">): string {
+  if (cur.record) return cur.record.what;
+  return cur.op === "stash" ? "stash apply (or checkout -m) started outside tool-layer" : `${cur.op} started outside tool-layer`;
+}
+
+interface Described {
+  sha: string;
+  text: string;
+}
+
+/** `commit abc1234 (subject)` for each commit, in one git call. */
+async function describe(ctx: GitCtx, revs: string[]): Promise<Map<string, Described>> {
+  const out = new Map<string, Described>();
+  const found = revs.filter(Boolean);
+  if (!found.length) return out;
+  const r = await git(ctx, ["log", "--no-walk=unsorted", "--format=%H%x00%h%x00%s", "--end-of-options", ...found], { ok: [0, 128] });
+  r.stdout.split("\n").filter(Boolean).forEach((line, i) => {
+    const [sha, short, subject] = line.split("\0");
+    out.set(found[i], { sha, text: `commit ${short} (${subject})` });
+  });
+  return out;
+}
+
+async function pseudoRef(gitDir: string, name: string): Promise<string | null> {
+  return readFile(path.join(gitDir, name), "utf8").then((s) => s.trim().split("\n")[0] || null, () => null);
+}
+
+/** A branch (or tag, or remote branch) that points at `sha`, for a friendlier label. */
+async function nameOf(ctx: GitCtx, sha: string): Promise<string | null> {
+  const r = await git(ctx, ["for-each-ref", "--points-at", sha, "--format=%(refname:short)", "refs/heads", "refs/remotes", "refs/tags"]);
+  return r.stdout.split("\n").find(Boolean) ?? null;
+}
+
+export interface SideLabels {
+  ours_label: string;
+  theirs_label: string;
+  /** The commit being replayed (rebase, cherry-pick) or reverted, or merged in. */
+  theirs_commit: string | null;
+}
+
+/** What `ours` and `theirs` stand for in this operation, spelled out so no model has to remember git's convention. */
+export async function sideLabels(ctx: GitCtx, cur: InProgress): Promise<SideLabels> {
+  const { gitDir, op } = cur;
+  const headRef = op === "merge" ? "MERGE_HEAD" : op === "rebase" ? "REBASE_HEAD" : op === "cherry-pick" ? "CHERRY_PICK_HEAD" : op === "revert" ? "REVERT_HEAD" : null;
+  const theirsSha = headRef ? await pseudoRef(gitDir, headRef) : (cur.record?.stash?.commit ?? null);
+  const d = await describe(ctx, [cur.head ?? "", theirsSha ?? ""]);
+  const headText = cur.head ? d.get(cur.head)?.text ?? cur.head.slice(0, 7) : "no commit";
+  const theirsText = theirsSha ? d.get(theirsSha)?.text ?? theirsSha.slice(0, 7) : "unknown";
+  const ours = `${cur.branch ?? "detached HEAD"} (HEAD: ${headText})`;
+  switch (op) {
+    case "merge": {
+      const name = cur.record?.theirs ?? (theirsSha ? await nameOf(ctx, theirsSha) : null);
+      return { ours_label: ours, theirs_label: name ? `${name} (${theirsText})` : theirsText, theirs_commit: theirsSha };
+    }
+    case "rebase": {
+      const headName = (await pseudoRef(gitDir, "rebase-merge/head-name")) ?? (await pseudoRef(gitDir, "rebase-apply/head-name"));
+      const onto = (await pseudoRef(gitDir, "rebase-merge/onto")) ?? (await pseudoRef(gitDir, "rebase-apply/onto"));
+      const branch = headName?.replace(/^refs\/heads\//, "") ?? "the branch";
+      return {
+        ours_label: `${branch} as rebuilt so far: ${onto ? onto.slice(0, 7) : "the new base"} plus the commits replayed (HEAD: ${headText})`,
+        theirs_label: `${theirsText}, the commit being replayed`,
+        theirs_commit: theirsSha,
+      };
+    }
+    case "cherry-pick":
+      return { ours_label: ours, theirs_label: `${theirsText}, the commit being cherry-picked`, theirs_commit: theirsSha };
+    case "revert":
+      return { ours_label: ours, theirs_label: `the revert of ${theirsText} (its parent's version)`, theirs_commit: theirsSha };
+    default: {
+      const s = cur.record?.stash;
+      return { ours_label: ours, theirs_label: s ? `the stash ${s.name} (${theirsText})` : "the stash being applied", theirs_commit: theirsSha };
+    }
+  }
+}
