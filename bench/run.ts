@@ -12,6 +12,7 @@ const SUITES: Record<string, () => Promise<{ default: () => Promise<void> }>> = 
   "mcp-server": () => import("./mcp-server.js"),
   lsp: () => import("./lsp.js"),
   conflicts: () => import("./conflicts-corpus.js"),
+  "conflict-tools": () => import("./conflicts.js"),
   agent: () => import("./agent.js"),
 };
 

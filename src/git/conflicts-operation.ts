@@ -87,7 +87,7 @@ export interface InProgress {
 /** The operation in progress, or null; unmerged entries with no operation are a stash apply (or `checkout -m`) from outside. */
 export async function currentOperation(ctx: GitCtx): Promise<InProgress | null> {
   const gitDir = await cachedGitDir(ctx);
-  const [gitOp, record, { head, branch }] = await Promise.all([operationInProgress(gitDir), readRecord(gitDir), headInfo(ctx)]);
+  const [gitOp, record, { head, branch }] = await Promise.all([operationInProgress(gitDir), readRecord(gitDir), headAndBranch(ctx)]);
   if (gitOp) {
     const op = gitOp as ConflictOp;
     const mine = record?.op === op && (op === "rebase" || record.before.head === head) ? record : null;
@@ -96,6 +96,14 @@ export async function currentOperation(ctx: GitCtx): Promise<InProgress | null> 
   if (record?.op === "stash" && record.before.head === head) return { op: "stash", record, head, branch, gitDir };
   if ((await unmergedPaths(ctx)).length) return { op: "stash", record: null, head, branch, gitDir };
   return null;
+}
+
+/** HEAD and its branch in one git process (git_conflicts runs on every listing; each process counts there). */
+async function headAndBranch(ctx: GitCtx): Promise<{ head: string | null; branch: string | null }> {
+  const r = await git(ctx, ["rev-parse", "HEAD", "--symbolic-full-name", "HEAD", "--"], { ok: [0, 1, 128] });
+  const [head, ref] = r.code === 0 ? r.stdout.trim().split("\n") : [];
+  if (head) return { head, branch: ref?.startsWith("refs/heads/") ? ref.slice("refs/heads/".length) : null };
+  return headInfo(ctx);
 }
 
 /** How the operation is named in answers. */
@@ -107,29 +115,28 @@ export function operationName(cur: Pick<InProgress, "op" | "record">): string {
 interface Described {
   sha: string;
   text: string;
+  /** The first branch (else remote branch, else tag) pointing at it. */
+  name: string | null;
 }
 
-/** `commit abc1234 (subject)` for each commit, in one git call. */
+/** `commit abc1234 (subject)` and a ref name for each commit, in one git call. */
 async function describe(ctx: GitCtx, revs: string[]): Promise<Map<string, Described>> {
   const out = new Map<string, Described>();
-  const found = revs.filter(Boolean);
+  const found = [...new Set(revs.filter(Boolean))];
   if (!found.length) return out;
-  const r = await git(ctx, ["log", "--no-walk=unsorted", "--format=%H%x00%h%x00%s", "--end-of-options", ...found], { ok: [0, 128] });
-  r.stdout.split("\n").filter(Boolean).forEach((line, i) => {
-    const [sha, short, subject] = line.split("\0");
-    out.set(found[i], { sha, text: `commit ${short} (${subject})` });
-  });
+  const r = await git(ctx, ["log", "--no-walk=unsorted", "--decorate=full", "--format=%H%x00%h%x00%s%x00%D", "--end-of-options", ...found], { ok: [0, 128] });
+  for (const line of r.stdout.split("\n").filter(Boolean)) {
+    const [sha, short, subject, refs] = line.split("\0");
+    const names = (refs ?? "").split(", ").map((n) => n.replace(/^HEAD -> /, "").replace(/^tag: /, ""));
+    const pick = (prefix: string) => names.find((n) => n.startsWith(prefix))?.slice(prefix.length) ?? null;
+    const name = pick("refs/heads/") ?? pick("refs/remotes/") ?? pick("refs/tags/");
+    out.set(sha, { sha, text: `commit ${short} (${subject})`, name });
+  }
   return out;
 }
 
 async function pseudoRef(gitDir: string, name: string): Promise<string | null> {
   return readFile(path.join(gitDir, name), "utf8").then((s) => s.trim().split("\n")[0] || null, () => null);
-}
-
-/** A branch (or tag, or remote branch) that points at `sha`, for a friendlier label. */
-async function nameOf(ctx: GitCtx, sha: string): Promise<string | null> {
-  const r = await git(ctx, ["for-each-ref", "--points-at", sha, "--format=%(refname:short)", "refs/heads", "refs/remotes", "refs/tags"]);
-  return r.stdout.split("\n").find(Boolean) ?? null;
 }
 
 export interface SideLabels {
@@ -150,7 +157,7 @@ export async function sideLabels(ctx: GitCtx, cur: InProgress): Promise<SideLabe
   const ours = `${cur.branch ?? "detached HEAD"} (HEAD: ${headText})`;
   switch (op) {
     case "merge": {
-      const name = cur.record?.theirs ?? (theirsSha ? await nameOf(ctx, theirsSha) : null);
+      const name = cur.record?.theirs ?? (theirsSha ? d.get(theirsSha)?.name ?? null : null);
       return { ours_label: ours, theirs_label: name ? `${name} (${theirsText})` : theirsText, theirs_commit: theirsSha };
     }
     case "rebase": {

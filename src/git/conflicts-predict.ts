@@ -89,7 +89,7 @@ export async function predictAuto(ctx: GitCtx & { ws: { maxFileBytes: number } }
 export function predictionText(p: AutoPrediction, completes: string, stops = "it would stop there for you"): string {
   if (!p.files.length) return "";
   if (p.mode === "off") return `auto_resolve is false: no block would be touched; ${stops}`;
-  const settled = p.files.flatMap((f) => f.blocks.filter((b) => b.rule).map((b) => `${f.path} block ${b.block} (${autoLabel(b.rule!)})`));
+  const settled = p.files.flatMap((f) => f.blocks.filter((b) => b.rule).map((b) => `${f.path} block ${b.block} (${autoLabel(b.rule!, true)})`));
   const left = p.files.flatMap((f) => {
     if (f.kind !== "text") return [`${f.path} (${f.kind.replaceAll("_", " ")}: whole file)`];
     if (!f.blocks.length) return [`${f.path} (git's markers match no block here: look at it)`];

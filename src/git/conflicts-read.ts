@@ -26,7 +26,7 @@ export type ReadCtx = GitCtx & { ws: Pick<Workspace, "root" | "processes" | "pat
  * Every conflicted path (or those in `only`), read from the index stages: `cached` uses the listing remembered for the
  * index as it is now (git_conflict_resolve), else the index is read again (right after git wrote it).
  */
-export async function readConflicts(ctx: ReadCtx, opts: { only?: string[]; cached?: boolean } = {}): Promise<FileState[]> {
+export async function readConflicts(ctx: ReadCtx, opts: { only?: string[]; cached?: boolean; locate?: boolean } = {}): Promise<FileState[]> {
   let entries: UnmergedPath[];
   let attrs: Map<string, MergeAttributes>;
   if (opts.cached) ({ entries, attrs } = await conflictListing(ctx));
@@ -43,11 +43,11 @@ export async function readConflicts(ctx: ReadCtx, opts: { only?: string[]; cache
   const oids = unknown.flatMap((e) => [e.base?.oid, e.ours?.oid, e.theirs?.oid]).filter((o): o is string => !!o);
   const blobs = await readBlobs(ctx, oids, ctx.ws.maxFileBytes);
   const out: FileState[] = [];
-  for (const entry of entries) out.push(await fileState(ctx, entry, attrs.get(entry.path)!, blobs));
+  for (const entry of entries) out.push(await fileState(ctx, entry, attrs.get(entry.path)!, blobs, opts.locate ?? true));
   return out;
 }
 
-async function fileState(ctx: ReadCtx, entry: UnmergedPath, attrs: MergeAttributes, blobs: Map<string, Buffer | null>): Promise<FileState> {
+async function fileState(ctx: ReadCtx, entry: UnmergedPath, attrs: MergeAttributes, blobs: Map<string, Buffer | null>, locateBlocks: boolean): Promise<FileState> {
   const known = kindOfEntry(entry, attrs) ? null : cachedStageMerge(entry, attrs.markerSize);
   const c = known ? { kind: "text" as const, texts: known.texts } : classify(entry, attrs, blobs);
   const state: FileState = { path: entry.path, entry, attrs, kind: c.kind, hash: null, file: null, target: null, sm: null, loc: null };
@@ -66,7 +66,7 @@ async function fileState(ctx: ReadCtx, entry: UnmergedPath, attrs: MergeAttribut
       return state;
     }
     state.sm = stageMerge(entry, c.texts!, attrs.markerSize);
-    state.loc = locate(state.sm, state.file.doc.lines, attrs.markerSize);
+    if (locateBlocks) state.loc = locate(state.sm, state.file.doc.lines, attrs.markerSize);
     return state;
   }
   state.hash = await readRaw(state.target, ctx.ws.maxFileBytes).then((r) => r.hash, () => null);
@@ -126,7 +126,7 @@ export function fileViewText(v: FileView, withSides = true): string {
 }
 
 /** Word merges are right most of the time, not always (docs/tools/conflicts.md): their label asks for a look. */
-export function autoLabel(rule: string): string {
+export function autoLabel(rule: string, short = false): string {
   switch (rule) {
     case "identical":
       return "identical changes";
@@ -135,6 +135,6 @@ export function autoLabel(rule: string): string {
     case "whitespace":
       return "one side changed only whitespace";
     default:
-      return "WORD MERGE, check it (both sides changed these lines, at different words)";
+      return short ? "WORD MERGE: check it" : "WORD MERGE, check it (both sides changed these lines, at different words)";
   }
 }

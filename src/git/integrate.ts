@@ -1,5 +1,4 @@
 import { ToolError } from "../errors.js";
-import type { Backup } from "./backup.js";
 import { type InTheWay, filesInTheWay } from "./in-the-way.js";
 import { type ReplayStep, predictMerge, simulateRebase } from "./predict.js";
 import { type OneCommit, commitLine, logCommits } from "./repo.js";
@@ -69,11 +68,6 @@ export function integrationText(a: Integration, what: string, rebase: boolean, d
   return lines.join("\n");
 }
 
-export async function conflictedFiles(ctx: GitCtx): Promise<string[]> {
-  const r = await git(ctx, ["diff", "--name-only", "-z", "--diff-filter=U", NO_SUBMODULE_WORKTREES]);
-  return r.stdout.split("\0").filter(Boolean);
-}
-
 /** Tracked files with uncommitted changes (untracked files do not count: git keeps them through these operations). */
 export async function trackedChanges(ctx: GitCtx): Promise<string[]> {
   const r = await git(ctx, ["status", "--porcelain=v2", "-z", "--untracked-files=no", NO_SUBMODULE_WORKTREES]);
@@ -96,15 +90,6 @@ export async function requireNotOverwriting(ctx: GitCtx, head: string, theirs: s
   if (blocked.length) {
     throw new ToolError("CONFLICT", `The ${what} would overwrite uncommitted changes in ${blocked.join(", ")}; commit them (git_commit) or stash them (git_stash push) first.`, { files: blocked });
   }
-}
-
-/** After a merge stopped on conflicts: the error that tells the model how to finish or abandon it. */
-export function mergeConflict(files: string[], what: string, backup: Backup | null = null): ToolError {
-  return new ToolError(
-    "CONFLICT",
-    `The ${what} stopped with conflicts in ${files.join(", ")}; those files now hold conflict markers. Edit them to resolve, git_add them and git_commit to finish, or git_reset {ref:"HEAD", mode:"hard"} to abandon the merge (it saves the worktree, your edits and other uncommitted changes included, to a backup ref first).`,
-    { files, in_progress: "merge", ...(backup ? { backup } : {}) },
-  );
 }
 
 /**

@@ -31,7 +31,8 @@ export const gitConflictResolveTool = defineTool({
   state: gitState,
   async run(params, ctx) {
     const [rel] = await relPaths(ctx, [params.path]);
-    const [state] = await readConflicts(ctx, { only: [rel], cached: true });
+    // Not located here: the write locates the blocks on the file as it is under its lock.
+    const [state] = await readConflicts(ctx, { only: [rel], cached: true, locate: false });
     if (!state) throw new ToolError("NOT_FOUND", `${rel} is not conflicted (no unmerged index entry); git_conflicts lists the conflicted files.`);
     if (params.block === undefined) return resolveWhole(ctx, state, params.hash, params.take, params.keep);
     return resolveOne(ctx, state, params.hash, params.block, params.take, params.keep);
@@ -69,7 +70,8 @@ async function resolveOne(ctx: ToolContext, s: FileState, hash: string | null, b
       });
       const out = rewriteWorktree(sm, doc, loc, new Map([[at.block, lines]]), opts);
       const run = out.rewritten.find((r) => r.start === at.start)!;
-      const left = locate(sm, out.lines, s.attrs.markerSize).located.length;
+      // The other blocks stay, each in a region of its own (a group git joined is split by the rewrite).
+      const left = loc.located.length - 1;
       shown = {
         before: renderLanded(doc.lines, at.start, at.end + 1),
         after: renderLanded(out.lines, run.newStart, run.newEnd),

@@ -14,9 +14,8 @@ export const gitConflictsTool = defineTool({
   mutating: false,
   state: gitState,
   async run({ path }, ctx) {
-    const cur = await currentOperation(ctx);
     const only = path ? await relPaths(ctx, [path]) : undefined;
-    const states = await readConflicts(ctx, { only, cached: true });
+    const [cur, states] = await Promise.all([currentOperation(ctx), readConflicts(ctx, { only, cached: true })]);
     const files = states.map(fileView);
     const labels = cur ? await sideLabels(ctx, cur) : null;
     const operation = cur ? cur.op : null;

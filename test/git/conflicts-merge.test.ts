@@ -169,14 +169,23 @@ describe("conflicts of a merge: auto-resolution, git_conflicts, git_conflict_res
   it("finalize is refused while markers remain, naming file and line; every preview of the conflict tools changes nothing", async () => {
     conflictingBranches(dir, { "a.txt": lines("1", "x = 1", "3"), "b.txt": lines("b") }, { "a.txt": lines("1", "x = 2", "3") }, { "a.txt": lines("1", "x = 3", "3") });
     expect((await d.call("git_merge", { ref: "topic" })).result.code).toBe("CONFLICT");
+    const index = readFileSync(path.join(dir, ".git/index"));
     const listed = (await d.ok("git_conflicts")).files[0];
+    const previews: [string, Record<string, unknown>][] = [
+      ["git_conflict_resolve", { path: "a.txt", hash: listed.hash, block: 1, take: "both" }],
+      ["git_conflict_resolve", { path: "a.txt", hash: listed.hash, take: "theirs" }],
+      ["git_merge", { abort: true }],
+    ];
+    for (const [tool, params] of previews) {
+      const [a, b] = await expectUnchanged([dir], [], async () => [await d.ok(tool, params, { approved: false }), await d.ok(tool, params, { approved: false })]);
+      expect(b.preview_id, tool).toBe(a.preview_id);
+    }
+    // Reading conflicts and previewing their resolution never rewrite the index (no stat refresh, no lock).
+    expect(readFileSync(path.join(dir, ".git/index")).equals(index)).toBe(true);
     const refused = await expectUnchanged([dir], [], () => d.call("git_conflict_finalize"));
     expect(refused.result.code).toBe("CONFLICT");
     expect(refused.result.message).toContain("a.txt:2: a conflict marker is still there");
     expect((await d.call("git_conflict_finalize", {}, { approved: false })).result.code).toBe("CONFLICT");
-    await expectUnchanged([dir], [], () => d.ok("git_conflict_resolve", { path: "a.txt", hash: listed.hash, block: 1, take: "both" }, { approved: false }));
-    await expectUnchanged([dir], [], () => d.ok("git_conflict_resolve", { path: "a.txt", hash: listed.hash, take: "theirs" }, { approved: false }));
-    await expectUnchanged([dir], [], () => d.ok("git_merge", { abort: true }, { approved: false }));
     expect((await d.call("git_conflict_resolve", { path: "b.txt", hash: listed.hash, block: 1, take: "ours" })).result.code).toBe("NOT_FOUND");
     expect((await d.call("git_conflict_resolve", { path: "a.txt", hash: listed.hash, block: 1 })).result.code).toBe("INVALID_PARAMS");
     expect((await d.call("git_conflict_resolve", { path: "a.txt", hash: listed.hash, block: 1, take: "ours", keep: ["ours:1"] })).result.code).toBe("INVALID_PARAMS");
@@ -228,6 +237,29 @@ describe("conflicts of a merge: auto-resolution, git_conflicts, git_conflict_res
     expect(read(dir, "w.txt")).toBe(crlf("a = 2", "c = 0", "keep", "b = g(x, z)", "tail"));
     await d.ok("git_conflict_finalize");
     expect(git(dir, "show", "HEAD:w.txt")).toBe(crlf("a = 2", "c = 0", "keep", "b = g(x, z)", "tail"));
+  });
+
+  it("a CRLF worktree over LF blobs (eol=crlf) gets CRLF lines from auto-resolution and resolutions, and LF blobs when staged", async () => {
+    conflictingBranches(
+      dir,
+      { ".gitattributes": "*.txt text eol=crlf\n", "e.txt": lines("a = 1", "keep", "b = f(x, y)", "tail") },
+      { "e.txt": lines("a = 2", "keep", "b = g(x, y)", "tail") },
+      { "e.txt": lines("a = 3", "keep", "b = f(x, z)", "tail") },
+    );
+    // git checked the files out with CRLF; make the worktree match before merging (a fresh checkout would).
+    git(dir, "checkout", "-q", "-f", "main");
+    rmSync(path.join(dir, "e.txt"));
+    git(dir, "checkout", "-q", "--", "e.txt");
+    expect(read(dir, "e.txt")).toContain("\r\n");
+    expect((await d.call("git_merge", { ref: "topic" })).result.code).toBe("CONFLICT");
+    expect(read(dir, "e.txt")).toContain("b = g(x, z)\r\n");
+    const [file] = (await d.ok("git_conflicts")).files;
+    await d.ok("git_conflict_resolve", { path: "e.txt", hash: file.hash, block: 1, keep: ["theirs:1", { text: "c = 0" }] });
+    const crlf = (...ls: string[]) => ls.map((l) => `${l}\r\n`).join("");
+    expect(read(dir, "e.txt")).toBe(crlf("a = 3", "c = 0", "keep", "b = g(x, z)", "tail"));
+    await d.ok("git_conflict_finalize");
+    expect(git(dir, "show", "HEAD:e.txt")).toBe(lines("a = 3", "c = 0", "keep", "b = g(x, z)", "tail"));
+    expect(git(dir, "status", "--porcelain")).toBe("");
   });
 
   it("git_merge abort restores HEAD, index and worktree exactly, right after the stop and after resolutions, and keeps a backup", async () => {
