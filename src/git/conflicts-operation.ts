@@ -93,8 +93,14 @@ export async function currentOperation(ctx: GitCtx): Promise<InProgress | null> 
     const mine = record?.op === op && (op === "rebase" || record.before.head === head) ? record : null;
     return { op, record: mine, head, branch, gitDir };
   }
-  if (record?.op === "stash" && record.before.head === head) return { op: "stash", record, head, branch, gitDir };
-  if ((await unmergedPaths(ctx)).length) return { op: "stash", record: null, head, branch, gitDir };
+  const unmerged = (await unmergedPaths(ctx)).length > 0;
+  // git keeps no state for a stash apply: it is in progress while its conflicts are, or while what it staged is (a
+  // resolution staged by hand, not yet finished); a reset or a commit since has ended it.
+  if (record?.op === "stash" && record.before.head === head) {
+    const staged = !unmerged && (await git(ctx, ["diff", "--cached", "--quiet", record.before.index_tree, "--"], { ok: [0, 1] })).code === 1;
+    if (unmerged || staged) return { op: "stash", record, head, branch, gitDir };
+  }
+  if (unmerged) return { op: "stash", record: null, head, branch, gitDir };
   return null;
 }
 

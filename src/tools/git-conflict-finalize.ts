@@ -16,6 +16,8 @@ export const gitConflictFinalizeTool = defineTool({
     auto_resolve: autoResolveParam("Where the operation stops again (a rebase's next commit); default: as the operation was started"),
   },
   mutating: true,
+  // It only goes forward: what it commits or replays stays in history, and an abandon still restores the start.
+  hints: { destructive: false },
   timeoutMs: 900_000,
   state: gitState,
   async run({ message, auto_resolve }, ctx) {
