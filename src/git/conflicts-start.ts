@@ -1,7 +1,6 @@
 import type { ToolContext } from "../tools/tool.js";
 import { type Backup, saveRef } from "./backup.js";
 import { type RunOutcome, settleAndContinue } from "./conflicts-continue.js";
-import type { AutoMode } from "./conflicts-model.js";
 import { type OperationRecord, type PreState, currentOperation, writeRecord } from "./conflicts-operation.js";
 import { unmergedPaths } from "./conflicts-stages.js";
 
@@ -26,5 +25,3 @@ export async function afterStop(
 async function keepSnapshot(ctx: ToolContext, op: string, before: PreState): Promise<Backup | null> {
   return before.snapshot ? saveRef(ctx, op, before.snapshot, "worktree") : null;
 }
-
-export type { AutoMode };

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { backupText, backupWork, saveRef } from "../git/backup.js";
+import { backupText, saveRef } from "../git/backup.js";
 import { OPERATION_HOOKS, hooksText, plannedHooks } from "../git/hooks.js";
 import { inTheWayText, refuseUntracked } from "../git/in-the-way.js";
 import { settledText, stoppedError } from "../git/conflicts-continue.js";
