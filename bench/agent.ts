@@ -109,13 +109,16 @@ function windows(t: Task, total: number): [number, number][] {
 const indentOf = (s: string) => /^[ \t]*/.exec(s)![0];
 
 /** file_write edits for a task's hunks, against the old version: unique tags bare, others as N:TAG. */
-function tagEdits(t: Task): Record<string, unknown>[] {
+function tagEdits(t: Task, hunks = t.hunks, numbered?: (n: number) => number): Record<string, unknown>[] {
   const lines = splitText(t.old).lines;
   const tags = lines.map(tagOf);
   const count = new Map<string, number>();
   for (const tag of tags) count.set(tag, (count.get(tag) ?? 0) + 1);
-  const anchor = (n: number) => (count.get(tags[n - 1]) === 1 ? tags[n - 1] : `${n}:${tags[n - 1]}`);
-  return t.hunks.map((h) => {
+  // `numbered`: every anchor as N:TAG, N the line's number now (the old one moved by the writes so far).
+  const anchor = numbered
+    ? (n: number) => `${numbered(n)}:${tags[n - 1]}`
+    : (n: number) => (count.get(tags[n - 1]) === 1 ? tags[n - 1] : `${n}:${tags[n - 1]}`);
+  return hunks.map((h) => {
     const anchorLine = h.oldCount ? h.oldStart : Math.max(h.oldStart, 1);
     const edit: Record<string, unknown> = {};
     if (h.oldCount === 0) {
@@ -221,7 +224,7 @@ export default async function main(): Promise<void> {
   const dir = realpathSync(mkdtempSync(path.join(tmpdir(), "tool-layer-bench-agent-")));
   const daemon = new BenchDaemon(dir);
   const mcp = new StdioJsonRpc(process.execPath, [MCP_FILESYSTEM, dir]);
-  const results: { tags: Cost; editFile: Cost; strReplace: Cost; rewrite: Cost; hunks: number }[] = [];
+  const results: Result[] = [];
   try {
     await Promise.all([daemon.ready, mcp.init()]);
     for (const [i, t] of all.entries()) {
@@ -246,6 +249,8 @@ export default async function main(): Promise<void> {
       tagOut.push(write);
       tagIn.push(w.success ? w.result.text : JSON.stringify(w.result));
       const tags = cost(tagOut, tagIn, !w.success || readFileSync(abs, "utf8") !== t.new);
+      const stepwise = t.hunks.length > 1 ? await hunkByHunk(daemon, t, rel, abs, true) : undefined;
+      const stale = t.hunks.length > 1 ? await hunkByHunk(daemon, t, rel, abs, false) : undefined;
       if (tags.failed) console.log(`tags failed on ${t.commit.slice(0, 8)} ${t.path}: ${w.success ? "wrong result" : `${w.result.code}: ${w.result.message}`.slice(0, 200)}`);
 
       // edit_file: the MCP filesystem server, for real.
@@ -281,7 +286,7 @@ export default async function main(): Promise<void> {
       }
       const editFile = cost(fsOut, fsIn, failed);
 
-      results.push({ tags, editFile, strReplace: strReplace(t, abs), rewrite: rewrite(t, abs), hunks: t.hunks.length });
+      results.push({ tags, editFile, strReplace: strReplace(t, abs), rewrite: rewrite(t, abs), hunks: t.hunks.length, stepwise, stale });
     }
   } finally {
     await Promise.all([daemon.close(), mcp.close()]);
@@ -290,7 +295,57 @@ export default async function main(): Promise<void> {
   print(results, all.length);
 }
 
-function print(results: { tags: Cost; editFile: Cost; strReplace: Cost; rewrite: Cost; hunks: number }[], total: number): void {
+interface Result {
+  tags: Cost;
+  editFile: Cost;
+  strReplace: Cost;
+  rewrite: Cost;
+  hunks: number;
+  /** Tasks of several hunks done one write per hunk, top down, from one read: anchors moved by each answer's shifts. */
+  stepwise?: Cost;
+  /** The same, old line numbers reused as they were (what a model without shifts would send). */
+  stale?: Cost;
+}
+
+/**
+ * A task of several hunks as a model that edits as it goes: one read, then one file_write per hunk, top down, each
+ * anchored `N:TAG` on the line numbers of the one read, moved by the `shifts` of the answers so far (withShifts), or
+ * not (what a model would do without them: a stale anchor is TAG_MISMATCH, and it would have to read again).
+ */
+async function hunkByHunk(daemon: BenchDaemon, t: Task, rel: string, abs: string, withShifts: boolean): Promise<Cost> {
+  writeFileSync(abs, t.old);
+  const input: string[] = [];
+  const out: unknown[] = [];
+  let hash = "";
+  for (const [a, b] of windows(t, splitText(t.old).lines.length)) {
+    const params = { path: rel, offset: a, limit: b - a + 1 };
+    const r = await daemon.call("file_read", params);
+    out.push(params);
+    input.push(r.result.text);
+    hash = r.result.hash;
+  }
+  let moves: { from: number; to: number; by: number }[][] = [];
+  const now = (n: number) => moves.reduce((line, shifts) => line + (shifts.find((s) => line >= s.from && line <= s.to)?.by ?? 0), n);
+  let failed = false;
+  for (const h of t.hunks) {
+    const write = { path: rel, hash, edits: tagEdits(t, [h], withShifts ? now : (n) => n) };
+    const w = await daemon.call("file_write", write);
+    out.push(write);
+    input.push(w.success ? w.result.text : JSON.stringify(w.result));
+    if (!w.success) {
+      if (withShifts && process.env.BENCH_AGENT_DEBUG) console.log("stepwise", t.commit.slice(0, 8), t.path, JSON.stringify(write.edits).slice(0, 200), w.result.code, w.result.message.slice(0, 200));
+      failed = true;
+      break;
+    }
+    hash = w.result.hash;
+    moves = [...moves, w.result.shifts ?? []];
+  }
+  const wrong = !failed && readFileSync(abs, "utf8") !== t.new;
+  if (wrong && withShifts && process.env.BENCH_AGENT_DEBUG) console.log("stepwise wrong", t.commit.slice(0, 8), t.path, JSON.stringify(t.hunks.map((h) => [h.oldStart, h.oldCount, h.newLines.length])));
+  return cost(out, input, failed || wrong);
+}
+
+function print(results: Result[], total: number): void {
   const ways = ["tags", "editFile", "strReplace", "rewrite"] as const;
   const names = { tags: "tool-layer tags", editFile: "MCP edit_file", strReplace: "str_replace (Edit)", rewrite: "whole-file rewrite" };
   const ok = results.filter((r) => ways.every((w) => !r[w].failed));
@@ -311,5 +366,9 @@ function print(results: { tags: Cost; editFile: Cost; strReplace: Cost; rewrite:
   const worse = ok.filter((r) => r.tags.outTokens > r.strReplace.outTokens).length;
   const worseIn = ok.filter((r) => r.tags.inTokens > r.strReplace.inTokens).length;
   console.log(`tasks where tags cost more than str_replace: output tokens ${worse} of ${ok.length}, input tokens ${worseIn} of ${ok.length}`);
+  const multi = results.filter((r) => r.stepwise);
+  const stepOk = multi.filter((r) => !r.stepwise!.failed);
+  console.log(`${multi.length} tasks of several hunks, done one write per hunk from one read: with shifts ${stepOk.length} done, without them (old numbers reused) ${multi.filter((r) => !r.stale!.failed).length} done (the rest meet a stale anchor and need a re-read)`);
+  if (stepOk.length) console.log(`  with shifts: output tokens median ${median(stepOk.map((r) => r.stepwise!.outTokens))} (vs one batch ${median(stepOk.map((r) => r.tags.outTokens))}, str_replace ${median(stepOk.map((r) => r.strReplace.outTokens))}); calls median ${median(stepOk.map((r) => r.stepwise!.calls))}`);
   console.log(`old strings that had to grow to be unique (or an insertion, which always needs context): ${ambiguity.grown} of ${ambiguity.hunks} (both str_replace ways); tags needed none: an anchor is unique or N:TAG`);
 }

@@ -14,6 +14,7 @@ const SUITES: Record<string, () => Promise<{ default: () => Promise<void> }>> = 
   conflicts: () => import("./conflicts-corpus.js"),
   "conflict-tools": () => import("./conflicts.js"),
   agent: () => import("./agent.js"),
+  terminal: () => import("./terminal.js"),
 };
 
 const wanted = process.argv.slice(2);

@@ -57,3 +57,12 @@ export const FIND_QUERIES = [
   "button.tsx", "schema", "api/client", "order-item", "graphqlresolver", "test/fixtures", "session_token", "main",
   "invoice", "notifmsg", "db/migration", "cart", "src/app", "theme color", "logger.ts", "qworker",
 ];
+
+/**
+ * Typos an agent makes in names the generated tree has (a swap, a missing, extra or wrong letter, mixed separators):
+ * the exact tiers find little for them, so the typo fallback runs.
+ */
+export const TYPO_QUERIES = [
+  "UserSrevice", "paymnetController", "cofnig_utils", "notifcation", "invocie_list", "graphqlreslover", "sessoin_token",
+  "shcema", "middlewrae", "scheudler",
+];

@@ -1,22 +1,29 @@
 /**
  * search and find_file against their peers (`npm run bench -- search`):
- * - search through the daemon vs `rg --json` run directly with the same arguments, on a generated 20,000-file tree that
- *   includes a minified file of one 4 MB line (target: median ratio <= 1.2x);
- * - find_file's matcher over 100,000 generated paths in-process (target: median <= 15 ms, p90 <= 40 ms, index <= 80 MB),
- *   through the daemon on a 100,000-file tree, and `fzf --filter` as a process when installed.
+ * - search through the daemon vs `rg --json` run directly with the same pattern flags (what a tool reading rg's JSON
+ *   runs), on a generated 20,000-file tree that includes a minified file of one 4 MB line (target: median ratio <= 1.2x),
+ *   and vs rg with the daemon's own arguments killed at the cap (the floor for any capped reader);
+ * - find_file's matcher over 100,000 generated paths in-process, on ordinary queries and on typos that bring the typo
+ *   fallback into play (target: median <= 15 ms, p90 <= 40 ms, index <= 80 MB), against the matcher before the typo
+ *   fallback (commit BEFORE_COMMIT, transpiled from git when the history is there) and `fzf --filter`, in the same run;
+ *   and through the daemon on a 100,000-file tree.
  */
-import { spawn, spawnSync } from "node:child_process";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { runInNewContext } from "node:vm";
 import { setFlagsFromString } from "node:v8";
 import { rgPath } from "@vscode/ripgrep";
 import { FuzzyIndex } from "../src/search/fuzzy.js";
 import { DEFAULT_MAX_RESULTS as DEFAULT_CAP } from "../src/tools/search.js";
-import { ripgrepArgs } from "../src/search/ripgrep.js";
+import { patternArgs, ripgrepArgs } from "../src/search/ripgrep.js";
 import { BenchDaemon, fmt, median, percentile } from "./lib.js";
-import { FIND_QUERIES, generatePaths, rng } from "./search-paths.js";
+import { FIND_QUERIES, TYPO_QUERIES, generatePaths, rng } from "./search-paths.js";
+
+/** The last commit before the typo fallback and the separator rule: find_file's "before" figures. */
+const BEFORE_COMMIT = "06f3bc8";
 
 /** Repetitions per query: enough for a stable median on a shared machine without making the suite slow. */
 const SEARCH_REPS = 10;
@@ -76,10 +83,14 @@ async function benchSearch(): Promise<void> {
     const floorRatios: number[] = [];
     for (const q of SEARCH_QUERIES) {
       const p = q.params;
-      const args = ripgrepArgs({
+      const options = {
         pattern: p.pattern as string, rel: "", glob: p.glob as string[] | undefined, caseSensitive: p.case_sensitive as boolean | undefined,
         fixedStrings: p.fixed_strings as boolean | undefined, context: (p.context as number | undefined) ?? 0,
-      });
+      };
+      const context = options.context ? [`--context=${options.context}`] : [];
+      const globs = (options.glob ?? []).map((g) => `--glob=${g}`);
+      const jsonArgs = ["--json", ...patternArgs(options), "--no-require-git", ...context, ...globs, "--glob=!.git", "-e", options.pattern, "--", "./"];
+      const ownArgs = ripgrepArgs(options);
       const ours: number[] = [];
       const peer: number[] = [];
       const floor: number[] = [];
@@ -90,10 +101,10 @@ async function benchSearch(): Promise<void> {
         answer = await daemon.call("search", p);
         if (i) ours.push(performance.now() - t);
         t = performance.now();
-        peerBytes = await rgDirect(args, dir);
+        peerBytes = await rgDirect(jsonArgs, dir);
         if (i) peer.push(performance.now() - t);
         t = performance.now();
-        await rgDirect(args, dir, DEFAULT_CAP + 1);
+        await rgDirect(ownArgs, dir, DEFAULT_CAP + 1);
         if (i) floor.push(performance.now() - t);
       }
       if (!answer.success) throw new Error(`search failed: ${JSON.stringify(answer.result)}`);
@@ -105,9 +116,9 @@ async function benchSearch(): Promise<void> {
         `[${answer.result.total} lines returned${answer.result.truncated ? ", truncated" : ""}; rg printed ${(peerBytes / 1024).toFixed(0)} KB]`,
       );
       floorRatios.push(median(ours) / median(floor));
-      console.log(`  ${"".padEnd(30)} vs rg --json killed at match ${DEFAULT_CAP + 1} (the least any capped reader can do): ${fmt(median(floor))} ms, ratio ${(median(ours) / median(floor)).toFixed(2)}x`);
+      console.log(`  ${"".padEnd(30)} vs rg (our arguments) killed at match ${DEFAULT_CAP + 1} (the least any capped reader can do): ${fmt(median(floor))} ms, ratio ${(median(ours) / median(floor)).toFixed(2)}x`);
     }
-    console.log(`  median ratio over ${ratios.length} queries: ${median(ratios).toFixed(2)}x vs rg --json to the end (target <= 1.2x); ${median(floorRatios).toFixed(2)}x vs rg --json stopped at the cap`);
+    console.log(`  median ratio over ${ratios.length} queries: ${median(ratios).toFixed(2)}x vs rg --json to the end (target <= 1.2x); ${median(floorRatios).toFixed(2)}x vs rg stopped at the cap`);
     await daemon.close();
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -115,20 +126,21 @@ async function benchSearch(): Promise<void> {
 }
 
 /**
- * The peer: rg itself with the same arguments, its whole output read; with `stopAt`, killed once that many match lines
- * went by (counted without parsing), the floor for any reader that caps.
+ * The peer: rg itself, its whole output read; with `stopAt`, killed once that many match records went by (in rg's
+ * standard output with --null, a record `PATH\0LINE:`; counted without parsing), the floor for any reader that caps.
  */
 function rgDirect(args: string[], cwd: string, stopAt = Infinity): Promise<number> {
   return new Promise((resolve, reject) => {
     const child = spawn(rgPath, args, { cwd, stdio: ["ignore", "pipe", "ignore"] });
     let bytes = 0;
     let matches = 0;
-    const marker = Buffer.from('{"type":"match"');
     child.stdout.on("data", (d: Buffer) => {
       bytes += d.length;
       if (stopAt === Infinity) return;
-      for (let at = d.indexOf(marker); at >= 0; at = d.indexOf(marker, at + 1)) {
-        if (++matches >= stopAt) {
+      for (let at = d.indexOf(0); at >= 0; at = d.indexOf(0, at + 1)) {
+        let k = at + 1;
+        while (d[k] >= 48 && d[k] <= 57) k++;
+        if (d[k] === 58 && ++matches >= stopAt) {
           child.kill("SIGKILL");
           child.stdout.destroy();
           break;
@@ -145,26 +157,58 @@ function gcNow(): () => void {
   return runInNewContext("gc") as () => void;
 }
 
+interface Matcher {
+  search(query: string, limit: number): unknown;
+}
+
+/**
+ * find_file's matcher as it was at BEFORE_COMMIT, transpiled into dist/bench (where its imports resolve), or undefined
+ * when git or the commit is not at hand (a shallow clone).
+ */
+async function matcherBefore(): Promise<(new (paths: readonly string[]) => Matcher) | undefined> {
+  try {
+    const source = execFileSync("git", ["show", `${BEFORE_COMMIT}:src/search/fuzzy.ts`], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
+    const ts = (await import("typescript")).default;
+    const js = ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } }).outputText;
+    const file = fileURLToPath(new URL("./fuzzy-before.generated.js", import.meta.url));
+    writeFileSync(file, js);
+    return (await import(pathToFileURL(file).href)).FuzzyIndex;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Per-query times of `index` over `queries`, FIND_REPS passes, interleaved by the caller with the other matchers. */
+function timeQueries(index: Matcher, queries: readonly string[], into: number[]): void {
+  for (const q of queries) {
+    const t = performance.now();
+    index.search(q, 20);
+    into.push(performance.now() - t);
+  }
+}
+
+const stats = (xs: number[]) => `median ${fmt(median(xs))} ms, p90 ${fmt(percentile(xs, 90))} ms`;
+
 async function benchFindFile(): Promise<void> {
   const paths = generatePaths(FIND_PATHS);
   const gc = gcNow();
-  console.log(`find_file: ${FIND_PATHS} generated paths, ${FIND_QUERIES.length} queries x ${FIND_REPS}, limit 20`);
+  const all = [...FIND_QUERIES, ...TYPO_QUERIES];
+  console.log(`find_file: ${FIND_PATHS} generated paths, ${FIND_QUERIES.length} ordinary queries and ${TYPO_QUERIES.length} typos x ${FIND_REPS}, limit 20`);
 
+  const Before = await matcherBefore();
+  const before = Before ? new Before(paths) : undefined; // built first: the heap figure below is ours alone
   gc();
   const heapBefore = process.memoryUsage().heapUsed;
   let t = performance.now();
   const index = new FuzzyIndex(paths);
   const buildMs = performance.now() - t;
-  const times: number[] = [];
+  const ours = { ordinary: [] as number[], typos: [] as number[] };
+  const theirs = { ordinary: [] as number[], typos: [] as number[] };
   const cold: number[] = [];
   for (let rep = 0; rep < FIND_REPS; rep++) {
-    for (const q of FIND_QUERIES) {
-      t = performance.now();
-      index.search(q, 20);
-      const ms = performance.now() - t;
-      times.push(ms);
-      if (rep === 0) cold.push(ms);
-    }
+    timeQueries(index, FIND_QUERIES, ours.ordinary);
+    timeQueries(index, TYPO_QUERIES, ours.typos);
+    if (rep === 0) cold.push(...ours.ordinary);
   }
   gc();
   const heapMb = (process.memoryUsage().heapUsed - heapBefore) / 1e6;
@@ -172,19 +216,40 @@ async function benchFindFile(): Promise<void> {
   for (const q of ["srvc", "ctrl", "mdl", "tst", "cfg", "hndlr", "rsp", "qry", "evt", "btn"]) index.search(q, 1000);
   gc();
   const worstMb = (process.memoryUsage().heapUsed - heapBefore) / 1e6;
-  if (index.search("keep the index alive until measured", 1).total < 0) console.log("unreachable");
-  console.log(`  in-process matcher: build ${fmt(buildMs)} ms; per query median ${fmt(median(times))} ms, p90 ${fmt(percentile(times, 90))} ms (first pass alone: median ${fmt(median(cold))}, p90 ${fmt(percentile(cold, 90))}); index heap ${heapMb.toFixed(1)} MB after all queries, ${worstMb.toFixed(1)} MB after 10 scattered queries with limit 1000 (prepared-target cache filled)`);
+  // then the matcher before, and ours again: on a shared machine the load moves between phases, so ours is measured on both sides
+  for (let rep = 0; rep < FIND_REPS && before; rep++) {
+    timeQueries(before, FIND_QUERIES, theirs.ordinary);
+    timeQueries(before, TYPO_QUERIES, theirs.typos);
+  }
+  for (let rep = 0; rep < FIND_REPS && before; rep++) {
+    timeQueries(index, FIND_QUERIES, ours.ordinary);
+    timeQueries(index, TYPO_QUERIES, ours.typos);
+  }
+  if (index.search("keep the index alive until measured", 1).total < 0 || before?.search("x", 1) === null) console.log("unreachable");
+  const mixed = [...ours.ordinary, ...ours.typos];
+  console.log(`  in-process matcher: build ${fmt(buildMs)} ms; all ${all.length} queries ${stats(mixed)} (target <= 15 / 40); ordinary ${stats(ours.ordinary)} (first pass alone: ${stats(cold)}); typos ${stats(ours.typos)}`);
+  console.log(`  index heap ${heapMb.toFixed(1)} MB after all queries, ${worstMb.toFixed(1)} MB after 10 scattered queries with limit 1000 (prepared-target cache filled)`);
+  if (before) {
+    console.log(`  before (${BEFORE_COMMIT}, no typo fallback, same run): all ${stats([...theirs.ordinary, ...theirs.typos])}; ordinary ${stats(theirs.ordinary)}; typos ${stats(theirs.typos)}`);
+    const found = TYPO_QUERIES.map((q) => `${q} -> ${(index.search(q, 1) as { hits: { path: string }[] }).hits[0]?.path ?? "nothing"}`);
+    console.log(`  typos' first hit now: ${found.join("; ")}`);
+  } else console.log(`  before: skipped (git show ${BEFORE_COMMIT} is not available here)`);
 
   const fzf = spawnSync("fzf", ["--version"], { encoding: "utf8" });
   if (fzf.status === 0) {
     const input = paths.join("\n");
     const peer: number[] = [];
-    for (const q of FIND_QUERIES) {
-      t = performance.now();
-      spawnSync("fzf", ["--filter", q], { input, maxBuffer: 1 << 26, stdio: ["pipe", "pipe", "ignore"] }); // exit 1: no match
-      peer.push(performance.now() - t);
+    const peerTypos: number[] = [];
+    let typoHits = 0;
+    for (const [queries, into] of [[FIND_QUERIES, peer], [TYPO_QUERIES, peerTypos]] as const) {
+      for (const q of queries) {
+        t = performance.now();
+        const r = spawnSync("fzf", ["--filter", q], { input, maxBuffer: 1 << 26, stdio: ["pipe", "pipe", "ignore"] }); // exit 1: no match
+        into.push(performance.now() - t);
+        if (queries === TYPO_QUERIES && r.status === 0) typoHits++;
+      }
     }
-    console.log(`  fzf --filter ${fzf.stdout.trim()} (a process per query, as a tool would run it): median ${fmt(median(peer))} ms, p90 ${fmt(percentile(peer, 90))} ms; ratio of medians ${(median(times) / median(peer)).toFixed(2)}x`);
+    console.log(`  fzf --filter ${fzf.stdout.trim()} (a process per query, as a tool would run it): all ${stats([...peer, ...peerTypos])}; ordinary ${stats(peer)}, ratio of medians ${(median(ours.ordinary) / median(peer)).toFixed(2)}x; typos: fzf found something for ${typoHits} of ${TYPO_QUERIES.length}`);
   } else {
     console.log("  fzf is not installed (apt-get install -y fzf): peer skipped");
   }

@@ -5,6 +5,7 @@ import { defaultStateDir } from "./mcp/approvals.js";
 import { type CodegraphMode, McpPassthrough } from "./mcp/passthrough.js";
 import { EventBus } from "./platform/bus.js";
 import { Supervisor } from "./platform/supervisor.js";
+import { Terminal, type TerminalOptions } from "./terminal/terminal.js";
 import { JsonlTransport } from "./protocol/jsonl/transport.js";
 import { debugSleepTool } from "./tools/debug-sleep.js";
 import { TOOLS } from "./tools/index.js";
@@ -26,6 +27,8 @@ export interface DaemonOptions {
   stateDir?: string;
   /** Serve the registry over MCP (SPEC 13) instead of JSON lines. */
   mcp?: boolean;
+  /** The terminal's flags (SPEC 11): --terminal-network, --terminal-home, --terminal-env, --terminal-sandbox. */
+  terminal?: Omit<TerminalOptions, "stateDir">;
 }
 
 const log = (message: string) => process.stderr.write(`tool-layer: ${message}\n`);
@@ -48,6 +51,9 @@ export class Daemon {
     const manifest = options.toolsFile ? readManifest(options.toolsFile, TOOLS, log) : undefined;
     this.registry = new Registry(tools, manifest, this.bus, log);
     this.dispatcher = new Dispatcher(this.registry, this.ws);
+    const terminal = new Terminal(this.ws, { ...options.terminal, stateDir: options.stateDir ?? defaultStateDir() });
+    this.ws.terminal = terminal;
+    this.ws.onDispose(() => terminal.dispose());
   }
 
   /** Resolves once input has ended (or SIGTERM came, or stdout closed), calls in flight are done and every child is gone. */
@@ -63,6 +69,7 @@ export class Daemon {
     process.once("SIGTERM", stop);
     process.once("SIGINT", stop);
 
+    this.ws.terminal?.start(); // the sandbox probe and the bash grammar load while the watcher starts
     await this.ws.init();
     await this.startPassthrough();
     transport.start();
@@ -85,6 +92,7 @@ export class Daemon {
     const stopped = new Promise<void>((resolve) => (stop = resolve));
     process.once("SIGTERM", stop);
     process.once("SIGINT", stop);
+    this.ws.terminal?.start(); // the sandbox probe and the bash grammar load while the watcher starts
     await this.ws.init();
     await this.startPassthrough();
     // Created once ready: what the client sent meanwhile waits in stdin's buffer, as JSON-lines requests wait in a queue.

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { accessSync, constants, readFileSync, statSync } from "node:fs";
+import { accessSync, constants, readFileSync, realpathSync, statSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { Daemon, type DaemonOptions } from "./daemon.js";
 
@@ -12,6 +12,10 @@ const FLAGS = {
   "mcp-config": { type: "string", value: "FILE", help: "MCP servers to pass through, trusted (the .mcp.json shape)" },
   codegraph: { type: "string", value: "auto|on|off", help: "CodeGraph's tools: auto (when installed and the root is indexed), on (index it first), off" },
   mcp: { type: "boolean", help: "serve the tools over MCP (stdio JSON-RPC) instead of JSON lines" },
+  "terminal-network": { type: "boolean", help: "terminal commands keep the network (default: none but a private loopback)" },
+  "terminal-home": { type: "string", value: "DIR", help: "bind DIR as the terminal's HOME (default: an empty folder)" },
+  "terminal-env": { type: "string", multiple: true, value: "NAME", help: "pass the secret variable NAME to terminal commands (repeatable)" },
+  "terminal-sandbox": { type: "string", value: "on|off", help: "off: run terminal commands unsandboxed (default: on, bubblewrap)" },
   help: { type: "boolean", short: "h", help: "print this help and exit" },
   version: { type: "boolean", short: "v", help: "print the version and exit" },
 } as const;
@@ -54,7 +58,7 @@ function joinDashValues(args: string[]): string[] {
 type Parsed = { kind: "help" } | { kind: "version" } | { kind: "run"; options: Omit<DaemonOptions, "version"> };
 
 function parse(argv: string[]): Parsed {
-  let values: Record<string, string | boolean | undefined>;
+  let values: Record<string, string | boolean | string[] | undefined>;
   try {
     ({ values } = parseArgs({ args: joinDashValues(argv), options: FLAGS, strict: true, allowPositionals: false }));
   } catch (e) {
@@ -78,6 +82,7 @@ function parse(argv: string[]): Parsed {
   if (codegraph !== "auto" && codegraph !== "on" && codegraph !== "off") throw new UsageError(`--codegraph must be auto, on or off, not ${codegraph}`);
   const mcpConfig = values["mcp-config"] as string | undefined;
   if (mcpConfig !== undefined && !isReadableFile(mcpConfig)) throw new UsageError(`--mcp-config ${mcpConfig} is not a readable file`);
+  const terminal = terminalOptions(values);
   const root = (values.root as string | undefined) ?? process.cwd();
   let isDir = false;
   try {
@@ -86,7 +91,25 @@ function parse(argv: string[]): Parsed {
     throw new UsageError(`--root ${root} does not exist`);
   }
   if (!isDir) throw new UsageError(`--root ${root} is not a directory`);
-  return { kind: "run", options: { root, toolsFile: values.tools as string | undefined, watcher, maxFileBytes, mcpConfig, codegraph, mcp: values.mcp === true } };
+  return { kind: "run", options: { root, toolsFile: values.tools as string | undefined, watcher, maxFileBytes, mcpConfig, codegraph, mcp: values.mcp === true, terminal } };
+}
+
+function terminalOptions(values: Record<string, unknown>): DaemonOptions["terminal"] {
+  const sandbox = (values["terminal-sandbox"] as string | undefined) ?? "on";
+  if (sandbox !== "on" && sandbox !== "off") throw new UsageError(`--terminal-sandbox must be on or off, not ${sandbox}`);
+  const home = values["terminal-home"] as string | undefined;
+  if (home !== undefined && !isDirectory(home)) throw new UsageError(`--terminal-home ${home} is not a directory`);
+  const passEnv = (values["terminal-env"] as string[] | undefined) ?? [];
+  for (const name of passEnv) if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new UsageError(`--terminal-env ${name} is not a variable name`);
+  return { sandbox, network: values["terminal-network"] === true, home: home === undefined ? undefined : realpathSync(home), passEnv };
+}
+
+function isDirectory(dir: string): boolean {
+  try {
+    return statSync(dir).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 function isReadableFile(file: string): boolean {

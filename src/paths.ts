@@ -1,10 +1,12 @@
 import { realpathSync, statSync } from "node:fs";
 import { lstat } from "node:fs/promises";
 import path from "node:path";
-import { ToolError, isNodeError } from "./errors.js";
+import { ToolError, isNodeError, toolErrorOf } from "./errors.js";
 
 /** Where a caller's path lands, checked once here for every tool (SPEC 3). */
 export interface ResolvedPath {
+  /** The workspace root (a real path) the path was checked against. */
+  root: string;
   /** Root-relative, with `/` separators; "" for the root itself. Used in results and events. */
   rel: string;
   /** Absolute path as named (a symlink stays a symlink here: delete removes the link). */
@@ -14,9 +16,21 @@ export interface ResolvedPath {
   exists: boolean;
 }
 
+/** The directory entry a path names itself (a symlink is the link, not its target): what a delete or a move acts on. */
+export interface Entry {
+  /** Real path of the folder that holds the entry. */
+  dir: string;
+  name: string;
+}
+
 export interface ResolveOptions {
-  /** Only the git tools may touch `.git/`. */
+  /** Only the git tools may touch `.git`. */
   allowGitDir?: boolean;
+}
+
+/** `.git` as a path component at any depth: the root's git folder, a nested repository's, or a gitdir file (SPEC 3). */
+export function hasGitComponent(rel: string): boolean {
+  return rel === ".git" || rel.startsWith(".git/") || rel.endsWith("/.git") || rel.includes("/.git/");
 }
 
 export class PathResolver {
@@ -36,6 +50,11 @@ export class PathResolver {
     return path.relative(this.root, abs).split(path.sep).join("/");
   }
 
+  /** A root-relative name for a message: what a model can pass back (absolute only when it is outside). */
+  describe(abs: string): string {
+    return this.isInside(abs) ? this.toRel(abs) || "." : abs;
+  }
+
   async resolve(input: string, options: ResolveOptions = {}): Promise<ResolvedPath> {
     if (input.includes("\0")) throw new ToolError("INVALID_PARAMS", "path: contains a NUL byte.");
     const abs = path.resolve(this.root, input);
@@ -43,10 +62,29 @@ export class PathResolver {
     const rel = this.toRel(abs);
     if (!options.allowGitDir) forbidGit(rel, input);
 
-    const { real, exists } = await realOf(abs);
+    const { real, exists } = await realOf(abs, rel).catch((e: unknown) => {
+      throw toolErrorOf(e, () => rel || ".") ?? e;
+    });
     if (!this.isInside(real)) throw outside(input, real);
     if (!options.allowGitDir) forbidGit(this.toRel(real), input);
-    return { rel, abs, real, exists };
+    return { root: this.root, rel, abs, real, exists };
+  }
+
+  /**
+   * The entry `target` names itself, in its folder's real path: for `link.txt` the link, for `dir-link/a.txt` the file in
+   * the folder the link leads to. Checked like resolve (inside the root, not in `.git`).
+   */
+  entryOf(target: ResolvedPath): Entry {
+    const name = path.basename(target.abs);
+    let dir: string;
+    try {
+      dir = realpathSync.native(path.dirname(target.abs));
+    } catch (e) {
+      throw toolErrorOf(e, () => target.rel) ?? e;
+    }
+    if (!this.isInside(dir)) throw outside(target.rel, dir);
+    forbidGit(this.toRel(path.join(dir, name)), target.rel);
+    return { dir, name };
   }
 }
 
@@ -56,13 +94,13 @@ function outside(input: string, real?: string): ToolError {
 }
 
 function forbidGit(rel: string, input: string): void {
-  if (rel === ".git" || rel.startsWith(".git/")) {
-    throw new ToolError("PATH_FORBIDDEN", `${input} is inside .git/, which only the git tools manage.`);
+  if (hasGitComponent(rel)) {
+    throw new ToolError("PATH_FORBIDDEN", `${input} is in a .git folder (or is a .git file), which only the git tools manage.`);
   }
 }
 
 /** The real path of `abs`; a missing file is checked through its nearest existing parent. */
-async function realOf(abs: string): Promise<{ real: string; exists: boolean }> {
+async function realOf(abs: string, rel: string): Promise<{ real: string; exists: boolean }> {
   let missing = "";
   let probe = abs;
   for (;;) {
@@ -75,7 +113,7 @@ async function realOf(abs: string): Promise<{ real: string; exists: boolean }> {
       if (isNodeError(e, "ENOENT") || isNodeError(e, "ENOTDIR")) {
         // A dangling symlink: its target is what a write would create, so check where it points.
         const link = await lstat(probe).catch(() => undefined);
-        if (link?.isSymbolicLink()) throw new ToolError("NOT_FOUND", `${abs} is a symlink to a missing target.`);
+        if (link?.isSymbolicLink()) throw new ToolError("NOT_FOUND", `${rel} is a symlink to a missing target; fix the link or name its target.`);
         const parent = path.dirname(probe);
         if (parent === probe) throw e;
         missing = missing ? path.join(path.basename(probe), missing) : path.basename(probe);

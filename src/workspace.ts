@@ -6,13 +6,15 @@ import { Supervisor } from "./platform/supervisor.js";
 import { WorktreeLock } from "./platform/worktree-lock.js";
 import { ContentHistory } from "./vfs/history.js";
 import { SessionViews } from "./vfs/views.js";
+import type { Actor, FileIndexView, ToolWrite, WatcherEngine } from "./vfs/types.js";
 import { type Vfs, startVfs } from "./vfs/vfs.js";
 import type { McpPassthrough } from "./mcp/passthrough.js";
+import type { Terminal } from "./terminal/terminal.js";
+
+export type { Actor, FileIndexView, ToolWrite, WatcherEngine };
 
 /** Files above this are TOO_LARGE for the file tools unless `--max-file-bytes` raises it (SPEC 4). */
 export const DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024;
-
-export type WatcherEngine = "parcel" | "chokidar";
 
 export interface WorkspaceOptions {
   root: string;
@@ -21,27 +23,6 @@ export interface WorkspaceOptions {
 }
 
 type Disposer = () => unknown;
-
-/** Who made a change: the session and the tool, for `fs.changed`'s `by` and `tool` (SPEC 7). */
-export interface Actor {
-  session: string;
-  tool: string;
-}
-
-/** A write a tool is about to make (hash null: a delete), so the watcher can attribute the change to its session. */
-export interface ToolWrite extends Actor {
-  /** Root-relative real path (SPEC 3: one file, however it was named). */
-  rel: string;
-  hash: string | null;
-}
-
-/** The VFS's index of watched files, read by find_file. */
-export interface FileIndexView {
-  /** Bumped on every add or remove, so a consumer can cache what it derives from `paths()`. */
-  readonly generation: number;
-  /** Root-relative paths (with `/`) of every watched, not ignored, file. */
-  paths(): readonly string[];
-}
 
 /**
  * The services every tool shares, each with one job: where paths land (paths), who owns child processes (processes),
@@ -61,6 +42,8 @@ export class Workspace {
   private vfs?: Vfs;
   /** The MCP passthrough (SPEC 12), set by the daemon once the workspace is ready. */
   mcp?: McpPassthrough;
+  /** The terminal (SPEC 11), set by the daemon; `terminalOf(ws)` makes one with the defaults where there is no daemon. */
+  terminal?: Terminal;
   private readonly disposers: Disposer[] = [];
 
   constructor(
@@ -79,7 +62,7 @@ export class Workspace {
   /** Everything `ready` promises: after this resolves, no change on disk is missed. */
   async init(): Promise<void> {
     await initHash();
-    const vfs = await startVfs(this);
+    const [vfs] = await Promise.all([startVfs(this), this.files.init()]);
     this.onDispose(() => vfs.stop());
     this.vfs = vfs;
   }

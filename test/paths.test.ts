@@ -71,8 +71,32 @@ describe("PathResolver", () => {
     expect(await code("src/../.git/HEAD")).toBe("PATH_FORBIDDEN");
     expect(await code("gitlink/config")).toBe("PATH_FORBIDDEN");
     expect(await paths.resolve(".git/config", { allowGitDir: true })).toMatchObject({ rel: ".git/config", exists: true });
+    expect(await code("sub/.git/config")).toBe("PATH_FORBIDDEN");
+    expect(await code("a/b/.git")).toBe("PATH_FORBIDDEN");
+    expect(await code("a/.git/b/c")).toBe("PATH_FORBIDDEN");
+    expect(await paths.resolve("sub/.git/config", { allowGitDir: true })).toMatchObject({ rel: "sub/.git/config" });
+    expect(await code("a.git/b")).toBe("OK");
+    expect(await code("a/.gitx/b")).toBe("OK");
     expect(await code(".github/workflows/x.yml")).toBe("OK");
     expect(await code(".gitignore")).toBe("OK");
+  });
+
+  it("names the path root-relatively in OS errors: a symlink loop, a name too long", async () => {
+    symlinkSync("loop-b", path.join(ws.dir, "loop-a"));
+    symlinkSync("loop-a", path.join(ws.dir, "loop-b"));
+    const loop = await paths.resolve("loop-a/x.txt").catch((e) => e);
+    expect(loop).toMatchObject({ code: "SYMLINK_LOOP" });
+    expect(loop.message).toMatch(/^loop-a\/x\.txt: /);
+    expect(loop.message).not.toContain(ws.dir);
+    const long = await paths.resolve(`${"n".repeat(300)}.txt`).catch((e) => e);
+    expect(long).toMatchObject({ code: "NAME_TOO_LONG" });
+    expect(long.message).not.toContain(ws.dir);
+  });
+
+  it("gives the entry a path names itself: a link is the link, a file under a linked folder is in the real folder", async () => {
+    symlinkSync(path.join(ws.dir, "src"), path.join(ws.dir, "src-link"));
+    expect(paths.entryOf(await paths.resolve("inner-link.ts"))).toEqual({ dir: ws.dir, name: "inner-link.ts" });
+    expect(paths.entryOf(await paths.resolve("src-link/a.ts"))).toEqual({ dir: path.join(ws.dir, "src"), name: "a.ts" });
   });
 
   it("refuses a root that is not a directory", () => {

@@ -94,23 +94,42 @@ export function resolveEdits(doc: TextDoc, tags: readonly string[] | TagSource, 
   });
 }
 
-/** Ranges may not overlap, and an insert may not fall strictly inside a replaced or deleted range (SPEC 5). */
+/**
+ * Ranges may not overlap, and an insert may not fall strictly inside a replaced or deleted range (SPEC 5). Sorted once,
+ * so a batch of N edits costs N log N, not N^2 (the batch size is bounded too: MAX_EDITS in file-write.ts).
+ */
 export function checkOverlap(ops: readonly Op[]): void {
-  const ranges = ops.filter((o) => o.removed > 0);
   const lines = (o: Op) => (o.removed === 1 ? `line ${o.start + 1}` : `lines ${o.start + 1}-${o.start + o.removed}`);
   const describe = (o: Op) => (o.removed > 0 ? `edits[${o.index}] (${lines(o)})` : `edits[${o.index}] (insert after line ${o.start})`);
+  const clash = (o: Op, r: Op) => {
+    throw new ToolError("OVERLAP", `${describe(o)} overlaps ${describe(r)}; merge them into one edit or make the ranges disjoint. Nothing was changed.`, {
+      edits: [Math.min(o.index, r.index), Math.max(o.index, r.index)],
+    });
+  };
+  const ranges = ops.filter((o) => o.removed > 0).sort((a, b) => a.start - b.start || a.index - b.index);
+  // Sorted by start, a range overlaps an earlier one exactly when it starts before the furthest end seen so far.
+  let reach: Op | undefined;
   for (const r of ranges) {
-    for (const o of ops) {
-      if (o === r) continue;
-      const clash = o.removed > 0
-        ? o.index > r.index && o.start < r.start + r.removed && r.start < o.start + o.removed
-        : o.start > r.start && o.start < r.start + r.removed;
-      if (clash) {
-        throw new ToolError("OVERLAP", `${describe(o)} overlaps ${describe(r)}; merge them into one edit or make the ranges disjoint. Nothing was changed.`, {
-          edits: [Math.min(o.index, r.index), Math.max(o.index, r.index)],
-        });
-      }
+    if (reach && r.start < reach.start + reach.removed) {
+      const [first, later] = reach.index < r.index ? [reach, r] : [r, reach];
+      clash(later, first);
     }
+    if (!reach || r.start + r.removed > reach.start + reach.removed) reach = r;
+  }
+  // The ranges are disjoint now: an insert point is strictly inside one only if it is inside the last one starting before it.
+  for (const o of ops) {
+    if (o.removed > 0) continue;
+    let lo = 0;
+    let hi = ranges.length - 1;
+    let before: Op | undefined;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (ranges[mid].start < o.start) {
+        before = ranges[mid];
+        lo = mid + 1;
+      } else hi = mid - 1;
+    }
+    if (before && o.start < before.start + before.removed) clash(o, before);
   }
 }
 

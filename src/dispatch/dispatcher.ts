@@ -139,9 +139,10 @@ export class Dispatcher implements DaemonApi {
       if (dryRun) {
         work = tool.run(params, context(true, false)).then((r) => ({ ...r, dry_run: true, preview_id: previewId(tool.id, params, r) }));
       } else if (bound !== undefined) {
-        // The approval covers one preview: check it and act under one hold of the tree, so nothing slips in between.
-        work = this.ws.lock.exclusive(async () => {
-          const preview = await tool.run(params, context(true, true)).catch((e: unknown) => {
+        // The approval covers one preview: check it and act under one hold of the tree, so nothing slips in between;
+        // a long-running tool is checked and then runs without the hold (a test run must not stop every file write).
+        const checkAndRun = async (holdsTree: boolean) => {
+          const preview = await tool.run(params, context(true, holdsTree)).catch((e: unknown) => {
             // The call would now fail (the file changed, the branch moved): that too is not what was approved.
             const known = toolErrorOf(e);
             if (!known) throw e;
@@ -151,8 +152,9 @@ export class Dispatcher implements DaemonApi {
           if (now !== bound) {
             throw new ToolError("PREVIEW_STALE", `The state changed since the preview ${bound} was approved; nothing was changed. Review the new preview (preview_id ${now}) and approve that one.`, { preview: { ...preview, dry_run: true, preview_id: now }, preview_id: now });
           }
-          return tool.run(params, context(false, true));
-        });
+          return tool.run(params, context(false, holdsTree));
+        };
+        work = tool.runsLong ? checkAndRun(false) : this.ws.lock.exclusive(() => checkAndRun(true));
       } else {
         work = tool.run(params, context(false, false));
       }
@@ -217,12 +219,28 @@ function capText(result: ToolResult): ToolResult {
   };
 }
 
+/**
+ * zod says only "Invalid input" when no branch of a union fits: name the types the branches expected, and what came.
+ * A branch that failed deeper (a field of an object) is the better guess, so its own words are given instead.
+ */
+function unionMessage(issue: z.core.$ZodIssue): string | undefined {
+  if (issue.code !== "invalid_union" || !issue.errors.length) return undefined;
+  const top = issue.errors.map((branch) => branch.find((i) => i.path.length === 0 && i.code === "invalid_type"));
+  if (top.every(Boolean)) {
+    const expected = [...new Set(top.map((i) => (i as { expected: string }).expected))];
+    const received = /received (\w+)/.exec(top[0]!.message)?.[1];
+    return `expected ${expected.join(" or ")}${received ? `, received ${received}` : ""}`;
+  }
+  const deeper = issue.errors.find((branch) => branch.some((i) => i.path.length > 0))?.find((i) => i.path.length > 0);
+  return deeper ? `${deeper.path.join(".")}: ${deeper.message}` : undefined;
+}
+
 /** One clause per bad field, so a model can fix them all at once. */
 function describeIssues(error: z.ZodError): string {
   const parts = error.issues.flatMap((issue) => {
     if (issue.code === "unrecognized_keys") return issue.keys.map((k) => `${[...issue.path, k].join(".")}: unknown field`);
     const where = issue.path.length ? issue.path.join(".") : "params";
-    return [`${where}: ${issue.message}`];
+    return [`${where}: ${unionMessage(issue) ?? issue.message}`];
   });
   return `Invalid params: ${parts.join("; ")}.`;
 }

@@ -1,5 +1,6 @@
-import { unifiedDiff } from "../core/render.js";
-import { decodeText } from "../core/text.js";
+import { capDiff, docDiff } from "../core/render.js";
+import { parseText } from "../core/text.js";
+import { MAX_TEXT_CHARS } from "../dispatch/dispatcher.js";
 import { ToolError } from "../errors.js";
 import type { ResolvedPath } from "../paths.js";
 import type { Workspace } from "../workspace.js";
@@ -16,7 +17,9 @@ export function checkHash(ws: Pick<Workspace, "history">, target: ResolvedPath, 
   const old = ws.history.get(want);
   if (old) {
     try {
-      details.diff = unifiedDiff(target.rel, decodeText(old, target.rel).text, decodeText(current.bytes, target.rel).text).diff;
+      const capped = capDiff(docDiff(target.rel, parseText(old, target.rel), parseText(current.bytes, target.rel)).diff, MAX_TEXT_CHARS);
+      details.diff = capped.diff;
+      if (capped.truncated) details.diff_truncated = true;
     } catch (e) {
       // One side is not text (it became binary): the current hash alone must do.
       if (!(e instanceof ToolError)) throw e;

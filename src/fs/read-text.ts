@@ -1,11 +1,14 @@
 import { isUtf8 } from "node:buffer";
-import { type Stats, closeSync, constants, fstatSync, openSync, readFileSync, readSync, statSync } from "node:fs";
-import { readFile } from "node:fs/promises";
+import { type Stats, closeSync, fstatSync, read, readSync } from "node:fs";
+import { promisify } from "node:util";
 import { fileHash } from "../core/hash.js";
 import { LineTags } from "../core/line-tags.js";
 import { BINARY_SNIFF_BYTES, type TextDoc, decodeText, hasBom, splitText } from "../core/text.js";
-import { ToolError, isNodeError } from "../errors.js";
+import { ToolError, isNodeError, toolErrorOf } from "../errors.js";
 import type { ResolvedPath } from "../paths.js";
+import { openReadConfined } from "./confined.js";
+
+const readAsync = promisify(read);
 
 /** A file as the file tools see it: its raw bytes, their hash, and (for text) its lines. */
 export interface RawFile {
@@ -19,89 +22,119 @@ export interface TextFile extends RawFile {
 }
 
 /**
- * Files up to this size are stat'ed and read synchronously: for a source file that takes tens of microseconds, while the
+ * Files up to this size are read synchronously: for a source file that takes tens of microseconds, while the
  * thread-pool round trips of the async calls cost ten times that under load (the 150-line read benchmark). Larger files
  * are read asynchronously so one big read never stalls other calls for long.
  */
 export const SYNC_READ_MAX_BYTES = 1024 * 1024;
+/** Chunk of an asynchronous read: one thread-pool round trip per MiB keeps a 10 MiB read to ten of them. */
+const ASYNC_CHUNK_BYTES = 1024 * 1024;
 
-/** Stats the file a path names: NOT_FOUND, NOT_A_FILE and TOO_LARGE are decided here, before anything is read. */
-export async function statFile(path: ResolvedPath, maxBytes: number): Promise<Stats> {
-  let stats: Stats;
-  try {
-    stats = statSync(path.real);
-  } catch (e) {
-    if (isNodeError(e, "ENOENT") || isNodeError(e, "ENOTDIR")) throw notFound(path);
-    throw e;
-  }
-  if (!stats.isFile()) {
-    throw new ToolError("NOT_A_FILE", `${path.rel || "."} is ${stats.isDirectory() ? "a directory" : "not a regular file"}; the file tools read and write regular files only.`);
-  }
-  if (stats.size > maxBytes) throw tooLarge(path, stats.size, maxBytes);
-  return stats;
-}
-
-export function notFound(path: ResolvedPath): ToolError {
+export function notFound(path: Pick<ResolvedPath, "rel">): ToolError {
   return new ToolError("NOT_FOUND", `${path.rel} does not exist; check the path (find_file can search by name), or create it with file_write and content.`);
 }
 
-function tooLarge(path: ResolvedPath, size: number, maxBytes: number): ToolError {
-  return new ToolError("TOO_LARGE", `${path.rel} is ${size} bytes, over the ${maxBytes}-byte limit of the file tools; use search to find what you need in it.`, { size, max_bytes: maxBytes });
+export function tooLarge(path: Pick<ResolvedPath, "rel">, size: number, maxBytes: number, would = false): ToolError {
+  const what = would ? `would be ${size} bytes after this write` : `is ${size} bytes`;
+  const how = would ? "write less, or split the file" : "use search to find what you need in it";
+  return new ToolError("TOO_LARGE", `${path.rel} ${what}, over the ${maxBytes}-byte limit of the file tools (--max-file-bytes); ${how}.`, { size, max_bytes: maxBytes });
+}
+
+/** An OS error of a file tool, as a ToolError that names the file root-relatively and says what to do. */
+export function fileError(e: unknown, path: Pick<ResolvedPath, "rel">, doing: "read" | "write" | "delete" | "move"): unknown {
+  if (e instanceof ToolError) return e;
+  if (isNodeError(e, "ENOENT") || isNodeError(e, "ENOTDIR")) return notFound(path);
+  if (isNodeError(e, "EACCES") || isNodeError(e, "EPERM")) {
+    const how = doing === "read" ? "make it readable to the daemon's user" : "make the file and its folder writable to the daemon's user";
+    return new ToolError("PERMISSION_DENIED", `${path.rel}: the daemon's user may not ${doing} it (${e.code}); ${how}, or use another path.`, { errno: e.code });
+  }
+  if (isNodeError(e, "ENOSPC") || isNodeError(e, "EDQUOT")) {
+    return new ToolError("NO_SPACE", `${path.rel} could not be written: the disk (or quota) is full (${e.code}); nothing was changed. Free some space, then retry.`, { errno: e.code });
+  }
+  if (isNodeError(e, "EROFS")) {
+    return new ToolError("PERMISSION_DENIED", `${path.rel}: the file system is mounted read-only (EROFS); nothing was changed.`, { errno: e.code });
+  }
+  if (isNodeError(e, "ENXIO")) return notAFile(path, "not a regular file");
+  return toolErrorOf(e, () => path.rel) ?? e;
+}
+
+function notAFile(path: Pick<ResolvedPath, "rel">, what: string): ToolError {
+  return new ToolError("NOT_A_FILE", `${path.rel || "."} is ${what}; the file tools read and write regular files only.`);
 }
 
 /**
- * Opens, fstats and reads a small regular file through one descriptor: one syscall fewer than stat + readFileSync (which
- * opens and fstats again). Anything else (an open error, not a regular file, too large, empty) returns undefined, and
- * readRaw takes its general path, so every error is decided and worded exactly as before.
+ * The raw bytes and hash, with no text checks (file_delete can remove a binary file it was given the hash of). One
+ * descriptor does it all: opened without blocking (a FIFO, a device) and proven to be the checked file (confined.ts),
+ * fstat'ed (not a regular file: NOT_A_FILE; over the limit: TOO_LARGE), then read, bounded by the bytes actually read
+ * (a file whose stat says 0 bytes is still read only up to the limit).
  */
-function readSmallFile(real: string, maxBytes: number): { bytes: Buffer; stats: Stats } | undefined {
+export async function readRaw(path: ResolvedPath, maxBytes: number): Promise<RawFile> {
   let fd: number;
   try {
-    // O_NONBLOCK: opening a FIFO must not wait for a writer (the general path refuses it as NOT_A_FILE after a stat).
-    fd = openSync(real, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
-  } catch {
-    return undefined;
+    fd = openReadConfined(path);
+  } catch (e) {
+    throw fileError(e, path, "read");
   }
   try {
     const stats = fstatSync(fd);
-    const size = stats.size;
-    if (!stats.isFile() || size === 0 || size > maxBytes || size > SYNC_READ_MAX_BYTES) return undefined;
-    const bytes = Buffer.allocUnsafe(size);
-    let n = 0;
-    // Up to the fstat'ed size, as readFileSync reads a regular file; a file that shrank meanwhile is returned shorter.
-    while (n < size) {
-      const got = readSync(fd, bytes, n, size - n, n);
-      if (got === 0) break;
-      n += got;
-    }
-    return { bytes: n < size ? bytes.subarray(0, n) : bytes, stats };
-  } catch {
-    return undefined;
+    if (!stats.isFile()) throw notAFile(path, stats.isDirectory() ? "a directory" : "not a regular file");
+    if (stats.size > maxBytes) throw tooLarge(path, stats.size, maxBytes);
+    const bytes = stats.size <= SYNC_READ_MAX_BYTES ? readSmall(fd, stats.size, maxBytes) : await readLarge(fd, stats.size);
+    if (bytes.length > maxBytes) throw tooLarge(path, bytes.length, maxBytes);
+    return { bytes, hash: fileHash(bytes), stats };
+  } catch (e) {
+    throw fileError(e, path, "read");
   } finally {
     closeSync(fd);
   }
 }
 
-/** The raw bytes and hash, with no text checks (file_delete can remove a binary file it was given the hash of). */
-export async function readRaw(path: ResolvedPath, maxBytes: number): Promise<RawFile> {
-  const small = readSmallFile(path.real, maxBytes);
-  if (small) return { bytes: small.bytes, hash: fileHash(small.bytes), stats: small.stats };
-  const stats = await statFile(path, maxBytes);
-  let bytes: Buffer;
-  try {
-    bytes = stats.size <= SYNC_READ_MAX_BYTES ? readFileSync(path.real) : await readFile(path.real);
-  } catch (e) {
-    if (isNodeError(e, "ENOENT")) throw notFound(path);
-    throw e;
+/**
+ * Up to the fstat'ed size, as readFileSync reads a regular file (a file that shrank meanwhile comes back shorter). A
+ * size of 0 may be a file that does not know its size: it is read until its end, up to one byte over the limit.
+ */
+function readSmall(fd: number, size: number, maxBytes: number): Buffer {
+  if (size === 0) {
+    const chunk = Buffer.allocUnsafe(Math.min(maxBytes + 1, 64 * 1024));
+    const parts: Buffer[] = [];
+    let total = 0;
+    while (total <= maxBytes) {
+      const got = readSync(fd, chunk, 0, chunk.length, null);
+      if (got === 0) break;
+      parts.push(Buffer.from(chunk.subarray(0, got)));
+      total += got;
+    }
+    return Buffer.concat(parts);
   }
-  // It may have grown between the stat and the read.
-  if (bytes.length > maxBytes) throw tooLarge(path, bytes.length, maxBytes);
-  return { bytes, hash: fileHash(bytes), stats };
+  const bytes = Buffer.allocUnsafe(size);
+  let n = 0;
+  while (n < size) {
+    const got = readSync(fd, bytes, n, size - n, n);
+    if (got === 0) break;
+    n += got;
+  }
+  return n < size ? bytes.subarray(0, n) : bytes;
+}
+
+async function readLarge(fd: number, size: number): Promise<Buffer> {
+  const bytes = Buffer.allocUnsafe(size);
+  let n = 0;
+  while (n < size) {
+    const { bytesRead } = await readAsync(fd, bytes, n, Math.min(ASYNC_CHUNK_BYTES, size - n), n);
+    if (bytesRead === 0) break;
+    n += bytesRead;
+  }
+  return n < size ? bytes.subarray(0, n) : bytes;
 }
 
 /** Reads a UTF-8 text file: BINARY_FILE and ENCODING carry the file's hash, so a caller can still delete it. */
 export async function readText(path: ResolvedPath, maxBytes: number): Promise<TextFile> {
-  const raw = await readCheckedText(path, maxBytes);
+  return withText(await readRaw(path, maxBytes), path.rel);
+}
+
+/** The text of a raw file, or BINARY_FILE / ENCODING with its hash. */
+export function withText(raw: RawFile, rel: string): TextFile {
+  checkText(raw, rel);
   // Validated, so the plain (fast) decoder cannot replace anything.
   const bom = hasBom(raw.bytes);
   return { ...raw, doc: { bom, ...splitText(raw.bytes.toString("utf8", bom ? 3 : 0)) } };
@@ -112,23 +145,22 @@ export async function readText(path: ResolvedPath, maxBytes: number): Promise<Te
  * a validation pass and a newline scan, not a decode and a split of the whole file.
  */
 export async function readLines(path: ResolvedPath, maxBytes: number): Promise<RawFile & { lines: LineTags }> {
-  const raw = await readCheckedText(path, maxBytes);
+  const raw = await readRaw(path, maxBytes);
+  checkText(raw, path.rel);
   return { ...raw, lines: new LineTags(raw.bytes) };
 }
 
-/** The raw file, refused (with its hash in the error) unless it is UTF-8 text: decodeText's checks, without the decode. */
-async function readCheckedText(path: ResolvedPath, maxBytes: number): Promise<RawFile> {
-  const raw = await readRaw(path, maxBytes);
+/** Refuses (with its hash in the error) what is not UTF-8 text: decodeText's checks, without the decode. */
+function checkText(raw: RawFile, rel: string): void {
   const { bytes } = raw;
   // isBinary's test with a native scan (memchr) instead of a JS loop; decodeText then throws the precise error.
   const binary = bytes.subarray(0, BINARY_SNIFF_BYTES).indexOf(0) !== -1;
   if (binary || !isUtf8(hasBom(bytes) ? bytes.subarray(3) : bytes)) {
     try {
-      decodeText(bytes, path.rel);
+      decodeText(bytes, rel);
     } catch (e) {
       if (e instanceof ToolError) throw new ToolError(e.code, e.message, { ...e.details, hash: raw.hash });
       throw e;
     }
   }
-  return raw;
 }

@@ -1,55 +1,98 @@
-import { type Stats, statSync } from "node:fs";
 import path from "node:path";
+import { accessSync, constants } from "node:fs";
 import { fileHash } from "../core/hash.js";
 import { ToolError, isNodeError } from "../errors.js";
 import type { ResolvedPath } from "../paths.js";
-import type { ToolContext } from "../tools/tool.js";
 import type { Workspace } from "../workspace.js";
-import { atomicWrite, permissionBits } from "./atomic-write.js";
+import { atomicWriteConfined, permissionBits } from "./atomic-write.js";
+import { checkDirConfined } from "./confined.js";
 import { checkHash } from "./hash-check.js";
-import { type TextFile, notFound, readText } from "./read-text.js";
+import { type RawFile, type TextFile, fileError, notFound, readRaw, tooLarge, withText } from "./read-text.js";
+import { type MoveOutcome, type MoveRequest, moveEntry } from "./versioned-move.js";
+import { tidyTempFiles } from "./temp-files.js";
 
 /** The part of a call the write needs: who writes, whether for real, and the dispatcher's commit and file lock. */
-export type WriteContext = Pick<ToolContext, "sessionId" | "toolId" | "dryRun" | "signal" | "commit" | "lockFile">;
+export interface WriteContext {
+  sessionId: string;
+  toolId: string;
+  dryRun: boolean;
+  signal: AbortSignal;
+  commit<T>(step: () => Promise<T>): Promise<T>;
+  lockFile<T>(real: string, work: () => Promise<T>): Promise<T>;
+}
 
-export interface WriteRequest<N extends { bytes: Buffer }> {
+/** A move also needs the worktree to itself (a folder's files, two paths): the dispatcher's exclusive. */
+export interface MoveContext extends WriteContext {
+  exclusive<T>(work: () => Promise<T>): Promise<T>;
+}
+
+/** A current version that is not UTF-8 text: only a whole-content overwrite may replace it (SPEC 5). */
+export interface RawCurrent extends RawFile {
+  doc?: undefined;
+  notText: "BINARY_FILE" | "ENCODING";
+}
+
+export type CurrentFile = TextFile | RawCurrent;
+
+export interface WriteRequest<N extends { bytes: Buffer }, C extends CurrentFile = TextFile> {
   target: ResolvedPath;
   /** The hash the change was made against; undefined: the file must not exist yet (a create). */
   expected: string | undefined;
   /** Builds the new version from the current one (undefined for a create); throws ToolErrors for bad edits. */
-  produce: (current: TextFile | undefined) => N;
+  produce: (current: C | undefined) => N;
   /** Checked before produce: whether `produce` needs an existing file (edits do; content does not). */
   needsExisting?: boolean;
+  /**
+   * The current version may be binary or non-UTF-8 (a whole-content overwrite converts it): `produce` then gets a
+   * RawCurrent for it. Otherwise such a file is refused (BINARY_FILE, ENCODING) and `produce` always gets text.
+   */
+  acceptsRaw?: boolean;
+  /** Replace a read-only file (no write permission bit) on purpose; without it that is PERMISSION_DENIED. */
+  forceReadonly?: boolean;
 }
 
-export interface WriteOutcome<N> {
-  current: TextFile | undefined;
+export interface WriteOutcome<N, C extends CurrentFile = TextFile> {
+  current: C | undefined;
   next: N;
   hash: string;
 }
 
+export type FilesDeps = Pick<Workspace, "root" | "maxFileBytes" | "history" | "views" | "paths" | "expectToolWrite" | "recordSeen" | "processes" | "log">;
+
 /**
  * The one versioned write (SPEC 5): under the file's lock, read the current version, check the caller's hash, build the
- * new version, refuse a no-op, then (for real) write it atomically, attribute the change to the session and tool, and
- * record that the session saw it. file_write, conflict resolution, line rollback and LSP rename all write through here.
+ * new version, refuse a no-op or a file over the size limit, then (for real) write it atomically, attribute the change
+ * to the session and tool, and record that the session saw it. file_write, conflict resolution, line rollback and LSP
+ * rename all write through here; file_move moves through `move`.
  */
 export class VersionedFiles {
-  constructor(private readonly ws: Pick<Workspace, "maxFileBytes" | "history" | "views" | "paths" | "expectToolWrite" | "recordSeen">) {}
+  constructor(private readonly ws: FilesDeps) {}
 
-  write<N extends { bytes: Buffer }>(ctx: WriteContext, req: WriteRequest<N>): Promise<WriteOutcome<N>> {
+  /** At start: temp files a killed daemon left are removed, and all are kept out of git (temp-files.ts). */
+  async init(): Promise<void> {
+    await tidyTempFiles({ root: this.ws.root, processes: this.ws.processes, log: this.ws.log });
+  }
+
+  write<N extends { bytes: Buffer }>(ctx: WriteContext, req: WriteRequest<N> & { acceptsRaw?: false }): Promise<WriteOutcome<N>>;
+  write<N extends { bytes: Buffer }>(ctx: WriteContext, req: WriteRequest<N, CurrentFile>): Promise<WriteOutcome<N, CurrentFile>>;
+  write<N extends { bytes: Buffer }>(ctx: WriteContext, req: WriteRequest<N> | WriteRequest<N, CurrentFile>): Promise<WriteOutcome<N, CurrentFile>> {
     const { target } = req;
+    // Without acceptsRaw the read refuses what is not text, so a produce that takes TextFile only ever gets one.
+    const produce = req.produce as (current: CurrentFile | undefined) => N;
     return ctx.lockFile(target.real, async () => {
-      const current = await this.readExisting(target);
+      const current = await this.readExisting(target, req.acceptsRaw ?? false);
       ctx.signal.throwIfAborted();
       if (!current) {
         if (req.expected !== undefined || req.needsExisting) throw notFound(target);
-        checkParents(target.rel, target.real);
+        checkDirConfined(target.root, path.dirname(target.real), target.rel);
       } else if (req.expected === undefined) {
         throw new ToolError("ALREADY_EXISTS", `${target.rel} already exists; pass its hash (${current.hash}, or file_read it first) to change it.`, { current_hash: current.hash });
       } else {
         checkHash(this.ws, target, req.expected, current);
+        checkWritable(target, current, req.forceReadonly ?? false);
       }
-      const next = req.produce(current);
+      const next = produce(current);
+      if (next.bytes.length > this.ws.maxFileBytes) throw tooLarge(target, next.bytes.length, this.ws.maxFileBytes, true);
       if (current && next.bytes.equals(current.bytes)) {
         throw new ToolError("NO_CHANGE", `The change leaves ${target.rel} byte-identical; nothing was written. Check the content you meant to change.`, { hash: current.hash });
       }
@@ -58,22 +101,59 @@ export class VersionedFiles {
       const rel = realRel(this.ws, target);
       await ctx.commit(async () => {
         this.ws.expectToolWrite({ session: ctx.sessionId, tool: ctx.toolId, rel, hash });
-        await atomicWrite(target.real, next.bytes, current ? permissionBits(current.stats.mode) : undefined);
+        try {
+          await atomicWriteConfined(target.root, target.real, next.bytes, current ? permissionBits(current.stats.mode) : undefined, target.rel);
+        } catch (e) {
+          throw fileError(e, target, "write");
+        }
       });
       this.ws.recordSeen(ctx.sessionId, rel, hash, next.bytes);
       return { current, next, hash };
     });
   }
 
-  private async readExisting(target: ResolvedPath): Promise<TextFile | undefined> {
+  /** Moves a file or folder (file_move): see versioned-move.ts. */
+  move(ctx: MoveContext, req: MoveRequest): Promise<MoveOutcome> {
+    return moveEntry(this.ws, ctx, req);
+  }
+
+  private async readExisting(target: ResolvedPath, acceptsRaw: boolean): Promise<CurrentFile | undefined> {
     // Decided here, under the write lock, not by the path check before it: two racing creations must not both pass.
+    let raw: RawFile;
     try {
-      return await readText(target, this.ws.maxFileBytes);
+      raw = await readRaw(target, this.ws.maxFileBytes);
     } catch (e) {
       // Deleted between the path check and the read: it does not exist.
       if (e instanceof ToolError && e.code === "NOT_FOUND") return undefined;
       if (isNodeError(e, "ENOENT")) return undefined;
       throw e;
+    }
+    try {
+      return withText(raw, target.rel);
+    } catch (e) {
+      if (acceptsRaw && e instanceof ToolError && (e.code === "BINARY_FILE" || e.code === "ENCODING")) return { ...raw, notText: e.code };
+      throw e;
+    }
+  }
+}
+
+/**
+ * A file nobody may write (mode 0444) is refused unless the caller says it overwrites on purpose: the atomic rename needs
+ * only the folder's permission (and root ignores mode bits), so without this check a read-only file would be replaced
+ * silently. A file the daemon's user may not write for other reasons (another owner) is refused the same way.
+ */
+export function checkWritable(target: ResolvedPath, current: RawFile, force: boolean, doing = "write"): void {
+  if (force) return;
+  const bits = permissionBits(current.stats.mode);
+  const mode = bits.toString(8).padStart(4, "0");
+  if ((bits & 0o222) === 0) {
+    throw new ToolError("PERMISSION_DENIED", `${target.rel} is read-only (mode ${mode}); pass force_readonly: true to ${doing} it anyway (its mode is kept), or leave it.`, { mode });
+  }
+  try {
+    accessSync(target.real, constants.W_OK);
+  } catch (e) {
+    if (isNodeError(e, "EACCES") || isNodeError(e, "EPERM")) {
+      throw new ToolError("PERMISSION_DENIED", `${target.rel} is not writable by the daemon's user (mode ${mode}, owner uid ${current.stats.uid}); change its permissions, or pass force_readonly: true to replace it anyway.`, { mode, errno: e.code });
     }
   }
 }
@@ -81,19 +161,4 @@ export class VersionedFiles {
 /** The root-relative real path: what views, attribution and staleness are keyed by (SPEC 3). */
 export function realRel(ws: Pick<Workspace, "paths">, target: ResolvedPath): string {
   return ws.paths.toRel(target.real);
-}
-
-/** A new file's nearest existing ancestor must be a folder: `a.txt/x.txt` under a file `a.txt` cannot be created (dry runs check it too). */
-function checkParents(rel: string, real: string): void {
-  for (let dir = path.dirname(real); ; dir = path.dirname(dir)) {
-    let stats: Stats;
-    try {
-      stats = statSync(dir);
-    } catch (e) {
-      if ((isNodeError(e, "ENOENT") || isNodeError(e, "ENOTDIR")) && dir !== path.dirname(dir)) continue;
-      throw e;
-    }
-    if (!stats.isDirectory()) throw new ToolError("NOT_A_FILE", `${rel} cannot be created: ${path.basename(dir)} on its path is a file, not a folder.`);
-    return;
-  }
 }

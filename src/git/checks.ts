@@ -2,7 +2,9 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
 import { ToolError, isNodeError } from "../errors.js";
-import type { GitCtx } from "./run.js";
+import { runSandboxed } from "../terminal/terminal.js";
+import type { Workspace } from "../workspace.js";
+
 
 /** The custom checks file at the workspace root. */
 export const CHECKS_FILE = ".tool-layer.json";
@@ -52,18 +54,21 @@ export async function loadChecks(root: string): Promise<Check[]> {
   return parsed.data.checks;
 }
 
-export async function runCheck(ctx: GitCtx, check: Check): Promise<CheckResult> {
-  const [cmd, ...args] = check.command;
-  try {
-    const r = await ctx.ws.processes.run({ cmd, args, cwd: ctx.ws.root, env: { CI: "1" }, label: `check ${check.name}` }, { signal: ctx.signal, timeoutMs: check.timeout_ms ?? DEFAULT_CHECK_TIMEOUT_MS });
-    const output = tail(`${r.stdout}${r.stderr}`.trim());
-    return { name: check.name, command: check.command, ok: r.code === 0 && !r.timedOut, exit_code: r.code, timed_out: r.timedOut, output };
-  } catch (e) {
-    if (isNodeError(e, "ENOENT") || isNodeError(e, "EACCES")) {
-      return { name: check.name, command: check.command, ok: false, exit_code: null, timed_out: false, output: `cannot run ${cmd}: ${(e as Error).message}` };
-    }
-    throw e;
-  }
+/**
+ * Runs one check through the terminal's runner (SPEC 11): a check is a program the workspace names, so it runs as a
+ * terminal command does, in the sandbox (workspace writable, its git dirs read-only, no network, no secrets), with the
+ * same timeout and process ownership.
+ */
+/** What running checks needs of a call: the workspace (its terminal runner) and the call's signal. */
+export interface CheckCtx {
+  ws: Workspace;
+  signal?: AbortSignal;
+}
+
+export async function runCheck(ctx: CheckCtx, check: Check): Promise<CheckResult> {
+  const r = await runSandboxed(ctx.ws, { argv: check.command, env: { CI: "1" }, timeoutMs: check.timeout_ms ?? DEFAULT_CHECK_TIMEOUT_MS, signal: ctx.signal });
+  ctx.signal?.throwIfAborted();
+  return { name: check.name, command: check.command, ok: r.exit_code === 0 && !r.timed_out, exit_code: r.exit_code, timed_out: r.timed_out, output: tail(r.output.trim()) };
 }
 
 function tail(s: string): string {
@@ -101,7 +106,7 @@ export function quoteArg(a: string): string {
 }
 
 /** Runs every check declared for `on` (or the named one); one after another, since checks often share build outputs. */
-export async function runChecks(ctx: GitCtx, filter: CheckFilter): Promise<CheckResult[]> {
+export async function runChecks(ctx: CheckCtx, filter: CheckFilter): Promise<CheckResult[]> {
   const results: CheckResult[] = [];
   for (const c of await selectChecks(ctx.ws.root, filter)) results.push(await runCheck(ctx, c));
   return results;
@@ -118,7 +123,7 @@ function indent(s: string): string {
 }
 
 /** Throws CHECK_FAILED with every failing check's output under its name, or returns the (passing) results. */
-export async function enforceChecks(ctx: GitCtx, on: "commit" | "push", what: string): Promise<CheckResult[]> {
+export async function enforceChecks(ctx: CheckCtx, on: "commit" | "push", what: string): Promise<CheckResult[]> {
   const results = await runChecks(ctx, { on });
   const failed = results.filter((r) => !r.ok);
   if (failed.length) {

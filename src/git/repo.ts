@@ -2,15 +2,26 @@ import { copyFile, mkdtemp, rm, stat, utimes } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { ToolError } from "../errors.js";
-import type { ToolContext } from "../tools/tool.js";
 import type { Env } from "../platform/child-env.js";
 import type { Workspace } from "../workspace.js";
+import { OPERATION_MARKERS } from "./operation-markers.js";
 import { type GitCtx, NO_SUBMODULE_WORKTREES, git, steady } from "./run.js";
 
-export type Ctx = Pick<ToolContext, "ws" | "signal">;
+/**
+ * What a git operation needs of the call it runs in (a ToolContext has all of it): the dispatcher's commit step and
+ * worktree hold. Said here structurally, so the git library does not depend on the tools' module.
+ */
+export interface StepCtx extends GitCtx {
+  ws: Workspace;
+  signal: AbortSignal;
+  commit<T>(step: () => Promise<T>): Promise<T>;
+  exclusive<T>(work: () => Promise<T>): Promise<T>;
+}
+
+export type Ctx = Pick<StepCtx, "ws" | "signal">;
 
 /** ctx.commit with a context whose signal never aborts: a cancel or timeout must not kill git halfway through a change. */
-export function commitStep<T>(ctx: ToolContext, step: (ctx: ToolContext) => Promise<T>): Promise<T> {
+export function commitStep<C extends StepCtx, T>(ctx: C, step: (ctx: C) => Promise<T>): Promise<T> {
   return ctx.commit(() => step(steady(ctx)));
 }
 
@@ -18,7 +29,7 @@ export function commitStep<T>(ctx: ToolContext, step: (ctx: ToolContext) => Prom
  * A commitStep that rewrites the worktree (checkout, reset, merge, stash...): it runs with the worktree to itself, so no
  * file write interleaves with git's update, and the files it changes are attributed to the call's session (SPEC 7).
  */
-export function worktreeStep<T>(ctx: ToolContext, step: (ctx: ToolContext) => Promise<T>): Promise<T> {
+export function worktreeStep<C extends StepCtx, T>(ctx: C, step: (ctx: C) => Promise<T>): Promise<T> {
   return ctx.exclusive(() => commitStep(ctx, step));
 }
 
@@ -163,14 +174,7 @@ export async function requireBranch(ctx: GitCtx): Promise<HeadInfo & { branch: s
 
 /** A repository operation in progress that a new one should not start on top of. */
 export async function operationInProgress(gitDir: string): Promise<string | null> {
-  const probes: [string, string][] = [
-    ["rebase-merge", "rebase"],
-    ["rebase-apply", "rebase"],
-    ["MERGE_HEAD", "merge"],
-    ["CHERRY_PICK_HEAD", "cherry-pick"],
-    ["REVERT_HEAD", "revert"],
-  ];
-  for (const [file, op] of probes) {
+  for (const [file, op] of OPERATION_MARKERS) {
     if (await stat(path.join(gitDir, file)).then(() => true, () => false)) return op;
   }
   return null;

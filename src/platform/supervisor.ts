@@ -27,6 +27,11 @@ export interface ProcessSpec {
   /** "pipe" to write to the child (language and MCP servers, a terminal command's stdin); default closed. */
   stdin?: "ignore" | "pipe";
   /**
+   * A descriptor (an output file opened for appending) the child gets as both stdout and stderr, so the two arrive in the
+   * order written (a terminal command). `child.stdout` and `child.stderr` are then null; the caller closes its copy.
+   */
+  output?: number;
+  /**
    * Own process group (default), so a kill reaches its children too (hooks, ssh, a test runner). Node makes a group only
    * with setsid(), which on Linux also starts a scheduler autogroup: on a busy machine that group gets one share of the
    * CPU, which halved the speed of git status's parallel lstat threads. Commands that start no children opt out.
@@ -239,7 +244,7 @@ export class Supervisor {
     const child = spawn(spec.cmd, spec.args, {
       cwd: spec.cwd,
       env: spec.exactEnv ?? childEnv(spec.env),
-      stdio: [spec.stdin ?? "ignore", "pipe", "pipe"],
+      stdio: [spec.stdin ?? "ignore", spec.output ?? "pipe", spec.output ?? "pipe"],
       detached: group,
     }) as PipedChild;
     const pid = child.pid;
@@ -319,15 +324,15 @@ function killTree(child: PipedChild, group: boolean): void {
   }, KILL_GRACE_MS).unref();
 }
 
-/** Collects a stream up to `maxBytes`, draining and dropping the rest. */
-function collect(stream: Readable, maxBytes: number): { text: () => string; truncated: boolean } {
+/** Collects a stream up to `maxBytes`, draining and dropping the rest (none when the output went to a descriptor). */
+function collect(stream: Readable | null, maxBytes: number): { text: () => string; truncated: boolean } {
   const chunks: Buffer[] = [];
   let bytes = 0;
   const state = {
     truncated: false,
     text: () => Buffer.concat(chunks).subarray(0, maxBytes).toString("utf8"),
   };
-  stream.on("data", (d: Buffer) => {
+  stream?.on("data", (d: Buffer) => {
     if (bytes < maxBytes) chunks.push(d);
     else state.truncated = true;
     bytes += d.length;

@@ -1,14 +1,20 @@
-import { createInterface } from "node:readline";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { rgPath } from "@vscode/ripgrep";
 import { ToolError } from "../errors.js";
 import type { ManagedChild, Supervisor } from "../platform/supervisor.js";
-import { type SearchFile, toSearchLine, trimAfterCap } from "./render.js";
-import { parseRgLine } from "./rg-json.js";
+import { DEFAULT_IGNORES } from "../vfs/ignore-rules.js";
+import { LineSplitter, RG_PREVIEW_BYTES, parseRecord } from "./rg-output.js";
 
 /** A search that runs this long is stopped (the call's own timeout is shorter; this is the process's backstop). */
 const RG_TIMEOUT_MS = 60_000;
 /** stderr kept from rg: enough for its error messages, bounded against a flood of per-file warnings. */
 const MAX_STDERR_CHARS = 4000;
+/** Bytes of a line's start kept to check it against the file when it is read: enough to tell an edited line. */
+export const HEAD_KEPT_BYTES = 64;
+/** The temp files of file writes (`.NAME.tl-HEX.tmp`, fs/atomic-write.ts) are never search results, hidden:true or not. */
+const TEMP_FILE_GLOB = "!.*.tl-????????????.tmp";
 
 export interface SearchOptions {
   pattern: string;
@@ -19,39 +25,73 @@ export interface SearchOptions {
   fixedStrings?: boolean;
   context: number;
   hidden?: boolean;
+  /**
+   * The root is not in a git repository: rg gets the VFS's DEFAULT_IGNORES (node_modules/, dist/, ...) as an ignore
+   * file (defaultIgnoreFile()), below any .gitignore, as the VFS listing (and so find_file) applies them. In a repository
+   * git's rules decide.
+   */
+  defaultIgnores?: string;
 }
 
-export interface SearchOutcome {
-  files: SearchFile[];
-  /** Matching lines returned. */
+/** A line rg reported, without its file (RgFile holds that). */
+export interface RgLine {
+  line: number;
+  /** Byte offset of the line in what rg searched (rg strips a UTF-8 BOM first). */
+  offset: number;
+  match: boolean;
+  /** The line's first bytes as rg saw them (at most HEAD_KEPT_BYTES); `whole` when that is the entire line. */
+  head: Buffer;
+  whole: boolean;
+}
+
+export interface RgFile {
+  /** The path as rg printed it, raw (relative to the root, `./` kept): what the file is opened by. */
+  pathBytes: Buffer;
+  lines: RgLine[];
+}
+
+export interface RipgrepOutcome {
+  files: RgFile[];
+  /** Matching lines reported. */
   total: number;
   /** More matches existed than the cap. */
   capped: boolean;
-  /** Some line was cut to MAX_SEARCH_LINE_CHARS. */
-  linesCut: boolean;
   /** rg's complaints about individual files (unreadable, ...), which did not stop the search. */
   warnings: string[];
 }
 
-/** The rg command line: an argument array, the pattern after `-e` so a leading dash is a pattern, paths after `--`. */
-export function ripgrepArgs(o: SearchOptions): string[] {
-  const args = ["--json", "--no-require-git", "--engine=auto"];
+/** The flags that decide what matches: shared by the search and the pass that finds a match inside a long line. */
+export function patternArgs(o: Pick<SearchOptions, "caseSensitive" | "fixedStrings">): string[] {
+  const args = ["--no-config", "--engine=auto", "--color=never"];
   if (o.caseSensitive === undefined) args.push("--smart-case");
   else args.push(o.caseSensitive ? "--case-sensitive" : "--ignore-case");
   if (o.fixedStrings) args.push("--fixed-strings");
+  return args;
+}
+
+/**
+ * The rg command line: an argument array, the pattern after `-e` so a leading dash is a pattern, paths after `--`.
+ * `--no-config`: a ripgreprc must not change the output this parses (child-env.ts also drops RIPGREP_CONFIG_PATH). No `--column`: to print it rg collects every
+ * match of a line first, 290 MB for a 12 MB line of `a`; where a long line's match is, findMatchStart asks separately.
+ */
+export function ripgrepArgs(o: SearchOptions): string[] {
+  const args = [...patternArgs(o), "--no-require-git", "--no-heading", "--with-filename", "--null", "--line-number", "--byte-offset"];
+  args.push(`--max-columns=${RG_PREVIEW_BYTES}`, "--max-columns-preview");
+  if (o.defaultIgnores) args.push(`--ignore-file=${o.defaultIgnores}`);
   if (o.hidden) args.push("--hidden");
   if (o.context > 0) args.push(`--context=${o.context}`);
   for (const g of o.glob ?? []) args.push(`--glob=${g}`);
+  args.push(`--glob=${TEMP_FILE_GLOB}`);
   args.push("--glob=!.git"); // last, so it wins: .git/ is the git tools' business even with hidden:true
   args.push("-e", o.pattern, "--", o.rel === "" ? "./" : o.rel);
   return args;
 }
 
 /**
- * Runs rg in `cwd`, streaming its JSON: each line is tagged as it arrives, and rg is killed as soon as one match more
- * than `maxMatches` shows there is more (so `capped` is exact) or when `signal` aborts.
+ * Runs rg in `cwd`, reading its output as it arrives, every line bounded; rg is killed as soon as one match more than
+ * `maxMatches` shows there is more (so `capped` is exact) or when `signal` aborts.
  */
-export async function runRipgrep(processes: Supervisor, cwd: string, o: SearchOptions, maxMatches: number, signal: AbortSignal): Promise<SearchOutcome> {
+export async function runRipgrep(processes: Supervisor, cwd: string, o: SearchOptions, maxMatches: number, signal: AbortSignal): Promise<RipgrepOutcome> {
   let managed: ManagedChild;
   try {
     // rg starts no children: no process group of its own (see ProcessSpec.group).
@@ -62,13 +102,11 @@ export async function runRipgrep(processes: Supervisor, cwd: string, o: SearchOp
   }
   const { child } = managed;
   return new Promise((resolve, reject) => {
-    const files: SearchFile[] = [];
-    let current: SearchFile | undefined;
+    const files: RgFile[] = [];
+    let current: RgFile | undefined;
     let total = 0;
     let capped = false;
-    let linesCut = false;
     let stderr = "";
-    let failure: unknown;
 
     const stop = () => managed.stop();
     signal.addEventListener("abort", stop, { once: true });
@@ -78,51 +116,71 @@ export async function runRipgrep(processes: Supervisor, cwd: string, o: SearchOp
     child.stderr.on("data", (d: string) => {
       if (stderr.length < MAX_STDERR_CHARS) stderr += d;
     });
-    const lines = createInterface({ input: child.stdout, crlfDelay: Infinity });
-    lines.on("line", (json) => {
-      if (capped || failure) return;
-      try {
-        const rg = parseRgLine(json);
-        if (!rg) return;
-        if (rg.match && total === maxMatches) {
-          capped = true;
-          stop();
-          lines.close();
-          child.stdout.destroy(); // what rg wrote before it died is not needed, and unread data would hold "close" back
-          return;
-        }
-        if (rg.match) total++;
-        const { line, cut } = toSearchLine(rg);
-        linesCut ||= cut;
-        if (current?.path !== stripped(rg.path)) {
-          current = { path: stripped(rg.path), lines: [] };
-          files.push(current);
-        }
-        current.lines.push(line);
-      } catch (e) {
-        failure = e;
+    const splitter = new LineSplitter((line, overlong) => {
+      if (capped || overlong) return;
+      const record = parseRecord(line);
+      if (!record) return;
+      if (record.match && total === maxMatches) {
+        capped = true;
         stop();
+        child.stdout.destroy(); // what rg wrote before it died is not needed, and unread data would hold "close" back
+        return;
       }
+      if (record.match) total++;
+      if (!current?.pathBytes.equals(record.pathBytes)) {
+        current = { pathBytes: Buffer.from(record.pathBytes), lines: [] };
+        files.push(current);
+      }
+      const whole = !record.cut && record.head.length <= HEAD_KEPT_BYTES;
+      const head = Buffer.from(record.head.subarray(0, HEAD_KEPT_BYTES));
+      current.lines.push({ line: record.line, offset: record.offset, match: record.match, head, whole });
     });
+    child.stdout.on("data", (d: Buffer) => splitter.push(d));
 
     child.on("close", (code) => {
       signal.removeEventListener("abort", stop);
-      if (failure) return reject(failure);
       if (signal.aborted) return reject(signal.reason);
+      if (!capped) splitter.end();
       if (code === 2 && total === 0) {
         const error = fatalError(stderr);
         if (error) return reject(error);
       }
-      const kept = capped ? trimAfterCap(files, o.context) : files;
-      kept.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-      resolve({ files: kept, total, capped, linesCut, warnings: warningsOf(stderr) });
+      resolve({ files: capped ? trimAfterCap(files, o.context) : files, total, capped, warnings: warningsOf(stderr) });
     });
   });
 }
 
-/** rg names paths as given: the root is searched as `./`, which results do not show. */
-function stripped(path: string): string {
-  return path.startsWith("./") ? path.slice(2) : path;
+let ignoreFile: string | null | undefined;
+
+/**
+ * DEFAULT_IGNORES as a gitignore file rg can read with `--ignore-file` (the same semantics as the VFS's: lowest
+ * priority, so a .gitignore can take a folder back). Written once per process into a private temp folder (mkdtemp
+ * makes it 0700), removed at exit. Not through stdin: node gives a child a socket there, which /dev/stdin cannot open.
+ * Undefined when no temp folder can be written: the search then runs without the defaults rather than not at all.
+ */
+export function defaultIgnoreFile(): string | undefined {
+  if (ignoreFile !== undefined) return ignoreFile ?? undefined;
+  try {
+    const dir = mkdtempSync(path.join(tmpdir(), "tool-layer-rg-"));
+    const file = path.join(dir, "default-ignores");
+    writeFileSync(file, `${DEFAULT_IGNORES.join("\n")}\n`);
+    process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
+    ignoreFile = file;
+  } catch {
+    ignoreFile = null;
+  }
+  return ignoreFile ?? undefined;
+}
+
+/** Drops what follows the last kept match once the match cap stopped rg: its after-context stays, the next match's before-context goes. */
+export function trimAfterCap<F extends { lines: { line: number; match: boolean }[] }>(files: F[], context: number): F[] {
+  const last = files[files.length - 1];
+  if (last) {
+    let lastMatch = -1;
+    for (const l of last.lines) if (l.match) lastMatch = l.line;
+    last.lines = last.lines.filter((l) => l.line <= lastMatch + context);
+  }
+  return files.filter((f) => f.lines.some((l) => l.match));
 }
 
 /** Errors that mean the request itself is wrong, worded for the field to fix. */

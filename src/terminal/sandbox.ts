@@ -53,7 +53,8 @@ export interface SandboxOptions {
   tmpDir?: string;
   /** The working directory (absolute). */
   cwd: string;
-  command: string;
+  /** A bash command line (run as `bash -c`), or an argv run as it is (a custom check's command). */
+  command: string | readonly string[];
   /** The existing directories of HIDDEN_DIRS on this host (default: /run). */
   hidden?: readonly string[];
   /** Paths under the hidden dirs bound back read-only, such as /etc/resolv.conf's target under /run. */
@@ -111,7 +112,7 @@ export function buildSandboxArgv(opts: SandboxOptions): string[] {
   // no_new_privs, so setuid binaries cannot give them back.
   a.push("--die-with-parent", "--new-session", "--cap-drop", "ALL");
   if (opts.statusFd !== undefined) a.push("--json-status-fd", String(opts.statusFd));
-  a.push("--", ...bashArgv(opts.command));
+  a.push("--", ...(typeof opts.command === "string" ? bashArgv(opts.command) : opts.command));
   return a;
 }
 

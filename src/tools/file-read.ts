@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { changedSpans, renderRegions, unifiedDiff } from "../core/render.js";
-import { decodeText } from "../core/text.js";
+import { capDiff, changedSpans, docDiff, lineShifts, renderRegions, renderShifts } from "../core/render.js";
+import { type TextDoc, parseText } from "../core/text.js";
 import { ToolError } from "../errors.js";
 import { readLines } from "../fs/read-text.js";
 import { MAX_TEXT_CHARS } from "../dispatch/dispatcher.js";
@@ -18,11 +18,14 @@ Each line is rendered \`N|TAG content\`: N is the 1-based line number, TAG four 
 To edit, pass tags (or line:tag, e.g. "5:14C3", when a tag is on several lines) to file_write as startline/endline, with
 \`hash\` set to the hash this read returned; file_write refuses the edit if the file changed in between.
 - offset (1-based, default 1) and limit (default ${DEFAULT_LIMIT}, at most ${MAX_LIMIT}) choose a window; \`next_offset\` says
-  where the next window starts, null at the end.
+  where the next window starts, null at the end (a window of long lines may end early to fit the output: page on by it).
 - lines: [3, 9, 40] returns only \`N|TAG\` for those lines (tag mode, no content): use it to refresh tags cheaply.
 - since: a hash you read earlier; if the file is unchanged you get \`unchanged: true\` and no lines, otherwise a diff from
-  that version plus the changed regions with their new tags, so you need not re-read the whole file.
-Lines over 2000 characters are cut in the text (their tag still covers the whole line). Binary and non-UTF-8 files are refused.`;
+  that version plus the changed regions with their new tags (and a \`moved:\` line saying where old line numbers went),
+  so you need not re-read the whole file.
+\`text\` starts with a header line \`file PATH · hash HASH · lines A-B of N · next offset K\`: HASH is what file_write needs.
+Lines over 2000 characters are cut in the text (their tag still covers the whole line). Binary and non-UTF-8 files are
+refused (BINARY_FILE, ENCODING) with their hash: file_write with that hash and content converts them.`;
 
 export const fileReadTool = defineTool({
   id: "file_read",
@@ -31,12 +34,13 @@ export const fileReadTool = defineTool({
     path: z.string().describe("File path, relative to the workspace root (or absolute inside it)."),
     offset: z.number().int().min(1).optional().describe("First line to return, 1-based. Default 1."),
     limit: z.number().int().min(1).optional().describe(`How many lines to return. Default ${DEFAULT_LIMIT}; more than ${MAX_LIMIT} is clamped.`),
-    lines: z.array(z.number().int().min(1)).min(1).optional().describe("Tag mode: these line numbers' tags only, no content. Not with offset/limit."),
+    lines: z.array(z.number().int().min(1)).min(1).max(MAX_LIMIT, `at most ${MAX_LIMIT} lines per call`).optional()
+      .describe(`Tag mode: these line numbers' tags only, no content (at most ${MAX_LIMIT}). Not with offset/limit.`),
     since: z.string().regex(/^[0-9a-fA-F]{16}$/, "must be a 16-hex-digit file hash").optional()
       .describe("A file hash you saw earlier: answer with `unchanged: true`, or the diff since that version, instead of the lines."),
   },
   mutating: false,
-  state: (ws) => ({ ...ws.vfsState(), maxFileBytes: ws.maxFileBytes }),
+  state: (ws) => ({ ...ws.vfsState(), max_file_bytes: ws.maxFileBytes }),
   async run(params, { ws, sessionId, signal }) {
     if (params.lines && (params.offset !== undefined || params.limit !== undefined)) {
       throw new ToolError("INVALID_PARAMS", "lines: give either lines (tag mode) or offset/limit (a window), not both.");
@@ -51,15 +55,28 @@ export const fileReadTool = defineTool({
     if (params.since !== undefined) {
       const since = params.since.toLowerCase();
       if (since === hash) {
-        return { ...base, since, unchanged: true, text: `${target.rel} is unchanged since ${since} (${total} lines); your tags are still valid.` };
+        return { ...base, since, unchanged: true, text: `file ${target.rel} · hash ${hash} · ${total} lines · unchanged since ${since}: your tags are still valid` };
       }
       const old = ws.history.get(since);
-      if (old) {
-        const { diff, hunks } = unifiedDiff(target.rel, decodeText(old, target.rel).text, decodeText(bytes, target.rel).text);
+      const before = old ? textOrUndefined(old, target.rel) : undefined;
+      if (before) {
+        const { diff, hunks } = docDiff(target.rel, before, parseText(bytes, target.rel));
+        const capped = capDiff(diff, MAX_TEXT_CHARS);
+        const shifts = lineShifts(hunks, before.lines.length);
         const all = Array.from({ length: total }, (_, i) => lines.text(i));
-        return { ...base, since, unchanged: false, diff, text: renderRegions(all, (i) => lines.at(i), changedSpans(hunks)) };
+        const header = `file ${target.rel} · hash ${hash} · ${total} lines · changed since ${since}`;
+        const regions = renderRegions(all, (i) => lines.at(i), changedSpans(hunks));
+        return {
+          ...base,
+          since,
+          unchanged: false,
+          diff: capped.diff,
+          ...(capped.truncated ? { diff_truncated: true } : {}),
+          shifts,
+          text: [header, renderShifts(shifts), regions].filter(Boolean).join("\n"),
+        };
       }
-      // The daemon no longer has that version: fall through to a normal read.
+      // The daemon no longer has that version (or it was not text): fall through to a normal read.
     }
 
     if (params.lines) {
@@ -97,3 +114,13 @@ export const fileReadTool = defineTool({
     };
   },
 });
+
+/** A version the daemon holds, as text; undefined when it was not UTF-8 text (then there is no diff to give). */
+function textOrUndefined(bytes: Buffer, rel: string): TextDoc | undefined {
+  try {
+    return parseText(bytes, rel);
+  } catch (e) {
+    if (e instanceof ToolError) return undefined;
+    throw e;
+  }
+}

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { ToolError } from "../errors.js";
 import { FuzzyIndex } from "../search/fuzzy.js";
-import { globMatcher } from "../search/glob.js";
+import { GlobSyntaxError, globMatcher } from "../search/glob.js";
 import type { FileIndexView, Workspace } from "../workspace.js";
 import { defineTool } from "./tool.js";
 
@@ -9,6 +9,8 @@ import { defineTool } from "./tool.js";
 export const DEFAULT_FIND_LIMIT = 20;
 /** A larger answer is a listing, which the glob form with a narrower pattern gives better. */
 const MAX_FIND_LIMIT = 1000;
+/** Matching is linear in the path for any glob, but its cost per character grows with the pattern: no real glob is longer. */
+const MAX_GLOB_CHARS = 1000;
 
 /** The matcher derived from the VFS index, rebuilt when its generation moves (a file was added or removed). */
 const cache = new WeakMap<FileIndexView, { generation: number; index: FuzzyIndex }>();
@@ -32,12 +34,14 @@ export const findFileTool = defineTool({
   description:
     "Finds files by name: a fuzzy match of query against every workspace path (gitignored files excluded), best first, one " +
     "path per line. A file whose name contains the query comes first, then path fragments (`auth/login`), then " +
-    "abbreviations (`usrsvc` finds src/user/UserService.ts). With glob instead (or as well), the paths matching it, sorted.",
+    "abbreviations (`usrsvc` finds src/user/UserService.ts), then names one letter off (a typo: `dispatcehr`, `fiel_write`; " +
+    "listed in `approximate` and named in text). `_`, `-`, `.` and spaces are alike (`file_write` finds file-write.ts). " +
+    "With glob instead (or as well), the paths matching it, sorted; globs are search's (ripgrep's).",
   params: {
     query: z.string().optional().describe("What you remember of the path: a name, part of it, an abbreviation, a fragment like `user/serv`; space-separated terms must all match."),
     path: z.string().optional().describe("Only files under this folder, relative to the root."),
     limit: z.number().int().min(1).max(MAX_FIND_LIMIT).optional().describe(`Most paths to return (default ${DEFAULT_FIND_LIMIT}).`),
-    glob: z.string().min(1).optional().describe('Only paths matching this glob, e.g. "*.test.ts" (any folder) or "src/**/*.ts"; alone, lists them sorted.'),
+    glob: z.string().min(1).max(MAX_GLOB_CHARS).optional().describe('Only paths matching this glob, e.g. "*.test.ts" (any folder) or "src/**/*.ts"; alone, lists them sorted.'),
   },
   mutating: false,
   state: (ws) => ({ file_index: ws.fileIndex ? `ready, ${ws.fileIndex.paths().length} paths` : "not ready" }),
@@ -54,26 +58,40 @@ export const findFileTool = defineTool({
       under = target.rel;
     }
     const inFolder = under === "" ? undefined : (p: string) => p.startsWith(`${under}/`) || p === under;
-    const matchesGlob = params.glob ? globMatcher(params.glob) : undefined;
+    const matchesGlob = params.glob ? compiledGlob(params.glob) : undefined;
     const accept = inFolder && matchesGlob ? (p: string) => inFolder(p) && matchesGlob(p) : inFolder ?? matchesGlob;
 
     let paths: string[];
     let total: number;
+    let approximate: string[] = [];
     if (query) {
       const found = fuzzyIndexOf(view).search(query, limit, accept);
       paths = found.hits.map((h) => h.path);
       total = found.total;
+      approximate = found.approximate;
     } else {
       const all = accept ? view.paths().filter(accept) : [...view.paths()];
       all.sort();
       total = all.length;
       paths = all.slice(0, limit);
     }
-    return {
-      paths,
-      total,
-      truncated: total > paths.length,
-      text: paths.length ? paths.join("\n") : "No matching files.",
-    };
+    let text = paths.length ? paths.join("\n") : "No matching files.";
+    if (approximate.length) {
+      const which = approximate.length === paths.length ? "None matches exactly" : `${approximate.length} of these match only`;
+      text += `\n\n(${which} with one letter of the query dropped, a typo?: ${approximate.join(", ")}.)`;
+    }
+    const result: Record<string, unknown> = { paths, total, truncated: total > paths.length, text };
+    if (approximate.length) result.approximate = approximate;
+    return result;
   },
 });
+
+/** The glob as a predicate; an invalid one is the caller's to fix, worded as search words rg's. */
+function compiledGlob(glob: string): (path: string) => boolean {
+  try {
+    return globMatcher(glob);
+  } catch (e) {
+    if (e instanceof GlobSyntaxError) throw new ToolError("INVALID_PARAMS", `glob: ${e.message}. Fix the glob (e.g. "*.ts", "src/**/*.test.ts", "*.{ts,tsx}").`);
+    throw e;
+  }
+}

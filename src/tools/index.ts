@@ -1,9 +1,11 @@
 import { cancelTool } from "./cancel.js";
 import { fileDeleteTool } from "./file-delete.js";
+import { fileMoveTool } from "./file-move.js";
 import { fileReadTool } from "./file-read.js";
 import { fileWriteTool } from "./file-write.js";
 import { findFileTool } from "./find-file.js";
 import { infoTool } from "./info.js";
+import { listDirTool } from "./list-dir.js";
 import { listTool } from "./list.js";
 import { searchTool } from "./search.js";
 import { sessionEndTool } from "./session-end.js";
@@ -30,6 +32,10 @@ import { gitStashTool } from "./git-stash.js";
 import { gitStatusTool } from "./git-status.js";
 import { mcpApproveTool, mcpRevokeTool } from "./mcp-approve.js";
 import { mcpServersTool } from "./mcp-servers.js";
+import { terminalJobsTool } from "./terminal-jobs.js";
+import { terminalKillTool } from "./terminal-kill.js";
+import { terminalOutputTool } from "./terminal-output.js";
+import { terminalRunTool } from "./terminal-run.js";
 import type { AnyTool } from "./tool.js";
 import { webFetchTool, webSearchTool } from "../web/tools.js";
 
@@ -42,6 +48,8 @@ export const TOOLS: AnyTool[] = [
   fileReadTool,
   fileWriteTool,
   fileDeleteTool,
+  fileMoveTool,
+  listDirTool,
   searchTool,
   findFileTool,
   gitStatusTool,
@@ -65,6 +73,10 @@ export const TOOLS: AnyTool[] = [
   gitConflictFinalizeTool,
   gitCheckTool,
   ghTool,
+  terminalRunTool,
+  terminalJobsTool,
+  terminalOutputTool,
+  terminalKillTool,
   mcpServersTool,
   mcpApproveTool,
   mcpRevokeTool,

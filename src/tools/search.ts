@@ -1,11 +1,14 @@
-import { existsSync } from "node:fs";
+import { type Stats, constants, existsSync } from "node:fs";
 import { open, stat } from "node:fs/promises";
 import { rgPath } from "@vscode/ripgrep";
 import { z } from "zod";
 import { BINARY_SNIFF_BYTES, isBinary } from "../core/text.js";
 import { ToolError } from "../errors.js";
-import { MAX_SEARCH_LINE_CHARS, renderSearch } from "../search/render.js";
-import { runRipgrep } from "../search/ripgrep.js";
+import { MAX_LOCATED_LINES, findMatchStart } from "../search/match-start.js";
+import { type MatchSource, readMatches } from "../search/read-matches.js";
+import { MAX_SEARCH_LINE_CHARS, type SearchFile, fileHeader, renderSearch } from "../search/render.js";
+import { type RgFile, type SearchOptions, defaultIgnoreFile, runRipgrep } from "../search/ripgrep.js";
+import type { Workspace } from "../workspace.js";
 import { defineTool } from "./tool.js";
 
 /** Matching lines returned unless max_results says otherwise: enough to see a pattern's spread, small for a model's context. */
@@ -14,16 +17,32 @@ export const DEFAULT_MAX_RESULTS = 100;
 const MAX_MAX_RESULTS = 2000;
 /** Context lines per side; more is a file_read. */
 const MAX_CONTEXT = 20;
-/** A search of a large tree takes well under a second; this only stops a runaway (a FIFO, a network mount). */
+/** A search of a large tree takes well under a second; this only stops a runaway (a network mount). */
 const SEARCH_TIMEOUT_MS = 30_000;
+/**
+ * Characters of `text` the lines and file headers of one answer may take (each line charged with its `N|TAG ` prefix):
+ * under the dispatcher's 100,000-character cut of `text`, so the notes at its end are never cut off, and a bound on
+ * `matches` too (2,000 matches with 20 lines of context each could be 40 MB of JSON). Past it the rest is left out.
+ */
+const MAX_SHOWN_CHARS = 90_000;
+/**
+ * Bytes of matching files read (once each, for hash and tags) in one search: 2,000 matches in 2,000 files of 10 MiB
+ * would read 20 GB. Past this the files that follow are left out, as past MAX_SHOWN_CHARS.
+ */
+const MAX_READ_BYTES = 256 * 1024 * 1024;
+/** Files named in notes (left out because they changed, ...); the rest are counted. */
+const MAX_NOTED_FILES = 5;
 
 export const searchTool = defineTool({
   id: "search",
   description:
     "Searches file contents with ripgrep and returns matching lines grouped by file, each rendered `N|TAG content` with its " +
-    "real line tag, so you can edit straight from the result. Respects .gitignore; skips binary files, and hidden files unless hidden:true; " +
-    "smart case (case-insensitive unless the pattern has an upper-case letter) unless case_sensitive is given. " +
-    "At most max_results matching lines (default 100); long lines are cut around the match. truncated:true says a cap was hit.",
+    "real line tag under a header `file PATH · hash HASH`: edit straight from the result with file_write {path, hash: HASH, " +
+    "edits} anchored on `N:TAG`, no file_read needed (hash and tags are of the same read of the file). " +
+    "Respects .gitignore (outside a git repository, skips node_modules/, dist/ and the like, as find_file does); skips binary " +
+    "files, and hidden files unless hidden:true; smart case (case-insensitive unless the pattern has an upper-case letter) " +
+    "unless case_sensitive is given. At most max_results matching lines (default 100); long lines are cut around the match; " +
+    "a line that is not UTF-8 says so. truncated:true says a cap was hit.",
   params: {
     pattern: z.string()
       .refine((p) => p.trim() !== "", { message: "must not be blank; give the text or regular expression to search for" })
@@ -43,45 +62,99 @@ export const searchTool = defineTool({
   async run(params, { ws, signal }) {
     const target = await ws.paths.resolve(params.path ?? "");
     if (!target.exists) throw new ToolError("NOT_FOUND", `${params.path} does not exist; search a folder or file that does, or omit path to search everything.`);
+    const kind = await stat(target.real).catch(() => undefined);
+    if (kind && !kind.isFile() && !kind.isDirectory()) {
+      // rg would read a FIFO or a device until the timeout; a walk never opens them (rg skips what is not a file)
+      throw new ToolError("NOT_A_FILE", `${target.rel} is ${specialKind(kind)}, not a file or folder; search reads files only: give a file or a folder.`);
+    }
     const empty = { matches: [], total: 0, truncated: false };
-    if (await isBinaryFile(target.real)) {
+    if (kind?.isFile() && (await isBinaryFile(target.real))) {
       return { ...empty, text: `No matches: ${target.rel} is a binary file, and search skips binary files.` };
     }
     const maxResults = params.max_results ?? DEFAULT_MAX_RESULTS;
-    const context = params.context ?? 0;
-    const outcome = await runRipgrep(ws.processes, ws.root, {
+    const options: SearchOptions = {
       pattern: params.pattern,
       rel: target.rel,
       glob: params.glob,
       caseSensitive: params.case_sensitive,
       fixedStrings: params.fixed_strings,
-      context,
+      context: params.context ?? 0,
       hidden: params.hidden,
-    }, maxResults, signal);
+      // One ignore policy with the VFS listing that find_file serves from: its defaults apply where git's rules do not.
+      defaultIgnores: ws.vfsState().git === true ? undefined : defaultIgnoreFile(),
+    };
+    const outcome = await runRipgrep(ws.processes, ws.root, options, maxResults, signal);
+
+    const { files, leftOut, linesCut, sizeCapped } = await readAll(ws, outcome.files, options, signal);
+    let total = 0;
+    for (const f of files) for (const l of f.lines) if (l.match) total++;
 
     const notes: string[] = [];
     if (outcome.capped) {
       notes.push(`Showing the first ${maxResults} matching line${maxResults === 1 ? "" : "s"}; there are more. Narrow the search with path, glob or a more specific pattern, or raise max_results.`);
     }
-    if (outcome.linesCut) {
+    if (sizeCapped) notes.push(`The answer's size cap (${MAX_SHOWN_CHARS} characters of text, or ${MAX_READ_BYTES} bytes of files read) was reached; the lines after these are left out. Narrow the search with path, glob or a more specific pattern.`);
+    if (linesCut) {
       notes.push(`Lines longer than ${MAX_SEARCH_LINE_CHARS} characters were cut around their first match; read them with file_read, or exclude minified files with glob (e.g. "!*.min.js").`);
     }
+    notes.push(...leftOut.slice(0, MAX_NOTED_FILES));
+    if (leftOut.length > MAX_NOTED_FILES) notes.push(`${leftOut.length - MAX_NOTED_FILES} more files were left out for the same reasons.`);
     const result: Record<string, unknown> = {
-      matches: outcome.files,
-      total: outcome.total,
-      truncated: outcome.capped || outcome.linesCut,
-      text: renderSearch(outcome.files, outcome.total, notes),
+      matches: files,
+      total,
+      truncated: outcome.capped || sizeCapped || linesCut,
+      text: renderSearch(files, total, notes, ws.maxFileBytes),
     };
     if (outcome.warnings.length) result.warnings = outcome.warnings;
     return result;
   },
 });
 
+/** Each matching file read once (hash, tags, shown text), in rg's order, within the answer's budgets; sorted by path. */
+async function readAll(ws: Workspace, found: RgFile[], options: SearchOptions, signal: AbortSignal) {
+  let located = 0;
+  const budget = { chars: MAX_SHOWN_CHARS, full: false };
+  const source: MatchSource = {
+    budget,
+    root: ws.root,
+    maxFileBytes: ws.maxFileBytes,
+    isInside: (abs) => ws.paths.isInside(abs),
+    matchStart: (line) => (located++ < MAX_LOCATED_LINES ? findMatchStart(ws.processes, ws.root, options, line, signal) : Promise.resolve(-1)),
+  };
+  const files: SearchFile[] = [];
+  const leftOut: string[] = [];
+  let linesCut = false;
+  let readBytes = 0;
+  let sizeCapped = false;
+  for (const rg of found) {
+    if (budget.chars <= 0 || readBytes > MAX_READ_BYTES) {
+      sizeCapped = true;
+      break;
+    }
+    signal.throwIfAborted();
+    const read = await readMatches(source, rg);
+    linesCut ||= read.linesCut;
+    readBytes += read.bytesRead ?? 0;
+    if (read.note) leftOut.push(read.note);
+    if (!read.file) continue;
+    files.push(read.file);
+    budget.chars -= fileHeader(read.file, ws.maxFileBytes).length + 2;
+  }
+  files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return { files, leftOut, linesCut, sizeCapped: sizeCapped || budget.full };
+}
+
+function specialKind(s: Stats): string {
+  if (s.isFIFO()) return "a FIFO (named pipe)";
+  if (s.isCharacterDevice()) return "a character device";
+  if (s.isBlockDevice()) return "a block device";
+  if (s.isSocket()) return "a socket";
+  return "not a regular file";
+}
+
 /** SPEC 4's rule (a NUL in the first 8 KiB), for a file named explicitly: rg would search it, a directory walk would not. */
 async function isBinaryFile(real: string): Promise<boolean> {
-  // stat first: opening a FIFO would block until someone writes to it
-  if (!(await stat(real).catch(() => undefined))?.isFile()) return false;
-  const handle = await open(real, "r").catch(() => undefined);
+  const handle = await open(real, constants.O_RDONLY | constants.O_NONBLOCK).catch(() => undefined); // never blocks on a swapped-in FIFO
   if (!handle) return false;
   try {
     const buffer = Buffer.alloc(BINARY_SNIFF_BYTES);

@@ -57,6 +57,11 @@ export interface ToolDef<P extends z.ZodType = z.ZodType> {
   hints?: Partial<ToolHints>;
   /** Upper bound of one call before it is aborted with TIMEOUT. */
   timeoutMs?: number;
+  /**
+   * Runs for minutes (a terminal command): an approval bound to a preview is checked, then the call runs without holding
+   * the worktree, so file writes go on meanwhile. Its preview must not depend on file content a write could change.
+   */
+  runsLong?: boolean;
   /** Where the tool comes from: "builtin", or the passthrough server's name. */
   provider?: string;
   /** What the tool needs and whether it has it now, for `info`. */

@@ -1,4 +1,4 @@
-import type { WatcherEngine } from "../workspace.js";
+import type { WatcherEngine } from "./types.js";
 import type { RawKind } from "./coalesce.js";
 
 /** One change an engine saw, by absolute path. */

@@ -1,4 +1,4 @@
-import type { FileIndexView } from "../workspace.js";
+import type { FileIndexView } from "./types.js";
 
 export interface IndexEntry {
   size?: number;

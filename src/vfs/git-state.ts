@@ -1,6 +1,7 @@
 import { readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import { fileHash } from "../core/hash.js";
+import { OPERATION_MARKERS } from "../git/operation-markers.js";
 
 /** What `git.changed` reports (SPEC 7), plus the index's fingerprint to tell a rewrite from a change. */
 export interface GitState {
@@ -20,15 +21,6 @@ export interface GitTouch {
   exclude: boolean;
 }
 
-/** Files whose presence means an operation is in progress, in the order git's own prompt checks them. */
-const OPERATION_MARKERS: readonly [string, string][] = [
-  ["rebase-merge", "rebase"],
-  ["rebase-apply", "rebase"],
-  ["MERGE_HEAD", "merge"],
-  ["CHERRY_PICK_HEAD", "cherry-pick"],
-  ["REVERT_HEAD", "revert"],
-  ["BISECT_LOG", "bisect"],
-];
 const OPERATION_FILES = new Set([...OPERATION_MARKERS.map(([f]) => f), "REBASE_HEAD", "sequencer"]);
 
 /** Folders of the git dir that never bear on git.changed; not watched (objects alone holds 256 folders). */

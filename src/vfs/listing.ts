@@ -1,8 +1,19 @@
+import { lstatSync } from "node:fs";
 import { readFile, readdir } from "node:fs/promises";
 import path from "node:path";
 import { TEMP_FILE_PATTERN } from "../fs/atomic-write.js";
 import type { Supervisor } from "../platform/supervisor.js";
+import { linkTarget, readSmallText } from "./file-probe.js";
+import { trackedSymlinks } from "./git-index.js";
 import { DEFAULT_IGNORES, IgnoreRules } from "./ignore-rules.js";
+
+/**
+ * A .gitignore (or info/exclude) above this is not read: real ones are a few KB (Linux's root one is 4 KB), and a bound
+ * keeps a hostile one from costing memory. git itself ignores those over 100 MiB.
+ */
+export const IGNORE_FILE_MAX_BYTES = 1024 * 1024;
+/** git's mode for a symlink, as ls-files prints it. */
+const LINK_MODE = "120000";
 
 /** git ls-files on a 100,000-file tree prints a few MB; this leaves room for far larger repositories. */
 const GIT_MAX_BUFFER = 512 * 1024 * 1024;
@@ -19,7 +30,7 @@ export interface Listing {
 export type GitReader = (args: string[]) => Promise<string>;
 
 /** A GitReader through the daemon's supervisor: no optional locks (a listing must not rewrite the index). */
-export function gitReader(processes: Supervisor, root: string): GitReader {
+export function gitReader(processes: Pick<Supervisor, "run">, root: string): GitReader {
   return async (args) => {
     const r = await processes.run(
       { cmd: "git", args: ["-c", "core.fsmonitor=false", "-c", "core.quotePath=false", ...args], cwd: root, env: { GIT_OPTIONAL_LOCKS: "0", LC_ALL: "C" }, group: false, label: "git (vfs)" },
@@ -48,22 +59,60 @@ export async function findGitDir(git: GitReader): Promise<string | null> {
  * paths that appear later. Nested .gitignore files count, as do .git/info/exclude; a global excludesFile does not.
  */
 export async function listGit(git: GitReader, root: string, gitDir: string, ignoredDirs?: Promise<string[]>): Promise<Listing> {
-  const [files, ignored, exclude] = await Promise.all([
-    git(["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--deduplicate"]),
+  // Tracked and untracked files from two calls that run side by side (git reads the index for one, walks the tree for
+  // the other), and the tracked symlinks from the index itself (see git-index.ts).
+  const [cached, others, ignored, exclude, links] = await Promise.all([
+    git(["ls-files", "-z", "--cached", "--deduplicate"]),
+    git(["ls-files", "-z", "--others", "--exclude-standard"]),
     ignoredDirs ?? listIgnoredDirs(git, root),
-    readFile(path.join(gitDir, "info", "exclude"), "utf8").catch(() => ""),
+    readSmallText(path.join(gitDir, "info", "exclude"), IGNORE_FILE_MAX_BYTES),
+    readFile(path.join(gitDir, "index")).then(trackedSymlinks, () => [] as string[]).then((found) => found ?? stagedSymlinks(git)),
   ]);
-  const list = files.split("\0").filter((f) => f && !TEMP_FILE_PATTERN.test(f));
+  const list = workspaceFiles(root, cached, others, new Set(links));
   const rules = new IgnoreRules(exclude ? [exclude] : []);
   await Promise.all(
     list
       .filter((f) => f === ".gitignore" || f.endsWith("/.gitignore"))
       .map(async (f) => {
-        const text = await readFile(path.join(root, f), "utf8").catch(() => "");
+        // Never through a link (git 2.32+ does not follow a symlinked .gitignore either).
+        const text = await readSmallText(path.join(root, f), IGNORE_FILE_MAX_BYTES);
         rules.addFile(f === ".gitignore" ? "" : f.slice(0, -"/.gitignore".length), text);
       }),
   );
   return { files: list, rules, ignoredDirs: ignored };
+}
+
+/** The tracked symlinks by git's own word, when the index is not one git-index.ts reads (a split index). */
+async function stagedSymlinks(git: GitReader): Promise<string[]> {
+  const out = await git(["ls-files", "-z", "--stage", "--cached"]);
+  const links: string[] = [];
+  for (const entry of out.split("\0")) if (entry.startsWith(`${LINK_MODE} `)) links.push(entry.slice(entry.indexOf("\t") + 1));
+  return links;
+}
+
+/**
+ * The listed paths without temp files and without links that are not a regular file inside the root (a link to
+ * /proc/self/pagemap in a cloned repository is not a workspace file). Tracked links are known from the index; untracked
+ * files are lstat'ed, and they are few in a repository.
+ */
+function workspaceFiles(root: string, cached: string, others: string, trackedLinks: Set<string>): string[] {
+  const files: string[] = [];
+  const keep = (rel: string, link: boolean) => {
+    if (!rel || TEMP_FILE_PATTERN.test(rel)) return;
+    if (link && !linkTarget(root, path.join(root, rel))) return;
+    files.push(rel);
+  };
+  for (const rel of cached.split("\0")) keep(rel, trackedLinks.size > 0 && trackedLinks.has(rel));
+  for (const rel of others.split("\0")) keep(rel, rel !== "" && isLink(path.join(root, rel)));
+  return files;
+}
+
+function isLink(abs: string): boolean {
+  try {
+    return lstatSync(abs).isSymbolicLink();
+  } catch {
+    return false;
+  }
 }
 
 /** Absolute paths of the ignored folders git sees now (node_modules, build output): never watched. */
@@ -94,8 +143,7 @@ export async function walk(root: string, rel: string, rules: IgnoreRules, files:
     return dirs; // gone already, or unreadable: nothing to watch there
   }
   if (learnRules && entries.some((e) => e.name === ".gitignore" && e.isFile())) {
-    const text = await readFile(path.join(root, rel, ".gitignore"), "utf8").catch(() => "");
-    rules.addFile(rel, text);
+    rules.addFile(rel, await readSmallText(path.join(root, rel, ".gitignore"), IGNORE_FILE_MAX_BYTES));
   }
   const subdirs: string[] = [];
   for (const e of entries) {
@@ -106,7 +154,9 @@ export async function walk(root: string, rel: string, rules: IgnoreRules, files:
       continue;
     }
     if (isDir) subdirs.push(child);
-    else if (!TEMP_FILE_PATTERN.test(child)) files.push(child); // a file tool's temp file, left by a kill mid-write
+    else if (TEMP_FILE_PATTERN.test(child)) continue; // a file tool's temp file, left by a kill mid-write
+    // A FIFO, socket or device is not a file to watch; nor is a link unless it names a regular file inside the root.
+    else if (e.isFile() || (e.isSymbolicLink() && linkTarget(root, path.join(root, child)))) files.push(child);
   }
   dirs.push(...subdirs);
   for (const d of subdirs) dirs.push(...(await walk(root, d, rules, files, ignoredDirs, learnRules)));

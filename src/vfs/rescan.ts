@@ -71,3 +71,26 @@ export async function gitChangedPaths(git: GitReader, root: string, from: string
   const out = await git(["diff", "--name-only", "--no-renames", "--relative", "-z", from, to]).catch(() => "");
   return out.split("\0").filter(Boolean).map((rel) => ({ path: path.join(root, rel), kind: "update" as const }));
 }
+
+/** Files lstat'ed at once by modifiedSince: enough to keep the thread pool busy, few enough to leave it to tool calls. */
+const STAT_BATCH = 64;
+
+/**
+ * Indexed files modified since `sinceMs` (or whose mtime differs from the one the index knows), as raw updates: what a
+ * watcher that was down missed (added and removed files come from a new listing). Unchanged ones drop out by hash.
+ */
+export async function modifiedSince(root: string, index: FileIndex, sinceMs: number): Promise<RawEvent[]> {
+  const since = sinceMs - MTIME_SLACK_MS;
+  const paths = index.paths();
+  const out: RawEvent[] = [];
+  for (let i = 0; i < paths.length; i += STAT_BATCH) {
+    const slice = paths.slice(i, i + STAT_BATCH);
+    const stats = await Promise.all(slice.map((rel) => lstat(path.join(root, rel)).catch(() => null)));
+    slice.forEach((rel, j) => {
+      const st = stats[j];
+      const known = index.get(rel)?.mtimeMs;
+      if (st && (st.mtimeMs >= since || (known !== undefined && st.mtimeMs !== known))) out.push({ path: path.join(root, rel), kind: "update" });
+    });
+  }
+  return out;
+}

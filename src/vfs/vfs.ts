@@ -1,12 +1,17 @@
 import path from "node:path";
-import type { Actor, ToolWrite, Workspace } from "../workspace.js";
+import type { EventBus } from "../platform/bus.js";
+import type { Supervisor } from "../platform/supervisor.js";
 import { ENGINE_BATCH_DELAY_MS, type RawEvent, type WatchEngine, type WatchRequest, createEngine, isWatchLimitError } from "./engine.js";
+import { WINDOW_MS } from "./event-window.js";
 import { FileIndex } from "./file-index.js";
 import { GIT_DIR_UNWATCHED } from "./git-state.js";
+import type { ContentHistory } from "./history.js";
 import { IgnoreRules } from "./ignore-rules.js";
 import { type GitReader, type Listing, findGitDir, gitReader, listGit, listIgnoredDirs, listPlain, walk } from "./listing.js";
-import { HASH_MAX_BYTES, Pipeline, WINDOW_MS } from "./pipeline.js";
-import { rescanFolders } from "./rescan.js";
+import { HASH_MAX_BYTES, Pipeline, type PipelineSink } from "./pipeline.js";
+import { modifiedSince, rescanFolders } from "./rescan.js";
+import type { Actor, ToolWrite, WatcherEngine } from "./types.js";
+import type { SessionViews } from "./views.js";
 
 /** A failing watcher is restarted at most this often, then left off (the daemon keeps serving without events). */
 export const MAX_RESTARTS = 5;
@@ -27,6 +32,18 @@ const KEPT_ERRORS = 5;
 
 type Role = "tree" | "git";
 
+/** What the VFS needs from the workspace that owns it (the Workspace is one; the VFS never imports it). */
+export interface VfsHost {
+  readonly root: string;
+  readonly maxFileBytes: number;
+  readonly watcherEngine: WatcherEngine;
+  readonly processes: Pick<Supervisor, "run">;
+  readonly bus: Pick<EventBus, "emit">;
+  readonly views: Pick<SessionViews, "staleSessions">;
+  readonly history: Pick<ContentHistory, "put">;
+  readonly log: (message: string) => void;
+}
+
 /** The live VFS: watchers on the tree and the git folder, the file index, the event pipeline, and their state. */
 export class Vfs {
   readonly index = new FileIndex();
@@ -39,6 +56,9 @@ export class Vfs {
   private ready = false;
   private stopped = false;
   private restarts = 0;
+  /** When the VFS started, and since when each failed watcher has been down (cleared once it is back and caught up). */
+  private startedAt = 0;
+  private readonly downSince = new Map<Role, number>();
   private inotifyLimitHit = false;
   private readonly errors: string[] = [];
   /** Folders moved in, refreshed together (see refreshMovedIn). */
@@ -49,7 +69,7 @@ export class Vfs {
 
   private readonly git: GitReader;
 
-  constructor(private readonly ws: Workspace) {
+  constructor(private readonly ws: VfsHost) {
     this.git = gitReader(ws.processes, ws.root);
   }
 
@@ -71,6 +91,7 @@ export class Vfs {
 
   /** Resolves once both watchers are live: every change after this is reported. */
   async start(): Promise<void> {
+    this.startedAt = Date.now();
     const root = this.ws.root;
     this.gitDir = await findGitDir(this.git);
     // parcel does not consult the rules while it starts, only the folders to skip: it crawls while git lists (on
@@ -78,13 +99,19 @@ export class Vfs {
     const listed = this.gitDir && this.ws.watcherEngine === "parcel" ? this.listInParallel(this.gitDir) : undefined;
     if (listed) this.ignoredDirs = await listed.ignoredDirs;
     else await this.applyListing(await this.list());
-    this.pipeline = new Pipeline(this.ws, this.index, this.gitDir, {
-      rules: () => this.rules,
-      onFolderMovedIn: (rel) => this.movedIn.add(rel),
-      onFolderWalked: (rel) => this.walked.add(rel),
-      onFloodOver: (dirs, since) => void this.afterFlood(dirs, since),
-      onIgnoreChanged: () => this.reloadRules(),
-    }, this.git, ENGINE_BATCH_DELAY_MS[this.ws.watcherEngine]);
+    this.pipeline = new Pipeline(this.sink(), {
+      index: this.index,
+      gitDir: this.gitDir,
+      git: this.git,
+      engineDelayMs: ENGINE_BATCH_DELAY_MS[this.ws.watcherEngine],
+      hooks: {
+        rules: () => this.rules,
+        onFolderMovedIn: (rel) => this.movedIn.add(rel),
+        onFolderWalked: (rel) => this.walked.add(rel),
+        onFloodOver: (dirs, since) => void this.afterFlood(dirs, since),
+        onIgnoreChanged: () => this.reloadRules(),
+      },
+    });
     this.requests.set("tree", {
       dir: root,
       ignoreDirs: () => [path.join(root, ".git"), ...this.ignoredDirs],
@@ -98,6 +125,15 @@ export class Vfs {
     if (listed) await this.applyListing(await listed.listing);
     await this.pipeline.open();
     this.ready = [...this.requests.keys()].every((r) => this.engines.has(r));
+  }
+
+  private sink(): PipelineSink {
+    const { root, views, history, bus, log } = this.ws;
+    return { root, views, history, hashMaxBytes: this.hashMax(), emit: (event, data) => bus.emit(event, data), log };
+  }
+
+  private hashMax(): number {
+    return Math.max(HASH_MAX_BYTES, this.ws.maxFileBytes);
   }
 
   async stop(): Promise<void> {
@@ -120,7 +156,7 @@ export class Vfs {
       watched_folders: this.engines.get("tree")?.watchedFolders() ?? this.folderCache.count,
       ignored_folders: this.ignoredDirs.length,
       window_ms: WINDOW_MS,
-      hash_max_bytes: Math.max(HASH_MAX_BYTES, this.ws.maxFileBytes),
+      hash_max_bytes: this.hashMax(),
       restarts: this.restarts,
       inotify_limit_hit: this.inotifyLimitHit,
       errors: [...this.errors],
@@ -191,34 +227,47 @@ export class Vfs {
     }
     this.ws.log(`watcher (${role}) failed: ${message}`);
     if (this.stopped || (engine && this.engines.get(role) !== engine)) return; // already replaced
-    if (this.ready) this.ws.bus.emit("vfs.state", { live: false, reason: `the ${role} watcher failed (${message}); restarting it` });
+    const wasLive = this.ready;
+    this.ready = false;
+    this.engines.delete(role);
+    void engine?.stop().catch(() => undefined);
+    // What changed since then is looked for once it is back; a failure while starting misses what came since the start.
+    if (!this.downSince.has(role)) this.downSince.set(role, this.pipeline?.openedAt ? Date.now() : this.startedAt);
     if (this.restarts >= MAX_RESTARTS) {
       this.ws.log(`watcher (${role}): gave up after ${MAX_RESTARTS} restarts; file and git events are off, tools keep working`);
-      this.ready = false;
       this.ws.bus.emit("vfs.state", { live: false, reason: `the ${role} watcher failed ${MAX_RESTARTS + 1} times and is off; file and git events are not reported` });
       return;
     }
+    if (wasLive) this.ws.bus.emit("vfs.state", { live: false, reason: `the ${role} watcher failed (${message}); restarting it` });
     this.restarts++;
-    this.engines.delete(role);
-    void engine?.stop().catch(() => undefined);
     setTimeout(() => void this.restart(role), RESTART_DELAY_MS * this.restarts).unref();
   }
 
-  /** A fresh engine, then what changed while none watched: listed again and pushed through the pipeline. */
+  /**
+   * A fresh engine, then what changed while none watched, pushed through the pipeline and reported before `live:true`
+   * goes out: a Gateway that sees it knows what was missed has been reported (SPEC 7).
+   */
   private async restart(role: Role): Promise<void> {
     if (this.stopped) return;
     await this.startEngine(role);
-    if (!this.engines.has(role)) return;
-    this.ready = [...this.requests.keys()].every((r) => this.engines.has(r));
+    if (!this.engines.has(role)) return; // failed again: onError scheduled the next try
     this.ws.log(`watcher (${role}) restarted`);
-    if (role === "tree") {
-      const { added, removed } = await this.applyListingSilently();
-      const abs = (rel: string) => path.join(this.ws.root, rel);
-      this.pipeline.push([...added.map((p) => ({ path: abs(p), kind: "create" as const })), ...removed.map((p) => ({ path: abs(p), kind: "delete" as const }))]);
-      // After the listing's changes: a Gateway that sees live:true knows what was missed has been (or is being) reported.
-      await this.pipeline.idle();
-    }
+    const since = this.downSince.get(role) ?? Date.now();
+    if (role === "tree") await this.reportMissed(since);
+    else await this.pipeline.recheckGit();
+    await this.pipeline.idle();
+    if (this.stopped || !this.engines.has(role)) return; // failed again meanwhile
+    this.downSince.delete(role);
+    this.ready = [...this.requests.keys()].every((r) => this.engines.has(r));
     if (this.ready) this.ws.bus.emit("vfs.state", { live: true, reason: `the ${role} watcher was restarted; changes made while it was down were reported` });
+  }
+
+  /** Files added, removed (listed again) and modified (by mtime) since `since`, pushed as the VFS's own findings. */
+  private async reportMissed(since: number): Promise<void> {
+    const { added, removed } = await this.applyListingSilently();
+    const abs = (rel: string) => path.join(this.ws.root, rel);
+    const modified = await modifiedSince(this.ws.root, this.index, since);
+    this.pipeline.push([...added.map((p) => ({ path: abs(p), kind: "create" as const })), ...removed.map((p) => ({ path: abs(p), kind: "delete" as const })), ...modified], true);
   }
 
   /** Lists again, but leaves added and removed paths for the pipeline to report (it adds and removes them itself). */
@@ -311,7 +360,7 @@ class FolderBatch {
   }
 }
 
-export async function startVfs(ws: Workspace): Promise<Vfs> {
+export async function startVfs(ws: VfsHost): Promise<Vfs> {
   const vfs = new Vfs(ws);
   await vfs.start();
   return vfs;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseAnchor, resolveAnchor } from "../../src/core/anchors.js";
+import { findTag, linesWithTag, parseAnchor, resolveAnchor } from "../../src/core/anchors.js";
 import { ToolError } from "../../src/errors.js";
 
 function codeOf(fn: () => unknown): { code: string; message: string; details: Record<string, unknown> } {
@@ -66,5 +66,28 @@ describe("resolveAnchor", () => {
   it("is TAG_NOT_FOUND for a well-formed tag no line has", () => {
     expect(codeOf(() => resolveAnchor(parseAnchor("0000", "f"), TAGS, "f")).code).toBe("TAG_NOT_FOUND");
     expect(codeOf(() => resolveAnchor(parseAnchor("0000", "f"), [], "f")).code).toBe("TAG_NOT_FOUND");
+  });
+});
+
+describe("the per-snapshot tag index", () => {
+  it("finds every line of a tag in file order, in either case, and nothing for an absent one", () => {
+    const tags = ["00FF", "ABCD", "00ff".toUpperCase(), "FFFF", "0000", "ABCD"];
+    expect(findTag(tags, "abcd")).toEqual([2, 6]);
+    expect(findTag(tags, "00FF")).toEqual([1, 3]);
+    expect(findTag(tags, "FFFF")).toEqual([4]);
+    expect(findTag(tags, "0000")).toEqual([5]);
+    expect(findTag(tags, "1234")).toEqual([]);
+  });
+
+  it("agrees with a scan on a large snapshot, for every tag", () => {
+    const tags = Array.from({ length: 70_000 }, (_, i) => ((i * 2654435761) >>> 16).toString(16).toUpperCase().padStart(4, "0"));
+    for (const tag of new Set(tags.slice(0, 500))) expect(findTag(tags, tag)).toEqual(linesWithTag(tags, tag));
+  });
+
+  it("lists at most 20 candidates of an ambiguous tag, and says how many there are", () => {
+    const many = Array.from({ length: 50 }, () => "7D2A");
+    const e = codeOf(() => resolveAnchor(parseAnchor("7D2A", "f"), many, "f"));
+    expect(e.details.candidates).toHaveLength(20);
+    expect(e.message).toContain("(50 in all)");
   });
 });

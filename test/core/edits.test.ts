@@ -210,3 +210,26 @@ describe("line endings, BOM and final newline", () => {
     expect(apply(text, [{ type: "replace", startline: b, content: "B" }])).toBe("a\r\nB\r\n");
   });
 });
+
+describe("large batches", () => {
+  const numbered = (n: number) => Array.from({ length: n }, (_, i) => `line ${i + 1}`).join("\n") + "\n";
+
+  it("applies thousands of disjoint edits (sorted overlap check) and still finds the one overlap among them", () => {
+    const N = 20_000;
+    const text = numbered(N);
+    const t = tags(text);
+    const edits: Edit[] = [];
+    for (let i = 0; i < N; i += 4) edits.push({ type: "replace", startline: `${i + 1}:${t[i]}`, endline: `${i + 2}:${t[i + 1]}`, content: "r" });
+    for (let i = 2; i < N; i += 4) edits.push({ type: "insert", startline: `${i + 1}:${t[i]}`, content: "ins" });
+    const out = apply(text, edits).split("\n");
+    expect(out.slice(0, 5)).toEqual(["r", "line 3", "ins", "line 4", "r"]);
+    // One insert strictly inside a replaced range (after its first line), far from the others.
+    const bad = [...edits, { type: "insert" as const, startline: `${4001}:${t[4000]}`, content: "x" }];
+    const e = failure(text, bad);
+    expect(e.code).toBe("OVERLAP");
+    expect(e.message).toContain(`edits[${bad.length - 1}] (insert after line 4001) overlaps`);
+    // And a range overlapping the last range of the batch.
+    const overlapping = [...edits, { type: "delete" as const, startline: `${N - 2}:${t[N - 3]}`, endline: `${N - 1}:${t[N - 2]}` }];
+    expect(failure(text, overlapping).code).toBe("OVERLAP");
+  });
+});

@@ -2,7 +2,9 @@ import { applyPatch } from "diff";
 import { describe, expect, it } from "vitest";
 import { type Edit, applyEdits } from "../../src/core/edits.js";
 import { initHash, tagOf } from "../../src/core/hash.js";
-import { MAX_REGION_LINES, changedSpans, diffHunks, editsDiff, renderRange, renderRegions, unifiedDiff } from "../../src/core/render.js";
+import {
+  EMPTY_DOC, MAX_REGION_LINES, capDiff, changedSpans, diffHunks, docDiff, docText, lineShifts, opShifts, renderRange, renderRegions, renderShifts, unifiedDiff,
+} from "../../src/core/render.js";
 import { parseText, serialize } from "../../src/core/text.js";
 import { LineTags } from "../../src/core/line-tags.js";
 
@@ -12,18 +14,17 @@ function edit(text: string, edits: Edit[]) {
   const bytes = Buffer.from(text);
   const old = parseText(bytes, "f");
   const { doc, ops } = applyEdits(old, new LineTags(bytes).all(), edits);
-  const finalNl = (d: typeof doc) => d.lines.length > 0 && d.eols[d.eols.length - 1] !== "";
-  const windowed = editsDiff("f.txt", { lines: old.lines, finalNewline: finalNl(old) }, { lines: doc.lines, finalNewline: finalNl(doc) }, ops);
-  return { after: serialize(doc).toString(), windowed, ops, doc };
+  const windowed = docDiff("f.txt", old, doc, ops);
+  return { old, after: serialize(doc).toString(), windowed, ops, doc };
 }
 
 const numbered = (n: number, last = "\n") => Array.from({ length: n }, (_, i) => `line ${i + 1}`).join("\n") + last;
 const tagOfLine = (text: string, n: number) => `${n}:${new LineTags(Buffer.from(text)).all()[n - 1]}`;
 
-describe("editsDiff", () => {
+describe("docDiff of a batch", () => {
   it("equals a whole-file diff for edits far apart, close together, at the top and at the end", () => {
     const text = numbered(200);
-    const { after, windowed } = edit(text, [
+    const { old, doc, after, windowed } = edit(text, [
       { type: "insert", endline: tagOfLine(text, 1), content: "top" },
       { type: "replace", startline: tagOfLine(text, 50), content: "fifty" },
       { type: "delete", startline: tagOfLine(text, 54), endline: tagOfLine(text, 55) },
@@ -31,6 +32,7 @@ describe("editsDiff", () => {
       { type: "insert", startline: tagOfLine(text, 200), content: "end" },
     ]);
     expect(windowed.diff).toBe(unifiedDiff("f.txt", text, after).diff);
+    expect(windowed.diff).toBe(docDiff("f.txt", old, doc).diff);
     expect(applyPatch(text, windowed.diff)).toBe(after);
   });
 
@@ -44,6 +46,104 @@ describe("editsDiff", () => {
   it("starts with file headers", () => {
     const text = numbered(3);
     expect(edit(text, [{ type: "delete", startline: tagOfLine(text, 2) }]).windowed.diff).toMatch(/^--- a\/f\.txt\n\+\+\+ b\/f\.txt\n@@ -1,3 \+1,2 @@/);
+  });
+
+  it("keeps a CRLF file's \\r and a BOM, in both the windowed and the whole-document diff", () => {
+    const text = "\ufeffa\r\nb\r\nc\r\n";
+    const { old, doc, after, windowed } = edit(text, [{ type: "replace", startline: tagOfLine(text, 1), content: "A" }]);
+    expect(windowed.diff).toContain("-\ufeffa\r\n+\ufeffA\r\n b\r\n");
+    expect(docDiff("f.txt", old, doc).diff).toBe(windowed.diff);
+    expect(applyPatch(text, windowed.diff)).toBe(after);
+  });
+
+  it("diffs a creation from the empty document", () => {
+    const doc = parseText(Buffer.from("x\r\ny"), "f");
+    expect(docText(doc)).toBe("x\r\ny");
+    expect(docDiff("f.txt", EMPTY_DOC, doc).diff).toContain("@@ -0,0 +1,2 @@\n+x\r\n+y\n\\ No newline at end of file");
+  });
+});
+
+describe("capDiff", () => {
+  it("leaves a short diff alone and cuts a long one at the last whole hunk that fits", () => {
+    const text = numbered(2000);
+    const after = text.replace(/line (\d+)0\n/g, "LINE $10\n");
+    const { diff } = unifiedDiff("f", text, after);
+    expect(capDiff(diff, diff.length)).toEqual({ diff, truncated: false });
+    const cut = capDiff(diff, 1000);
+    expect(cut.truncated).toBe(true);
+    expect(cut.diff.length).toBeLessThanOrEqual(1000);
+    expect(diff.startsWith(cut.diff)).toBe(true);
+    expect(diff.slice(cut.diff.length)).toMatch(/^@@ /);
+    // What is left is still a patch: it applies its hunks.
+    expect(applyPatch(text, cut.diff)).not.toBe(false);
+  });
+
+  it("cuts one huge hunk at a line end", () => {
+    const { diff } = unifiedDiff("f", "", numbered(1000));
+    const cut = capDiff(diff, 500);
+    expect(cut.diff.endsWith("\n")).toBe(true);
+    expect(cut.diff.length).toBeLessThanOrEqual(500);
+  });
+});
+
+describe("opShifts", () => {
+  it("moves old lines by the edits themselves, where a diff aligns equal lines otherwise", () => {
+    // Line 1 of four equal lines becomes three: the caller's old lines 2-4 are now 4-6. A diff of the two versions
+    // sees two lines added at the end and nothing moved, so an anchor moved by it would land inside the new block.
+    const text = "a\na\na\na\n";
+    const { old, windowed, ops } = edit(text, [{ type: "replace", startline: tagOfLine(text, 1), content: "a\na\na" }]);
+    expect(opShifts(ops, old.lines.length)).toEqual([{ from: 2, to: 4, by: 2 }]);
+    expect(lineShifts(windowed.hunks, old.lines.length)).toEqual([]);
+  });
+
+  it("agrees with the diff's shifts where the alignment is unambiguous", () => {
+    const text = numbered(100);
+    const { old, windowed, ops } = edit(text, [
+      { type: "insert", startline: tagOfLine(text, 10), content: "a\nb\nc" },
+      { type: "replace", startline: tagOfLine(text, 50), content: "fifty" },
+      { type: "delete", startline: tagOfLine(text, 70), endline: tagOfLine(text, 73) },
+    ]);
+    expect(opShifts(ops, old.lines.length)).toEqual(lineShifts(windowed.hunks, old.lines.length));
+  });
+});
+
+describe("lineShifts", () => {
+  it("says how old line numbers outside the changes moved, merged across changed lines", () => {
+    const text = numbered(100);
+    const { old, doc, windowed } = edit(text, [
+      { type: "insert", startline: tagOfLine(text, 10), content: "a\nb\nc" },
+      { type: "replace", startline: tagOfLine(text, 50), content: "fifty" },
+      { type: "delete", startline: tagOfLine(text, 70), endline: tagOfLine(text, 73) },
+    ]);
+    const shifts = lineShifts(windowed.hunks, old.lines.length);
+    expect(shifts).toEqual([{ from: 11, to: 69, by: 3 }, { from: 74, to: 100, by: -1 }]);
+    // Every old line the edits did not touch is where a shift says, with its tag.
+    for (const { from, to, by } of shifts) {
+      for (let n = from; n <= to; n++) if (n !== 50) expect(doc.lines[n + by - 1], `old line ${n}`).toBe(old.lines[n - 1]);
+    }
+    expect(renderShifts(shifts)).toBe("moved: old lines 11-69 → 14-72, 74-100 → 73-99");
+  });
+
+  it("leaves out lines that did not move, and separates equal shifts they stand between", () => {
+    const text = numbered(40);
+    const { old, windowed } = edit(text, [
+      { type: "insert", startline: tagOfLine(text, 5), content: "x" },
+      { type: "delete", startline: tagOfLine(text, 10) },
+      { type: "insert", startline: tagOfLine(text, 30), content: "y" },
+    ]);
+    expect(lineShifts(windowed.hunks, old.lines.length)).toEqual([{ from: 6, to: 9, by: 1 }, { from: 31, to: 40, by: 1 }]);
+  });
+
+  it("has nothing to say when no line moved", () => {
+    const text = numbered(10);
+    const { old, windowed } = edit(text, [{ type: "replace", startline: tagOfLine(text, 5), content: "five" }]);
+    expect(lineShifts(windowed.hunks, old.lines.length)).toEqual([]);
+    expect(renderShifts([])).toBe("");
+  });
+
+  it("works from a whole-content diff too", () => {
+    const { hunks } = unifiedDiff("f", numbered(20), numbered(20).replace("line 3\n", ""));
+    expect(lineShifts(hunks, 20)).toEqual([{ from: 4, to: 20, by: -1 }]);
   });
 });
 

@@ -1,10 +1,10 @@
-import { spawn } from "node:child_process";
-import { readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import { mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { fileHash, initHash } from "../../src/core/hash.js";
-import { type DaemonClient, MAIN, daemonForSuite } from "../helpers/daemon.js";
+import { type DaemonClient, MAIN, daemonForSuite, startDaemon } from "../helpers/daemon.js";
 import { tmpWorkspace } from "../helpers/tmp.js";
 
 await initHash();
@@ -137,5 +137,79 @@ describe("a daemon killed mid-write", () => {
     }
     // Temp files may be left behind by a SIGKILL, but a target is never replaced by a partial one.
     expect(readdirSync(at("kill")).filter((f) => !f.startsWith(".")).sort()).toEqual(names.map((n) => path.basename(n)).sort());
+  });
+});
+
+const python = spawnSync("python3", ["-c", "import ctypes; ctypes.CDLL(None).renameat2"]).status === 0;
+
+/** Swaps two paths with renameat2(RENAME_EXCHANGE) as fast as it can, until killed (or a generous bound). */
+const SWAPPER = `
+import ctypes, os, sys, time
+libc = ctypes.CDLL(None, use_errno=True)
+a, b = sys.argv[1].encode(), sys.argv[2].encode()
+deadline = time.monotonic() + 300
+print("swapping", flush=True)
+while time.monotonic() < deadline:
+    for _ in range(1000):
+        libc.renameat2(-100, a, -100, b, 2)
+`;
+
+describe.skipIf(!python)("a folder swapped for a symlink to outside while calls run (renameat2 exchanges)", () => {
+  it("never reads outside content, and never writes, creates, moves or deletes outside the root", async () => {
+    const ROUNDS = 150;
+    const outer = tmpWorkspace();
+    const root = path.join(outer.dir, "root");
+    const out = path.join(outer.dir, "outside");
+    const same = "same\n";
+    mkdirSync(path.join(root, "d"), { recursive: true });
+    mkdirSync(out);
+    writeFileSync(path.join(root, "d/secret.txt"), "inside\n");
+    writeFileSync(path.join(out, "secret.txt"), "OUTSIDE\n");
+    for (let k = 0; k < ROUNDS; k++) {
+      for (const name of [`w${k}.txt`, `del${k}.txt`, `mv${k}.txt`]) {
+        writeFileSync(path.join(root, "d", name), same);
+        writeFileSync(path.join(out, name), same);
+      }
+    }
+    symlinkSync(out, path.join(root, "evil"));
+    const snapshot = () => readdirSync(out).sort().map((f) => `${f}=${readFileSync(path.join(out, f), "utf8")}`);
+    const before = snapshot();
+
+    const d = await startDaemon(root);
+    const swapper = spawn("python3", ["-c", SWAPPER, path.join(root, "d"), path.join(root, "evil")], { stdio: ["ignore", "pipe", "inherit"] });
+    try {
+      await new Promise<void>((resolve) => swapper.stdout.once("data", () => resolve()));
+      const hash = fileHash(Buffer.from(same));
+      const outcomes: Record<string, number> = {};
+      const count = (what: string, r: { success: boolean; result: any }) => {
+        const key = `${what} ${r.success ? "ok" : r.result.code}`;
+        outcomes[key] = (outcomes[key] ?? 0) + 1;
+      };
+      for (let k = 0; k < ROUNDS; k++) {
+        const [read, write, create, del, move] = await Promise.all([
+          d.call("file_read", { path: "d/secret.txt" }),
+          d.call("file_write", { path: `d/w${k}.txt`, hash, content: `written ${k}\n` }),
+          d.call("file_write", { path: `d/new${k}.txt`, content: `created ${k}\n` }),
+          d.call("file_delete", { path: `d/del${k}.txt`, hash }),
+          d.call("file_move", { from: `d/mv${k}.txt`, to: `d/moved${k}.txt`, hash }),
+        ]);
+        if (read.success) expect(read.result.text).not.toContain("OUTSIDE");
+        for (const [what, r] of Object.entries({ read, write, create, del, move })) {
+          count(what, r);
+          // A refusal is fine; an INTERNAL is not (every race must end in a code a caller can act on).
+          if (!r.success) expect(r.result.code, JSON.stringify(r.result)).not.toBe("INTERNAL");
+        }
+      }
+      swapper.kill("SIGKILL");
+      expect(snapshot()).toEqual(before);
+      // The race was real: some calls went through and some were refused.
+      const ok = Object.entries(outcomes).filter(([k]) => k.endsWith(" ok")).reduce((n, [, v]) => n + v, 0);
+      expect(ok, JSON.stringify(outcomes)).toBeGreaterThan(0);
+      expect(ok, JSON.stringify(outcomes)).toBeLessThan(ROUNDS * 5);
+    } finally {
+      swapper.kill("SIGKILL");
+      await d.close();
+      outer.cleanup();
+    }
   });
 });

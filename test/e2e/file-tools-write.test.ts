@@ -1,8 +1,9 @@
+import { execFileSync } from "node:child_process";
 import { chmodSync, lstatSync, mkdirSync, readFileSync, readlinkSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { fileHash, initHash, tagOf } from "../../src/core/hash.js";
-import { type DaemonClient, daemonForSuite } from "../helpers/daemon.js";
+import { type DaemonClient, bodyLines, daemonForSuite } from "../helpers/daemon.js";
 import { tmpWorkspace } from "../helpers/tmp.js";
 
 await initHash();
@@ -37,7 +38,8 @@ describe("file_write by tag", () => {
     const after = HELLO.replace("WOrld", "World");
     expect(read(rel)).toBe(after);
     expect(r).toMatchObject({ path: rel, hash: hashOf(after), previous_hash: hashOf(HELLO), total_lines: 6 });
-    expect(r.text).toBe('3|4127 int main()\n4|91FC {\n5|EB50    cout<<"Hello World!"<<endl;\n6|BB18 }');
+    expect(r.text).toBe(`file ${rel} · hash ${hashOf(after)} (was ${hashOf(HELLO)}) · 6 lines\n3|4127 int main()\n4|91FC {\n5|EB50    cout<<"Hello World!"<<endl;\n6|BB18 }`);
+    expect(r.shifts).toEqual([]);
     expect(r.diff).toContain('-   cout<<"Hello WOrld!"<<endl;\n+   cout<<"Hello World!"<<endl;');
     expect(r.dry_run).toBeUndefined();
     const again = await d.ok("file_read", { path: rel });
@@ -196,5 +198,119 @@ describe("file_delete", () => {
     const refused = await failure("file_read", { path: bin });
     await d.ok("file_delete", { path: bin, hash: refused.hash });
     expect(() => statSync(at(bin))).toThrow();
+  });
+});
+
+describe("what a write's text says (SPEC 5 header, shifts)", () => {
+  it("starts with the header line, (was none) on create", async () => {
+    const r = await d.ok("file_write", { path: "hdr/new.txt", content: "a\nb\n" });
+    expect(r.text.split("\n")[0]).toBe(`file hdr/new.txt · hash ${hashOf("a\nb\n")} (was none) · 2 lines`);
+    expect(bodyLines(r.text)).toEqual([`1|${tagOf("a")} a`, `2|${tagOf("b")} b`]);
+  });
+
+  it("says how old line numbers moved, so old N:TAG anchors can be used again without a re-read", async () => {
+    const text = Array.from({ length: 60 }, (_, i) => (i % 10 === 9 ? "}" : `line ${i + 1}`)).join("\n") + "\n";
+    const rel = file(text);
+    const close = tagOf("}");
+    const first = await d.ok("file_write", { path: rel, hash: hashOf(text), edits: [
+      { type: "insert", startline: `5:${tagOf("line 5")}`, content: "new a\nnew b" },
+      { type: "delete", startline: `30:${close}` },
+    ] });
+    expect(first.shifts).toEqual([{ from: 6, to: 29, by: 2 }, { from: 31, to: 60, by: 1 }]);
+    expect(first.text.split("\n")[1]).toBe("moved: old lines 6-29 → 8-31, 31-60 → 32-61");
+    // The model held 40:} and 50:} from its first read; the shift gives their new numbers.
+    const second = await d.ok("file_write", { path: rel, hash: first.hash, edits: [
+      { type: "replace", startline: `${40 + 1}:${close}`, content: "} // forty" },
+      { type: "replace", startline: `${50 + 1}:${close}`, content: "} // fifty" },
+    ] });
+    const lines = read(rel).split("\n");
+    expect(lines[40]).toBe("} // forty");
+    expect(lines[50]).toBe("} // fifty");
+    expect(second.shifts).toEqual([]);
+  });
+
+  it("gives shifts for a whole-content overwrite too", async () => {
+    const rel = file("a\nb\nc\nd\n");
+    const r = await d.ok("file_write", { path: rel, hash: hashOf("a\nb\nc\nd\n"), content: "a\nc\nd\n" });
+    expect(r.shifts).toEqual([{ from: 3, to: 4, by: -1 }]);
+  });
+});
+
+describe("diffs git apply accepts", () => {
+  it("keeps a CRLF file's \\r in the diff of an edit and of a content write (git apply --check passes)", async () => {
+    const text = "\ufeffone\r\ntwo\r\nthree\r\n";
+    const rel = file(text);
+    const edit = await d.ok("file_write", { path: rel, hash: hashOf(text), edits: [{ type: "replace", startline: tagOf("two"), content: "TWO" }] }, { approved: false });
+    const whole = await d.ok("file_write", { path: rel, hash: hashOf(text), content: "one\ntwo\nTHREE\n" }, { approved: false });
+    for (const diff of [edit.diff, whole.diff]) {
+      expect(diff).toContain("\r\n");
+      execFileSync("git", ["apply", "--check", "-"], { cwd: ws.dir, input: diff });
+    }
+    execFileSync("git", ["apply", "-"], { cwd: ws.dir, input: edit.diff });
+    expect(read(rel)).toBe("\ufeffone\r\nTWO\r\nthree\r\n");
+  });
+
+  it("cuts a diff longer than the text cap and says so", async () => {
+    const big = Array.from({ length: 20_000 }, (_, i) => `row ${i}`).join("\n") + "\n";
+    const r = await d.ok("file_write", { path: "bigdiff.txt", content: big });
+    expect(r.diff_truncated).toBe(true);
+    expect(r.diff.length).toBeLessThanOrEqual(100_000);
+    const small = await d.ok("file_write", { path: "smalldiff.txt", content: "x\n" });
+    expect(small.diff_truncated).toBeUndefined();
+  });
+});
+
+describe("converting a file that is not UTF-8 text", () => {
+  it("allows a content overwrite with the right hash; edits stay refused", async () => {
+    const latin1 = Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0d, 0x0a]);
+    const rel = file(latin1);
+    const refused = await failure("file_read", { path: rel });
+    expect(refused.code).toBe("ENCODING");
+    expect((await failure("file_write", { path: rel, hash: refused.hash, edits: [{ type: "insert", endline: "0000", content: "x" }] })).code).toBe("ENCODING");
+    expect((await failure("file_write", { path: rel, hash: hashOf("other"), content: "café\n" })).code).toBe("HASH_MISMATCH");
+    const r = await d.ok("file_write", { path: rel, hash: refused.hash, content: "café\n" });
+    expect(readFileSync(at(rel))).toEqual(Buffer.from("café\n"));
+    expect(r).toMatchObject({ previous_hash: refused.hash, converted_from: "ENCODING", hash: hashOf("café\n"), diff: "" });
+    expect(r.text).toBe(`file ${rel} · hash ${hashOf("café\n")} (was ${refused.hash}, not UTF-8 text) · 1 lines\n1|${tagOf("café")} café`);
+    const bin = file(Buffer.from([1, 0, 2]));
+    const binHash = (await failure("file_read", { path: bin })).hash;
+    expect((await d.ok("file_write", { path: bin, hash: binHash, content: "text now\n" })).converted_from).toBe("BINARY_FILE");
+  });
+});
+
+describe("params and messages", () => {
+  it("says both were given for {content, edits: []}, and that an empty batch is empty", async () => {
+    const rel = file("x\n");
+    const both = await failure("file_write", { path: rel, hash: hashOf("x\n"), content: "y\n", edits: [] });
+    expect(both.code).toBe("INVALID_PARAMS");
+    expect(both.message).toContain("both were given");
+    const empty = await failure("file_write", { path: rel, hash: hashOf("x\n"), edits: [] });
+    expect(empty.message).toContain("edits: the batch is empty");
+  });
+
+  it("words NO_CHANGE for a content write without talking of edits", async () => {
+    const rel = file("same\n");
+    const r = await failure("file_write", { path: rel, hash: hashOf("same\n"), content: "same\n" });
+    expect(r.message).toMatch(/^The change leaves .* byte-identical/);
+    expect(r.message).not.toMatch(/edits/i);
+  });
+});
+
+describe("read-only files", () => {
+  it("refuses to write or delete a mode-0444 file unless force_readonly, and keeps its mode", async () => {
+    const rel = file("locked\n");
+    chmodSync(at(rel), 0o444);
+    const refused = await failure("file_write", { path: rel, hash: hashOf("locked\n"), content: "changed\n" });
+    expect(refused.code).toBe("PERMISSION_DENIED");
+    expect(refused.message).toContain(`${rel} is read-only (mode 0444)`);
+    expect(refused.message).toContain("force_readonly");
+    expect((await failure("file_write", { path: rel, hash: hashOf("locked\n"), content: "changed\n" }, { approved: false })).code).toBe("PERMISSION_DENIED");
+    expect((await failure("file_delete", { path: rel, hash: hashOf("locked\n") })).code).toBe("PERMISSION_DENIED");
+    expect(read(rel)).toBe("locked\n");
+    await d.ok("file_write", { path: rel, hash: hashOf("locked\n"), content: "changed\n", force_readonly: true });
+    expect(read(rel)).toBe("changed\n");
+    expect(statSync(at(rel)).mode & 0o7777).toBe(0o444);
+    await d.ok("file_delete", { path: rel, hash: hashOf("changed\n"), force_readonly: true });
+    expect(() => statSync(at(rel))).toThrow();
   });
 });

@@ -63,6 +63,39 @@ describe("file_read", () => {
     expect(past.message).toContain("2500 lines");
   });
 
+  it("pages a wide file by next_offset without skipping a line: the window is cut to fit text, and says so", async () => {
+    const LINES = 3000;
+    const wide = (n: number) => `${n}:`.padEnd(200, "w");
+    writeFileSync(at("wide-many.txt"), Array.from({ length: LINES }, (_, i) => wide(i + 1)).join("\n") + "\n");
+    const seen: number[] = [];
+    let offset: number | null = 1;
+    let calls = 0;
+    while (offset !== null) {
+      const r: any = await d.ok("file_read", { path: "wide-many.txt", offset, limit: 2000 });
+      calls++;
+      const [header, ...body] = r.text.split("\n");
+      expect(r.start_line).toBe(offset);
+      expect(header).toBe(`file wide-many.txt · hash ${r.hash} · lines ${r.start_line}-${r.end_line} of ${LINES}${r.next_offset ? ` · next offset ${r.next_offset}` : ""}`);
+      const numbers = body.map((l: string) => Number(l.split("|")[0]));
+      expect(numbers[0]).toBe(r.start_line);
+      expect(numbers[numbers.length - 1]).toBe(r.end_line);
+      expect(r.next_offset).toBe(r.end_line < LINES ? r.end_line + 1 : null);
+      if (r.end_line < Math.min(LINES, offset + 1999)) expect(r.truncated).toBe(true);
+      for (const [i, l] of body.entries()) expect(l).toBe(`${numbers[i]}|${tagOf(wide(numbers[i]))} ${wide(numbers[i])}`);
+      expect(r.text.length).toBeLessThanOrEqual(100_000);
+      seen.push(...numbers);
+      offset = r.next_offset;
+    }
+    expect(calls).toBeGreaterThan(2); // the cap cut the 2000-line windows
+    expect(seen).toEqual(Array.from({ length: LINES }, (_, i) => i + 1));
+  });
+
+  it("bounds tag mode to 2000 lines", async () => {
+    const r = await failCode("file_read", { path: "hello.cpp", lines: Array.from({ length: 2001 }, (_, i) => i + 1) });
+    expect(r.code).toBe("INVALID_PARAMS");
+    expect(r.message).toContain("2000");
+  });
+
   it("reads an empty file as zero lines", async () => {
     writeFileSync(at("empty.txt"), "");
     expect(await d.ok("file_read", { path: "empty.txt" })).toMatchObject({ total_lines: 0, text: `file empty.txt · hash ${hashOf("")} · empty`, next_offset: null, eol: "none", hash: hashOf("") });
@@ -97,14 +130,20 @@ describe("file_read", () => {
   it("answers since: unchanged, a diff with the changed regions, or a normal read", async () => {
     writeFileSync(at("since.txt"), "one\ntwo\nthree\n");
     const first = await d.ok("file_read", { path: "since.txt" });
-    expect(await d.ok("file_read", { path: "since.txt", since: first.hash })).toMatchObject({ unchanged: true, hash: first.hash, total_lines: 3 });
+    const same = await d.ok("file_read", { path: "since.txt", since: first.hash });
+    expect(same).toMatchObject({ unchanged: true, hash: first.hash, total_lines: 3 });
+    expect(same.text).toBe(`file since.txt · hash ${first.hash} · 3 lines · unchanged since ${first.hash}: your tags are still valid`);
     writeFileSync(at("since.txt"), "one\nTWO\nthree\n");
     const changed = await d.ok("file_read", { path: "since.txt", since: first.hash });
     expect(changed).toMatchObject({ unchanged: false, since: first.hash, hash: hashOf("one\nTWO\nthree\n") });
     expect(changed.diff).toContain("-two\n+TWO");
-    expect(changed.text).toBe(`1|${tagOf("one")} one\n2|${tagOf("TWO")} TWO\n3|${tagOf("three")} three`);
+    expect(changed.text).toBe(`file since.txt · hash ${changed.hash} · 3 lines · changed since ${first.hash}\n1|${tagOf("one")} one\n2|${tagOf("TWO")} TWO\n3|${tagOf("three")} three`);
+    writeFileSync(at("since.txt"), "zero\none\nTWO\nthree\n");
+    const moved = await d.ok("file_read", { path: "since.txt", since: changed.hash });
+    expect(moved.shifts).toEqual([{ from: 1, to: 3, by: 1 }]);
+    expect(moved.text.split("\n")[1]).toBe("moved: old lines 1-3 → 2-4");
     const unknown = await d.ok("file_read", { path: "since.txt", since: "0123456789abcdef" });
-    expect(bodyLines(unknown.text)).toHaveLength(3);
+    expect(bodyLines(unknown.text)).toHaveLength(4);
     expect(unknown.unchanged).toBeUndefined();
   });
 
@@ -124,7 +163,9 @@ describe("file_read", () => {
 
   it("tells info its size limit and the watcher's state", async () => {
     const info = await d.ok("info", { tool_id: "file_read" });
-    expect(info.state.maxFileBytes).toBe(10 * 1024 * 1024);
+    expect(info.state.max_file_bytes).toBe(10 * 1024 * 1024);
+    // One naming in `state`: snake_case throughout.
+    for (const key of Object.keys(info.state)) expect(key, key).toMatch(/^[a-z0-9_]+$/);
     expect(info.mutating).toBe(false);
     expect((await d.ok("info", { tool_id: "file_write" })).mutating).toBe(true);
   });
@@ -158,6 +199,28 @@ describe("paths (the MCP filesystem server's advisories)", () => {
     expect((await failCode("file_read", { path: ".git/config" })).code).toBe("PATH_FORBIDDEN");
     expect((await failCode("file_write", { path: ".git/hooks/pre-commit", content: "x\n" })).code).toBe("PATH_FORBIDDEN");
     expect((await failCode("file_delete", { path: ".git/HEAD", hash: hashOf(read(".git/HEAD")) })).code).toBe("PATH_FORBIDDEN");
+  });
+
+  it("forbids a .git component at any depth: a nested repository's .git/, a .git file, and through a symlink", async () => {
+    mkdirSync(at("emb/.git"), { recursive: true });
+    writeFileSync(at("emb/.git/config"), "[core]\n");
+    mkdirSync(at("sub"), { recursive: true });
+    writeFileSync(at("sub/.git"), "gitdir: ../.git/modules/sub\n");
+    symlinkSync("emb/.git", at("emb-git-link"));
+    const forbidden = ["emb/.git/config", "emb/.git", "sub/.git", "emb-git-link/config", "./emb/../emb/.git/hooks/pre-commit"];
+    for (const p of forbidden) {
+      expect((await failCode("file_read", { path: p })).code, p).toBe("PATH_FORBIDDEN");
+      expect((await failCode("file_write", { path: p, content: "[core]\n\tfsmonitor = touch /tmp/pwned\n" })).code, p).toBe("PATH_FORBIDDEN");
+      expect((await failCode("file_write", { path: p, hash: hashOf("[core]\n"), content: "x\n" })).code, p).toBe("PATH_FORBIDDEN");
+      expect((await failCode("file_delete", { path: p, hash: hashOf("[core]\n") })).code, p).toBe("PATH_FORBIDDEN");
+    }
+    expect((await failCode("file_write", { path: "deep/er/.git/config", content: "x\n" })).code).toBe("PATH_FORBIDDEN");
+    expect(read("emb/.git/config")).toBe("[core]\n");
+    expect(read("sub/.git")).toBe("gitdir: ../.git/modules/sub\n");
+    expect(() => statSync(at("deep"))).toThrow();
+    // Names that only look alike are ordinary files.
+    await d.ok("file_write", { path: "sub/.gitignore", content: "x\n" });
+    await d.ok("file_write", { path: "sub/.git-blame-ignore", content: "x\n" });
   });
 
   it("accepts an absolute path inside the root", async () => {

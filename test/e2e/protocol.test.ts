@@ -68,6 +68,11 @@ describe("protocol", () => {
     expect(r.result.message).toContain("tool: unknown field");
   });
 
+  it("names the types a union expected instead of zod's bare \"Invalid input\"", async () => {
+    expect((await d.call("cancel", {})).result.message).toBe("Invalid params: call_id: expected number or string, received undefined.");
+    expect((await d.call("cancel", { call_id: true })).result.message).toContain("expected number or string, received boolean");
+  });
+
   it("refuses an unknown field on every enabled tool", async () => {
     const { tools } = await d.ok("list");
     for (const { tool_id } of tools) {

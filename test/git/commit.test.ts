@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type DaemonClient, startDaemon } from "../helpers/daemon.js";
 import { commitFile, expectUnchanged, git, hook, repoWithRemote, writeFile } from "./fixture.js";
 import { createHash } from "node:crypto";
-import { existsSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 
 const sha256Of = (dir: string, rel: string) => createHash("sha256").update(readFileSync(path.join(dir, rel))).digest("hex");
@@ -186,9 +186,24 @@ describe("git_add, git_commit, hooks and checks", () => {
     git(repo.dir, "commit", "-q", "-m", "no checks");
   });
 
-  it("a check that rewrites a hook stops the commit: what runs must be what the call found", async () => {
+  it("a check runs sandboxed: it cannot rewrite a hook in .git", async () => {
     hook(repo.dir, "pre-commit", "exit 0");
     writeFile(repo.dir, ".tool-layer.json", JSON.stringify({ checks: [{ name: "sneaky", command: ["sh", "-c", "echo 'touch hook-ran' >> .git/hooks/pre-commit"], on: ["commit"] }] }));
+    writeFile(repo.dir, "a.txt", "sneaky in .git\n");
+    git(repo.dir, "add", "a.txt");
+    const head = git(repo.dir, "rev-parse", "HEAD");
+    const r = await d.call("git_commit", { message: "sneaky" });
+    expect(r.result.code).toBe("CHECK_FAILED");
+    expect(r.result.message).toMatch(/Read-only file system|Permission denied/);
+    expect(git(repo.dir, "rev-parse", "HEAD")).toBe(head);
+    expect(readFileSync(path.join(repo.dir, ".git/hooks/pre-commit"), "utf8")).not.toContain("hook-ran");
+  });
+
+  it("a check that rewrites a hook in the worktree stops the commit: what runs must be what the call found", async () => {
+    mkdirSync(path.join(repo.dir, ".githooks"), { recursive: true });
+    writeFileSync(path.join(repo.dir, ".githooks", "pre-commit"), "#!/bin/sh\nexit 0\n", { mode: 0o755 });
+    git(repo.dir, "config", "core.hooksPath", ".githooks");
+    writeFile(repo.dir, ".tool-layer.json", JSON.stringify({ checks: [{ name: "sneaky", command: ["sh", "-c", "echo 'touch hook-ran' >> .githooks/pre-commit"], on: ["commit"] }] }));
     writeFile(repo.dir, "a.txt", "sneaky\n");
     git(repo.dir, "add", "a.txt");
     const head = git(repo.dir, "rev-parse", "HEAD");
@@ -197,6 +212,8 @@ describe("git_add, git_commit, hooks and checks", () => {
     expect(r.result.message).toContain("pre-commit");
     expect(git(repo.dir, "rev-parse", "HEAD")).toBe(head);
     expect(existsSync(path.join(repo.dir, "hook-ran"))).toBe(false);
+    git(repo.dir, "config", "--unset", "core.hooksPath");
+    git(repo.dir, "reset", "-q");
   });
 
   it("a malformed checks file is reported, not ignored", async () => {

@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { closeSync, openSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { childEnv } from "../../src/platform/child-env.js";
@@ -94,6 +94,19 @@ describe("the process supervisor", () => {
     }
     expect(childEnv({ EXTRA: "1", PATH: undefined }, { PATH: "/bin", GIT_WORK_TREE: "/x" })).toEqual(expect.objectContaining({ EXTRA: "1" }));
     expect(childEnv({ PATH: undefined }, { PATH: "/bin", GIT_WORK_TREE: "/x" })).not.toHaveProperty("GIT_WORK_TREE");
+  });
+
+  it("`output` gives the child one descriptor for stdout and stderr: the file has both in the order written", async () => {
+    const ws = tmpWorkspace();
+    try {
+      const file = path.join(ws.dir, "out.log");
+      const fd = openSync(file, "a");
+      const r = await supervisor.run({ ...sh("echo one; echo two >&2; echo three"), output: fd }).finally(() => closeSync(fd));
+      expect(r).toMatchObject({ code: 0, stdout: "", stderr: "" });
+      expect(readFileSync(file, "utf8")).toBe("one\ntwo\nthree\n");
+    } finally {
+      ws.cleanup();
+    }
   });
 
   it("stop() ends long-lived children and waits for them", async () => {

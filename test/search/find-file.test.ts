@@ -20,6 +20,9 @@ describe("find_file", () => {
       "debug.log": "",
       "README.md": "",
       "src/user/.UserModel.ts.tl-0123456789ab.tmp": "a temp file a killed write left behind",
+      "src/tools/file-write.ts": "",
+      "src/dispatch/dispatcher.ts": "",
+      [`deep/${"a".repeat(40)}`]: "",
     },
   });
   let d: DaemonClient;
@@ -62,7 +65,7 @@ describe("find_file", () => {
 
   it("lists the paths matching a glob, sorted, and combines a glob with a query", async () => {
     expect((await d.ok("find_file", { glob: "*.ts" })).paths).toEqual([
-      "src/order/OrderService.ts", "src/user/UserModel.ts", "src/user/UserService.ts", "src/user/services/config.ts", "test/user/UserService.test.ts",
+      "src/dispatch/dispatcher.ts", "src/order/OrderService.ts", "src/tools/file-write.ts", "src/user/UserModel.ts", "src/user/UserService.ts", "src/user/services/config.ts", "test/user/UserService.test.ts",
     ]);
     expect((await d.ok("find_file", { glob: "src/user/*" })).paths).toEqual(["src/user/UserModel.ts", "src/user/UserService.ts"]);
     expect((await d.ok("find_file", { query: "user", glob: "*.md" })).paths).toEqual(["docs/user-guide.md"]);
@@ -90,6 +93,43 @@ describe("find_file", () => {
     expect((await d.call("find_file", { query: "a", path: "nope" })).result.code).toBe("NOT_FOUND");
     expect((await d.call("find_file", { query: "a", limit: 0 })).result.code).toBe("INVALID_PARAMS");
     expect((await d.call("find_file", { query: "a", limt: 3 })).result.message).toMatch(/limt: unknown field/);
+  });
+
+  it("answers the glob that froze the event loop, and a list sent right after it", async () => {
+    const glob = "**a**a**a**a**a**a**a**a**a**a**a**a**b";
+    const [found, list] = await Promise.all([d.call("find_file", { glob }), d.call("list")]);
+    expect(found.result).toMatchObject({ paths: [], total: 0 });
+    expect(list.success).toBe(true);
+    expect((await d.ok("find_file", { glob: "**a**a**a**a**a**a**a**a**a**a**a**a**" })).paths).toEqual([`deep/${"a".repeat(40)}`]);
+  });
+
+  it("refuses an invalid glob as INVALID_PARAMS, in rg's words, as search does", async () => {
+    for (const [glob, words] of [["[z-a]", /invalid range; 'z' > 'a'/], ["[oops", /unclosed character class/], ["*.{ts", /unclosed alternate group/]] as const) {
+      const r = await d.call("find_file", { glob });
+      expect(r.result.code).toBe("INVALID_PARAMS");
+      expect(r.result.message).toMatch(new RegExp(`^glob: error parsing glob .*${words.source}.*Fix the glob`));
+      const viaSearch = await d.call("search", { pattern: "x", glob: [glob] });
+      expect(viaSearch.result.code).toBe("INVALID_PARAMS");
+    }
+    expect((await d.call("find_file", { glob: "*".repeat(1001) })).result.code).toBe("INVALID_PARAMS");
+  });
+
+  it("treats _ - . and space alike, and finds a name one letter off below exact matches, saying so", async () => {
+    expect((await d.ok("find_file", { query: "file_write" })).paths[0]).toBe("src/tools/file-write.ts");
+    expect((await d.ok("find_file", { query: "file write" })).paths[0]).toBe("src/tools/file-write.ts");
+    expect((await d.ok("find_file", { query: "user.service" })).paths[0]).toBe("src/user/UserService.ts");
+    for (const typo of ["fiel_write", "file-wirte.ts", "dispatcehr", "UserSrevice"]) {
+      const r = await d.ok("find_file", { query: typo });
+      const want = typo.startsWith("fi") ? "src/tools/file-write.ts" : typo.startsWith("d") ? "src/dispatch/dispatcher.ts" : "src/user/UserService.ts";
+      expect(r.paths[0], typo).toBe(want);
+      expect(r.approximate, typo).toContain(want);
+      expect(r.text).toContain(`with one letter of the query dropped, a typo?: ${r.approximate.join(", ")}.)`);
+    }
+    // an exact match first: the typo fallback comes only when exact matches are few, and then after them
+    const exact = await d.ok("find_file", { query: "dispacher" });
+    expect(exact.paths[0]).toBe("src/dispatch/dispatcher.ts");
+    expect(exact.approximate).toBeUndefined();
+    expect(exact.text.split("\n")).toEqual(exact.paths);
   });
 
   it("says in info whether the index is ready", async () => {

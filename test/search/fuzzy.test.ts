@@ -53,8 +53,8 @@ describe("FuzzyIndex ranking", () => {
 
   it("returns nothing for a query no path contains as a subsequence, and counts every match in total", () => {
     const index = new FuzzyIndex(NOISE);
-    expect(index.search("qqq", 10)).toEqual({ hits: [], total: 0 });
-    expect(index.search("   ", 10)).toEqual({ hits: [], total: 0 });
+    expect(index.search("qqq", 10)).toEqual({ hits: [], total: 0, approximate: [] });
+    expect(index.search("   ", 10)).toEqual({ hits: [], total: 0, approximate: [] });
     const some = index.search("s", 2);
     expect(some.hits).toHaveLength(2);
     expect(some.total).toBe(NOISE.length);
@@ -94,5 +94,49 @@ describe("FuzzyIndex ranking", () => {
     const all = index.search("cart", 2000).hits;
     for (const k of [1, 7, 20, 333]) expect(index.search("cart", k).hits).toEqual(all.slice(0, k));
     expect(index.search("crt", 15).hits).toEqual(index.search("crt", 2000).hits.slice(0, 15));
+  });
+
+  it("treats _ - . and spaces in names alike", () => {
+    const paths = ["src/tools/file-write.ts", "src/tools/file_read.ts", "docs/user guide.md", "lib/index.ts"];
+    expect(rank(paths, "file_write")[0]).toBe("src/tools/file-write.ts");
+    expect(rank(paths, "file-read")[0]).toBe("src/tools/file_read.ts");
+    expect(rank(paths, "user_guide")).toEqual(["docs/user guide.md"]);
+    expect(rank(paths, "index.ts")[0]).toBe("lib/index.ts");
+  });
+
+  it("falls back to names one letter off when exact matches are few, ranked below them, and says which", () => {
+    const paths = [...NOISE, "src/tools/file-write.ts", "src/dispatch/dispatcher.ts", "src/dispatch/dispatch-queue.ts", "a/fiel-writer-old.ts"];
+    const index = new FuzzyIndex(paths);
+    const typo = index.search("dispatcehr", 10);
+    expect(typo.hits[0].path).toBe("src/dispatch/dispatcher.ts");
+    expect(typo.approximate).toContain("src/dispatch/dispatcher.ts");
+    // an exact subsequence (fiel-writer-old) ranks above the typo of the name (file-write)
+    const fiel = index.search("fiel_write", 10);
+    expect(fiel.hits.map((h) => h.path).slice(0, 2)).toEqual(["a/fiel-writer-old.ts", "src/tools/file-write.ts"]);
+    expect(fiel.approximate).toEqual(["src/tools/file-write.ts"]);
+    expect(fiel.total).toBe(2);
+  });
+
+  it("puts a typo of the name above a query scattered across folders, which a large tree nearly always has", () => {
+    const paths = ["test/user/test/dto/price/serviceStream.md", "src/user/UserService.ts"];
+    const r = new FuzzyIndex(paths).search("UserSrevice", 10);
+    expect(r.hits.map((h) => h.path)).toEqual(["src/user/UserService.ts", "test/user/test/dto/price/serviceStream.md"]);
+    expect(r.approximate).toEqual(["src/user/UserService.ts"]);
+    expect(r.total).toBe(2); // each path once, though both tiers found UserService.ts
+  });
+
+  it("allows one typo per query and none in short terms, where it would match nearly anything", () => {
+    const paths = ["src/framing.test.ts", "src/tools/file-write.ts"];
+    expect(new FuzzyIndex(paths).search("fiel wirte", 10).hits).toEqual([]); // a typo in each term
+    expect(new FuzzyIndex(paths).search("flie wirte", 10).hits.map((h) => h.path)).toEqual(["src/tools/file-write.ts"]); // flie is a subsequence
+    expect(new FuzzyIndex(["src/abcd.ts"]).search("abdc", 10).hits).toEqual([]); // 4 letters: exact only
+    expect(new FuzzyIndex(["src/abcde.ts"]).search("abdce", 10).hits.map((h) => h.path)).toEqual(["src/abcde.ts"]);
+  });
+
+  it("leaves the typo fallback out once exact matches are plenty", () => {
+    const paths = [...Array.from({ length: 10 }, (_, i) => `src/dispatcher${i}.ts`), "src/dispatcehr-typo-target.ts"];
+    const r = new FuzzyIndex(paths).search("dispatcher", 20);
+    expect(r.approximate).toEqual([]);
+    expect(r.hits).toHaveLength(10);
   });
 });

@@ -23,6 +23,8 @@ describe("search", () => {
       "latin1.txt": Buffer.from("caf\xe9 needle\n", "latin1"),
       "bom.txt": "\ufeffneedle after bom\nsecond\n",
       "noeol.txt": "first\nneedle last",
+      "node_modules/pkg/index.js": "export const vendoredMarker = 1;\n",
+      "dist/vendored.js": "export const vendoredMarker = 2;\n",
     },
   });
   let d: DaemonClient;
@@ -41,7 +43,19 @@ describe("search", () => {
       expect(l.match).toBe(true);
       expect(readLines[l.line - 1]).toBe(`${l.line}|${l.tag} ${l.text}`);
     }
-    expect(r.text).toBe(["2 matching lines in 1 file:", "", "src/user.ts", readLines[0], "--", readLines[5]].join("\n"));
+    expect(r.matches[0].hash).toBe(read.hash);
+    expect(r.text).toBe(["2 matching lines in 1 file:", "", `file src/user.ts · hash ${read.hash}`, readLines[0], "--", readLines[5]].join("\n"));
+  });
+
+  it("gives each file's hash, so an edit goes straight from a hit to file_write", async () => {
+    writeFile(ws.dir, "src/edit-me.ts", "const a = 1;\nconst target = 2;\nconst c = 3;\n");
+    const r = await d.ok("search", { pattern: "target", path: "src/edit-me.ts" });
+    const [header, hit] = r.text.split("\n").slice(2);
+    const hash = /^file src\/edit-me\.ts · hash ([0-9a-f]{16})$/.exec(header)![1];
+    const [, n, tag] = /^(\d+)\|([0-9A-F]{4}) /.exec(hit)!;
+    const w = await d.ok("file_write", { path: "src/edit-me.ts", hash, edits: [{ type: "replace", startline: `${n}:${tag}`, content: "const target = 20;" }] });
+    expect(w.previous_hash).toBe(hash);
+    expect(readFileSync(path.join(ws.dir, "src/edit-me.ts"), "utf8")).toBe("const a = 1;\nconst target = 20;\nconst c = 3;\n");
   });
 
   it("tags CRLF lines without their \\r, a last line without a newline, and a BOM file without the BOM", async () => {
@@ -54,11 +68,20 @@ describe("search", () => {
     }
   });
 
-  it("tags a line that is not UTF-8 over its raw bytes", async () => {
+  it("tags a line that is not UTF-8 over its raw bytes, and says it is not UTF-8", async () => {
     const r = await d.ok("search", { pattern: "needle", path: "latin1.txt" });
     const { tagOfBytes, initHash } = await import("../../src/core/hash.js");
     await initHash();
-    expect(r.matches[0].lines[0].tag).toBe(tagOfBytes(Buffer.from("caf\xe9 needle", "latin1")));
+    const [line] = r.matches[0].lines;
+    expect(line.tag).toBe(tagOfBytes(Buffer.from("caf\xe9 needle", "latin1")));
+    expect(line).toMatchObject({ text: "caf\ufffd needle [not UTF-8: invalid bytes shown as \ufffd]", not_utf8: true });
+    expect(r.matches[0].not_utf8).toBe(true);
+    const text = r.text.split("\n");
+    expect(text[2]).toMatch(/^file latin1\.txt · hash [0-9a-f]{16} · not UTF-8: file_read refuses it/);
+    expect(text[3]).toBe(`1|${line.tag} caf\ufffd needle [not UTF-8: invalid bytes shown as \ufffd]`);
+    const utf8 = await d.ok("search", { pattern: "Needle", path: "docs" });
+    expect(utf8.matches[0].not_utf8).toBeUndefined();
+    expect(utf8.matches[0].lines[0].not_utf8).toBeUndefined();
   });
 
   it("renders context lines the same way, with -- between separate groups", async () => {
@@ -66,7 +89,7 @@ describe("search", () => {
     const lines = r.matches[0].lines;
     expect(lines.map((l: any) => [l.line, l.match])).toEqual([[1, true], [2, false], [5, false], [6, true], [7, false]]);
     const read = bodyLines((await d.ok("file_read", { path: "src/user.ts" })).text);
-    expect(r.text.split("\n").slice(2)).toEqual(["src/user.ts", read[0], read[1], "--", read[4], read[5], read[6]]);
+    expect(r.text.split("\n").slice(2)).toEqual([`file src/user.ts · hash ${r.matches[0].hash}`, read[0], read[1], "--", read[4], read[5], read[6]]);
   });
 
   it("uses smart case unless case_sensitive is given", async () => {
@@ -98,6 +121,20 @@ describe("search", () => {
     expect(hidden).not.toContain("dist/out.js");
     const git = await d.ok("search", { pattern: "repositoryformatversion", hidden: true });
     expect(git.total).toBe(0);
+  });
+
+  it("never returns the temp files of file writes, hidden:true or not", async () => {
+    writeFile(ws.dir, "src/.user.ts.tl-0123456789ab.tmp", "leftover_temp_marker\n");
+    writeFile(ws.dir, "src/.kept.txt", "leftover_temp_marker\n");
+    expect(paths(await d.ok("search", { pattern: "leftover_temp_marker", hidden: true }))).toEqual(["src/.kept.txt"]);
+  });
+
+  it("in a git repository, git's rules alone decide, for search as for find_file: node_modules/ is searched unless ignored", async () => {
+    const r = await d.ok("search", { pattern: "vendoredMarker" });
+    expect(paths(r)).toEqual(["node_modules/pkg/index.js"]); // dist/ is in .gitignore
+    expect((await d.ok("find_file", { query: "vendored" })).paths).toEqual([]);
+    expect((await d.ok("find_file", { glob: "node_modules/**" })).paths).toEqual(["node_modules/pkg/index.js"]);
+    expect((await d.ok("find_file", { glob: "dist/**" })).paths).toEqual([]);
   });
 
   it("skips binary files, found by walking or named", async () => {
@@ -140,6 +177,19 @@ describe("search", () => {
     expect(all).toMatchObject({ total: 51, truncated: false });
   });
 
+  it("bounds the answer's size under the text cap: the rest is left out, and the note saying so is not cut off", async () => {
+    writeFile(ws.dir, "wide/a.txt", `${"x".repeat(440)} hit\n`.repeat(1000));
+    writeFile(ws.dir, "wide/b.txt", `${"y".repeat(440)} hit\n`.repeat(1000));
+    const r = await d.ok("search", { pattern: "hit", path: "wide", max_results: 2000 });
+    const shown = r.matches.flatMap((f: any) => f.lines);
+    expect(shown.length).toBeGreaterThan(190);
+    expect(shown.length).toBeLessThan(200); // 90,000 / (445 + 16)
+    expect(r.text.length).toBeLessThan(100_000);
+    expect(r.total).toBe(shown.length);
+    expect(r.truncated).toBe(true);
+    expect(r.text.split("\n").slice(-3).join("\n")).toMatch(/The answer.s size cap \(90000 characters of text, or \d+ bytes of files read\) was reached/);
+  });
+
   it("cuts long lines around the match, keeps the whole line's tag, and says so", async () => {
     const long = `${"x".repeat(100_000)}NEEDLE${"y".repeat(50_000)}`;
     writeFile(ws.dir, "min/app.min.js", `${long}\nshort NEEDLE\n`);
@@ -177,9 +227,33 @@ describe("search", () => {
     expect((await d.call("search", { pattern: "a", colour: true })).result.message).toMatch(/colour: unknown field/);
   });
 
+  it("refuses a FIFO named as path at once, and never opens one while walking", async () => {
+    execFileSync("mkfifo", [path.join(ws.dir, "src/fifo")]);
+    const named = await d.call("search", { pattern: "x", path: "src/fifo" });
+    expect(named.result.code).toBe("NOT_A_FILE");
+    expect(named.result.message).toMatch(/^src\/fifo is a FIFO \(named pipe\), not a file or folder/);
+    // rg skips what is not a regular file in a walk: the folder holding the FIFO answers, as does everything
+    const walked = await d.ok("search", { pattern: "User", path: "src" });
+    expect(paths(walked)).toEqual(["src/user.ts"]);
+    expect(rgChildren(d.child.pid!)).toEqual([]);
+  });
+
+  it("refuses a character device named as path at once, and never opens one while walking", async (ctx) => {
+    try {
+      execFileSync("mknod", [path.join(ws.dir, "src/zero"), "c", "1", "5"], { stdio: "ignore" }); // /dev/zero: never ends
+    } catch {
+      ctx.skip(); // mknod needs CAP_MKNOD (root); shown as skipped, not passed
+    }
+    const named = await d.call("search", { pattern: "x", path: "src/zero" });
+    expect(named.result.code).toBe("NOT_A_FILE");
+    expect(named.result.message).toMatch(/^src\/zero is a character device, not a file or folder/);
+    expect(paths(await d.ok("search", { pattern: "User", path: "src" }))).toEqual(["src/user.ts"]);
+  });
+
   it("a cancelled search answers CANCELLED and its rg is gone", async () => {
-    execFileSync("mkfifo", [path.join(ws.dir, "fifo")]); // rg blocks reading a FIFO nobody writes: a search that never ends
-    const pending = d.call("search", { pattern: "x", path: "fifo" }, { id: "slow" });
+    // PCRE2 (a look-ahead needs it) backtracks through (a|aa)* for every line: seconds per hundred lines, a search that runs on
+    writeFile(ws.dir, "slow/lines.txt", `${"a".repeat(25)}\n`.repeat(20_000));
+    const pending = d.call("search", { pattern: "^(a|aa)*(?=b)", path: "slow" }, { id: "slow" });
     await until(() => rgChildren(d.child.pid!).length > 0);
     expect(rgChildren(d.child.pid!)).toHaveLength(1);
     const cancel = await d.ok("cancel", { call_id: "slow" });

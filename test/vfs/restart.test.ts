@@ -2,11 +2,11 @@ import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { initHash } from "../../src/core/hash.js";
-import { Vfs } from "../../src/vfs/vfs.js";
+import { MAX_RESTARTS, Vfs } from "../../src/vfs/vfs.js";
 import { Workspace } from "../../src/workspace.js";
 import { EventBus } from "../../src/platform/bus.js";
 import { Supervisor } from "../../src/platform/supervisor.js";
-import { tmpWorkspace } from "../helpers/tmp.js";
+import { git, tmpWorkspace } from "../helpers/tmp.js";
 
 // A real engine failure cannot be provoked on demand (and the inotify limit is system-wide), so these tests hand the
 // VFS the error an engine would report, with real engines and real files around it.
@@ -65,6 +65,48 @@ describe.each(["parcel", "chokidar"] as const)("VFS failure handling with %s", (
     const again = changed("a.txt");
     writeFileSync(path.join(dir, "a.txt"), "after restart\n");
     await again;
+  });
+
+  it("reports a file modified while no watcher watched before it says live again", async () => {
+    const { dir, vfs, fail, states, backLive } = await setup();
+    const reported: { path: string; kind: string }[] = [];
+    let liveAfter = -1;
+    (vfs as any).ws.bus.on("fs.changed", (data: { changes: { path: string; kind: string }[] }) => reported.push(...data.changes));
+    (vfs as any).ws.bus.on("vfs.state", (s: { live: boolean }) => s.live && (liveAfter = reported.length));
+    const engine = (vfs as any).engines.get("tree");
+    await engine.stop(); // the engine is gone before the change: only the restart's own look can find it
+    writeFileSync(path.join(dir, "a.txt"), "changed while down\n");
+    fail(new Error("simulated engine failure"));
+    await backLive;
+    expect(states.map((s) => s.live)).toEqual([false, true]);
+    expect(reported.slice(0, liveAfter)).toEqual([expect.objectContaining({ path: "a.txt", kind: "modified" })]);
+  });
+
+  it("reports a commit made while the git watcher was down before it says live again", async () => {
+    const { dir, vfs, states, backLive } = await setup();
+    const heads: (string | null)[] = [];
+    let headsAtLive = -1;
+    (vfs as any).ws.bus.on("git.changed", (data: { head: string | null }) => heads.push(data.head));
+    (vfs as any).ws.bus.on("vfs.state", (s: { live: boolean }) => s.live && (headsAtLive = heads.length));
+    const engine = (vfs as any).engines.get("git");
+    await engine.stop();
+    writeFileSync(path.join(dir, "a.txt"), "2\n");
+    git(dir, "add", "-A");
+    git(dir, "commit", "-qm", "while the git watcher was down");
+    const head = git(dir, "rev-parse", "HEAD").trim();
+    (vfs as any).onError("git", engine, new Error("simulated git watcher failure"));
+    await backLive;
+    expect(states.map((s) => s.live)).toEqual([false, true]);
+    expect(heads.slice(0, headsAtLive)).toContain(head);
+  });
+
+  it("says once that it gave up after MAX_RESTARTS, and reports itself not ready", async () => {
+    const { vfs, fail, states, logs } = await setup();
+    (vfs as any).restarts = MAX_RESTARTS; // as after that many failed restarts
+    fail(new Error("simulated engine failure"));
+    expect(states).toEqual([{ live: false, reason: expect.stringMatching(/is off/) }]);
+    expect(vfs.state()).toMatchObject({ ready: false, restarts: MAX_RESTARTS });
+    expect(logs.join("\n")).toMatch(/gave up/);
   });
 
   it("logs an error the engine survived (a path it could not read) without restarting it", async () => {

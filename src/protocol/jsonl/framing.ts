@@ -113,6 +113,16 @@ export class LineWriter {
     this.push(text.frame(`${head}${head.endsWith("{") ? "" : ","}"text":`, CLOSE_RESULT));
   }
 
+  /** A JSON line built by the caller (without its `\n`). */
+  writeLine(line: string): void {
+    this.push(`${line}\n`);
+  }
+
+  /** head + a pre-encoded JSON literal + tail (which ends the line) as one line. */
+  writeFramed(literal: JsonText, head: string, tail: string): void {
+    this.push(literal.frame(head, Buffer.from(tail)));
+  }
+
   /** Resolves when everything written so far has been handed to the stream (or the stream is gone). */
   idle(): Promise<void> {
     if (this.closed || (!this.queue.length && !this.blocked)) return Promise.resolve();

@@ -2,11 +2,13 @@ import { randomUUID } from "node:crypto";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { type CallToolResult, ProtocolError, Server, type Transport } from "@modelcontextprotocol/server";
+import { RenderedWindow } from "../../core/line-tags.js";
 import type { Dispatcher, Outcome } from "../../dispatch/dispatcher.js";
 import type { Registry } from "../../dispatch/registry.js";
 import type { EventBus, EventName } from "../../platform/bus.js";
 import { type AnyTool, hintsOf } from "../../tools/tool.js";
 import type { Workspace } from "../../workspace.js";
+import { McpStdioTransport } from "./stdio-transport.js";
 
 /** MCP has its own listing and cancellation, and one connection is one session (SPEC 13). */
 export const NOT_SERVED = new Set(["list", "info", "cancel", "session_end"]);
@@ -75,7 +77,10 @@ export class McpAdapter {
     );
   }
 
+  private transport?: McpStdioTransport;
+
   connect(transport: Transport): Promise<void> {
+    if (transport instanceof McpStdioTransport) this.transport = transport;
     return this.server.connect(transport);
   }
 
@@ -125,7 +130,7 @@ export class McpAdapter {
     const onAbort = () => this.dispatcher.cancel(callId);
     signal.addEventListener("abort", onAbort, { once: true });
     try {
-      return toMcp(await this.dispatcher.call({ tool_id: name, session_id: this.session, call_id: callId, approved, params }));
+      return toMcp(await this.dispatcher.call({ tool_id: name, session_id: this.session, call_id: callId, approved, params }), this.transport);
     } finally {
       signal.removeEventListener("abort", onAbort);
     }
@@ -164,12 +169,14 @@ export class McpAdapter {
 }
 
 /** An outcome as an MCP tool result: text for the model, the structured result beside it; a failure is isError. */
-function toMcp(outcome: Outcome): ToolResult {
+function toMcp(outcome: Outcome, transport: McpStdioTransport | undefined): ToolResult {
   if (!outcome.success) return failed(outcome.result);
   const { text, content, structuredContent, ...rest } = outcome.result;
   // A passthrough tool's result is already MCP content: given back as the server gave it.
   if (Array.isArray(content)) return { content: content as CallToolResult["content"], ...(structuredContent ? { structuredContent: structuredContent as Record<string, unknown> } : {}) };
-  return { content: [{ type: "text", text: text === undefined ? JSON.stringify(rest) : String(text) }], structuredContent: rest };
+  // A file window's text is encoded by the transport straight from the file's bytes (see McpStdioTransport.deferText).
+  const shown = text instanceof RenderedWindow && transport ? transport.deferText(text) : text === undefined ? JSON.stringify(rest) : String(text);
+  return { content: [{ type: "text", text: shown }], structuredContent: rest };
 }
 
 function failed(result: { code: string; message: string; [k: string]: unknown }): ToolResult {

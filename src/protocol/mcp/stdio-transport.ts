@@ -1,10 +1,19 @@
 import type { Readable, Writable } from "node:stream";
 import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/server";
+import type { RenderedWindow } from "../../core/line-tags.js";
 import { LineReader, LineWriter } from "../jsonl/framing.js";
+import { windowLiteral } from "../jsonl/json-text.js";
 
 /** JSON-RPC's own codes for a line that is not JSON, and for JSON that is no JSON-RPC message. */
 const PARSE_ERROR = -32700;
 const INVALID_REQUEST = -32600;
+/**
+ * Texts handed to the SDK as a placeholder, waiting for their message to be written. A call whose answer is never sent
+ * (cancelled) leaves one behind: past this many the oldest go.
+ */
+const MAX_DEFERRED = 1_000;
+/** Starts every placeholder: a NUL cannot be in a rendered file window (a NUL in a file makes it binary, refused). */
+const PLACEHOLDER = "\u0000tool-layer:text:";
 
 /**
  * MCP over stdio (one JSON-RPC message per line), on the daemon's own framing: a line that is not JSON is answered
@@ -17,6 +26,8 @@ export class McpStdioTransport implements Transport {
   onmessage?: <T extends JSONRPCMessage>(message: T) => void;
   private readonly writer: LineWriter;
   private closed = false;
+  private readonly deferred = new Map<string, RenderedWindow>();
+  private nextDeferred = 0;
 
   constructor(
     private readonly input: Readable,
@@ -29,8 +40,30 @@ export class McpStdioTransport implements Transport {
     new LineReader(this.input, (line) => this.receive(line), () => this.reject(null, PARSE_ERROR, "the line is too long"), () => this.finish());
   }
 
+  /**
+   * A file window's text, as a placeholder string the SDK can validate and pass along; when the message that carries it
+   * is written, the placeholder is replaced by the window encoded straight from the file's bytes into a JSON literal
+   * (the JSON-lines transport's fast path), which saves rendering, escaping and re-encoding the text.
+   */
+  deferText(window: RenderedWindow): string {
+    const key = `${PLACEHOLDER}${++this.nextDeferred}`;
+    this.deferred.set(key, window);
+    if (this.deferred.size > MAX_DEFERRED) this.deferred.delete(this.deferred.keys().next().value!);
+    return key;
+  }
+
   async send(message: JSONRPCMessage): Promise<void> {
-    this.writer.write(message);
+    const text = (message as { result?: { content?: { text?: unknown }[] } }).result?.content?.[0]?.text;
+    const window = typeof text === "string" ? this.deferred.get(text) : undefined;
+    if (!window) return this.writer.write(message);
+    this.deferred.delete(text as string);
+    const line = JSON.stringify(message);
+    const at = line.indexOf(JSON.stringify(text));
+    const literal = windowLiteral(window);
+    const head = line.slice(0, at);
+    const tail = line.slice(at + JSON.stringify(text).length);
+    if (literal) this.writer.writeFramed(literal, head, `${tail}\n`);
+    else this.writer.writeLine(`${head}${JSON.stringify(window.toString())}${tail}`);
   }
 
   async close(): Promise<void> {

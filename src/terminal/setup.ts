@@ -1,0 +1,61 @@
+import path from "node:path";
+import { isNodeError } from "../errors.js";
+import type { Workspace } from "../workspace.js";
+import { type CgroupParents, type Limits, createCommandCgroup, defaultLimits, hostCgroupParents, sweepStaleCgroups } from "./cgroup-limits.js";
+import { type HostSandboxPaths, type RunFn, type SandboxProbe, hostSandboxPaths, probeSandbox } from "./sandbox-probe.js";
+
+/** What the terminal learns about the machine once, when the daemon starts. */
+export interface Setup {
+  probe: SandboxProbe;
+  host: HostSandboxPaths;
+  parents: CgroupParents;
+  limits: Limits;
+  /** Which limits each command gets. */
+  held: { pids: boolean; memory: boolean; reason?: string };
+  /** The root's git dir and common dir when they lie outside it (the root is a subfolder or a linked worktree). */
+  outerGitDirs: string[];
+}
+
+/** The probe's runner: the supervisor, so even the probe is a child the daemon owns. */
+function supervisedRun(ws: Workspace): RunFn {
+  return async (file, args, opts) => {
+    const env: Record<string, string> = {};
+    for (const [k, v] of Object.entries(opts.env)) if (v !== undefined) env[k] = v;
+    try {
+      const r = await ws.processes.run({ cmd: file, args, cwd: opts.cwd, exactEnv: env, label: "terminal probe" }, { timeoutMs: opts.timeoutMs });
+      return { code: r.code, signal: r.signal, stdout: r.stdout, stderr: r.stderr };
+    } catch (e) {
+      if (isNodeError(e)) return { code: null, signal: null, stdout: "", stderr: "", error: e };
+      throw e;
+    }
+  };
+}
+
+/** A command's cgroups without the sandbox (--terminal-sandbox off, or no bwrap): whether one can be made here. */
+async function tryLimits(parents: CgroupParents, limits: Limits): Promise<Setup["held"]> {
+  try {
+    const group = await createCommandCgroup(parents, limits);
+    await group.release();
+    return { pids: !!parents.pids, memory: !!parents.memory };
+  } catch (e) {
+    return { pids: false, memory: false, reason: `cannot create a cgroup for a command: ${(e as Error).message}` };
+  }
+}
+
+async function outerGitDirs(ws: Workspace): Promise<string[]> {
+  const args = ["rev-parse", "--path-format=absolute", "--git-dir", "--git-common-dir"];
+  const r = await ws.processes.run({ cmd: "git", args, cwd: ws.root, group: false, label: "git rev-parse" }, { timeoutMs: 10_000 }).catch(() => null);
+  if (!r || r.code !== 0) return [];
+  return r.stdout.split("\n").filter(Boolean).map((d) => path.resolve(ws.root, d)).filter((d) => !ws.paths.isInside(d));
+}
+
+/** Probes the sandbox (the daemon's real argv on `true`), the host's paths and cgroups; sweeps a dead daemon's cgroups. */
+export async function prepareSetup(ws: Workspace, opts: { network: boolean; limits?: Limits }): Promise<Setup> {
+  const limits = opts.limits ?? defaultLimits();
+  const [host, parents] = await Promise.all([hostSandboxPaths(), hostCgroupParents()]);
+  if (!parents.reason) await sweepStaleCgroups(parents);
+  const probe = await probeSandbox(supervisedRun(ws), { root: ws.root, network: opts.network, limits, parents });
+  let held = probe.limits;
+  if (!probe.available && !parents.reason) held = await tryLimits(parents, limits); // unsandboxed commands get them too
+  return { probe, host, parents, limits, held, outerGitDirs: await outerGitDirs(ws) };
+}

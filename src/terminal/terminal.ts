@@ -1,0 +1,368 @@
+import { stat } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { ToolError } from "../errors.js";
+import { KILL_GRACE_MS, type ManagedChild } from "../platform/supervisor.js";
+import type { Workspace } from "../workspace.js";
+import { type CommandCgroup, type Limits, createCommandCgroup } from "./cgroup-limits.js";
+import { findGitDirs, gitDirsOfFiles } from "./git-dirs.js";
+import { Job } from "./jobs.js";
+import { MAX_FILE_BYTES, OutputStore, closeQuietly, readCapped } from "./output-store.js";
+import { bashArgv, buildSandboxArgv, sandboxEnv, sandboxHome } from "./sandbox.js";
+import { type Setup, prepareSetup } from "./setup.js";
+import { checkCommand, initShellParser, shellWriteRefused } from "./shell-parse.js";
+
+/** SPEC 11: a foreground command's default and longest timeout (Claude Code's Bash has the same, which models know). */
+export const DEFAULT_TIMEOUT_MS = 120_000;
+export const MAX_TIMEOUT_MS = 600_000;
+/** How often a running command's output file is measured against MAX_FILE_BYTES: `yes` writes 800 MB a second here, so
+ * a runaway writer is stopped within about 80 MB past the limit. A stat per command every 100 ms costs nothing. */
+const OUTPUT_CHECK_MS = 100;
+/**
+ * Call `env` names refused: bash runs code from them (BASH_ENV, PROMPT_COMMAND, exported functions, PS4 under xtrace)
+ * or they change how the line is split, so the write check would not see what runs.
+ */
+const HIDDEN_CODE_VARS = /^(BASH_ENV|ENV|PROMPT_COMMAND|SHELLOPTS|BASHOPTS|PS[0-4]|IFS|BASH_XTRACEFD|BASH_FUNC_.*)$/;
+
+export type SandboxMode = "on" | "off";
+
+export interface TerminalOptions {
+  /** `--terminal-network`. */
+  network?: boolean;
+  /** `--terminal-home DIR`: bound as HOME instead of an empty folder. */
+  home?: string;
+  /** `--terminal-env NAME`: secrets passed through on purpose. */
+  passEnv?: readonly string[];
+  /** `--terminal-sandbox off`: run unsandboxed (info says so). */
+  sandbox?: SandboxMode;
+  /** The daemon's state folder: output files go under it. */
+  stateDir: string;
+  limits?: Limits;
+  /** One command's output beyond this stops it (tests lower it). */
+  maxFileBytes?: number;
+}
+
+/** What runs: checked, resolved and built, but not started. */
+export interface Plan {
+  sandboxed: boolean;
+  /** The command line the process is started with (`bwrap …`, or `bash …` unsandboxed): shown in the preview. */
+  argv: string[];
+  /** The whole environment (never shown: it changes with the daemon's). */
+  env: Record<string, string>;
+  /** Absolute real working directory, and the same relative to the root. */
+  cwd: string;
+  cwdRel: string;
+  /** The simple commands the check found, for the preview. */
+  commands: string[];
+  stdin?: string;
+}
+
+export interface Launched {
+  managed: ManagedChild;
+  file: string;
+  startedAt: number;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** Whether it was stopped because its output passed the file limit. */
+  outputLimitHit(): boolean;
+}
+
+export interface RunOutcome {
+  exit_code: number | null;
+  signal: string | null;
+  timed_out: boolean;
+  duration_ms: number;
+  /** stdout and stderr as written, escapes removed, cut to MAX_OUTPUT_CHARS as head and tail. */
+  output: string;
+  truncated: boolean;
+  output_file: string;
+  output_bytes: number;
+  /** Stopped because its output passed MAX_FILE_BYTES. */
+  output_limit_hit: boolean;
+}
+
+/** An argv run (a custom check): no shell, no write check, the same sandbox and environment rules. */
+export interface ArgvRequest {
+  argv: readonly string[];
+  /** Inside the root (relative or absolute); default the root. */
+  cwd?: string;
+  env?: Record<string, string>;
+  timeoutMs: number;
+  signal?: AbortSignal;
+}
+
+/**
+ * The terminal (SPEC 11): checks a command, builds its sandbox and runs it through the process supervisor, with its
+ * output in a file, cut for the model, and background jobs that stream. One per daemon.
+ */
+export class Terminal {
+  readonly jobs = new Map<string, Job>();
+  readonly store: OutputStore;
+  private setup?: Promise<Setup>;
+  private gitDirsCache?: { key: string; dirs: string[] };
+  /** Bumped when git dirs may have come or gone without the file index noticing (a git operation, a command's end). */
+  private gitEpoch = 0;
+  /** Numbers for output files and job ids, per kind. */
+  private readonly sequences = { run: 0, job: 0, check: 0 };
+  private readonly releases = new Set<Promise<unknown>>();
+  private readonly offGit: () => void;
+  private cgroupFailureLogged = false;
+
+  constructor(
+    private readonly ws: Workspace,
+    private readonly options: TerminalOptions,
+  ) {
+    this.store = new OutputStore(options.stateDir, ws.root);
+    this.offGit = ws.bus.on("git.changed", () => this.gitEpoch++);
+  }
+
+  get mode(): SandboxMode {
+    return this.options.sandbox ?? "on";
+  }
+
+  /** Starts the probe and the parser's load in the background, so the first command does not wait for them. */
+  start(): void {
+    this.ready().catch((e: unknown) => this.ws.log(`terminal setup failed: ${e instanceof Error ? e.message : String(e)}`));
+    initShellParser().catch((e: unknown) => this.ws.log(`the bash grammar did not load: ${e instanceof Error ? e.message : String(e)}`));
+  }
+
+  ready(): Promise<Setup> {
+    this.setup ??= prepareSetup(this.ws, { network: !!this.options.network, limits: this.options.limits });
+    return this.setup;
+  }
+
+  /** What `info` shows of terminal_run. */
+  async state(): Promise<Record<string, unknown>> {
+    const s = await this.ready();
+    const sandboxed = this.mode === "on";
+    const available = !sandboxed || s.probe.available;
+    const sandbox = !sandboxed
+      ? { mode: "off", note: "--terminal-sandbox off: commands run unsandboxed, with the daemon's own file system access" }
+      : { mode: "bwrap", available: s.probe.available, version: s.probe.version, ...(s.probe.reason ? { reason: s.probe.reason } : {}), nested_user_namespaces_blocked: s.probe.disableUserns };
+    return {
+      available,
+      ...(available ? {} : { reason: s.probe.reason }),
+      sandbox,
+      network: sandboxed ? (this.options.network ? "on (--terminal-network)" : "off") : "unrestricted (no sandbox)",
+      home: this.options.home ? `${this.options.home} (--terminal-home)` : sandboxed ? "empty" : "the daemon's own (no sandbox)",
+      env_passed_through: [...(this.options.passEnv ?? [])],
+      limits: { pids: s.held.pids ? s.limits.pids : false, memory_bytes: s.held.memory ? s.limits.memoryBytes : false, ...(s.held.reason ? { reason: s.held.reason } : {}) },
+      timeout_ms: { default: DEFAULT_TIMEOUT_MS, max: MAX_TIMEOUT_MS },
+      jobs_running: [...this.jobs.values()].filter((j) => j.running).length,
+    };
+  }
+
+  private async requireSandbox(): Promise<Setup> {
+    const s = await this.ready();
+    if (this.mode === "on" && !s.probe.available) {
+      throw new ToolError("SANDBOX_UNAVAILABLE", `Commands run only in a sandbox, and it does not work here: ${s.probe.reason}. Make bubblewrap work (install it, allow user namespaces), or start the daemon with --terminal-sandbox off to run commands unsandboxed.`, { reason: s.probe.reason });
+    }
+    return s;
+  }
+
+  /** Checks and builds a shell command: SHELL_WRITE_REFUSED, SANDBOX_UNAVAILABLE, or what would run. */
+  async plan(req: { command: string; cwd?: string; env?: Record<string, string>; stdin?: string }): Promise<Plan> {
+    for (const name of Object.keys(req.env ?? {})) {
+      if (HIDDEN_CODE_VARS.test(name)) throw new ToolError("INVALID_PARAMS", `env.${name}: bash would run code from it (or split the line by it) that the write check cannot see; put what it does in the command itself.`);
+    }
+    const verdict = await checkCommand(req.command, { root: this.ws.root, stdin: req.stdin });
+    if (!verdict.ok) throw shellWriteRefused(verdict.reason);
+    const plan = await this.build(req.command, req);
+    return { ...plan, commands: verdict.commands };
+  }
+
+  /** Builds an argv run (a custom check): the same sandbox and environment, no shell and so no write check. */
+  planArgv(req: ArgvRequest): Promise<Plan> {
+    if (!req.argv.length) throw new ToolError("INVALID_PARAMS", "argv: empty; name the program to run.");
+    return this.build(req.argv, req);
+  }
+
+  private async build(command: string | readonly string[], req: { cwd?: string; env?: Record<string, string>; stdin?: string }): Promise<Plan> {
+    const s = await this.requireSandbox();
+    const where = await this.ws.paths.resolve(req.cwd ?? ".");
+    if (!where.exists) throw new ToolError("NOT_FOUND", `cwd ${req.cwd} does not exist; use a folder inside the workspace.`);
+    if (!(await stat(where.real)).isDirectory()) throw new ToolError("INVALID_PARAMS", `cwd: ${req.cwd} is a file, not a folder.`);
+    const sandboxed = this.mode === "on";
+    const home = sandboxed ? sandboxHome({ root: this.ws.root, homePath: s.host.homePath }) : (this.options.home ?? os.homedir());
+    const argv = sandboxed
+      ? buildSandboxArgv({
+          root: this.ws.root, gitDirs: await this.gitDirs(s), homePath: s.host.homePath, home: this.options.home, network: !!this.options.network,
+          cwd: where.real, command, hidden: s.host.hidden, keep: s.host.keep, disableUserns: s.probe.disableUserns,
+        })
+      : typeof command === "string" ? bashArgv(command) : [...command];
+    const env = sandboxEnv({ base: process.env, passThrough: this.options.passEnv, callEnv: req.env, home });
+    return { sandboxed, argv, env, cwd: where.real, cwdRel: this.ws.paths.toRel(where.real), commands: [], stdin: req.stdin };
+  }
+
+  /**
+   * The git dirs to bind read-only: looked for in the folders of the VFS's files (a walk of the whole tree when there
+   * is no VFS), again when files came or went, after a git operation and after a command.
+   */
+  private async gitDirs(s: Setup): Promise<string[]> {
+    const index = this.ws.fileIndex;
+    const key = `${index?.generation}:${this.gitEpoch}`;
+    if (index && this.gitDirsCache?.key === key) return this.gitDirsCache.dirs;
+    let found: string[];
+    if (index) {
+      found = await gitDirsOfFiles(this.ws.root, index.paths());
+    } else {
+      const walked = await findGitDirs(this.ws.root);
+      if (walked.truncated) this.ws.log("the workspace has more folders than the git-dir walk reads; git dirs beyond them are writable to commands");
+      found = walked.dirs;
+    }
+    const dirs = [...new Set([...s.outerGitDirs, ...found])].sort();
+    this.gitDirsCache = { key, dirs };
+    return dirs;
+  }
+
+  /** What a preview shows of the sandbox (deterministic: no generated names, so preview_id digests it). */
+  async sandboxPreview(plan: Plan): Promise<Record<string, unknown>> {
+    const s = await this.ready();
+    const limits = { pids: s.held.pids ? s.limits.pids : false, memory_bytes: s.held.memory ? s.limits.memoryBytes : false };
+    return { mode: plan.sandboxed ? "bwrap" : "off", argv: plan.argv, network: plan.sandboxed && !!this.options.network, limits };
+  }
+
+  /** Starts a planned command (output file, cgroup, supervisor); the caller waits for `exited`. */
+  async launch(plan: Plan, name: string, label: string): Promise<Launched> {
+    const s = await this.ready();
+    const { file, fd } = this.store.create(name);
+    let cgroup: CommandCgroup | undefined;
+    let managed: ManagedChild;
+    try {
+      if (s.held.pids || s.held.memory) {
+        cgroup = await createCommandCgroup(s.parents, s.limits).catch((e: unknown) => {
+          if (!this.cgroupFailureLogged) this.ws.log(`commands run without their cgroup limits: ${e instanceof Error ? e.message : String(e)}`);
+          this.cgroupFailureLogged = true;
+          return undefined;
+        });
+      }
+      const argv = cgroup ? cgroup.wrap(plan.argv) : plan.argv;
+      managed = await this.ws.processes.spawnLong({
+        cmd: argv[0], args: argv.slice(1), cwd: plan.cwd, exactEnv: plan.env, stdin: plan.stdin !== undefined ? "pipe" : "ignore", output: fd, label,
+      });
+    } catch (e) {
+      if (cgroup) this.release(cgroup);
+      void this.store.done(file);
+      throw e;
+    } finally {
+      closeQuietly(fd); // the child has its own copy
+    }
+    const startedAt = Date.now();
+    if (plan.stdin !== undefined) {
+      managed.child.stdin!.on("error", () => undefined); // a command that exits without reading it
+      managed.child.stdin!.end(plan.stdin);
+    }
+    let overLimit = false;
+    let ended = false;
+    const maxBytes = this.options.maxFileBytes ?? MAX_FILE_BYTES;
+    const watch = setInterval(() => {
+      void stat(file).then((st) => {
+        if (st.size > maxBytes && !overLimit && !ended) {
+          overLimit = true;
+          managed.stop();
+        }
+      }, () => undefined);
+    }, OUTPUT_CHECK_MS);
+    const exited = managed.exited.then((exit) => {
+      ended = true;
+      clearInterval(watch);
+      this.gitEpoch++; // it may have made or removed a repository
+      if (cgroup) this.release(cgroup);
+      return exit;
+    });
+    return { managed, file, startedAt, exited, outputLimitHit: () => overLimit };
+  }
+
+  private release(cgroup: CommandCgroup): void {
+    const p = cgroup.release().catch(() => undefined);
+    this.releases.add(p);
+    void p.finally(() => this.releases.delete(p));
+  }
+
+  /** Runs a planned command in the foreground to its end, timeout or abort (both kill its whole tree). */
+  async run(plan: Plan, opts: { timeoutMs: number; signal?: AbortSignal; label?: string; kind?: "run" | "check" }): Promise<RunOutcome> {
+    opts.signal?.throwIfAborted();
+    const kind = opts.kind ?? "run";
+    const l = await this.launch(plan, `${kind}-${++this.sequences[kind]}`, opts.label ?? "terminal");
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      l.managed.stop();
+    }, opts.timeoutMs);
+    const onAbort = () => l.managed.stop();
+    opts.signal?.addEventListener("abort", onAbort, { once: true });
+    if (opts.signal?.aborted) onAbort();
+    let exit: { code: number | null; signal: NodeJS.Signals | null };
+    try {
+      exit = await l.exited;
+    } finally {
+      clearTimeout(timer);
+      opts.signal?.removeEventListener("abort", onAbort);
+    }
+    const duration = Date.now() - l.startedAt;
+    try {
+      opts.signal?.throwIfAborted();
+      const out = await readCapped(l.file);
+      return {
+        exit_code: exit.code, signal: exit.signal, timed_out: timedOut, duration_ms: duration, output: out.output, truncated: out.truncated,
+        output_file: l.file, output_bytes: out.bytes, output_limit_hit: l.outputLimitHit(),
+      };
+    } finally {
+      await this.store.done(l.file);
+    }
+  }
+
+  /** An argv run to its end (a custom check). */
+  async runArgv(req: ArgvRequest): Promise<RunOutcome> {
+    const plan = await this.planArgv(req);
+    return this.run(plan, { timeoutMs: req.timeoutMs, signal: req.signal, label: `check ${req.argv[0]}`, kind: "check" });
+  }
+
+  /** Starts a background job: no timeout, output as events, killed with the daemon. */
+  async startJob(plan: Plan, command: string, session: string): Promise<Job> {
+    const id = `job-${++this.sequences.job}`;
+    const l = await this.launch(plan, id, `terminal job: ${command.slice(0, 60)}`);
+    const job = new Job(id, command, plan.cwdRel, session, l, this.ws.bus);
+    this.jobs.set(id, job);
+    void job.ended.then(() => this.store.done(l.file)).then(() => this.forgetPruned());
+    return job;
+  }
+
+  job(id: string): Job {
+    const job = this.jobs.get(id);
+    if (!job) throw new ToolError("NOT_FOUND", `There is no job ${JSON.stringify(id)}; terminal_jobs lists them (finished ones are kept while their output is).`);
+    return job;
+  }
+
+  /** Finished jobs whose output file was pruned are forgotten with it. */
+  private forgetPruned(): void {
+    for (const [id, job] of this.jobs) if (!job.running && !this.store.kept(job.file)) this.jobs.delete(id);
+  }
+
+  async dispose(): Promise<void> {
+    this.offGit();
+    const running = [...this.jobs.values()].filter((j) => j.running);
+    for (const j of running) j.detach();
+    await Promise.race([Promise.all(running.map((j) => j.kill())), new Promise((r) => setTimeout(r, KILL_GRACE_MS + 500).unref())]);
+    await Promise.allSettled([...this.releases]);
+    this.store.dispose();
+  }
+}
+
+/** The workspace's terminal: the daemon's, or one with the defaults for callers without a daemon (tests, scripts). */
+export function terminalOf(ws: Workspace, stateDir = path.join(os.tmpdir(), "tool-layer-state")): Terminal {
+  if (!ws.terminal) {
+    const terminal = new Terminal(ws, { stateDir });
+    ws.terminal = terminal;
+    ws.onDispose(() => terminal.dispose());
+  }
+  return ws.terminal;
+}
+
+/**
+ * Runs an argv (not a shell line) through the terminal's runner: the same sandbox, environment rules (secrets withheld,
+ * no prompt, no stdin), timeout and process ownership as terminal_run. For custom checks and hooks the daemon runs.
+ * SANDBOX_UNAVAILABLE when the sandbox does not work and the daemon was not started with --terminal-sandbox off.
+ */
+export function runSandboxed(ws: Workspace, req: ArgvRequest): Promise<RunOutcome> {
+  return terminalOf(ws).runArgv(req);
+}

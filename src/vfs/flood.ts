@@ -1,0 +1,47 @@
+/** How long a touched folder counts as part of a flood that begins after it (a flood's first windows may be thin). */
+const RECENT_DIRS_MS = 2_000;
+
+/** A flood that is over: when it began and the folders it touched, to be read again (see rescan.ts). */
+export interface Flood {
+  since: number;
+  dirs: Set<string>;
+}
+
+/**
+ * Which folders a flood touched. The kernel may drop events in a flood (rescan.ts), so once it is over its folders are
+ * read again; folders touched shortly before it began count too. No IO.
+ */
+export class FloodTracker {
+  private flood?: Flood;
+  /** Folders events touched lately (and folders walked), by when. */
+  private readonly recent = new Map<string, number>();
+
+  get active(): boolean {
+    return this.flood !== undefined;
+  }
+
+  /** Folders that were walked (a new folder and those inside it). */
+  touched(dirs: Iterable<string>): void {
+    const now = Date.now();
+    for (const d of dirs) this.recent.set(d, now);
+  }
+
+  /**
+   * After each window, with the folders its events touched: while flooding they (and the recent ones) are the flood's.
+   * Returns the flood when this window, not flooding, finds one over.
+   */
+  afterWindow(dirs: Iterable<string>, flooding: boolean, firstEventAt: number): Flood | undefined {
+    this.touched(dirs);
+    if (flooding) {
+      this.flood ??= { since: firstEventAt, dirs: new Set() };
+      for (const d of this.recent.keys()) this.flood.dirs.add(d);
+      this.recent.clear();
+      return undefined;
+    }
+    const now = Date.now();
+    for (const [d, at] of this.recent) if (now - at > RECENT_DIRS_MS) this.recent.delete(d);
+    const over = this.flood;
+    this.flood = undefined;
+    return over;
+  }
+}

@@ -1,0 +1,215 @@
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { fileHash, initHash } from "../../src/core/hash.js";
+import { type DaemonClient, daemonForSuite, startDaemon } from "../helpers/daemon.js";
+import { descendants, processes, until, waitDead } from "../helpers/process.js";
+import { git, tmpWorkspace, writeFile } from "../helpers/tmp.js";
+
+await initHash();
+
+/** Secrets in the daemon's own environment: no command may see them. */
+const SECRETS = { EXA_API_KEY: "exa-secret-value", GH_TOKEN: "gh-secret-value", DEPLOY_PASSWORD: "pw-secret-value" };
+
+/** Host pids of the daemon's descendants whose command line is exactly `cmd`. */
+function running(d: DaemonClient, cmd: string): number[] {
+  const mine = new Set(descendants(d.child.pid!));
+  return processes().filter((p) => mine.has(p.pid) && p.cmd === cmd).map((p) => p.pid);
+}
+
+async function started(d: DaemonClient, cmd: string): Promise<number> {
+  await until(() => running(d, cmd).length > 0, `${cmd} to start`, 20_000);
+  return running(d, cmd)[0];
+}
+
+const ws = tmpWorkspace({ git: true, files: { "a.txt": "a\n", "old.txt": "old\n", ".gitignore": "dist/\n" } });
+git(ws.dir, "add", ".");
+git(ws.dir, "commit", "-qm", "init");
+git(ws.dir, "init", "-q", "sub");
+writeFile(ws.dir, "sub/x.txt", "x\n");
+let d: DaemonClient;
+daemonForSuite(ws, (c) => (d = c), [], SECRETS);
+
+const refused = [
+  ["a redirection into a file", "echo hi > a.txt"],
+  ["an append in bash -c", `bash -c "echo x >> a.txt"`],
+  ["a here-document into a file", "cat > f.txt <<EOF\nx\nEOF"],
+  ["tee FILE", "ls | tee f.txt"],
+  ["sed -i", "sed -i s/a/b/ a.txt"],
+  ["a write inside $( )", "echo $(echo x > f.txt)"],
+  ["a write in a function", "f() { echo x > f.txt; }; f"],
+  ["an exec redirection", "exec 3> f.txt; echo x >&3"],
+  ["dd of= behind env", "env A=1 dd if=/dev/zero of=f.txt count=1"],
+  ["a line that does not parse", 'echo "unterminated'],
+  ["eval of a variable", 'eval "$CMD"'],
+];
+
+describe("terminal_run refuses shell writes before anything runs", () => {
+  it.each(refused)("%s: SHELL_WRITE_REFUSED in a dry run and approved, nothing written", async (_what, command) => {
+    for (const approved of [false, true]) {
+      const r = await d.call("terminal_run", { command }, { approved });
+      expect(r.success, `${command} (approved ${approved})`).toBe(false);
+      expect(r.result.code).toBe("SHELL_WRITE_REFUSED");
+      expect(r.result.message).toContain("file_write");
+    }
+    expect(readFileSync(path.join(ws.dir, "a.txt"), "utf8")).toBe("a\n");
+    expect(existsSync(path.join(ws.dir, "f.txt"))).toBe(false);
+  });
+
+  it("says why a line could not be checked", async () => {
+    const r = await d.call("terminal_run", { command: "echo 'open" });
+    expect(r.result.message).toMatch(/could not be checked|parse/);
+  });
+});
+
+describe("terminal_run", () => {
+  it("allows 2>&1, > /dev/null, pipes and the private /tmp; a dry run runs nothing and shows the sandbox", async () => {
+    const command = "echo one 2>&1; echo two > /dev/null; printf 'a\\nb\\n' | tr a-z A-Z; echo tmp > /tmp/x && cat /tmp/x; touch ran.txt";
+    const dry = await d.ok("terminal_run", { command }, { approved: false });
+    expect(existsSync(path.join(ws.dir, "ran.txt"))).toBe(false);
+    expect(dry).toMatchObject({ dry_run: true, verdict: "allowed", sandbox: { mode: "bwrap", network: false } });
+    expect(dry.commands).toContain("tr a-z A-Z");
+    expect(dry.sandbox.argv).toEqual(expect.arrayContaining(["bwrap", "--cap-drop", "ALL", "--unshare-all", "--die-with-parent"]));
+    expect(dry.sandbox.argv).toContain(path.join(ws.dir, ".git"));
+    expect(dry.sandbox.argv).toContain(path.join(ws.dir, "sub", ".git"));
+    // Deterministic: the same call on the same state has the same preview.
+    expect((await d.ok("terminal_run", { command }, { approved: false })).preview_id).toBe(dry.preview_id);
+    const r = await d.ok("terminal_run", { command, preview_id: dry.preview_id });
+    expect(r).toMatchObject({ exit_code: 0, timed_out: false, output: "one\nA\nB\ntmp\n", sandboxed: true });
+    expect(r.text).toContain("exit 0");
+  });
+
+  it("a non-zero exit is a success with its exit code", async () => {
+    expect(await d.ok("terminal_run", { command: "echo failing; exit 7" })).toMatchObject({ exit_code: 7, output: "failing\n", timed_out: false });
+  });
+
+  it("reports what the command changed in the workspace, attributed to the session and terminal_run; not ignored paths", async () => {
+    await d.ok("file_read", { path: "a.txt" }, { session: "s1" });
+    const script = "const fs=require('fs');fs.mkdirSync('build',{recursive:true});fs.writeFileSync('build/out.js','built\\n');fs.rmSync('old.txt');fs.appendFileSync('a.txt','more\\n');fs.mkdirSync('dist',{recursive:true});fs.writeFileSync('dist/x.js','ignored\\n')";
+    const r = await d.ok("terminal_run", { command: `node -e "${script}"` }, { session: "s1" });
+    expect(r.exit_code).toBe(0);
+    const byPath = Object.fromEntries(r.changed_files.map((c: { path: string }) => [c.path, c]));
+    expect(byPath).toEqual({
+      "build/out.js": { path: "build/out.js", kind: "created", hash: fileHash(Buffer.from("built\n")) },
+      "old.txt": { path: "old.txt", kind: "deleted", hash: null },
+      "a.txt": { path: "a.txt", kind: "modified", hash: fileHash(Buffer.from("a\nmore\n")) },
+    });
+    expect(r.changed_files_total).toBe(3);
+    expect(r.ignored_changes).toMatchObject({ counted: false });
+    expect(r.text).toContain("created build/out.js");
+    // The events said the same, before the call answered.
+    const changes = d.events.filter((e) => e.event === "fs.changed").flatMap((e) => e.data.changes);
+    const out = changes.find((c) => c.path === "build/out.js");
+    expect(out).toMatchObject({ origin: "tool", by: "s1", tool: "terminal_run" });
+    // The session did not see what the command wrote: it stays stale for it.
+    expect(changes.find((c) => c.path === "a.txt")).toMatchObject({ by: "s1", stale_sessions: ["s1"] });
+    expect(changes.some((c) => c.path.startsWith("dist/"))).toBe(false);
+  });
+
+  it("does not hold file writes while it runs: a file_write meanwhile goes through and is file_write's", async () => {
+    const command = "until [ -e go.txt ]; do sleep 0.02; done; cat go.txt";
+    const dry = await d.ok("terminal_run", { command }, { approved: false });
+    const run = d.call("terminal_run", { command, preview_id: dry.preview_id }, { session: "s2" });
+    const w = await d.ok("file_write", { path: "go.txt", content: "go\n" }, { session: "s3" });
+    expect(w).toBeTruthy();
+    const r = await run;
+    expect(r.result).toMatchObject({ exit_code: 0, output: "go\n" });
+    expect(r.result.changed_files.map((c: { path: string }) => c.path)).not.toContain("go.txt");
+  });
+
+  it("a command reading stdin sees its end at once; given stdin, it reads it", async () => {
+    expect(await d.ok("terminal_run", { command: "cat; read x || echo eof" })).toMatchObject({ exit_code: 0, output: "eof\n" });
+    expect(await d.ok("terminal_run", { command: 'read x; echo "got $x"', stdin: "hello\n" })).toMatchObject({ output: "got hello\n" });
+  });
+
+  it("the daemon's secrets are not in the command's environment; nothing prompts", async () => {
+    const r = await d.ok("terminal_run", { command: "env" });
+    for (const value of Object.values(SECRETS)) expect(r.output).not.toContain(value);
+    expect(r.output).toMatch(/^GIT_TERMINAL_PROMPT=0$/m);
+    expect(r.output).toMatch(/^HOME=/m);
+  });
+
+  it("inside the sandbox the git dir and the world outside the workspace are read-only", async () => {
+    const r = await d.ok("terminal_run", { command: "mkdir .git/evil 2>&1; echo $?; mkdir sub/.git/evil 2>&1; echo $?; touch /var/tmp/tool-layer-escape 2>&1; echo $?" });
+    const codes = r.output.trim().split("\n").filter((l: string) => /^\d+$/.test(l));
+    expect(codes).toEqual(["1", "1", "1"]);
+    expect(existsSync(path.join(ws.dir, ".git", "evil"))).toBe(false);
+    expect(existsSync(path.join(ws.dir, "sub", ".git", "evil"))).toBe(false);
+    expect(existsSync("/var/tmp/tool-layer-escape")).toBe(false);
+  });
+
+  it("caps output as head and tail with a note, the whole of it in output_file; ANSI escapes are removed from output and text only", async () => {
+    const r = await d.ok("terminal_run", { command: "seq 1 100000" });
+    expect(r.truncated).toBe(true);
+    expect(r.output.length).toBeLessThanOrEqual(30_000);
+    expect(r.output.startsWith("1\n2\n3\n")).toBe(true);
+    expect(r.output.endsWith("99999\n100000\n")).toBe(true);
+    expect(r.output).toMatch(/lines \(.*\) cut from the middle; output_file has the whole output/);
+    const whole = readFileSync(r.output_file, "utf8");
+    expect(whole.split("\n").length).toBe(100_001);
+    expect(r.output_bytes).toBe(Buffer.byteLength(whole));
+    expect(path.relative(ws.dir, r.output_file).startsWith("..")).toBe(true);
+
+    const colour = await d.ok("terminal_run", { command: "printf '\\033[31mred\\033[0m \\033]0;title\\007plain\\n'" });
+    expect(colour.output).toBe("red plain\n");
+    expect(colour.text).not.toContain("\x1b");
+    expect(readFileSync(colour.output_file, "utf8")).toContain("\x1b[31mred");
+  });
+
+  it("what a finished command left in the background is killed when it exits", async () => {
+    const command = `sleep 1023 > /dev/null 2>&1 & while [ "$(cat /proc/$!/comm)" != sleep ]; do :; done; echo left`;
+    expect(await d.ok("terminal_run", { command })).toMatchObject({ exit_code: 0, output: "left\n" });
+    await until(() => running(d, "sleep 1023").length === 0, "the leftover sleeper to be gone");
+  });
+
+  it("a timeout kills the command with its tree (sleep 1000 &) and is a success with timed_out", async () => {
+    const call = d.call("terminal_run", { command: "echo before; sleep 1021 & wait", timeout_ms: 8_000 });
+    const pid = await started(d, "sleep 1021");
+    const r = await call;
+    expect(r.success).toBe(true);
+    expect(r.result).toMatchObject({ timed_out: true, output: "before\n" });
+    expect(r.result.text).toContain("timed out");
+    await waitDead(pid);
+  });
+
+  it("a cancel kills the command with its tree", async () => {
+    const call = d.call("terminal_run", { command: "sleep 1022 & wait" }, { id: "cancel-me" });
+    const pid = await started(d, "sleep 1022");
+    expect(await d.ok("cancel", { call_id: "cancel-me" })).toMatchObject({ cancelled: true });
+    expect((await call).result.code).toBe("CANCELLED");
+    await waitDead(pid);
+  });
+
+  it("bad params: a cwd outside the root, env that hides code, timeout_ms of a job, over the maximum", async () => {
+    expect((await d.call("terminal_run", { command: "ls", cwd: "/etc" })).result.code).toBe("PATH_OUTSIDE_ROOT");
+    expect((await d.call("terminal_run", { command: "ls", env: { "BASH_FUNC_ls%%": "() { :; }" } })).result.code).toBe("INVALID_PARAMS");
+    expect((await d.call("terminal_run", { command: "ls", env: { PROMPT_COMMAND: "x" } })).result.code).toBe("INVALID_PARAMS");
+    expect((await d.call("terminal_run", { command: "ls", background: true, timeout_ms: 10 })).result.code).toBe("INVALID_PARAMS");
+    expect((await d.call("terminal_run", { command: "ls", timeout_ms: 600_001 })).result.code).toBe("INVALID_PARAMS");
+    expect(await d.ok("terminal_run", { command: "pwd", cwd: "build" })).toMatchObject({ output: `${path.join(ws.dir, "build")}\n` });
+  });
+
+  it("info says the sandbox works, the network is off and which limits hold", async () => {
+    const { state } = await d.ok("info", { tool_id: "terminal_run" });
+    expect(state).toMatchObject({ available: true, sandbox: { mode: "bwrap", available: true }, network: "off", home: "empty" });
+    expect(state.limits).toHaveProperty("pids");
+    expect(state.limits).toHaveProperty("memory_bytes");
+  });
+});
+
+describe("when the daemon is SIGKILLed", () => {
+  it("leaves no command or job running", async () => {
+    const w = tmpWorkspace({ files: { "a.txt": "a\n" } });
+    const k = await startDaemon(w.dir);
+    try {
+      await k.ok("terminal_run", { command: "sleep 1031", background: true });
+      void k.call("terminal_run", { command: "sleep 1032 & wait" });
+      const pids = [await started(k, "sleep 1031"), await started(k, "sleep 1032")];
+      k.child.kill("SIGKILL");
+      await k.exited;
+      for (const pid of pids) await waitDead(pid);
+    } finally {
+      w.cleanup();
+    }
+  });
+});
