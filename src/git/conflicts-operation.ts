@@ -1,5 +1,6 @@
 import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { ToolError } from "../errors.js";
 import type { Backup } from "./backup.js";
 import type { AutoMode } from "./conflicts-model.js";
 import { unmergedPaths } from "./conflicts-stages.js";
@@ -88,7 +89,7 @@ export interface InProgress {
 export async function currentOperation(ctx: GitCtx): Promise<InProgress | null> {
   const gitDir = await cachedGitDir(ctx);
   const [gitOp, record, { head, branch }] = await Promise.all([operationInProgress(gitDir), readRecord(gitDir), headAndBranch(ctx)]);
-  if (gitOp) {
+  if (gitOp && CONFLICT_OPS.has(gitOp)) {
     const op = gitOp as ConflictOp;
     const mine = record?.op === op && (op === "rebase" || record.before.head === head) ? record : null;
     return { op, record: mine, head, branch, gitDir };
@@ -110,6 +111,26 @@ async function headAndBranch(ctx: GitCtx): Promise<{ head: string | null; branch
   const [head, ref] = r.code === 0 ? r.stdout.trim().split("\n") : [];
   if (head) return { head, branch: ref?.startsWith("refs/heads/") ? ref.slice("refs/heads/".length) : null };
   return headInfo(ctx);
+}
+
+const CONFLICT_OPS = new Set<string>(["merge", "rebase", "cherry-pick", "revert"]);
+
+/**
+ * What a new merge, pull, rebase or stash apply must not start on top of, in words: an operation with conflicts, or
+ * another git operation (a bisect), or null.
+ */
+export async function busyWith(ctx: GitCtx): Promise<{ op: string; name: string } | null> {
+  const cur = await currentOperation(ctx);
+  if (cur) return { op: cur.op, name: operationName(cur) };
+  const gitOp = await operationInProgress(await cachedGitDir(ctx));
+  return gitOp ? { op: gitOp, name: gitOp } : null;
+}
+
+/** The CONFLICT a new operation answers while another is in progress, saying how to finish or abandon that one. */
+export function busyError(busy: { op: string; name: string }): ToolError {
+  const abandon = busy.op === "rebase" ? `git_rebase {action:"abort"}` : busy.op === "bisect" ? "git bisect reset" : "git_merge {abort:true}";
+  const finish = busy.op === "bisect" ? "" : "finish it (git_conflict_finalize) or ";
+  return new ToolError("CONFLICT", `A ${busy.name} is in progress; ${finish}abandon it (${abandon}) first.`, { in_progress: busy.op });
 }
 
 /** How the operation is named in answers. */

@@ -3,7 +3,7 @@ import { backupText, saveRef } from "../git/backup.js";
 import { abandonOperation } from "../git/conflicts-abandon.js";
 import { settledText, stoppedError } from "../git/conflicts-continue.js";
 import { autoModeOf } from "../git/conflicts-model.js";
-import { currentOperation, operationName, preState } from "../git/conflicts-operation.js";
+import { busyError, busyWith, preState } from "../git/conflicts-operation.js";
 import { predictMergeAuto, predictionText } from "../git/conflicts-predict.js";
 import { afterStop } from "../git/conflicts-start.js";
 import { OPERATION_HOOKS, hooksText, plannedHooks } from "../git/hooks.js";
@@ -35,8 +35,8 @@ export const gitMergeTool = defineTool({
       return abandonOperation(ctx, ["merge", "cherry-pick", "revert", "stash"], `git_rebase {action:"abort"}`);
     }
     if (ref === undefined) throw new ToolError("INVALID_PARAMS", "ref: name the branch, tag or commit to merge in (or pass abort:true to abandon a merge in progress).");
-    const cur = await currentOperation(ctx);
-    if (cur) throw new ToolError("CONFLICT", `A ${operationName(cur)} is in progress; finish it (git_conflict_finalize) or abandon it (${cur.op === "rebase" ? `git_rebase {action:"abort"}` : "git_merge {abort:true}"}) first.`, { in_progress: cur.op });
+    const busy = await busyWith(ctx);
+    if (busy) throw busyError(busy);
     const { head, branch } = await headInfo(ctx);
     if (!head) throw new ToolError("INVALID_PARAMS", "There is no commit on this branch yet; nothing to merge into.");
     const theirs = await resolveCommit(ctx, ref);

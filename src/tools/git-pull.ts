@@ -4,7 +4,7 @@ import { OPERATION_HOOKS, hooksText, plannedHooks } from "../git/hooks.js";
 import { inTheWayText, refuseUntracked } from "../git/in-the-way.js";
 import { settledText, stoppedError } from "../git/conflicts-continue.js";
 import { autoModeOf } from "../git/conflicts-model.js";
-import { currentOperation, operationName, preState } from "../git/conflicts-operation.js";
+import { busyError, busyWith, preState } from "../git/conflicts-operation.js";
 import { predictMergeAuto, predictReplay, predictionText, replayText } from "../git/conflicts-predict.js";
 import { afterStop } from "../git/conflicts-start.js";
 import { analyze, integrationInTheWay, integrationText, requireNoTrackedChanges, requireNotOverwriting } from "../git/integrate.js";
@@ -31,8 +31,8 @@ export const gitPullTool = defineTool({
   state: gitState,
   async run(params, ctx) {
     await cachedGitDir(ctx);
-    const cur = await currentOperation(ctx);
-    if (cur) throw new ToolError("CONFLICT", `A ${operationName(cur)} is in progress; finish it (git_conflict_finalize) or abandon it first.`, { in_progress: cur.op });
+    const busy = await busyWith(ctx);
+    if (busy) throw busyError(busy);
     const { head, branch } = await requireBranch(ctx);
     const up = await upstreamOf(ctx, branch);
     const remote = params.remote ?? (await defaultRemote(ctx, branch));

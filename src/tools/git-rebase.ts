@@ -4,7 +4,7 @@ import { abandonOperation } from "../git/conflicts-abandon.js";
 import { nextStepText, settleAndContinue, settledText, stoppedError } from "../git/conflicts-continue.js";
 import { finalizeOperation } from "../git/conflicts-finalize.js";
 import { type AutoMode, autoModeOf } from "../git/conflicts-model.js";
-import { type InProgress, clearRecord, currentOperation, operationName, preState } from "../git/conflicts-operation.js";
+import { type InProgress, busyError, busyWith, clearRecord, currentOperation, operationName, preState } from "../git/conflicts-operation.js";
 import { predictReplay, replayText } from "../git/conflicts-predict.js";
 import { afterStop } from "../git/conflicts-start.js";
 import { OPERATION_HOOKS, hooksText, plannedHooks } from "../git/hooks.js";
@@ -43,8 +43,8 @@ export const gitRebaseTool = defineTool({
       return action === "continue" ? finalizeOperation(ctx, cur, { mode }) : skip(ctx, cur, mode ?? cur.record?.auto ?? "all");
     }
     if (onto === undefined) throw new ToolError("INVALID_PARAMS", `onto: name the branch or commit to rebase onto, or pass action ("continue", "skip", "abort") for a rebase in progress.`);
-    const cur = await currentOperation(ctx);
-    if (cur) throw new ToolError("CONFLICT", `A ${operationName(cur)} is in progress; finish it (git_conflict_finalize) or abandon it first.`, { in_progress: cur.op });
+    const busy = await busyWith(ctx);
+    if (busy) throw busyError(busy);
     const { head, branch } = await headInfo(ctx);
     if (!head || !branch) throw new ToolError("INVALID_PARAMS", "Rebase needs a checked-out branch with commits; git_checkout one first.");
     const target = await resolveCommit(ctx, onto, "onto");

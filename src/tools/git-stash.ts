@@ -3,7 +3,7 @@ import { backupText, saveRef } from "../git/backup.js";
 import { OPERATION_HOOKS, type PlannedHook, hooksText, plannedHooks } from "../git/hooks.js";
 import { settledText, stoppedError } from "../git/conflicts-continue.js";
 import { type AutoMode, autoModeOf } from "../git/conflicts-model.js";
-import { currentOperation, operationName, preState } from "../git/conflicts-operation.js";
+import { busyError, busyWith, preState } from "../git/conflicts-operation.js";
 import { predictStashAuto, predictionText } from "../git/conflicts-predict.js";
 import { afterStop } from "../git/conflicts-start.js";
 import { trackedChanges } from "../git/integrate.js";
@@ -78,8 +78,8 @@ async function restoreOrDrop(ctx: ToolContext, action: "pop" | "apply" | "drop",
       return { action, stash, commit, files, hooks, backup, text: withHooks(`dropped ${stash}\n${backupText(backup)}`, hooks, "ran") };
     });
   }
-  const cur = await currentOperation(ctx);
-  if (cur) throw new ToolError("CONFLICT", `A ${operationName(cur)} is in progress; finish it (git_conflict_finalize) or abandon it first.`, { in_progress: cur.op });
+  const busy = await busyWith(ctx);
+  if (busy) throw busyError(busy);
   const dirty = await trackedChanges(ctx);
   const overlap = dirty.filter((p) => files.includes(p));
   if (overlap.length) throw new ToolError("CONFLICT", `${stash} changes files you have uncommitted changes in (${overlap.join(", ")}); commit or stash those first.`, { files: overlap });
