@@ -12,6 +12,7 @@ const SUITES: Record<string, () => Promise<{ default: () => Promise<void> }>> = 
   "mcp-server": () => import("./mcp-server.js"),
   lsp: () => import("./lsp.js"),
   conflicts: () => import("./conflicts-corpus.js"),
+  "conflict-tools": () => import("./conflicts.js"),
   agent: () => import("./agent.js"),
   terminal: () => import("./terminal.js"),
   "line-git": () => import("./line-git.js"),

@@ -25,7 +25,7 @@ import { ToolError, isNodeError } from "../errors.js";
 import { KeyedLock } from "../fs/keyed-lock.js";
 import type { Workspace } from "../workspace.js";
 import type { FsChange } from "../vfs/events.js";
-import { readObjects } from "./line-objects.js";
+import { readObjects } from "./objects.js";
 import { ChangelistStore, STORE_VERSION, type StoredState } from "./line-store.js";
 import { type LineFile, type LineFiles, changedPaths, repoInfo } from "./line-versions.js";
 import type { GitCtx } from "./run.js";

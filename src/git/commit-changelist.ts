@@ -19,7 +19,7 @@ import type { Supervisor } from "../platform/supervisor.js";
 import type { ToolContext, ToolResult } from "../tools/tool.js";
 import type { Workspace } from "../workspace.js";
 import { sweep } from "./line-sweep.js";
-import { type IndexWrite, gitRaw, indexEntries, writeBlob, writeIndex } from "./line-objects.js";
+import { type IndexWrite, gitRaw, indexEntries, writeBlob, writeIndex } from "./objects.js";
 import { lineGit } from "./line-service.js";
 import { modesOf } from "./line-stage.js";
 import { type LineFile, repoInfo } from "./line-versions.js";

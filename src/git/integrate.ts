@@ -1,5 +1,4 @@
 import { ToolError } from "../errors.js";
-import type { Backup } from "./backup.js";
 import { type InTheWay, filesInTheWay } from "./in-the-way.js";
 import { type ReplayStep, predictMerge, simulateRebase } from "./predict.js";
 import { type OneCommit, commitLine, logCommits } from "./repo.js";
@@ -26,8 +25,17 @@ async function count(ctx: GitCtx, range: string[]): Promise<number> {
   return Number((await git(ctx, ["rev-list", "--count", ...range])).stdout.trim());
 }
 
-/** What bringing `theirs` into `head` would do, computed in the object store only (no ref, index or file changes). */
-export async function analyze(ctx: GitCtx, head: string, theirs: string, rebase: boolean): Promise<Integration> {
+/**
+ * What bringing `theirs` into `head` would do, computed in the object store only (no ref, index or file changes).
+ * `replay` predicts a rebase's steps (the conflict tools' version also settles what auto-resolution would).
+ */
+export async function analyze(
+  ctx: GitCtx,
+  head: string,
+  theirs: string,
+  rebase: boolean,
+  replay: (ctx: GitCtx, onto: string, head: string) => Promise<ReplayStep[]> = simulateRebase,
+): Promise<Integration> {
   const [incoming, outgoing, inCount, outCount] = await Promise.all([
     logCommits(ctx, [`-n${MAX_COMMITS_SHOWN}`, theirs, `^${head}`]),
     logCommits(ctx, [`-n${MAX_COMMITS_SHOWN}`, head, `^${theirs}`]),
@@ -37,7 +45,7 @@ export async function analyze(ctx: GitCtx, head: string, theirs: string, rebase:
   const result: Integration = { incoming, outgoing, incoming_count: inCount, outgoing_count: outCount, up_to_date: inCount === 0, fast_forward: outCount === 0 && inCount > 0, conflicts: [] };
   if (result.up_to_date || result.fast_forward) return result;
   if (rebase) {
-    result.replay = await simulateRebase(ctx, theirs, head);
+    result.replay = await replay(ctx, theirs, head);
     result.conflicts = [...new Set(result.replay.flatMap((s) => s.conflicts))];
   } else {
     result.conflicts = (await predictMerge(ctx, head, theirs)).conflicts;
@@ -58,11 +66,6 @@ export function integrationText(a: Integration, what: string, rebase: boolean, d
   } else if (done) lines.push("merged without conflicts");
   else lines.push(a.conflicts.length ? `merge would CONFLICT in: ${a.conflicts.join(", ")}` : "merge would be clean");
   return lines.join("\n");
-}
-
-export async function conflictedFiles(ctx: GitCtx): Promise<string[]> {
-  const r = await git(ctx, ["diff", "--name-only", "-z", "--diff-filter=U", NO_SUBMODULE_WORKTREES]);
-  return r.stdout.split("\0").filter(Boolean);
 }
 
 /** Tracked files with uncommitted changes (untracked files do not count: git keeps them through these operations). */
@@ -87,15 +90,6 @@ export async function requireNotOverwriting(ctx: GitCtx, head: string, theirs: s
   if (blocked.length) {
     throw new ToolError("CONFLICT", `The ${what} would overwrite uncommitted changes in ${blocked.join(", ")}; commit them (git_commit) or stash them (git_stash push) first.`, { files: blocked });
   }
-}
-
-/** After a merge stopped on conflicts: the error that tells the model how to finish or abandon it. */
-export function mergeConflict(files: string[], what: string, backup: Backup | null = null): ToolError {
-  return new ToolError(
-    "CONFLICT",
-    `The ${what} stopped with conflicts in ${files.join(", ")}; those files now hold conflict markers. Edit them to resolve, git_add them and git_commit to finish, or git_reset {ref:"HEAD", mode:"hard"} to abandon the merge (it saves the worktree, your edits and other uncommitted changes included, to a backup ref first).`,
-    { files, in_progress: "merge", ...(backup ? { backup } : {}) },
-  );
 }
 
 /**

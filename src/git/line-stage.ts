@@ -19,7 +19,7 @@ import { serialize } from "../core/text.js";
 import { ToolError } from "../errors.js";
 import type { ToolContext } from "../tools/tool.js";
 import { sweep } from "./line-sweep.js";
-import { gitRaw, indexEntries, writeBlob, writeIndex } from "./line-objects.js";
+import { gitRaw, indexEntries, writeBlob, writeIndex } from "./objects.js";
 import type { LineGit } from "./line-service.js";
 import { patchOf } from "./line-text.js";
 import { type LineFile, repoInfo } from "./line-versions.js";

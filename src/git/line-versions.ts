@@ -18,7 +18,7 @@ import { ToolError } from "../errors.js";
 import { readRaw } from "../fs/read-text.js";
 import type { ResolvedPath } from "../paths.js";
 import type { Workspace } from "../workspace.js";
-import { type GitObject, readObjects } from "./line-objects.js";
+import { type GitObject, readObjects } from "./objects.js";
 import { git, type GitCtx } from "./run.js";
 
 export interface RepoInfo {

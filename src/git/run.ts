@@ -80,6 +80,16 @@ export interface GitCtx {
   dryRun?: boolean;
 }
 
+/**
+ * The process git() starts for `args`: the fixed configuration, no hooks in a dry run, the workspace root. For a caller
+ * that needs git's output as bytes (blobs, which may be binary) and so streams it through ws.processes.spawn itself.
+ */
+export function gitSpec(ctx: GitCtx, args: readonly string[], opts: Pick<GitCallOptions, "env" | "cwd" | "config" | "hooks"> = {}): ProcessSpec {
+  const group = !CHILDLESS_COMMANDS.has(args[0]);
+  const hooks = ctx.dryRun && opts.hooks !== "repo" ? NO_HOOKS : [];
+  return { cmd: "git", args: [...GIT_CONFIG, ...hooks, ...(opts.config ?? []), ...args], cwd: opts.cwd ?? ctx.ws.root, env: { LC_ALL: "C", ...opts.env }, group, label: `git ${args[0]}` };
+}
+
 /** Runs git in the workspace root; a failure is a ToolError whose message carries git's own words. */
 export function git(ctx: GitCtx, args: readonly string[], opts: GitCallOptions = {}): Promise<RunResult> {
   return exec(ctx, args, opts, (spec, limits) => ctx.ws.processes.run(spec, limits));
@@ -99,12 +109,7 @@ async function exec<R extends { code: number | null; timedOut: boolean; stdout: 
 ): Promise<R> {
   let r: R;
   try {
-    const group = !CHILDLESS_COMMANDS.has(args[0]);
-    const hooks = ctx.dryRun && opts.hooks !== "repo" ? NO_HOOKS : [];
-    r = await runner(
-      { cmd: "git", args: [...GIT_CONFIG, ...hooks, ...(opts.config ?? []), ...args], cwd: opts.cwd ?? ctx.ws.root, env: { LC_ALL: "C", ...opts.env }, group, label: `git ${args[0]}` },
-      { signal: ctx.signal, timeoutMs: opts.timeoutMs, maxBytes: opts.maxBytes, input: opts.input },
-    );
+    r = await runner(gitSpec(ctx, args, opts), { signal: ctx.signal, timeoutMs: opts.timeoutMs, maxBytes: opts.maxBytes, input: opts.input });
   } catch (e) {
     if (isNodeError(e, "ENOENT")) {
       // spawn says ENOENT for a missing cwd too: tell the two apart.

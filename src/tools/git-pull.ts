@@ -1,31 +1,38 @@
 import { z } from "zod";
-import { backupText, backupWork, saveRef } from "../git/backup.js";
+import { backupText, saveRef } from "../git/backup.js";
 import { OPERATION_HOOKS, hooksText, plannedHooks } from "../git/hooks.js";
 import { inTheWayText, refuseUntracked } from "../git/in-the-way.js";
-import { analyze, conflictedFiles, integrationInTheWay, integrationText, mergeConflict, requireNoTrackedChanges, requireNotOverwriting } from "../git/integrate.js";
+import { settledText, stoppedError } from "../git/conflicts-continue.js";
+import { autoModeOf } from "../git/conflicts-model.js";
+import { busyError, busyWith, preState } from "../git/conflicts-operation.js";
+import { predictMergeAuto, predictReplay, predictionText, replayText } from "../git/conflicts-predict.js";
+import { afterStop } from "../git/conflicts-start.js";
+import { analyze, integrationInTheWay, integrationText, requireNoTrackedChanges, requireNotOverwriting } from "../git/integrate.js";
 import { refParam, remoteParam } from "../git/params.js";
-import { worktreeStep, requireBranchName, defaultRemote, operationInProgress, requireBranch, requireRemote, cachedGitDir, upstreamOf, gitState } from "../git/repo.js";
+import { worktreeStep, requireBranchName, defaultRemote, requireBranch, requireRemote, cachedGitDir, upstreamOf, gitState } from "../git/repo.js";
 import { git } from "../git/run.js";
 import { ToolError } from "../errors.js";
+import { autoResolveParam } from "./conflict-params.js";
 import { type ToolContext, defineTool } from "./tool.js";
 import { NETWORK_TIMEOUT_MS } from "../git/run.js";
 
 export const gitPullTool = defineTool({
   id: "git_pull",
-  description: "Fetches a remote branch (default: the upstream) and merges it into the current branch, or rebases onto it with rebase. Preview: fetches the objects without moving any ref, then shows the incoming and outgoing commits, fast-forward or not, and the conflicts the merge or rebase would hit.",
+  description: "Fetches a remote branch (default: the upstream) and merges it into the current branch, or rebases onto it with rebase. When git stops on conflicts, auto-resolution settles every block that is safe to resolve (auto_resolve) and the pull completes when nothing is left; else it stops (CONFLICT) with what is left, block by block, for git_conflict_resolve and git_conflict_finalize (abandon: git_merge {abort:true}, or git_rebase {action:\"abort\"} for a rebase). Preview: fetches the objects without moving any ref, then shows the incoming and outgoing commits, fast-forward or not, the conflicts the merge or rebase would hit and which blocks auto-resolution would settle.",
   params: {
     remote: remoteParam().optional().describe("Remote name (default: the branch's upstream remote, else origin)."),
     branch: refParam().optional().describe("Remote branch to pull (default: the upstream branch, else the same name)."),
     rebase: z.boolean().optional().describe("Rebase local commits onto the remote branch instead of merging (the old tip is saved to a backup ref)."),
+    auto_resolve: autoResolveParam(),
   },
   mutating: true,
   hints: { open_world: true },
   timeoutMs: NETWORK_TIMEOUT_MS + 300_000,
   state: gitState,
   async run(params, ctx) {
-    const gitDir = await cachedGitDir(ctx);
-    const op = await operationInProgress(gitDir);
-    if (op) throw new ToolError("CONFLICT", `A ${op} is already in progress; finish or abandon it first.`);
+    await cachedGitDir(ctx);
+    const busy = await busyWith(ctx);
+    if (busy) throw busyError(busy);
     const { head, branch } = await requireBranch(ctx);
     const up = await upstreamOf(ctx, branch);
     const remote = params.remote ?? (await defaultRemote(ctx, branch));
@@ -39,34 +46,43 @@ export const gitPullTool = defineTool({
     // The preview fetches objects only: an empty --refmap and no FETCH_HEAD, so no ref moves, not even refs/remotes/.
     const theirs = await remoteTip(ctx, remote, remoteBranch);
     await git(ctx, ["fetch", "--quiet", "--no-write-fetch-head", "--refmap=", "--no-recurse-submodules", "--end-of-options", remote, `refs/heads/${remoteBranch}`], { timeoutMs: NETWORK_TIMEOUT_MS });
-    const a = head ? await analyze(ctx, head, theirs, rebase) : null;
+    const mode = autoModeOf(params.auto_resolve);
+    const a = head ? await analyze(ctx, head, theirs, rebase, (c, onto, tip) => predictReplay({ ...c, ws: ctx.ws }, onto, tip, mode)) : null;
+    const prediction = head && a && !rebase && a.conflicts.length ? await predictMergeAuto(ctx, head, theirs, mode) : null;
     if (head && a && !a.up_to_date) await requireNotOverwriting(ctx, head, theirs, "pull");
     const way = head && a ? await integrationInTheWay(ctx, head, theirs, a, rebase) : { ignored: [], untracked: [] };
     refuseUntracked(way, `pull of ${what}`);
-    const hooks = a?.up_to_date ? [] : await plannedHooks(ctx, [...OPERATION_HOOKS.fetch, ...(rebase ? OPERATION_HOOKS.rebase : OPERATION_HOOKS.merge)]);
+    const finishing = prediction?.completes || (rebase && a?.replay?.some((s) => "auto" in s)) ? OPERATION_HOOKS.commit : [];
+    const hooks = a?.up_to_date ? [] : await plannedHooks(ctx, [...OPERATION_HOOKS.fetch, ...(rebase ? OPERATION_HOOKS.rebase : OPERATION_HOOKS.merge), ...finishing]);
+    const predicted = prediction ? predictionText(prediction, "then the merge would complete as a clean one does (committed with git's message)") : rebase && a?.replay ? replayText(a.replay) : "";
     const text = (done: boolean) => [
       a ? integrationText(a, what, rebase, done) : `the branch has no commits yet: it ${done ? "was" : "would be"} set to ${what} (${theirs.slice(0, 7)})`,
+      done ? "" : predicted,
       inTheWayText(way, done ? "were" : "would be"),
       hooksText(hooks, done ? "ran" : "would run"),
     ].filter(Boolean).join("\n");
-    const shown = { remote, branch, remote_branch: remoteBranch, rebase, remote_commit: theirs, ...a, overwritten: way.ignored, hooks };
+    const shown = { remote, branch, remote_branch: remoteBranch, rebase, remote_commit: theirs, ...a, auto_resolution: prediction, overwritten: way.ignored, hooks };
     if (ctx.dryRun || a?.up_to_date) return { ...shown, text: text(false) };
 
     return worktreeStep(ctx, async (ctx) => {
-      const backup = way.ignored.length ? await backupWork(ctx, "pull", head, way.ignored) : rebase && head ? await saveRef(ctx, "pull-rebase", head, "commit") : null;
+      const before = await preState(ctx, head, branch, way.ignored);
+      const backup = way.ignored.length && before.snapshot ? await saveRef(ctx, "pull", before.snapshot, "worktree") : rebase && head ? await saveRef(ctx, "pull-rebase", head, "commit") : null;
       const r = await git(ctx, ["pull", "--no-edit", "--no-recurse-submodules", rebase ? "--rebase" : "--no-rebase", "--end-of-options", remote, remoteBranch], { ok: "any", timeoutMs: NETWORK_TIMEOUT_MS + 120_000 });
+      let settled: ReturnType<typeof settledText> = "";
+      let autoResolved: unknown[] = [];
+      let kept = backup;
       if (r.code !== 0) {
-        const files = await conflictedFiles(ctx);
-        if (rebase && (await operationInProgress(gitDir)) === "rebase") {
-          await git(ctx, ["rebase", "--abort"]);
-          throw new ToolError("CONFLICT", `Rebasing onto ${what} conflicts in ${files.join(", ")}; the rebase was undone and ${branch} is as it was. Pull without rebase (a merge), or resolve the differences first.`, { files, backup });
-        }
-        if (files.length) throw mergeConflict(files, `pull of ${what}`, backup);
-        throw new ToolError("GIT_FAILED", `git pull failed (exit ${r.code}): ${(r.stderr || r.stdout).trim()}`, { backup });
+        const doing = rebase ? `rebase onto ${what} (git_pull)` : `pull of ${what}`;
+        const stop = await afterStop(ctx, { op: rebase ? "rebase" : "merge", what: doing, before, backup, auto: mode, theirs: what });
+        if (!stop) throw new ToolError("GIT_FAILED", `git pull failed (exit ${r.code}): ${(r.stderr || r.stdout).trim()}`, { backup });
+        if (!stop.outcome.done) throw stoppedError(stop.outcome, doing, stop.backup);
+        kept = stop.backup;
+        autoResolved = stop.outcome.settled;
+        settled = `git stopped on conflicts; auto-resolution settled every block, so the ${rebase ? "rebase" : "merge"} completed as a clean one does\n${settledText(stop.outcome.settled)}`;
       }
       const after = (await git(ctx, ["rev-parse", "HEAD"])).stdout.trim();
-      const done = [`pulled ${what} into ${branch}: now at ${after.slice(0, 7)}`, text(true), backup ? backupText(backup) : ""].filter(Boolean).join("\n");
-      return { ...shown, head: after, backup, text: done };
+      const done = [`pulled ${what} into ${branch}: now at ${after.slice(0, 7)}`, settled || text(true), settled ? hooksText(hooks, "ran") : "", kept ? backupText(kept) : ""].filter(Boolean).join("\n");
+      return { ...shown, head: after, backup: kept, ...(autoResolved.length ? { auto_resolved: autoResolved } : {}), text: done };
     });
   },
 });

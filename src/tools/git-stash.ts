@@ -1,22 +1,29 @@
 import { z } from "zod";
 import { backupText, saveRef } from "../git/backup.js";
 import { OPERATION_HOOKS, type PlannedHook, hooksText, plannedHooks } from "../git/hooks.js";
-import { conflictedFiles, trackedChanges } from "../git/integrate.js";
+import { settledText, stoppedError } from "../git/conflicts-continue.js";
+import { type AutoMode, autoModeOf } from "../git/conflicts-model.js";
+import { busyError, busyWith, preState } from "../git/conflicts-operation.js";
+import { predictStashAuto, predictionText } from "../git/conflicts-predict.js";
+import { afterStop } from "../git/conflicts-start.js";
+import { trackedChanges } from "../git/integrate.js";
 import { refParam } from "../git/params.js";
-import { worktreeStep, cachedGitDir, resolveCommit, gitState } from "../git/repo.js";
+import { worktreeStep, cachedGitDir, headInfo, resolveCommit, gitState } from "../git/repo.js";
 import { git } from "../git/run.js";
 import { list } from "../git/text.js";
 import { ToolError } from "../errors.js";
+import { autoResolveParam } from "./conflict-params.js";
 import { type ToolContext, defineTool } from "./tool.js";
 
 export const gitStashTool = defineTool({
   id: "git_stash",
-  description: "Shelves uncommitted changes (push), brings them back (pop keeps the stash only on conflict, apply always keeps it), lists or drops stashes; a dropped stash is saved to a backup ref first. apply also takes a backup ref of tool-layer. Preview: the files involved.",
+  description: "Shelves uncommitted changes (push), brings them back (pop drops the stash once it applied, apply always keeps it), lists or drops stashes; a dropped stash is saved to a backup ref first. apply also takes a backup ref of tool-layer. When apply or pop conflicts, auto-resolution settles every block that is safe to resolve (auto_resolve) and it completes when nothing is left; else it stops (CONFLICT) with what is left, block by block, for git_conflict_resolve and git_conflict_finalize (git_merge {abort:true} abandons it). Preview: the files involved and which blocks auto-resolution would settle.",
   params: {
     action: z.enum(["push", "pop", "apply", "list", "drop"]).describe("What to do."),
     message: z.string().min(1).optional().describe("push: a description for the stash."),
     include_untracked: z.boolean().optional().describe("push: stash untracked files too."),
     stash: refParam().optional().describe("pop/apply/drop: which stash (default stash@{0}); apply also takes any stash-like commit, e.g. a backup ref."),
+    auto_resolve: autoResolveParam("pop/apply: where it conflicts"),
   },
   mutating: true,
   state: gitState,
@@ -28,7 +35,7 @@ export const gitStashTool = defineTool({
       case "push":
         return push(ctx, params.message, !!params.include_untracked);
       default:
-        return restoreOrDrop(ctx, params.action, params.stash ?? "stash@{0}");
+        return restoreOrDrop(ctx, params.action, params.stash ?? "stash@{0}", autoModeOf(params.auto_resolve));
     }
   },
 });
@@ -56,7 +63,7 @@ async function push(ctx: ToolContext, message: string | undefined, untracked: bo
   });
 }
 
-async function restoreOrDrop(ctx: ToolContext, action: "pop" | "apply" | "drop", stash: string) {
+async function restoreOrDrop(ctx: ToolContext, action: "pop" | "apply" | "drop", stash: string, mode: AutoMode) {
   const commit = await resolveCommit(ctx, stash, "stash");
   const show = await git(ctx, ["stash", "show", "--name-only", "-z", "--include-untracked", commit], { ok: "any" });
   if (show.code !== 0) throw new ToolError("INVALID_PARAMS", `stash: ${stash} is not a stash (${show.stderr.trim()}); git_stash list shows them.`);
@@ -71,18 +78,34 @@ async function restoreOrDrop(ctx: ToolContext, action: "pop" | "apply" | "drop",
       return { action, stash, commit, files, hooks, backup, text: withHooks(`dropped ${stash}\n${backupText(backup)}`, hooks, "ran") };
     });
   }
+  const busy = await busyWith(ctx);
+  if (busy) throw busyError(busy);
   const dirty = await trackedChanges(ctx);
   const overlap = dirty.filter((p) => files.includes(p));
   if (overlap.length) throw new ToolError("CONFLICT", `${stash} changes files you have uncommitted changes in (${overlap.join(", ")}); commit or stash those first.`, { files: overlap });
-  if (ctx.dryRun) return { action, stash, commit, files, hooks, text: withHooks(`would ${action} ${stash}: ${list("files", files)}${action === "pop" ? "\nthen drop it from the stash list" : ""}`, hooks, "would run") };
+  const prediction = await predictStashAuto(ctx, commit, mode);
+  const predicted = prediction ? predictionText(prediction, `then the ${action} would complete as a clean one does`) : "";
+  if (ctx.dryRun) {
+    const text = [`would ${action} ${stash}: ${list("files", files)}${action === "pop" ? "\nthen drop it from the stash list" : ""}`, predicted].filter(Boolean).join("\n");
+    return { action, stash, commit, files, auto_resolution: prediction, hooks, text: withHooks(text, hooks, "would run") };
+  }
   return worktreeStep(ctx, async (ctx) => {
+    const { head, branch } = await headInfo(ctx);
+    const untracked = (await git(ctx, ["ls-tree", "-r", "-z", "--name-only", `${commit}^3`, "--"], { ok: [0, 128] })).stdout.split("\0").filter(Boolean);
+    const before = await preState(ctx, head, branch, untracked);
     const r = await git(ctx, ["stash", action, "--quiet", stash], { ok: "any" });
+    let note = "";
+    let autoResolved: unknown[] = [];
     if (r.code !== 0) {
-      const conflicts = await conflictedFiles(ctx);
-      if (conflicts.length) throw new ToolError("CONFLICT", `${action} of ${stash} conflicts in ${conflicts.join(", ")}; they hold conflict markers now. Resolve them and git_add; the stash is kept.`, { files: conflicts });
-      throw new ToolError("GIT_FAILED", `git stash ${action} failed (exit ${r.code}): ${(r.stderr || r.stdout).trim()}`);
+      const what = `${action} of ${stash}`;
+      const stop = await afterStop(ctx, { op: "stash", what, before, backup: null, auto: mode, stash: { commit, name: stash, action, untracked } });
+      if (!stop) throw new ToolError("GIT_FAILED", `git stash ${action} failed (exit ${r.code}): ${(r.stderr || r.stdout).trim()}`);
+      if (!stop.outcome.done) throw stoppedError(stop.outcome, what, stop.backup);
+      autoResolved = stop.outcome.settled;
+      note = [`git stopped on conflicts; auto-resolution settled every block, so the ${action} completed as a clean one does`, settledText(stop.outcome.settled), ...stop.outcome.steps].join("\n");
     }
-    return { action, stash, commit, files, hooks, text: withHooks(`${action === "pop" ? "popped" : "applied"} ${stash}: ${list("files", files)}`, hooks, "ran") };
+    const text = [`${action === "pop" ? "popped" : "applied"} ${stash}: ${list("files", files)}`, note].filter(Boolean).join("\n");
+    return { action, stash, commit, files, auto_resolution: prediction, hooks, ...(autoResolved.length ? { auto_resolved: autoResolved } : {}), text: withHooks(text, hooks, "ran") };
   });
 }
 

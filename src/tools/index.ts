@@ -16,6 +16,9 @@ import { gitCheckTool } from "./git-check.js";
 import { gitCheckoutTool } from "./git-checkout.js";
 import { gitCloneTool } from "./git-clone.js";
 import { gitCommitTool } from "./git-commit.js";
+import { gitConflictFinalizeTool } from "./git-conflict-finalize.js";
+import { gitConflictResolveTool } from "./git-conflict-resolve.js";
+import { gitConflictsTool } from "./git-conflicts.js";
 import { gitDiffTool } from "./git-diff.js";
 import { gitFetchTool } from "./git-fetch.js";
 import { gitLogTool } from "./git-log.js";
@@ -75,6 +78,9 @@ export const TOOLS: AnyTool[] = [
   gitRebaseTool,
   gitResetTool,
   gitStashTool,
+  gitConflictsTool,
+  gitConflictResolveTool,
+  gitConflictFinalizeTool,
   gitCheckTool,
   gitWordDiffTool,
   gitLineStatusTool,

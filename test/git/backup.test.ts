@@ -58,7 +58,7 @@ describe("operations that replace files keep what they replace recoverable", () 
     writeFile(dir, "u.txt", "uncommitted, unrelated work\n");
     const merge = await d.call("git_merge", { ref: "topic" });
     expect(merge.result.code).toBe("CONFLICT");
-    expect(merge.result.message).toContain('git_reset {ref:"HEAD", mode:"hard"}');
+    expect(merge.result.message).toContain("git_merge {abort:true}");
     writeFile(dir, "a.txt", "1\nRESOLVED BY HAND\n3\n");
     const r = await d.ok("git_reset", { ref: "HEAD", mode: "hard" });
     expect(read(dir, "u.txt")).toBe("unrelated\n");

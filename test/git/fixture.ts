@@ -97,3 +97,27 @@ export function hook(dir: string, name: string, script: string): void {
   writeFile(dir, `.git/hooks/${name}`, `#!/bin/sh\n${script}\n`);
   execFileSync("chmod", ["+x", path.join(dir, ".git/hooks", name)]);
 }
+
+/**
+ * What an abandon must bring back exactly (SPEC 9): HEAD, the branch, every ref but the daemon's backups (an abandon
+ * adds one), the index with its stages, the worktree's bytes and modes, and whether an operation is in progress.
+ */
+export function operationState(dir: string): Record<string, unknown> {
+  const { head, symbolic, refs, index, files, inProgress, status } = snapshot(dir);
+  const kept = (refs as string).split("\n").filter((l) => !l.startsWith("refs/tool-layer/")).join("\n");
+  return { head, symbolic, refs: kept, index, files, inProgress, status };
+}
+
+/** Two branches off `base`: `theirs` (branch "topic") and `ours` (main), each one commit; main is checked out. */
+export function conflictingBranches(dir: string, base: Record<string, string>, ours: Record<string, string>, theirs: Record<string, string>, branch = "topic"): void {
+  const commitAll = (files: Record<string, string>, message: string) => {
+    for (const [rel, content] of Object.entries(files)) writeFile(dir, rel, content);
+    git(dir, "add", "-A");
+    git(dir, "commit", "-q", "--allow-empty", "-m", message);
+  };
+  commitAll(base, "base");
+  git(dir, "checkout", "-q", "-b", branch);
+  commitAll(theirs, "theirs");
+  git(dir, "checkout", "-q", "main");
+  commitAll(ours, "ours");
+}

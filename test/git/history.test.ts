@@ -126,11 +126,13 @@ describe("git_checkout, git_merge, git_rebase, git_reset, git_stash", () => {
       ["topic edits c", []],
     ]);
     expect(preview.text).toContain("CONFLICT in a.txt");
-    // For real it conflicts, so it is undone; the branch is as it was and a backup names the old tip.
+    // For real it stops at the conflict (SPEC 9) with a backup naming the old tip; abort puts the branch back.
     const head = git(dir, "rev-parse", "HEAD").trim();
     const r = await d.call("git_rebase", { onto: "upstream" });
     expect(r.result.code).toBe("CONFLICT");
     expect(r.result.files).toEqual(["a.txt"]);
+    expect((await d.ok("git_status")).operation).toBe("rebase");
+    await d.ok("git_rebase", { action: "abort" });
     expect(git(dir, "rev-parse", "HEAD").trim()).toBe(head);
     expect(git(dir, "status", "--porcelain")).toBe("");
     expect(git(dir, "rev-parse", r.result.backup.ref).trim()).toBe(head);

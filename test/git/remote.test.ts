@@ -95,11 +95,13 @@ describe("git_push, git_fetch, git_pull, git_clone against real bare remotes", (
     const rebasePreview = await expectUnchanged([repo.dir], [repo.remote], () => d.ok("git_pull", { rebase: true }, { approved: false }));
     expect(rebasePreview.replay.map((s: any) => [s.subject, s.conflicts])).toEqual([["our a", ["a.txt"]]]);
 
-    // Rebase pull with a conflict is undone: the branch is as it was.
+    // A rebase pull with a conflict stops there (SPEC 9); abandoning it puts the branch back as it was.
     const head = git(repo.dir, "rev-parse", "HEAD");
     const rebased = await d.call("git_pull", { rebase: true });
     expect(rebased.result.code).toBe("CONFLICT");
-    expect(rebased.result.files).toEqual(["a.txt"]);
+    expect(rebased.result).toMatchObject({ files: ["a.txt"], in_progress: "rebase" });
+    expect(rebased.result.message).toContain(`git_rebase {action:"abort"}`);
+    await d.ok("git_rebase", { action: "abort" });
     expect(git(repo.dir, "rev-parse", "HEAD")).toBe(head);
     expect(git(repo.dir, "status", "--porcelain")).toBe("");
 
@@ -138,9 +140,10 @@ describe("git_push, git_fetch, git_pull, git_clone against real bare remotes", (
     const r = await d.call("git_pull", {});
     expect(r.result.code).toBe("CONFLICT");
     expect(r.result.files).toEqual(["b.txt"]);
-    expect(r.result.message).toContain("git_reset");
+    expect(r.result.message).toContain("git_conflict_finalize");
+    expect(r.result.message).toContain("git_merge {abort:true}");
     expect((await d.ok("git_status")).operation).toBe("merge");
-    await d.ok("git_reset", { ref: "HEAD", mode: "hard" });
+    await d.ok("git_merge", { abort: true });
     expect((await d.ok("git_status")).operation).toBe(null);
   });
 

@@ -1,5 +1,5 @@
 /**
- * The git IO of the line-level tools (SPEC 8), as bytes: objects read with one `cat-file --batch` (HEAD's blob, the
+ * git objects as bytes (the line-level tools of SPEC 8, the conflict tools of SPEC 9): objects read with one `cat-file --batch` (HEAD's blob, the
  * index stages and their sizes in one process), blobs written with `hash-object -w` from bytes we built, index entries
  * written with `update-index --index-info`. No patch is ever applied, so neither `apply.whitespace` nor any other
  * patch setting can change what is staged.

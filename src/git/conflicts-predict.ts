@@ -1,0 +1,193 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import type { AutoRule } from "../core/merge/auto-resolve.js";
+import { renderMerged } from "../core/merge/markers.js";
+import type { Lines } from "../core/merge/three-way.js";
+import { serialize } from "../core/text.js";
+import { type AutoMode, type ConflictKind, allowedBy, autoOf, classify, stageMerge } from "./conflicts-model.js";
+import { autoLabel } from "./conflicts-read.js";
+import { type UnmergedPath, mergeAttributes, parseUnmerged, readBlobs } from "./conflicts-stages.js";
+import type { ReplayStep } from "./predict.js";
+import { MAX_SIMULATED_STEPS } from "./predict.js";
+import { PREVIEW_IDENTITY, logCommits, withPrivateIndex } from "./repo.js";
+import { type GitCtx, git } from "./run.js";
+
+/**
+ * What auto-resolution would settle, for previews (SPEC 9): the merge is computed by `git merge-tree --write-tree`, which
+ * touches no ref, index or file, and its conflicted files' stages are merged and resolved as the real run would.
+ * Only unreferenced objects are written (merge-tree's trees, a rebase's throwaway commits and resolved blobs).
+ */
+
+export interface PredictedBlock {
+  block: number;
+  /** The rule that would settle it, or null: left for a person. */
+  rule: AutoRule | null;
+}
+
+export interface PredictedFile {
+  path: string;
+  kind: ConflictKind;
+  blocks: PredictedBlock[];
+}
+
+export interface AutoPrediction {
+  mode: AutoMode;
+  files: PredictedFile[];
+  settled: number;
+  /** Blocks left for a person; a whole-file conflict counts as one. */
+  left: number;
+  /** Nothing would be left: the operation would complete as a clean one does. */
+  completes: boolean;
+}
+
+/** The tree merge-tree makes of ours and theirs, and the stages of every conflicted path. */
+export async function mergeTreeStages(ctx: GitCtx, ours: string, theirs: string): Promise<{ tree: string; entries: UnmergedPath[] }> {
+  const r = await git(ctx, ["merge-tree", "--write-tree", "-z", "--no-messages", "--end-of-options", ours, theirs], { ok: [0, 1] });
+  const nul = r.stdout.indexOf("\0");
+  return { tree: r.stdout.slice(0, nul < 0 ? undefined : nul).trim(), entries: r.code === 1 ? parseUnmerged(r.stdout.slice(nul + 1)) : [] };
+}
+
+/** The prediction for these conflicted paths, and each fully settled text file's merged bytes (mode and content). */
+export async function predictAuto(ctx: GitCtx & { ws: { maxFileBytes: number } }, entries: UnmergedPath[], mode: AutoMode) {
+  const attrs = await mergeAttributes(ctx, entries.map((e) => e.path));
+  const blobs = await readBlobs(ctx, entries.flatMap((e) => [e.base?.oid, e.ours?.oid, e.theirs?.oid]).filter((o): o is string => !!o), ctx.ws.maxFileBytes);
+  const prediction: AutoPrediction = { mode, files: [], settled: 0, left: 0, completes: true };
+  const resolved = new Map<string, { mode: string; text: string }>();
+  for (const e of entries) {
+    const a = attrs.get(e.path)!;
+    const c = classify(e, a, blobs);
+    if (c.kind !== "text") {
+      prediction.files.push({ path: e.path, kind: c.kind, blocks: [] });
+      prediction.left++;
+      prediction.completes = false;
+      continue;
+    }
+    const sm = stageMerge(e, c.texts!, a.markerSize);
+    const resolutions: (Lines | null)[] = [];
+    const blocks = sm.merge.blocks.map((b, i): PredictedBlock => {
+      const auto = autoOf(sm, b.index);
+      const ok = !!auto && mode !== "off" && allowedBy(mode, auto.rule);
+      resolutions[i] = ok ? auto : null;
+      return { block: i + 1, rule: ok ? auto!.rule : null };
+    });
+    // git conflicted where this merge has no block (another diff would): its markers match nothing, a person looks.
+    const left = blocks.length ? blocks.filter((b) => !b.rule).length : 1;
+    prediction.settled += blocks.length - (blocks.length ? left : 0);
+    prediction.left += left;
+    if (left) prediction.completes = false;
+    else {
+      const out = renderMerged(sm.merge, { markerSize: sm.markerSize, labels: { ours: "ours", base: "base", theirs: "theirs" }, eol: sm.stageEol, resolutions });
+      resolved.set(e.path, { mode: e.ours!.mode === e.base?.mode ? e.theirs!.mode : e.ours!.mode, text: serialize({ bom: false, lines: out.lines, eols: out.eols }).toString("utf8") });
+    }
+    prediction.files.push({ path: e.path, kind: c.kind, blocks });
+  }
+  return { prediction, resolved };
+}
+
+/** The text a preview shows for a prediction; `completes`: what the operation would then do. */
+export function predictionText(p: AutoPrediction, completes: string, stops = "it would stop there for you"): string {
+  if (!p.files.length) return "";
+  if (p.mode === "off") return `auto_resolve is false: no block would be touched; ${stops}`;
+  const settled = p.files.flatMap((f) => f.blocks.filter((b) => b.rule).map((b) => `${f.path} block ${b.block} (${autoLabel(b.rule!, true)})`));
+  const left = p.files.flatMap((f) => {
+    if (f.kind !== "text") return [`${f.path} (${f.kind.replaceAll("_", " ")}: whole file)`];
+    if (!f.blocks.length) return [`${f.path} (git's markers match no block here: look at it)`];
+    return f.blocks.filter((b) => !b.rule).map((b) => `${f.path} block ${b.block}`);
+  });
+  const lines = [`auto-resolution${p.mode === "safe" ? " (safe: no word merges)" : ""} would settle ${p.settled} of ${p.settled + p.left} block${p.settled + p.left === 1 ? "" : "s"}${settled.length ? `: ${settled.join(", ")}` : ""}`];
+  if (left.length) lines.push(`left for you: ${left.join(", ")}${stops ? `; ${stops}` : ""}`);
+  else if (completes) lines.push(completes);
+  return lines.join("\n");
+}
+
+/** `tree` with each resolved file in place of its markers: the tree a fully auto-resolved step leaves. */
+async function resolvedTree(ctx: GitCtx, tree: string, resolved: Map<string, { mode: string; text: string }>): Promise<string> {
+  if (!resolved.size) return tree;
+  const dir = await mkdtemp(path.join(tmpdir(), "tool-layer-predict-"));
+  try {
+    const env = { GIT_INDEX_FILE: path.join(dir, "index") };
+    await git(ctx, ["read-tree", tree], { env });
+    const info: string[] = [];
+    for (const [p, f] of resolved) {
+      const oid = (await git(ctx, ["hash-object", "-w", "--stdin"], { input: f.text })).stdout.trim();
+      info.push(`${f.mode} ${oid}\t${p}\0`);
+    }
+    await git(ctx, ["update-index", "-z", "--index-info"], { env, input: info.join("") });
+    return (await git(ctx, ["write-tree"], { env })).stdout.trim();
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** A merge (or pull) of theirs into ours: what auto-resolution would settle. */
+export async function predictMergeAuto(ctx: GitCtx & { ws: { maxFileBytes: number } }, ours: string, theirs: string, mode: AutoMode): Promise<AutoPrediction | null> {
+  const { entries } = await mergeTreeStages(ctx, ours, theirs);
+  return entries.length ? (await predictAuto(ctx, entries, mode)).prediction : null;
+}
+
+/**
+ * A stash apply is a merge of the stash into the index, with the stash's parent as base. merge-tree (git 2.39) takes no
+ * base, so the index becomes a throwaway commit on that parent: their merge base is then exactly it.
+ */
+export async function predictStashAuto(ctx: GitCtx & { ws: { maxFileBytes: number } }, stash: string, mode: AutoMode): Promise<AutoPrediction | null> {
+  const indexTree = await withPrivateIndex(ctx, async (env) => (await git(ctx, ["write-tree"], { env })).stdout.trim());
+  const parent = (await git(ctx, ["rev-parse", `${stash}^1`])).stdout.trim();
+  const ours = (await git(ctx, ["commit-tree", indexTree, "-p", parent, "-m", "tool-layer stash preview"], { env: PREVIEW_IDENTITY })).stdout.trim();
+  return predictMergeAuto(ctx, ours, stash, mode);
+}
+
+export interface AutoReplayStep extends ReplayStep {
+  auto?: AutoPrediction;
+  /** The rebase would stop at this commit for a person. */
+  stops?: boolean;
+}
+
+/**
+ * simulateRebase (predict.ts) with auto-resolution: each conflicting step is settled as the real rebase would settle it,
+ * and the next step replays onto the settled tree. After the first step that would stop, the rest is predicted from
+ * merge-tree's tree (with markers), as the person's resolution is not known.
+ */
+export async function predictReplay(ctx: GitCtx & { ws: { maxFileBytes: number } }, onto: string, head: string, mode: AutoMode): Promise<AutoReplayStep[]> {
+  const commits = await logCommits(ctx, ["--reverse", "--no-merges", "--right-only", "--cherry-pick", "--end-of-options", `${onto}...${head}`]);
+  let tipTree = (await git(ctx, ["rev-parse", "--verify", `${onto}^{tree}`])).stdout.trim();
+  const steps: AutoReplayStep[] = [];
+  let stopped = false;
+  for (const c of commits) {
+    if (steps.length >= MAX_SIMULATED_STEPS) {
+      steps.push({ ...c, conflicts: [], simulated: false });
+      continue;
+    }
+    const parent = await git(ctx, ["rev-parse", "--verify", "--quiet", `${c.sha}^1`], { ok: [0, 1, 128] });
+    if (parent.code !== 0) {
+      steps.push({ ...c, conflicts: [], simulated: true });
+      continue;
+    }
+    const synthetic = (await git(ctx, ["commit-tree", tipTree, "-p", parent.stdout.trim(), "-m", "tool-layer rebase preview"], { env: PREVIEW_IDENTITY })).stdout.trim();
+    const { tree, entries } = await mergeTreeStages(ctx, synthetic, c.sha);
+    const step: AutoReplayStep = { ...c, conflicts: entries.map((e) => e.path), simulated: true };
+    tipTree = tree;
+    if (entries.length) {
+      const { prediction, resolved } = await predictAuto(ctx, entries, mode);
+      step.auto = prediction;
+      if (!stopped && prediction.completes) tipTree = await resolvedTree(ctx, tree, resolved);
+      else if (!stopped) step.stops = stopped = true;
+    }
+    steps.push(step);
+  }
+  return steps;
+}
+
+/** Per replayed commit that conflicts: whether auto-resolution settles it or the rebase would stop there. */
+export function replayText(steps: readonly ReplayStep[]): string {
+  const lines: string[] = [];
+  for (const s of steps as AutoReplayStep[]) {
+    if (!s.auto) continue;
+    const what = `${s.short} ${s.subject}`;
+    const blocks = s.auto.settled + s.auto.left;
+    if (s.auto.completes) lines.push(`  ${what}: auto-resolution would settle all ${blocks} block${blocks === 1 ? "" : "s"} and go on`);
+    else if (s.stops) lines.push(`  ${what}: the rebase would STOP here for you\n${predictionText(s.auto, "", "").split("\n").map((l) => `    ${l}`).join("\n")}`);
+    else lines.push(`  ${what}: conflicts (after the stop above; predicted on the unresolved tree)`);
+  }
+  return lines.length ? `auto-resolution${(steps as AutoReplayStep[]).find((s) => s.auto)?.auto?.mode === "safe" ? " (safe)" : ""}:\n${lines.join("\n")}` : "";
+}

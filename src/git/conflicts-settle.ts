@@ -1,0 +1,136 @@
+import type { AutoRule } from "../core/merge/auto-resolve.js";
+import { ToolError } from "../errors.js";
+import type { Lines } from "../core/merge/three-way.js";
+import { type TextDoc, dominantEol, serialize } from "../core/text.js";
+import type { ToolContext } from "../tools/tool.js";
+import { type AutoMode, type RewriteOptions, type StageMerge, allowedBy, autoOf, lineEolsFor, locate, renderLanded, renderWhole, rewriteWorktree } from "./conflicts-model.js";
+import { type FileState, type FileView, fileView, isSettled, readConflicts } from "./conflicts-read.js";
+import type { Located } from "./conflicts-model.js";
+import { pathspec } from "./params.js";
+import { git } from "./run.js";
+
+/**
+ * Auto-resolution after an operation stopped on conflicts (SPEC 9): every block the mode allows is settled in the
+ * worktree through the one versioned write, and a file with nothing left is staged. Runs inside the operation's
+ * worktree step, which holds the whole worktree.
+ */
+
+/** A block auto-resolution settled, as the operation's answer lists it. */
+export interface SettledBlock {
+  path: string;
+  rule: AutoRule;
+  /** For one-sided and whitespace rules: the side whose change was kept. */
+  taken?: "ours" | "theirs";
+  /** Where its lines are now in the worktree, 1-based, inclusive; null when the resolution has no lines. */
+  lines: [number, number] | null;
+  /** For an empty resolution: the worktree line it follows (0 for the top). */
+  after?: number;
+  /** Its lines as they are now in the worktree, `N|TAG content`. */
+  result: string[];
+  /** The commit being replayed when it was settled (rebase, cherry-pick, revert). */
+  commit?: string;
+}
+
+export interface SettleReport {
+  settled: SettledBlock[];
+  /** Conflicted files still needing a person, after auto-resolution, as git_conflicts lists them. */
+  left: FileView[];
+  /** Files auto-resolution staged (nothing was left in them). */
+  staged: string[];
+}
+
+/** Labels for regions the daemon writes: git's, read off the file's own markers, else these. */
+export function rewriteOptions(sm: StageMerge, loc: Located, doc: Pick<TextDoc, "eols">, fallback: { ours: string; theirs: string }): RewriteOptions {
+  const labels = loc.labels ? { ours: loc.labels.ours, base: loc.labels.base ?? "base", theirs: loc.labels.theirs } : { ours: fallback.ours, base: "base", theirs: fallback.theirs };
+  return { labels, eol: dominantEol(doc.eols), lineEols: lineEolsFor(sm, doc.eols) };
+}
+
+/** The context the worktree step's writes go through: it holds the worktree, so a file's own lock would wait for it. */
+export function holdingTree(ctx: ToolContext): ToolContext {
+  return { ...ctx, lockFile: (_real, work) => work() };
+}
+
+/** Settles what `mode` allows in every conflicted file, stages the files left with nothing, and says what is left. */
+export async function settleConflicts(ctx: ToolContext, mode: AutoMode, fallbackLabels: { ours: string; theirs: string }, commit?: string): Promise<SettleReport> {
+  const report: SettleReport = { settled: [], left: [], staged: [] };
+  const states = await readConflicts(ctx);
+  const inner = holdingTree(ctx);
+  let wrote = false;
+  for (const s of states) {
+    if (mode !== "off" && s.kind === "text" && s.sm && s.loc && s.file && s.target) {
+      const ambiguous = s.sm.markerSize !== s.attrs.markerSize && s.sm.merge.blocks.length > 0;
+      const picks = ambiguous ? pickAll(s, mode) : pick(s, mode);
+      if (picks.size || ambiguous) {
+        const { sm } = s;
+        let landed: { block: number; start: number; end: number }[] = [];
+        let newLines: string[] = [];
+        const written = await ctx.ws.files.write(inner, {
+          target: s.target,
+          expected: s.file.hash,
+          produce: (current) => {
+            // The same bytes as read above (the step holds the worktree); located again on them all the same.
+            const doc = current!.doc;
+            const loc = locate(sm, doc.lines, s.attrs.markerSize);
+            const opts = rewriteOptions(sm, loc, doc, fallbackLabels);
+            // git's markers are ambiguous where the content has marker-like lines: write the whole merge anew (git has
+            // just written this file from these stages, and the step holds the worktree, so nobody edited it).
+            const out = ambiguous ? renderWhole(sm, picks, opts) : rewriteWorktree(sm, doc, loc, picks, opts);
+            landed = out.landed;
+            newLines = out.lines;
+            return { bytes: serialize({ bom: doc.bom, lines: out.lines, eols: out.eols }) };
+          },
+        }).catch((e: unknown) => {
+          // Written anew as it already was: nothing to settle here.
+          if (e instanceof ToolError && e.code === "NO_CHANGE") return null;
+          throw e;
+        });
+        if (!written) continue;
+        wrote = true;
+        for (const l of landed) {
+          const a = autoOf(sm, l.block)!;
+          report.settled.push({
+            path: s.path,
+            rule: a.rule,
+            ...(a.taken ? { taken: a.taken } : {}),
+            lines: l.end > l.start ? [l.start + 1, l.end] : null,
+            ...(l.end > l.start ? {} : { after: l.start }),
+            result: renderLanded(newLines, l.start, l.end),
+            ...(commit ? { commit } : {}),
+          });
+        }
+      }
+    }
+  }
+  // Read again: what the writes left, numbered as git_conflicts will number it for the new hashes. Right after git
+  // stopped, a text file with no marker left is one auto-resolution finished.
+  const after = wrote ? await readConflicts(ctx) : states;
+  for (const s of after) {
+    const v = fileView(s);
+    if (mode !== "off" && isSettled(v)) {
+      await git(ctx, ["add", "--", pathspec(s.path)]);
+      report.staged.push(s.path);
+    } else report.left.push(v);
+  }
+  return report;
+}
+
+/** Every block of the merge `mode` lets auto-resolution settle, wherever git's markers put it. */
+function pickAll(s: FileState, mode: AutoMode): Map<number, Lines> {
+  const picks = new Map<number, Lines>();
+  for (const b of s.sm!.merge.blocks) {
+    const a = autoOf(s.sm!, b.index);
+    if (a && allowedBy(mode, a.rule)) picks.set(b.index, a);
+  }
+  return picks;
+}
+
+/** The blocks of a file `mode` lets auto-resolution settle, with their resolutions (edited regions are the user's). */
+function pick(s: FileState, mode: AutoMode): Map<number, Lines> {
+  const picks = new Map<number, Lines>();
+  for (const l of s.loc!.located) {
+    if (l.edited) continue;
+    const a = autoOf(s.sm!, l.block);
+    if (a && allowedBy(mode, a.rule)) picks.set(l.block, a);
+  }
+  return picks;
+}
