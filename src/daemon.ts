@@ -3,6 +3,8 @@ import { Dispatcher } from "./dispatch/dispatcher.js";
 import { Registry, readManifest } from "./dispatch/registry.js";
 import { defaultStateDir } from "./mcp/approvals.js";
 import { type CodegraphMode, McpPassthrough } from "./mcp/passthrough.js";
+import type { LspSandboxMode } from "./lsp/sandbox.js";
+import { LspService } from "./lsp/service.js";
 import { EventBus } from "./platform/bus.js";
 import { Supervisor } from "./platform/supervisor.js";
 import { JsonlTransport } from "./protocol/jsonl/transport.js";
@@ -26,6 +28,8 @@ export interface DaemonOptions {
   stateDir?: string;
   /** Serve the registry over MCP (SPEC 13) instead of JSON lines. */
   mcp?: boolean;
+  /** `--lsp-sandbox`: whether the language servers run inside bubblewrap (default auto: where it works). */
+  lspSandbox?: LspSandboxMode;
 }
 
 const log = (message: string) => process.stderr.write(`tool-layer: ${message}\n`);
@@ -64,6 +68,7 @@ export class Daemon {
     process.once("SIGINT", stop);
 
     await this.ws.init();
+    this.startLanguageServers();
     await this.startPassthrough();
     transport.start();
 
@@ -86,6 +91,7 @@ export class Daemon {
     process.once("SIGTERM", stop);
     process.once("SIGINT", stop);
     await this.ws.init();
+    this.startLanguageServers();
     await this.startPassthrough();
     // Created once ready: what the client sent meanwhile waits in stdin's buffer, as JSON-lines requests wait in a queue.
     const transport = new McpStdioTransport(input, output);
@@ -101,6 +107,13 @@ export class Daemon {
     await this.processes.stop();
     await transport.idle();
     await adapter.close();
+  }
+
+  /** The language servers: none runs until a call needs one; all are stopped before the supervisor's final sweep. */
+  private startLanguageServers(): void {
+    const lsp = new LspService(this.ws, { sandbox: this.options.lspSandbox });
+    this.ws.lsp = lsp;
+    this.ws.onDispose(() => lsp.stop());
   }
 
   /** The user's MCP servers and CodeGraph: their tools join the registry as the servers come up (SPEC 12). */

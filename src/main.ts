@@ -12,6 +12,7 @@ const FLAGS = {
   "mcp-config": { type: "string", value: "FILE", help: "MCP servers to pass through, trusted (the .mcp.json shape)" },
   codegraph: { type: "string", value: "auto|on|off", help: "CodeGraph's tools: auto (when installed and the root is indexed), on (index it first), off" },
   mcp: { type: "boolean", help: "serve the tools over MCP (stdio JSON-RPC) instead of JSON lines" },
+  "lsp-sandbox": { type: "string", value: "auto|on|off", help: "language servers in bubblewrap, workspace read-only, no network: auto (where it works), on, off" },
   help: { type: "boolean", short: "h", help: "print this help and exit" },
   version: { type: "boolean", short: "v", help: "print the version and exit" },
 } as const;
@@ -76,6 +77,8 @@ function parse(argv: string[]): Parsed {
   }
   const codegraph = (values.codegraph as string | undefined) ?? "auto";
   if (codegraph !== "auto" && codegraph !== "on" && codegraph !== "off") throw new UsageError(`--codegraph must be auto, on or off, not ${codegraph}`);
+  const lspSandbox = (values["lsp-sandbox"] as string | undefined) ?? "auto";
+  if (lspSandbox !== "auto" && lspSandbox !== "on" && lspSandbox !== "off") throw new UsageError(`--lsp-sandbox must be auto, on or off, not ${lspSandbox}`);
   const mcpConfig = values["mcp-config"] as string | undefined;
   if (mcpConfig !== undefined && !isReadableFile(mcpConfig)) throw new UsageError(`--mcp-config ${mcpConfig} is not a readable file`);
   const root = (values.root as string | undefined) ?? process.cwd();
@@ -86,7 +89,7 @@ function parse(argv: string[]): Parsed {
     throw new UsageError(`--root ${root} does not exist`);
   }
   if (!isDir) throw new UsageError(`--root ${root} is not a directory`);
-  return { kind: "run", options: { root, toolsFile: values.tools as string | undefined, watcher, maxFileBytes, mcpConfig, codegraph, mcp: values.mcp === true } };
+  return { kind: "run", options: { root, toolsFile: values.tools as string | undefined, watcher, maxFileBytes, mcpConfig, codegraph, mcp: values.mcp === true, lspSandbox } };
 }
 
 function isReadableFile(file: string): boolean {

@@ -8,6 +8,7 @@ import { ContentHistory } from "./vfs/history.js";
 import { SessionViews } from "./vfs/views.js";
 import { type Vfs, startVfs } from "./vfs/vfs.js";
 import type { McpPassthrough } from "./mcp/passthrough.js";
+import type { LspService } from "./lsp/service.js";
 
 /** Files above this are TOO_LARGE for the file tools unless `--max-file-bytes` raises it (SPEC 4). */
 export const DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024;
@@ -61,6 +62,8 @@ export class Workspace {
   private vfs?: Vfs;
   /** The MCP passthrough (SPEC 12), set by the daemon once the workspace is ready. */
   mcp?: McpPassthrough;
+  /** The language servers (SPEC 10), set by the daemon once the workspace is ready. */
+  lsp?: LspService;
   private readonly disposers: Disposer[] = [];
 
   constructor(

@@ -72,3 +72,42 @@ async function writeLarge(temp: string, data: Uint8Array, mode?: number): Promis
 
 /** Permission bits of a stat's mode, the part a rewrite keeps. */
 export const permissionBits = (mode: number) => mode & 0o7777;
+
+/** A file written beside its target and flushed, not yet in place: `commit` renames it over the target, `discard` removes it. */
+export interface StagedWrite {
+  commit(): Promise<void>;
+  discard(): Promise<void>;
+}
+
+/**
+ * atomicWrite in two halves, for a change of several files that must all land or none (an LSP rename): stage every
+ * file first (where a full disk or a permission problem shows), then commit each, a rename that hardly ever fails.
+ */
+export async function stageWrite(target: string, data: Uint8Array, mode?: number): Promise<StagedWrite> {
+  if (mode === undefined) await mkdir(path.dirname(target), { recursive: true });
+  const temp = tempPathFor(target);
+  try {
+    if (data.length <= SYNC_WRITE_MAX_BYTES) await writeSmall(temp, data, mode);
+    else await writeLarge(temp, data, mode);
+  } catch (e) {
+    await unlink(temp).catch(() => undefined);
+    throw e;
+  }
+  let settled = false;
+  return {
+    async commit() {
+      settled = true;
+      try {
+        await rename(temp, target);
+      } catch (e) {
+        await unlink(temp).catch(() => undefined);
+        throw e;
+      }
+    },
+    async discard() {
+      if (settled) return;
+      settled = true;
+      await unlink(temp).catch(() => undefined);
+    },
+  };
+}

@@ -1,11 +1,12 @@
 import { type Stats, statSync } from "node:fs";
+import { unlink } from "node:fs/promises";
 import path from "node:path";
 import { fileHash } from "../core/hash.js";
 import { ToolError, isNodeError } from "../errors.js";
 import type { ResolvedPath } from "../paths.js";
 import type { ToolContext } from "../tools/tool.js";
 import type { Workspace } from "../workspace.js";
-import { atomicWrite, permissionBits } from "./atomic-write.js";
+import { type StagedWrite, atomicWrite, permissionBits, stageWrite } from "./atomic-write.js";
 import { checkHash } from "./hash-check.js";
 import { type TextFile, notFound, readText } from "./read-text.js";
 
@@ -27,6 +28,9 @@ export interface WriteOutcome<N> {
   next: N;
   hash: string;
 }
+
+/** writeMany holds the whole worktree (ctx.exclusive) instead of one file's lock. */
+export type MultiWriteContext = WriteContext & Pick<ToolContext, "exclusive">;
 
 /**
  * The one versioned write (SPEC 5): under the file's lock, read the current version, check the caller's hash, build the
@@ -63,6 +67,67 @@ export class VersionedFiles {
       this.ws.recordSeen(ctx.sessionId, rel, hash, next.bytes);
       return { current, next, hash };
     });
+  }
+
+  /**
+   * The versioned write of several files, all or none (an LSP rename): with the worktree to itself, every file is read
+   * and checked against its hash and every new version built before anything is written; then every file is staged
+   * (written beside its target and flushed: where a full disk shows) and only then renamed into place, and a rename
+   * that fails puts back the files already renamed. Files `produce` leaves byte-identical are left alone; NO_CHANGE only
+   * when that is all of them. Outcomes are in the order of `reqs`.
+   */
+  writeMany<N extends { bytes: Buffer }>(ctx: MultiWriteContext, reqs: readonly WriteRequest<N>[]): Promise<WriteOutcome<N>[]> {
+    const reals = new Set(reqs.map((r) => r.target.real));
+    if (reals.size !== reqs.length) throw new Error("writeMany: the same file twice in one batch");
+    return ctx.exclusive(async () => {
+      const outcomes: (WriteOutcome<N> & { req: WriteRequest<N>; changed: boolean })[] = [];
+      for (const req of reqs) {
+        const { target } = req;
+        const current = await this.readExisting(target);
+        ctx.signal.throwIfAborted();
+        if (!current) {
+          if (req.expected !== undefined || req.needsExisting) throw notFound(target);
+          checkParents(target.rel, target.real);
+        } else if (req.expected === undefined) {
+          throw new ToolError("ALREADY_EXISTS", `${target.rel} already exists; pass its hash (${current.hash}, or file_read it first) to change it.`, { current_hash: current.hash, path: target.rel });
+        } else {
+          checkHash(this.ws, target, req.expected, current);
+        }
+        const next = req.produce(current);
+        outcomes.push({ req, current, next, hash: fileHash(next.bytes), changed: !current || !next.bytes.equals(current.bytes) });
+      }
+      const changed = outcomes.filter((o) => o.changed);
+      if (changed.length === 0) {
+        throw new ToolError("NO_CHANGE", `The change leaves every file byte-identical (${reqs.map((r) => r.target.rel).join(", ")}); nothing was written.`);
+      }
+      if (ctx.dryRun) return outcomes.map(({ current, next, hash }) => ({ current, next, hash }));
+      await ctx.commit(() => this.commitAll(ctx, changed));
+      for (const o of changed) this.ws.recordSeen(ctx.sessionId, realRel(this.ws, o.req.target), o.hash, o.next.bytes);
+      return outcomes.map(({ current, next, hash }) => ({ current, next, hash }));
+    });
+  }
+
+  private async commitAll(ctx: WriteContext, files: readonly (WriteOutcome<{ bytes: Buffer }> & { req: WriteRequest<{ bytes: Buffer }> })[]): Promise<void> {
+    const staged: StagedWrite[] = [];
+    try {
+      for (const f of files) staged.push(await stageWrite(f.req.target.real, f.next.bytes, f.current ? permissionBits(f.current.stats.mode) : undefined));
+    } catch (e) {
+      await Promise.all(staged.map((s) => s.discard()));
+      throw e;
+    }
+    for (const f of files) this.ws.expectToolWrite({ session: ctx.sessionId, tool: ctx.toolId, rel: realRel(this.ws, f.req.target), hash: f.hash });
+    let placed = 0;
+    try {
+      for (; placed < staged.length; placed++) await staged[placed].commit();
+    } catch (e) {
+      await Promise.all(staged.slice(placed + 1).map((s) => s.discard()));
+      // Back to what they were: a rename that fails half-way must not leave half a rename.
+      for (const f of files.slice(0, placed)) {
+        if (f.current) await atomicWrite(f.req.target.real, f.current.bytes, permissionBits(f.current.stats.mode));
+        else await unlink(f.req.target.real).catch(() => undefined);
+      }
+      throw e;
+    }
   }
 
   private async readExisting(target: ResolvedPath): Promise<TextFile | undefined> {

@@ -151,8 +151,9 @@ export class ServerSession {
   async initialize(): Promise<void> {
     const rootUri = pathToFileURL(this.root).href;
     const result = await this.connection.sendRequest(InitializeRequest.type, {
-      // The servers watch this pid and exit when it is gone: a second guard beside the supervisor's.
-      processId: process.pid,
+      // The servers watch this pid and exit when it is gone: a second guard beside the supervisor's. In a sandbox's PID
+      // namespace it names no process (or another one), and bwrap's --die-with-parent is the guard instead.
+      processId: this.server.isolated ? null : process.pid,
       clientInfo: { name: "tool-layer" },
       rootUri,
       rootPath: this.root,

@@ -27,6 +27,13 @@ import { gitStashTool } from "./git-stash.js";
 import { gitStatusTool } from "./git-status.js";
 import { mcpApproveTool, mcpRevokeTool } from "./mcp-approve.js";
 import { mcpServersTool } from "./mcp-servers.js";
+import { lspDefinitionTool } from "./lsp-definition.js";
+import { lspDiagnosticsTool } from "./lsp-diagnostics.js";
+import { lspHoverTool } from "./lsp-hover.js";
+import { lspImplementationTool } from "./lsp-implementation.js";
+import { lspReferencesTool } from "./lsp-references.js";
+import { lspRenameTool } from "./lsp-rename.js";
+import { lspSymbolsTool } from "./lsp-symbols.js";
 import type { AnyTool } from "./tool.js";
 import { webFetchTool, webSearchTool } from "../web/tools.js";
 
@@ -59,6 +66,13 @@ export const TOOLS: AnyTool[] = [
   gitStashTool,
   gitCheckTool,
   ghTool,
+  lspDiagnosticsTool,
+  lspHoverTool,
+  lspDefinitionTool,
+  lspReferencesTool,
+  lspImplementationTool,
+  lspSymbolsTool,
+  lspRenameTool,
   mcpServersTool,
   mcpApproveTool,
   mcpRevokeTool,
