@@ -7,6 +7,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import {
   CancellationTokenSource,
+  ConnectionError,
   type DocumentSymbol,
   type Hover,
   type Location,
@@ -513,6 +514,8 @@ export class LspClient {
       return (await session.connection.sendRequest(method, params, cancel.token)) as R;
     } catch (e) {
       signal?.throwIfAborted();
+      // Asked between the server's stdout closing and its exit being seen: the exit is on its way, and decides.
+      if (!session.dead && e instanceof ConnectionError) await session.exited;
       if (session.dead) {
         throw new ToolError("LSP_UNAVAILABLE", `${this.spec.name} exited while answering; the next call restarts it.`, { language: this.spec.language, server_exited: true });
       }

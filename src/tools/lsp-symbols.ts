@@ -19,7 +19,7 @@ export const lspSymbolsTool = defineTool({
     "methods, variables, nested by depth). With query: the project's symbols whose name matches it (fuzzy, as an editor's " +
     `"go to symbol"), at most ${MAX_WORKSPACE_SYMBOLS}. Each symbol with its place, rendered \`path:N|TAG content\`. Give exactly one of path and query.`,
   params: {
-    path: pathParam.optional(),
+    path: pathParam.optional().describe("A source file (.ts .tsx .js .jsx .mts .cts .mjs .cjs .py .pyi) to outline, instead of query."),
     query: z.string().min(1).optional().describe("A symbol name or part of one, to search the whole project for."),
   },
   mutating: false,
