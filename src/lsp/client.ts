@@ -210,9 +210,11 @@ export class LspClient {
    * (pyright) gets didChangeWatchedFiles. Never starts a server.
    */
   sync(file: string, text: string | null, hash: string | null, kind?: "created" | "modified" | "deleted"): void {
-    this.generation++;
     const wasOpen = this.docs.get(file) !== undefined;
     const actions = this.docs.update(file, text, hash);
+    // The server has this content already (a call read the disk before the bus brought it): nothing changed.
+    if (wasOpen && actions.length === 0) return;
+    this.generation++;
     this.send(actions);
     if (actions.length) this.emit({ kind: "doc", path: file, change: text === null ? "deleted" : "changed" });
     else this.emit({ kind: "file", path: file });
