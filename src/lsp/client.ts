@@ -88,12 +88,14 @@ const PROVIDERS: Record<string, keyof ServerSession["capabilities"]> = {
 
 /**
  * What a client tells its listeners: an open document opened, changed, closed (to stay within the bound) or deleted; a
- * file it does not have open changed (another file's diagnostics may follow from it); the server gone; diagnostics
+ * file it does not have open changed (another file's diagnostics may follow from it); the server asked for diagnostics
+ * again (workspace/diagnostic/refresh); the server gone; diagnostics
  * computed for the version that is still the document's (`hash`, its `lines`), no file having changed meanwhile.
  */
 export type ClientEvent =
   | { kind: "doc"; path: string; change: "opened" | "changed" | "closed" | "deleted" }
   | { kind: "file"; path: string }
+  | { kind: "refresh" }
   | { kind: "exit" }
   | { kind: "diagnostics"; path: string; hash: string; lines: readonly string[]; diagnostics: DiagnosticItem[] };
 
@@ -139,8 +141,11 @@ export class LspClient {
         this.emit({ kind: "exit" });
       },
       onPublish: (params) => this.diags.onPublish(this.paths.pathOf(params.uri), params),
-      // pyright says another file's change may have changed these: no cached answer holds.
-      onDiagnosticsRefresh: () => this.generation++,
+      // pyright says another file's change may have changed these: no cached answer holds, and listeners ask again.
+      onDiagnosticsRefresh: () => {
+        this.generation++;
+        this.emit({ kind: "refresh" });
+      },
     });
   }
 

@@ -2,8 +2,8 @@
  * The `lsp.diagnostics` event (SPEC 10): when a file's diagnostics list changes, `{path, hash, diagnostics}`, coalesced;
  * an edit that leaves the list as it was sends none. Nothing polls: every list the servers compute for a version that
  * is still current (a tool call's or ours) is compared with the last one sent for that file; and after a change of a
- * file a server has open (or of any file of its language: an import may change another file's list) the open
- * documents are checked again, the changed ones first, once per burst of changes.
+ * file a server has open (or of any file of its language: an import may change another file's list; or when the server
+ * asks for diagnostics again) the open documents are checked again, the changed ones first, once per burst of changes.
  */
 import type { ClientEvent, LspClient } from "./client.js";
 import { type WireDiagnostic, wireDiagnostics } from "./render.js";
@@ -55,6 +55,7 @@ export class DiagnosticsPublisher {
         }
         return;
       case "file":
+      case "refresh":
         this.schedule(client);
         return;
       case "exit":

@@ -31,14 +31,11 @@ export const lspRenameTool = defineTool({
   async run(params, ctx) {
     const lsp = serviceOf(ctx.ws);
     const key = RenamePlans.key(ctx.sessionId, params);
-    if (ctx.dryRun) {
-      const plan = await computePlan(params, ctx);
-      lsp.renames.put(key, plan);
-      return { ...shape(plan, params), text: render(plan, params, "would edit") };
-    }
-    const previewed = lsp.renames.take(key);
+    // A dry run always asks the server now; an approval applies its session's last identical preview when there is one.
+    const previewed = ctx.dryRun ? undefined : lsp.renames.take(key);
     const plan = previewed ?? (await computePlan(params, ctx));
     const targets = await Promise.all(plan.files.map((f) => ctx.ws.paths.resolve(f.path)));
+    // The dry run checks what the write would (hashes, sizes, that each file is still there), and writes nothing.
     const outcomes = await ctx.ws.files.writeMany(ctx, plan.files.map((f, i) => ({
       target: targets[i],
       expected: f.hash,
@@ -48,8 +45,9 @@ export const lspRenameTool = defineTool({
       if (!(previewed && e instanceof ToolError && e.code === "HASH_MISMATCH")) throw e;
       throw new ToolError("HASH_MISMATCH", `A file of this rename changed since its preview, so nothing was written: ${e.message} Preview the rename again (approved false) and approve that.`, e.details);
     });
-    const files = plan.files.map((f, i) => ({ path: f.path, previous_hash: f.hash, hash: outcomes[i].hash, edits: f.edits, diff: f.diff }));
-    return { ...shape(plan, params), files, text: render(plan, params, "edited", outcomes.map((o) => o.hash)) };
+    if (ctx.dryRun) lsp.renames.put(key, plan);
+    const hashes = outcomes.map((o) => o.hash);
+    return { ...shape(plan, params, hashes), text: render(plan, ctx.dryRun ? "would edit" : "edited", params.new_name, hashes) };
   },
 });
 
@@ -67,20 +65,21 @@ async function computePlan(params: RenameParams, ctx: ToolContext): Promise<Rena
   });
 }
 
-function shape(plan: RenamePlan, params: RenameParams) {
+/** As file_write has it: each file's `hash` is the new one (in a dry run, the one it would have), `previous_hash` the one edited. */
+function shape(plan: RenamePlan, params: RenameParams, hashes: readonly string[]) {
   return {
     path: plan.path,
     hash: plan.hash,
     new_name: params.new_name,
     count: plan.count,
-    files: plan.files.map((f) => ({ path: f.path, hash: f.hash, edits: f.edits, diff: f.diff })),
+    files: plan.files.map((f, i) => ({ path: f.path, previous_hash: f.hash, hash: hashes[i], edits: f.edits, diff: f.diff })),
   };
 }
 
-function render(plan: RenamePlan, params: RenameParams, verb: string, newHashes?: string[]): string {
+function render(plan: RenamePlan, verb: string, newName: string, newHashes: readonly string[]): string {
   const at = whereText(plan.path, plan.at);
   const n = plan.files.length;
-  const lines = [`rename ${at} to ${params.new_name} · hash ${plan.hash} · ${verb} ${plan.count} place${plan.count === 1 ? "" : "s"} in ${n} file${n === 1 ? "" : "s"}`];
-  plan.files.forEach((f, i) => lines.push(`${f.path} · hash ${f.hash}${newHashes ? ` -> ${newHashes[i]}` : ""} · ${f.edits} edit${f.edits === 1 ? "" : "s"}`));
+  const lines = [`rename ${at} to ${newName} · hash ${plan.hash} · ${verb} ${plan.count} place${plan.count === 1 ? "" : "s"} in ${n} file${n === 1 ? "" : "s"}`];
+  plan.files.forEach((f, i) => lines.push(`${f.path} · hash ${f.hash} -> ${newHashes[i]} · ${f.edits} edit${f.edits === 1 ? "" : "s"}`));
   return [...lines, "", ...plan.files.map((f) => f.diff.trimEnd())].join("\n");
 }

@@ -48,7 +48,13 @@ export function diagnosticsEvents(d: DaemonClient, rel: string): { path: string;
   return d.events.filter((e) => e.event === "lsp.diagnostics" && e.data.path === rel).map((e) => e.data);
 }
 
-/** Resolves with the lsp.diagnostics event for `rel` at `hash`. */
-export function diagnosticsEvent(d: DaemonClient, rel: string, hash: string): Promise<any> {
-  return d.waitFor((l) => l.event === "lsp.diagnostics" && l.data.path === rel && l.data.hash === hash, WAIT_MS).then((l) => l.data);
+/** Where the stdout lines are now: a later wait then ignores what came before (an earlier edit to the same content). */
+export function mark(d: DaemonClient): number {
+  return d.lines.length;
+}
+
+/** Resolves with the lsp.diagnostics event for `rel` at `hash` that came after `since` (a mark). */
+export function diagnosticsEvent(d: DaemonClient, rel: string, hash: string, since: number): Promise<any> {
+  const at = new Set(d.lines.slice(0, since));
+  return d.waitFor((l) => !at.has(l) && l.event === "lsp.diagnostics" && l.data.path === rel && l.data.hash === hash, WAIT_MS).then((l) => l.data);
 }

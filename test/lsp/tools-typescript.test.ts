@@ -5,7 +5,7 @@ import { fileHash, initHash, tagOf } from "../../src/core/hash.js";
 import { isAlive, processTree } from "../../src/lsp/spawn.js";
 import { type DaemonClient, daemonForSuite } from "../helpers/daemon.js";
 import { until } from "../helpers/process.js";
-import { codesOf, diagnostics, diagnosticsEvent, diagnosticsEvents, disk, external, lspInfo, serverOf } from "./daemon-lsp.js";
+import { codesOf, diagnostics, diagnosticsEvent, diagnosticsEvents, disk, external, mark, lspInfo, serverOf } from "./daemon-lsp.js";
 import { ranMarkers, typescriptProject, SLOW_TEST, WAIT_MS } from "./projects.js";
 
 const project = typescriptProject();
@@ -84,14 +84,16 @@ describe("lsp tools on typescript", SLOW_TEST, () => {
 
   it("pushes lsp.diagnostics after an edit of an open file, and none after an edit that leaves the list as it was", async () => {
     const fixedText = MAIN.replace("const x: string", "const x: number");
+    let since = mark(d);
     const fixed = external(dir, "src/main.ts", fixedText);
     // Nobody asks: the bus brings the change, and the daemon checks the open file itself.
-    expect(await diagnosticsEvent(d, "src/main.ts", fixed)).toEqual({ path: "src/main.ts", hash: fixed, diagnostics: [] });
+    expect(await diagnosticsEvent(d, "src/main.ts", fixed, since)).toEqual({ path: "src/main.ts", hash: fixed, diagnostics: [] });
     const same = external(dir, "src/main.ts", `${fixedText}// a comment, the list stays empty\n`);
     expect(await diagnostics(d, "src/main.ts")).toMatchObject({ status: "current", hash: same, diagnostics: [] });
     // A later change that does change the list: its event comes after any the unchanged one could have sent.
+    since = mark(d);
     const broken = external(dir, "src/main.ts", MAIN);
-    expect((await diagnosticsEvent(d, "src/main.ts", broken)).diagnostics.map((x: any) => x.code)).toEqual([2322]);
+    expect((await diagnosticsEvent(d, "src/main.ts", broken, since)).diagnostics.map((x: any) => x.code)).toEqual([2322]);
     expect(diagnosticsEvents(d, "src/main.ts").filter((e) => e.hash === same)).toEqual([]);
   });
 
@@ -134,7 +136,9 @@ describe("lsp tools on typescript", SLOW_TEST, () => {
     it("at the definition: a preview of every file, then all of them written, attributed", async () => {
       const preview = await d.ok("lsp_rename", { path: "src/math.ts", line: 1, symbol: "add", new_name: "plus" }, { approved: false });
       expect(preview).toMatchObject({ dry_run: true, count: 7, preview_id: expect.stringMatching(/^[0-9a-f]{16}$/) });
-      expect(preview.files.map((f: any) => [f.path, f.hash, f.edits])).toEqual(Object.entries(ORIGINAL).map(([p, t]) => [p, fileHash(Buffer.from(t)), p === "src/other.ts" ? 3 : p === "src/math.ts" || p === "src/main.ts" ? 1 : 2]));
+      const edits: Record<string, number> = { "src/main.ts": 1, "src/math.ts": 1, "src/other.ts": 3, "src/wide.ts": 2 };
+      expect(preview.files.map((f: any) => [f.path, f.previous_hash, f.hash, f.edits])).toEqual(Object.keys(ORIGINAL).map((p) =>
+        [p, fileHash(Buffer.from(ORIGINAL[p as keyof typeof ORIGINAL])), fileHash(Buffer.from(RENAMED[p as keyof typeof RENAMED])), edits[p]]));
       expect(preview.files[1].diff).toContain("-export function add(a: number, b: number): number {\n+export function plus(a: number, b: number): number {");
       expect(files()).toEqual(ORIGINAL);
       // The same call on the same state: the same preview, so an approval can be bound to it.
