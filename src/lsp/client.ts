@@ -153,6 +153,12 @@ export class LspClient {
     return this.keeper.state;
   }
 
+  /** Up or starting: a background check may ask it; a dead, crashed or failed one waits for a call to restart it. */
+  get live(): boolean {
+    const kind = this.keeper.state.kind;
+    return kind === "starting" || (kind === "ready" && this.keeper.ready() !== undefined);
+  }
+
   get restarts(): number {
     return this.keeper.restartCount;
   }
@@ -517,8 +523,10 @@ export class LspClient {
     const cancel = new CancellationTokenSource();
     const onAbort = () => cancel.cancel();
     signal?.addEventListener("abort", onAbort, { once: true });
+    let stopWatching = () => {};
+    const death = new Promise<never>((_, reject) => (stopWatching = session.whenDead(() => reject(new Error("the server died")))));
     try {
-      return (await session.connection.sendRequest(method, params, cancel.token)) as R;
+      return (await Promise.race([session.connection.sendRequest(method, params, cancel.token), death])) as R;
     } catch (e) {
       signal?.throwIfAborted();
       // Asked between the server's stdout closing and its exit being seen: the exit is on its way, and decides.
@@ -528,6 +536,8 @@ export class LspClient {
       }
       throw new ToolError(errorCode, `${this.spec.name} could not answer ${method}: ${(e as Error).message}`, { language: this.spec.language });
     } finally {
+      stopWatching();
+      death.catch(() => {});
       signal?.removeEventListener("abort", onAbort);
       cancel.dispose();
     }

@@ -132,6 +132,8 @@ export class ServerKeeper {
       await Promise.race([
         session.initialize(),
         new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`no initialize answer within ${INITIALIZE_TIMEOUT_MS} ms`)), INITIALIZE_TIMEOUT_MS))),
+        // A death can leave initialize pending for good (see ServerSession.whenDead).
+        session.exited.then((reason) => Promise.reject(new Error(reason))),
       ]);
     } catch (e) {
       // A dead server fails initialize by the disposed connection; its exit says more.

@@ -78,26 +78,32 @@ export class DiagnosticsPublisher {
     if (this.checking.has(client)) return;
     this.checking.add(client);
     // After the current burst: one fs.changed batch syncs every file it names before the first check starts.
-    setImmediate(() => void this.check(client).finally(() => this.checking.delete(client)));
+    setImmediate(() => void this.check(client));
   }
 
   /** Checks the open documents until no change came in meanwhile; a newer change restarts it, changed files first. */
   private async check(client: LspClient): Promise<void> {
-    while (!this.stopped) {
-      const changed = this.dirty.get(client);
-      if (!changed) return;
-      this.dirty.delete(client);
-      // A crashed or failed server is restarted by a call that needs it, never by a background check.
-      if (client.state.kind !== "ready" && client.state.kind !== "starting") return;
-      const paths = client.openFiles();
-      const order = [...paths.filter((p) => changed.has(p)), ...paths.filter((p) => !changed.has(p))];
-      for (const path of order) {
-        if (this.dirty.has(client) || this.stopped) break;
-        // Taken just before asking (diagnostics opens it before any await): an older copy would undo a newer change.
-        const doc = client.openDocument(path);
-        // The answer reaches offer() through the client's diagnostics event; unknown sends nothing.
-        if (doc) await client.diagnostics(doc, this.waitMs).catch(() => undefined);
+    try {
+      while (!this.stopped) {
+        const changed = this.dirty.get(client);
+        if (!changed) return;
+        this.dirty.delete(client);
+        // A crashed or failed server is restarted by a call that needs it, never by a background check.
+        if (!client.live) return;
+        const paths = client.openFiles();
+        const order = [...paths.filter((p) => changed.has(p)), ...paths.filter((p) => !changed.has(p))];
+        for (const path of order) {
+          if (this.dirty.has(client) || this.stopped) break;
+          if (!client.live) return;
+          // Taken just before asking (diagnostics opens it before any await): an older copy would undo a newer change.
+          const doc = client.openDocument(path);
+          // The answer reaches offer() through the client's diagnostics event; unknown sends nothing.
+          if (doc) await client.diagnostics(doc, this.waitMs).catch(() => undefined);
+        }
       }
+    } finally {
+      // In the same step as the last look at `dirty`: a change scheduled after it starts a check of its own.
+      this.checking.delete(client);
     }
   }
 }
