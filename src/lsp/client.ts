@@ -6,8 +6,6 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import {
-  CancellationTokenSource,
-  ConnectionError,
   type DocumentSymbol,
   type Hover,
   type Location,
@@ -34,6 +32,7 @@ import { DiagnosticsTracker } from "./diagnostics.js";
 import { type DocumentAction, DocumentStore, type OpenDocument } from "./documents.js";
 import { type Place, type PositionSpec, placeOf, toLspPosition } from "./positions.js";
 import { type ClientState, type KeeperOptions, ServerKeeper } from "./keeper.js";
+import { request, retrying, untilIndexed } from "./request.js";
 import { type ServerSpec, languageOf } from "./servers.js";
 import type { ServerSession } from "./session.js";
 import { treeRss } from "./spawn.js";
@@ -41,8 +40,6 @@ import { WorkspacePaths } from "./workspace-paths.js";
 
 /** tsls checks every open file after each change (its geterr covers all open buffers): a bound keeps an edit cheap. */
 export const MAX_OPEN_DOCUMENTS = 32;
-/** A cross-file answer waits this long at most for the server to list the workspace (pyright: 250 ms after the last open). */
-export const INDEX_WAIT_MS = 10_000;
 /** SPEC 10's default wait_ms. */
 export const DEFAULT_DIAGNOSTICS_WAIT_MS = 10_000;
 
@@ -75,22 +72,11 @@ export interface ClientOptions extends KeeperOptions {
   readFile?: (abs: string) => { text: string; hash: string } | undefined;
 }
 
-/** The server capability each request needs (from its initialize answer). */
-const PROVIDERS: Record<string, keyof ServerSession["capabilities"]> = {
-  "textDocument/hover": "hoverProvider",
-  "textDocument/definition": "definitionProvider",
-  "textDocument/implementation": "implementationProvider",
-  "textDocument/references": "referencesProvider",
-  "textDocument/documentSymbol": "documentSymbolProvider",
-  "workspace/symbol": "workspaceSymbolProvider",
-  "textDocument/rename": "renameProvider",
-};
-
 /**
  * What a client tells its listeners: an open document opened, changed, closed (to stay within the bound) or deleted; a
  * file it does not have open changed (another file's diagnostics may follow from it); the server asked for diagnostics
- * again (workspace/diagnostic/refresh); the server gone; diagnostics
- * computed for the version that is still the document's (`hash`, its `lines`), no file having changed meanwhile.
+ * again (workspace/diagnostic/refresh); the server gone; diagnostics computed for the version that is still the
+ * document's (`hash`, its `lines`), no file having changed meanwhile.
  */
 export type ClientEvent =
   | { kind: "doc"; path: string; change: "opened" | "changed" | "closed" | "deleted" }
@@ -272,9 +258,9 @@ export class LspClient {
   }
 
   hover(doc: DocRef, at: PositionSpec, signal?: AbortSignal): Promise<{ hash: string; text: string; place?: Place }> {
-    return this.retrying(async () => {
+    return retrying(async () => {
       const { session, open, position } = await this.prepare(doc, at);
-      const hover = await this.request<Hover | null>(session, "textDocument/hover", { textDocument: { uri: this.paths.uriOf(open.path) }, position }, signal);
+      const hover = await request<Hover | null>(session, "textDocument/hover", { textDocument: { uri: this.paths.uriOf(open.path) }, position }, signal);
       return { hash: open.hash, text: hoverText(hover), ...(hover?.range ? { place: placeOf(open.path, hover.range, open.lines) } : {}) };
     });
   }
@@ -292,9 +278,9 @@ export class LspClient {
   }
 
   documentSymbols(doc: DocRef, signal?: AbortSignal): Promise<{ hash: string; symbols: SymbolItem[] }> {
-    return this.retrying(async () => {
+    return retrying(async () => {
       const { session, open } = await this.prepare(doc);
-      const result = await this.request<DocumentSymbol[] | SymbolInformation[] | null>(
+      const result = await request<DocumentSymbol[] | SymbolInformation[] | null>(
         session, "textDocument/documentSymbol", { textDocument: { uri: this.paths.uriOf(open.path) } }, signal);
       return { hash: open.hash, symbols: symbolsOf(result, this.paths.pathOf, this.linesReader(), open.path) };
     });
@@ -302,10 +288,10 @@ export class LspClient {
 
   /** Workspace symbols matching `query`; tsserver searches the projects of the open files, so open one first. */
   workspaceSymbols(query: string, signal?: AbortSignal): Promise<SymbolItem[]> {
-    return this.retrying(async () => {
+    return retrying(async () => {
       const session = await this.keeper.running();
-      await this.indexed(session, signal);
-      const result = await this.request<SymbolInformation[] | WorkspaceSymbol[] | null>(session, "workspace/symbol", { query }, signal);
+      await untilIndexed(session, signal);
+      const result = await request<SymbolInformation[] | WorkspaceSymbol[] | null>(session, "workspace/symbol", { query }, signal);
       return symbolsOf(result, this.paths.pathOf, this.linesReader());
     });
   }
@@ -316,23 +302,23 @@ export class LspClient {
    * changed since. NOT_FOUND when there is nothing to rename there.
    */
   rename(doc: DocRef, at: PositionSpec, newName: string, signal?: AbortSignal): Promise<{ hash: string; files: RenameFile[]; count: number }> {
-    return this.retrying(() => this.renameOnce(doc, at, newName, signal));
+    return retrying(() => this.renameOnce(doc, at, newName, signal));
   }
 
   private async renameOnce(doc: DocRef, at: PositionSpec, newName: string, signal?: AbortSignal): Promise<{ hash: string; files: RenameFile[]; count: number }> {
     const { session, open, position } = await this.prepare(doc, at);
-    await this.indexed(session, signal);
+    await untilIndexed(session, signal);
     const where = { textDocument: { uri: this.paths.uriOf(open.path) }, position };
     const provider = session.capabilities.renameProvider;
     if (typeof provider === "object" && provider.prepareProvider) {
-      const prepared = await this.request<unknown>(session, "textDocument/prepareRename", where, signal, "NOT_FOUND");
+      const prepared = await request<unknown>(session, "textDocument/prepareRename", where, signal, "NOT_FOUND");
       if (!prepared) throw new ToolError("NOT_FOUND", `Nothing to rename at ${open.path}:${at.line}; point at an identifier.`);
     }
     const ask = async () => {
       // What each open document was when the question went out: its edits are about that content, if it is still so.
       const sent = new Map(this.docs.all().map((d) => [d.path, d]));
       const files = normalizeWorkspaceEdit(
-        await this.request<WorkspaceEdit | null>(session, "textDocument/rename", { ...where, newName }, signal, "NOT_FOUND"),
+        await request<WorkspaceEdit | null>(session, "textDocument/rename", { ...where, newName }, signal, "NOT_FOUND"),
         this.paths.pathOf, (p) => sent.get(p)?.version);
       return files.map((f): RenameFile => {
         const was = sent.get(f.path);
@@ -469,78 +455,13 @@ export class LspClient {
   }
 
   private places(method: string, doc: DocRef, at: PositionSpec, extra: object, signal?: AbortSignal, crossFile = false) {
-    return this.retrying(async () => {
+    return retrying(async () => {
       const { session, open, position } = await this.prepare(doc, at);
-      if (crossFile) await this.indexed(session, signal);
-      const result = await this.request<Location | Location[] | LocationLink[] | null>(
+      if (crossFile) await untilIndexed(session, signal);
+      const result = await request<Location | Location[] | LocationLink[] | null>(
         session, method, { textDocument: { uri: this.paths.uriOf(open.path) }, position, ...extra }, signal);
       return { hash: open.hash, places: placesOf(result, this.paths.pathOf, this.linesReader()) };
     });
-  }
-
-  /**
-   * A server that died while answering (a crash, an OOM kill) is asked once more, restarted within the cap: the question
-   * was fine, and SPEC 10 has a call wait for the restart rather than fail for it.
-   */
-  private async retrying<T>(work: () => Promise<T>): Promise<T> {
-    try {
-      return await work();
-    } catch (e) {
-      if (!(e instanceof ToolError && e.code === "LSP_UNAVAILABLE" && e.details.server_exited)) throw e;
-      return work();
-    }
-  }
-
-  /** Until the server has listed the workspace (bounded: a server that never says so answers from what it has). */
-  private async indexed(session: ServerSession, signal?: AbortSignal): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    let onAbort = () => {};
-    const aborted = new Promise<void>((resolve) => signal?.addEventListener("abort", (onAbort = () => resolve()), { once: true }));
-    try {
-      await Promise.race([session.indexed, aborted, new Promise<void>((resolve) => (timer = setTimeout(resolve, INDEX_WAIT_MS)))]);
-    } finally {
-      clearTimeout(timer);
-      signal?.removeEventListener("abort", onAbort);
-    }
-    signal?.throwIfAborted();
-  }
-
-  /** LSP_UNAVAILABLE for a request the server does not offer (pyright has no implementations), before asking. */
-  private offers(session: ServerSession, method: string): void {
-    const key = PROVIDERS[method];
-    if (key && !session.capabilities[key]) {
-      throw new ToolError("LSP_UNAVAILABLE", `${this.spec.name} does not answer ${method}${method.endsWith("implementation") ? "; lsp_references finds the uses instead" : ""}.`, {
-        language: this.spec.language,
-      });
-    }
-  }
-
-  /** One request; a server error is `errorCode` (NOT_FOUND for a rename the server refuses), a dead server LSP_UNAVAILABLE. */
-  private async request<R>(session: ServerSession, method: string, params: object, signal?: AbortSignal,
-    errorCode: "LSP_UNAVAILABLE" | "NOT_FOUND" = "LSP_UNAVAILABLE"): Promise<R> {
-    this.offers(session, method);
-    signal?.throwIfAborted();
-    const cancel = new CancellationTokenSource();
-    const onAbort = () => cancel.cancel();
-    signal?.addEventListener("abort", onAbort, { once: true });
-    let stopWatching = () => {};
-    const death = new Promise<never>((_, reject) => (stopWatching = session.whenDead(() => reject(new Error("the server died")))));
-    try {
-      return (await Promise.race([session.connection.sendRequest(method, params, cancel.token), death])) as R;
-    } catch (e) {
-      signal?.throwIfAborted();
-      // Asked between the server's stdout closing and its exit being seen: the exit is on its way, and decides.
-      if (!session.dead && e instanceof ConnectionError) await session.exited;
-      if (session.dead) {
-        throw new ToolError("LSP_UNAVAILABLE", `${this.spec.name} exited while answering; the next call restarts it.`, { language: this.spec.language, server_exited: true });
-      }
-      throw new ToolError(errorCode, `${this.spec.name} could not answer ${method}: ${(e as Error).message}`, { language: this.spec.language });
-    } finally {
-      stopWatching();
-      death.catch(() => {});
-      signal?.removeEventListener("abort", onAbort);
-      cancel.dispose();
-    }
   }
 
   /** Lines of files an answer names: ours when open, else read once per answer. */

@@ -24,6 +24,8 @@ export class DiagnosticsPublisher {
   /** Per client, the files changed since its last check started (checked first). */
   private readonly dirty = new Map<LspClient, Set<string>>();
   private readonly checking = new Set<LspClient>();
+  /** Per client being checked, what wakes its loop when a change comes in meanwhile. */
+  private readonly wake = new Map<LspClient, () => void>();
   private stopped = false;
 
   constructor(private readonly emit: (event: DiagnosticsEvent) => void, private readonly waitMs = BACKGROUND_WAIT_MS) {}
@@ -75,7 +77,10 @@ export class DiagnosticsPublisher {
     let files = this.dirty.get(client);
     if (!files) this.dirty.set(client, (files = new Set()));
     if (changed) files.add(changed);
-    if (this.checking.has(client)) return;
+    if (this.checking.has(client)) {
+      this.wake.get(client)?.();
+      return;
+    }
     this.checking.add(client);
     // After the current burst: one fs.changed batch syncs every file it names before the first check starts.
     setImmediate(() => void this.check(client));
@@ -97,13 +102,18 @@ export class DiagnosticsPublisher {
           if (!client.live) return;
           // Taken just before asking (diagnostics opens it before any await): an older copy would undo a newer change.
           const doc = client.openDocument(path);
-          // The answer reaches offer() through the client's diagnostics event; unknown sends nothing.
-          if (doc) await client.diagnostics(doc, this.waitMs).catch(() => undefined);
+          if (!doc) continue;
+          // The answer reaches offer() through the client's diagnostics event; unknown sends nothing. A change meanwhile
+          // moves on at once (the question stays asked, its answer still offered): a slow file never holds back a newer one.
+          const woken = new Promise<void>((resolve) => this.wake.set(client, resolve));
+          await Promise.race([client.diagnostics(doc, this.waitMs).catch(() => undefined), woken]);
+          this.wake.delete(client);
         }
       }
     } finally {
       // In the same step as the last look at `dirty`: a change scheduled after it starts a check of its own.
       this.checking.delete(client);
+      this.wake.delete(client);
     }
   }
 }

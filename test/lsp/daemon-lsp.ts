@@ -1,5 +1,5 @@
 /** The LSP tools through the real daemon: helpers shared by the tool tests. */
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { expect } from "vitest";
 import { fileHash } from "../../src/core/hash.js";
@@ -26,6 +26,17 @@ export async function serverOf(d: DaemonClient, language: string): Promise<Serve
 /** An edit nobody here made: a plain write to disk, as an editor or a build would. Returns the new hash. */
 export function external(dir: string, rel: string, text: string): string {
   writeFileSync(path.join(dir, rel), text);
+  return fileHash(Buffer.from(text));
+}
+
+/**
+ * The same, but renamed into place: a plain write truncates first, and on a loaded machine the watcher can see (and the
+ * servers check) the empty file in between, whose list may equal the next one: tests of what is pushed need no such step.
+ */
+export function externalAtomic(dir: string, rel: string, text: string): string {
+  const temp = path.join(dir, `${rel}.editor-tmp`);
+  writeFileSync(temp, text);
+  renameSync(temp, path.join(dir, rel));
   return fileHash(Buffer.from(text));
 }
 

@@ -2,7 +2,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { fileHash, initHash, tagOf } from "../../src/core/hash.js";
 import { type DaemonClient, daemonForSuite } from "../helpers/daemon.js";
-import { codesOf, diagnostics, diagnosticsEvent, diagnosticsEvents, disk, external, mark, serverOf } from "./daemon-lsp.js";
+import { codesOf, diagnostics, diagnosticsEvent, diagnosticsEvents, disk, external, externalAtomic, mark, serverOf } from "./daemon-lsp.js";
 import { pythonProject, SLOW_TEST } from "./projects.js";
 
 const project = pythonProject();
@@ -50,19 +50,18 @@ describe("lsp tools on python", SLOW_TEST, () => {
   });
 
   it("pushes lsp.diagnostics after an edit, and none for an edit that leaves the list as it was", async () => {
+    // Lists no earlier test had, so each must be pushed whatever was pushed before.
+    const listed = MAIN.replace("x: str", "x: list[str]");
     let since = mark(d);
-    const fixed = external(dir, "main.py", MAIN.replace("x: str", "x: int"));
-    expect((await diagnosticsEvent(d, "main.py", fixed, since)).diagnostics).toEqual([]);
-    since = mark(d);
-    const broken = external(dir, "main.py", MAIN);
-    const event = await diagnosticsEvent(d, "main.py", broken, since);
-    expect(event.diagnostics.map((x: any) => x.code)).toEqual(["reportAssignmentType"]);
+    const first = externalAtomic(dir, "main.py", listed);
+    const event = await diagnosticsEvent(d, "main.py", first, since);
+    expect(event.diagnostics.map((x: any) => x.message)).toEqual([expect.stringContaining('declared type "list[str]"')]);
     // A comment after the error: the same list (line, tag, column, message), so nothing is pushed for it.
-    const same = external(dir, "main.py", `${MAIN}# a comment\n`);
+    const same = externalAtomic(dir, "main.py", `${listed}# a comment\n`);
     expect(codesOf(await diagnostics(d, "main.py"), same)).toEqual(["reportAssignmentType"]);
     since = mark(d);
-    const later = external(dir, "main.py", MAIN.replace("x: str", "x: int"));
-    await diagnosticsEvent(d, "main.py", later, since);
+    const later = externalAtomic(dir, "main.py", MAIN.replace("x: str", "x: dict[str, int]"));
+    expect((await diagnosticsEvent(d, "main.py", later, since)).diagnostics.map((x: any) => x.message)).toEqual([expect.stringContaining('"dict[str, int]"')]);
     expect(diagnosticsEvents(d, "main.py").filter((e) => e.hash === same)).toEqual([]);
     external(dir, "main.py", MAIN);
   });

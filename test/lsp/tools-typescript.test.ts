@@ -5,7 +5,7 @@ import { fileHash, initHash, tagOf } from "../../src/core/hash.js";
 import { isAlive, processTree } from "../../src/lsp/spawn.js";
 import { type DaemonClient, daemonForSuite } from "../helpers/daemon.js";
 import { until } from "../helpers/process.js";
-import { codesOf, diagnostics, diagnosticsEvent, diagnosticsEvents, disk, external, mark, lspInfo, serverOf } from "./daemon-lsp.js";
+import { codesOf, diagnostics, diagnosticsEvent, diagnosticsEvents, disk, external, externalAtomic, mark, lspInfo, serverOf } from "./daemon-lsp.js";
 import { ranMarkers, typescriptProject, SLOW_TEST, WAIT_MS } from "./projects.js";
 
 const project = typescriptProject();
@@ -83,18 +83,21 @@ describe("lsp tools on typescript", SLOW_TEST, () => {
   });
 
   it("pushes lsp.diagnostics after an edit of an open file, and none after an edit that leaves the list as it was", async () => {
-    const fixedText = MAIN.replace("const x: string", "const x: number");
+    // Lists no earlier test had, so each must be pushed whatever was pushed before.
+    const dated = MAIN.replace("const x: string", "const x: Date");
     let since = mark(d);
-    const fixed = external(dir, "src/main.ts", fixedText);
+    const first = externalAtomic(dir, "src/main.ts", dated);
     // Nobody asks: the bus brings the change, and the daemon checks the open file itself.
-    expect(await diagnosticsEvent(d, "src/main.ts", fixed, since)).toEqual({ path: "src/main.ts", hash: fixed, diagnostics: [] });
-    const same = external(dir, "src/main.ts", `${fixedText}// a comment, the list stays empty\n`);
-    expect(await diagnostics(d, "src/main.ts")).toMatchObject({ status: "current", hash: same, diagnostics: [] });
+    const event = await diagnosticsEvent(d, "src/main.ts", first, since);
+    expect(event.diagnostics.map((x: any) => x.message)).toEqual(["Type 'number' is not assignable to type 'Date'."]);
+    const same = externalAtomic(dir, "src/main.ts", `${dated}// a comment after the error: the list stays as it was\n`);
+    expect(codesOf(await diagnostics(d, "src/main.ts"), same)).toEqual([2322]);
     // A later change that does change the list: its event comes after any the unchanged one could have sent.
     since = mark(d);
-    const broken = external(dir, "src/main.ts", MAIN);
-    expect((await diagnosticsEvent(d, "src/main.ts", broken, since)).diagnostics.map((x: any) => x.code)).toEqual([2322]);
+    const later = externalAtomic(dir, "src/main.ts", MAIN.replace("const x: string", "const x: RegExp"));
+    expect((await diagnosticsEvent(d, "src/main.ts", later, since)).diagnostics.map((x: any) => x.message)).toEqual(["Type 'number' is not assignable to type 'RegExp'."]);
     expect(diagnosticsEvents(d, "src/main.ts").filter((e) => e.hash === same)).toEqual([]);
+    external(dir, "src/main.ts", MAIN);
   });
 
   it("finds references across files and implementations, each line once in text", async () => {
