@@ -1,7 +1,9 @@
 /**
- * Language servers through our client against a bare vscode-jsonrpc client of the same server with the same settings:
- * initialize, open -> first diagnostics, fix -> cleared, hover / definition / references, and memory (VmRSS of the
- * server and its children). `node dist/bench/lsp.js [rounds]`. Figures, not assertions.
+ * Language servers through the daemon's lsp_* tools and through our client, against a bare vscode-jsonrpc client of the
+ * same server with the same settings, in the same run: initialize, open -> first diagnostics, an edit on disk ->
+ * diagnostics of it (the daemon: writeFileSync, then lsp_diagnostics; the bare client: didChange, then the server's
+ * publish or pull), hover / definition / references, the daemon's first answer on a cold start, and memory (VmRSS of
+ * the server and its children; the daemon's from info). `node dist/bench/lsp.js [rounds]`. Figures, not assertions.
  */
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
@@ -14,10 +16,12 @@ import { LspClient } from "../src/lsp/client.js";
 import { type ServerSpec, pythonSpec, serverEnv, typescriptSpec } from "../src/lsp/servers.js";
 import { CLIENT_CAPABILITIES } from "../src/lsp/session.js";
 import { treeRss } from "../src/lsp/spawn.js";
-import { fmt, median, report } from "./lib.js";
+import { BenchDaemon, fmt, median, report } from "./lib.js";
 
 /** Warm requests per kind and round: enough for a stable median, few enough to keep a round under a few seconds. */
 const REQUESTS = 20;
+/** Edits per round, alternating fix and break: each waits for the diagnostics of its own content. */
+const EDITS = 8;
 
 interface Case {
   spec: () => ServerSpec;
@@ -73,6 +77,7 @@ async function timed<T>(fn: () => Promise<T>): Promise<[number, T]> {
 interface Figures {
   init: number;
   firstDiagnostics: number;
+  /** Median of EDITS edits, each to the diagnostics of its content. */
   cleared: number;
   hover: number;
   definition: number;
@@ -88,9 +93,17 @@ async function ours(c: Case, dir: string): Promise<Figures> {
   const [firstDiagnostics, first] = await timed(() => client.diagnostics(doc(text), 60_000));
   if (first.status !== "current" || first.diagnostics.length !== 1) throw new Error(`ours: unexpected ${JSON.stringify(first)}`);
   const fixed = c.fixed(text);
-  client.sync(c.main, fixed, fileHash(Buffer.from(fixed)));
-  const [cleared, after] = await timed(() => client.diagnostics(doc(fixed), 60_000));
-  if (after.status !== "current" || after.diagnostics.length !== 0) throw new Error(`ours: not cleared ${JSON.stringify(after)}`);
+  const edits: number[] = [];
+  for (let i = 0; i < EDITS; i++) {
+    const now = i % 2 ? text : fixed;
+    const [ms, after] = await timed(() => {
+      client.sync(c.main, now, fileHash(Buffer.from(now)));
+      return client.diagnostics(doc(now), 60_000);
+    });
+    if (after.status !== "current" || after.diagnostics.length !== (i % 2)) throw new Error(`ours: unexpected ${JSON.stringify(after)}`);
+    edits.push(ms);
+  }
+  const cleared = median(edits);
   const lat = async (fn: () => Promise<unknown>) => {
     const times: number[] = [];
     for (let i = 0; i < REQUESTS; i++) times.push((await timed(fn))[0]);
@@ -141,12 +154,18 @@ async function bare(c: Case, dir: string): Promise<Figures> {
     else if ((await pull()) !== 1) throw new Error("bare: no error");
   });
   const fixed = c.fixed(text);
-  const [cleared] = await timed(async () => {
-    const got = push ? pushed((n) => n === 0) : undefined;
-    await conn.sendNotification("textDocument/didChange", { textDocument: { uri: uri(c.main), version: 2 }, contentChanges: [{ text: fixed }] });
-    if (got) await got;
-    else if ((await pull()) !== 0) throw new Error("bare: not cleared");
-  });
+  const edits: number[] = [];
+  for (let i = 0; i < EDITS; i++) {
+    const want = i % 2;
+    const [ms] = await timed(async () => {
+      const got = push ? pushed((n) => n === want) : undefined;
+      await conn.sendNotification("textDocument/didChange", { textDocument: { uri: uri(c.main), version: i + 2 }, contentChanges: [{ text: want ? text : fixed }] });
+      if (got) await got;
+      else if ((await pull()) !== want) throw new Error("bare: unexpected diagnostics");
+    });
+    edits.push(ms);
+  }
+  const cleared = median(edits);
   const line = fixed.split("\n")[c.at.line - 1];
   const position = { line: c.at.line - 1, character: line.indexOf(c.at.symbol) };
   const lat = async (method: string, extra: object = {}) => {
@@ -169,29 +188,101 @@ async function bare(c: Case, dir: string): Promise<Figures> {
   return { init, firstDiagnostics, cleared, hover, definition, references, rss };
 }
 
+interface DaemonFigures {
+  /** A cold daemon: its first lsp_hover (sandbox probe, server start, project load). */
+  coldHover: number;
+  /** Then its first lsp_diagnostics of that file. */
+  firstDiagnostics: number;
+  edit: number;
+  hover: number;
+  definition: number;
+  references: number;
+  rss: number;
+}
+
+/** The lsp_* tools through the built daemon, as the Gateway calls them. */
+async function daemon(c: Case, dir: string): Promise<DaemonFigures> {
+  const d = new BenchDaemon(dir);
+  await d.ready;
+  const at = { path: c.main, ...c.at };
+  const ok = async (tool: string, params: Record<string, unknown>) => {
+    const r = await d.call(tool, params);
+    if (!r.success) throw new Error(`${tool}: ${JSON.stringify(r.result)}`);
+    return r.result;
+  };
+  try {
+    const [coldHover] = await timed(() => ok("lsp_hover", at));
+    const [firstDiagnostics, first] = await timed(() => ok("lsp_diagnostics", { path: c.main, wait_ms: 60_000 }));
+    if (first.status !== "current" || first.diagnostics.length !== 1) throw new Error(`daemon: unexpected ${JSON.stringify(first)}`);
+    const text = readFileSync(path.join(dir, c.main), "utf8");
+    const fixed = c.fixed(text);
+    const edits: number[] = [];
+    for (let i = 0; i < EDITS; i++) {
+      const [ms, after] = await timed(() => {
+        writeFileSync(path.join(dir, c.main), i % 2 ? text : fixed);
+        return ok("lsp_diagnostics", { path: c.main, wait_ms: 60_000 });
+      });
+      if (after.status !== "current" || after.diagnostics.length !== (i % 2)) throw new Error(`daemon: unexpected ${JSON.stringify(after)}`);
+      edits.push(ms);
+    }
+    // The watcher's events for the last edits and the checks they start: settled before the latency runs.
+    await ok("lsp_diagnostics", { path: c.main, wait_ms: 60_000 });
+    const lat = async (tool: string) => {
+      const times: number[] = [];
+      for (let i = 0; i < REQUESTS; i++) times.push((await timed(() => ok(tool, at)))[0]);
+      return median(times);
+    };
+    const hover = await lat("lsp_hover");
+    const definition = await lat("lsp_definition");
+    const references = await lat("lsp_references");
+    const info = await ok("info", { tool_id: "lsp_hover" });
+    const rss = info.state.servers.find((s: { language: string }) => s.language === c.spec().language).memory_bytes ?? 0;
+    return { coldHover, firstDiagnostics, edit: median(edits), hover, definition, references, rss };
+  } finally {
+    await d.close();
+  }
+}
+
 export default async function run(rounds = 3): Promise<void> {
   await initHash();
   for (const [name, c] of Object.entries(CASES)) {
     const mine: Figures[] = [];
     const theirs: Figures[] = [];
+    const tools: DaemonFigures[] = [];
     for (let r = 0; r < rounds; r++) {
-      // One server at a time, alternating which goes first, so neither always meets a warmer disk cache.
-      for (const who of r % 2 ? ["bare", "ours"] : ["ours", "bare"]) {
+      // One server at a time, rotating which goes first, so none always meets a warmer disk cache.
+      const order = ["ours", "bare", "daemon"];
+      for (let i = 0; i < order.length; i++) {
+        const who = order[(i + r) % order.length];
         const dir = project(c.files);
         try {
-          (who === "ours" ? mine : theirs).push(await (who === "ours" ? ours(c, dir) : bare(c, dir)));
+          if (who === "ours") mine.push(await ours(c, dir));
+          else if (who === "bare") theirs.push(await bare(c, dir));
+          else tools.push(await daemon(c, dir));
         } finally {
           rmSync(dir, { recursive: true, force: true });
         }
       }
     }
-    console.log(`\n### ${name} (${rounds} rounds, median; latencies: median of ${REQUESTS} warm requests)`);
+    console.log(`\n### ${name} (${rounds} rounds, median; latencies: median of ${REQUESTS} warm requests, edits: median of ${EDITS})`);
     const m = (list: Figures[], k: keyof Figures) => median(list.map((f) => f[k]));
-    for (const [label, key] of [["initialize", "init"], ["open -> first diagnostics (cold)", "firstDiagnostics"], ["fix -> cleared", "cleared"],
+    const t = (k: keyof DaemonFigures) => median(tools.map((f) => f[k]));
+    console.log("our client (src/lsp/client.ts, in process):");
+    for (const [label, key] of [["initialize", "init"], ["open -> first diagnostics (cold)", "firstDiagnostics"], ["edit -> its diagnostics", "cleared"],
       ["hover", "hover"], ["definition", "definition"], ["references", "references"]] as const) {
-      report(label, m(mine, key), m(theirs, key), "ms", "bare client");
+      report(`  ${label}`, m(mine, key), m(theirs, key), "ms", "bare client");
     }
-    console.log(`${"RSS, server and children".padEnd(48)} ${fmt(m(mine, "rss") / 2 ** 20).padStart(10)} MiB (bare ${fmt(m(theirs, "rss") / 2 ** 20)} MiB)`);
+    console.log("through the daemon (lsp_* tools over JSON lines; servers sandboxed where bwrap works):");
+    report("  cold start -> first lsp_hover answer", t("coldHover"), m(theirs, "init") + m(theirs, "firstDiagnostics"), "ms", "bare init + open -> diagnostics");
+    report("  then first lsp_diagnostics", t("firstDiagnostics"), undefined, "ms");
+    report("  writeFileSync -> lsp_diagnostics of it", t("edit"), m(theirs, "cleared"), "ms", "bare didChange -> publish/pull");
+    for (const key of ["hover", "definition", "references"] as const) {
+      const peer = m(theirs, key);
+      const extra = t(key) - peer;
+      console.log(`  ${`lsp_${key}`.padEnd(46)} ${fmt(t(key)).padStart(10)} ms  (bare ${fmt(peer)} ms, ${extra < 0 ? "-" : "+"}${fmt(Math.abs(extra))} ms)`);
+    }
+    const mib = (b: number) => fmt(b / 2 ** 20);
+    console.log(`${"RSS, server and children".padEnd(48)} ${mib(m(mine, "rss")).padStart(10)} MiB (daemon's ${mib(t("rss"))} MiB, bare ${mib(m(theirs, "rss"))} MiB)`);
   }
 }
 

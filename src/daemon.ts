@@ -4,6 +4,8 @@ import { Registry, readManifest } from "./dispatch/registry.js";
 import { defaultStateDir } from "./mcp/approvals.js";
 import { type CodegraphMode, McpPassthrough } from "./mcp/passthrough.js";
 import { startLineGit } from "./git/line-service.js";
+import type { LspSandboxMode } from "./lsp/sandbox.js";
+import { LspService } from "./lsp/service.js";
 import { EventBus } from "./platform/bus.js";
 import { Supervisor } from "./platform/supervisor.js";
 import { Terminal, type TerminalOptions } from "./terminal/terminal.js";
@@ -30,6 +32,8 @@ export interface DaemonOptions {
   mcp?: boolean;
   /** The terminal's flags (SPEC 11): --terminal-network, --terminal-home, --terminal-env, --terminal-sandbox. */
   terminal?: Omit<TerminalOptions, "stateDir">;
+  /** `--lsp-sandbox`: whether the language servers run inside bubblewrap (default auto: where it works). */
+  lspSandbox?: LspSandboxMode;
 }
 
 const log = (message: string) => process.stderr.write(`tool-layer: ${message}\n`);
@@ -73,6 +77,7 @@ export class Daemon {
     this.ws.terminal?.start(); // the sandbox probe and the bash grammar load while the watcher starts
     await this.ws.init();
     startLineGit(this.ws);
+    this.startLanguageServers();
     await this.startPassthrough();
     transport.start();
 
@@ -97,6 +102,7 @@ export class Daemon {
     this.ws.terminal?.start(); // the sandbox probe and the bash grammar load while the watcher starts
     await this.ws.init();
     startLineGit(this.ws);
+    this.startLanguageServers();
     await this.startPassthrough();
     // Created once ready: what the client sent meanwhile waits in stdin's buffer, as JSON-lines requests wait in a queue.
     const transport = new McpStdioTransport(input, output);
@@ -112,6 +118,13 @@ export class Daemon {
     await this.processes.stop();
     await transport.idle();
     await adapter.close();
+  }
+
+  /** The language servers: none runs until a call needs one; all are stopped before the supervisor's final sweep. */
+  private startLanguageServers(): void {
+    const lsp = new LspService(this.ws, { sandbox: this.options.lspSandbox });
+    this.ws.lsp = lsp;
+    this.ws.onDispose(() => lsp.stop());
   }
 
   /** The user's MCP servers and CodeGraph: their tools join the registry as the servers come up (SPEC 12). */

@@ -16,6 +16,7 @@ const FLAGS = {
   "terminal-home": { type: "string", value: "DIR", help: "bind DIR as the terminal's HOME (default: an empty folder)" },
   "terminal-env": { type: "string", multiple: true, value: "NAME", help: "pass the secret variable NAME to terminal commands (repeatable)" },
   "terminal-sandbox": { type: "string", value: "on|off", help: "off: run terminal commands unsandboxed (default: on, bubblewrap)" },
+  "lsp-sandbox": { type: "string", value: "auto|on|off", help: "language servers in bubblewrap, workspace read-only, no network: auto (where it works), on, off" },
   help: { type: "boolean", short: "h", help: "print this help and exit" },
   version: { type: "boolean", short: "v", help: "print the version and exit" },
 } as const;
@@ -80,6 +81,8 @@ function parse(argv: string[]): Parsed {
   }
   const codegraph = (values.codegraph as string | undefined) ?? "auto";
   if (codegraph !== "auto" && codegraph !== "on" && codegraph !== "off") throw new UsageError(`--codegraph must be auto, on or off, not ${codegraph}`);
+  const lspSandbox = (values["lsp-sandbox"] as string | undefined) ?? "auto";
+  if (lspSandbox !== "auto" && lspSandbox !== "on" && lspSandbox !== "off") throw new UsageError(`--lsp-sandbox must be auto, on or off, not ${lspSandbox}`);
   const mcpConfig = values["mcp-config"] as string | undefined;
   if (mcpConfig !== undefined && !isReadableFile(mcpConfig)) throw new UsageError(`--mcp-config ${mcpConfig} is not a readable file`);
   const terminal = terminalOptions(values);
@@ -91,7 +94,7 @@ function parse(argv: string[]): Parsed {
     throw new UsageError(`--root ${root} does not exist`);
   }
   if (!isDir) throw new UsageError(`--root ${root} is not a directory`);
-  return { kind: "run", options: { root, toolsFile: values.tools as string | undefined, watcher, maxFileBytes, mcpConfig, codegraph, mcp: values.mcp === true, terminal } };
+  return { kind: "run", options: { root, toolsFile: values.tools as string | undefined, watcher, maxFileBytes, mcpConfig, codegraph, mcp: values.mcp === true, terminal, lspSandbox } };
 }
 
 function terminalOptions(values: Record<string, unknown>): DaemonOptions["terminal"] {

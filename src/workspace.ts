@@ -12,6 +12,7 @@ import type { McpPassthrough } from "./mcp/passthrough.js";
 import type { Terminal } from "./terminal/terminal.js";
 
 export type { Actor, FileIndexView, ToolWrite, WatcherEngine };
+import type { LspService } from "./lsp/service.js";
 
 /** Files above this are TOO_LARGE for the file tools unless `--max-file-bytes` raises it (SPEC 4). */
 export const DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024;
@@ -44,6 +45,8 @@ export class Workspace {
   mcp?: McpPassthrough;
   /** The terminal (SPEC 11), set by the daemon; `terminalOf(ws)` makes one with the defaults where there is no daemon. */
   terminal?: Terminal;
+  /** The language servers (SPEC 10), set by the daemon once the workspace is ready. */
+  lsp?: LspService;
   private readonly disposers: Disposer[] = [];
 
   constructor(

@@ -103,3 +103,47 @@ async function writeLarge(temp: string, data: Uint8Array, mode?: number): Promis
 
 /** Permission bits of a stat's mode, the part a rewrite keeps. */
 export const permissionBits = (mode: number) => mode & 0o7777;
+
+/** A file written beside its target and flushed, not yet in place: `commit` renames it over the target, `discard` removes it. */
+export interface StagedWrite {
+  commit(): Promise<void>;
+  discard(): Promise<void>;
+}
+
+/**
+ * atomicWriteConfined in two halves, for a change of several files that must all land or none (an LSP rename): stage
+ * every file first (where a full disk or a permission problem shows), then commit each, a rename that hardly ever fails.
+ * The folder stays open (confined) between the two, so the rename goes where the temp file went.
+ */
+export async function stageWriteConfined(root: string, real: string, data: Uint8Array, mode: number | undefined, rel: string): Promise<StagedWrite> {
+  const dir = openDirConfined(root, path.dirname(real), { create: mode === undefined, rel });
+  const temp = dir.path(tempNameFor(path.basename(real)));
+  try {
+    if (data.length <= SYNC_WRITE_MAX_BYTES) await writeSmall(temp, data, mode);
+    else await writeLarge(temp, data, mode);
+  } catch (e) {
+    await unlink(temp).catch(() => undefined);
+    dir.close();
+    throw e;
+  }
+  let settled = false;
+  return {
+    async commit() {
+      settled = true;
+      try {
+        await rename(temp, dir.path(path.basename(real)));
+      } catch (e) {
+        await unlink(temp).catch(() => undefined);
+        throw e;
+      } finally {
+        dir.close();
+      }
+    },
+    async discard() {
+      if (settled) return;
+      settled = true;
+      await unlink(temp).catch(() => undefined);
+      dir.close();
+    },
+  };
+}

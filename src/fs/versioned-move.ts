@@ -8,7 +8,7 @@ import type { Workspace } from "../workspace.js";
 import { checkDirConfined, openDirConfined } from "./confined.js";
 import { checkHash } from "./hash-check.js";
 import { fileError, notFound, readRaw } from "./read-text.js";
-import type { MoveContext } from "./versioned-write.js";
+import type { MultiWriteContext } from "./versioned-write.js";
 
 /** Files of a moved folder whose views are carried to the new path, at most: a walk of the folder must stay bounded. */
 export const MAX_MOVED_FILES = 100_000;
@@ -40,7 +40,7 @@ type MoveDeps = Pick<Workspace, "root" | "maxFileBytes" | "history" | "views" | 
  * has no renameat2 RENAME_NOREPLACE); a folder, or a file on a file system without hard links, is renamed after the
  * destination was found free under the lock. Sessions' views of the moved files are carried to the new paths.
  */
-export async function moveEntry(ws: MoveDeps, ctx: MoveContext, req: MoveRequest): Promise<MoveOutcome> {
+export async function moveEntry(ws: MoveDeps, ctx: MultiWriteContext, req: MoveRequest): Promise<MoveOutcome> {
   const { from, to } = req;
   if (from.rel === "") throw new ToolError("INVALID_PARAMS", "from: the workspace root cannot be moved.");
   const src = ws.paths.entryOf(from);

@@ -1,10 +1,11 @@
 import path from "node:path";
 import { accessSync, constants } from "node:fs";
+import { unlink } from "node:fs/promises";
 import { fileHash } from "../core/hash.js";
 import { ToolError, isNodeError } from "../errors.js";
 import type { ResolvedPath } from "../paths.js";
 import type { Workspace } from "../workspace.js";
-import { atomicWriteConfined, permissionBits } from "./atomic-write.js";
+import { type StagedWrite, atomicWriteConfined, permissionBits, stageWriteConfined } from "./atomic-write.js";
 import { checkDirConfined } from "./confined.js";
 import { checkHash } from "./hash-check.js";
 import { type RawFile, type TextFile, fileError, notFound, readRaw, tooLarge, withText } from "./read-text.js";
@@ -21,8 +22,8 @@ export interface WriteContext {
   lockFile<T>(real: string, work: () => Promise<T>): Promise<T>;
 }
 
-/** A move also needs the worktree to itself (a folder's files, two paths): the dispatcher's exclusive. */
-export interface MoveContext extends WriteContext {
+/** A move (a folder's files, two paths) and a write of several files need the worktree to itself: the dispatcher's exclusive. */
+export interface MultiWriteContext extends WriteContext {
   exclusive<T>(work: () => Promise<T>): Promise<T>;
 }
 
@@ -112,8 +113,75 @@ export class VersionedFiles {
     });
   }
 
+  /**
+   * The versioned write of several files, all or none (an LSP rename): with the worktree to itself, every file is read
+   * and checked as `write` checks one, and every new version built, before anything is written; then every file is
+   * staged (written beside its target and flushed: where a full disk shows) and only then renamed into place, and a
+   * rename that fails puts back the files already renamed. Files `produce` leaves byte-identical are left alone;
+   * NO_CHANGE only when that is all of them. Outcomes are in the order of `reqs`.
+   */
+  writeMany<N extends { bytes: Buffer }>(ctx: MultiWriteContext, reqs: readonly WriteRequest<N>[]): Promise<WriteOutcome<N>[]> {
+    const reals = new Set(reqs.map((r) => r.target.real));
+    if (reals.size !== reqs.length) throw new Error("writeMany: the same file twice in one batch");
+    return ctx.exclusive(async () => {
+      const outcomes: (WriteOutcome<N> & { req: WriteRequest<N>; changed: boolean })[] = [];
+      for (const req of reqs) {
+        const { target } = req;
+        const current = (await this.readExisting(target, false)) as TextFile | undefined;
+        ctx.signal.throwIfAborted();
+        if (!current) {
+          if (req.expected !== undefined || req.needsExisting) throw notFound(target);
+          checkDirConfined(target.root, path.dirname(target.real), target.rel);
+        } else if (req.expected === undefined) {
+          throw new ToolError("ALREADY_EXISTS", `${target.rel} already exists; pass its hash (${current.hash}, or file_read it first) to change it.`, { current_hash: current.hash, path: target.rel });
+        } else {
+          checkHash(this.ws, target, req.expected, current);
+          checkWritable(target, current, req.forceReadonly ?? false);
+        }
+        const next = req.produce(current);
+        if (next.bytes.length > this.ws.maxFileBytes) throw tooLarge(target, next.bytes.length, this.ws.maxFileBytes, true);
+        outcomes.push({ req, current, next, hash: fileHash(next.bytes), changed: !current || !next.bytes.equals(current.bytes) });
+      }
+      const changed = outcomes.filter((o) => o.changed);
+      if (changed.length === 0) {
+        throw new ToolError("NO_CHANGE", `The change leaves every file byte-identical (${reqs.map((r) => r.target.rel).join(", ")}); nothing was written.`);
+      }
+      if (ctx.dryRun) return outcomes.map(({ current, next, hash }) => ({ current, next, hash }));
+      await ctx.commit(() => this.commitAll(ctx, changed));
+      for (const o of changed) this.ws.recordSeen(ctx.sessionId, realRel(this.ws, o.req.target), o.hash, o.next.bytes);
+      return outcomes.map(({ current, next, hash }) => ({ current, next, hash }));
+    });
+  }
+
+  private async commitAll(ctx: WriteContext, files: readonly (WriteOutcome<{ bytes: Buffer }> & { req: WriteRequest<{ bytes: Buffer }> })[]): Promise<void> {
+    const staged: StagedWrite[] = [];
+    try {
+      for (const { req, next, current } of files) {
+        const { target } = req;
+        staged.push(await stageWriteConfined(target.root, target.real, next.bytes, current ? permissionBits(current.stats.mode) : undefined, target.rel));
+      }
+    } catch (e) {
+      await Promise.all(staged.map((s) => s.discard()));
+      throw e instanceof ToolError ? e : fileError(e, files[staged.length].req.target, "write");
+    }
+    for (const f of files) this.ws.expectToolWrite({ session: ctx.sessionId, tool: ctx.toolId, rel: realRel(this.ws, f.req.target), hash: f.hash });
+    let placed = 0;
+    try {
+      for (; placed < staged.length; placed++) await staged[placed].commit();
+    } catch (e) {
+      await Promise.all(staged.slice(placed + 1).map((s) => s.discard()));
+      // Back to what they were: a rename that fails half-way must not leave half a rename.
+      for (const { req, current } of files.slice(0, placed)) {
+        const { target } = req;
+        if (current) await atomicWriteConfined(target.root, target.real, current.bytes, permissionBits(current.stats.mode), target.rel);
+        else await unlink(target.real).catch(() => undefined);
+      }
+      throw fileError(e, files[placed].req.target, "write");
+    }
+  }
+
   /** Moves a file or folder (file_move): see versioned-move.ts. */
-  move(ctx: MoveContext, req: MoveRequest): Promise<MoveOutcome> {
+  move(ctx: MultiWriteContext, req: MoveRequest): Promise<MoveOutcome> {
     return moveEntry(this.ws, ctx, req);
   }
 

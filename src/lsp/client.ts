@@ -6,7 +6,6 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import {
-  CancellationTokenSource,
   type DocumentSymbol,
   type Hover,
   type Location,
@@ -26,12 +25,14 @@ import {
   hoverText,
   normalizeWorkspaceEdit,
   placesOf,
+  sortDiagnostics,
   symbolsOf,
 } from "./convert.js";
 import { DiagnosticsTracker } from "./diagnostics.js";
 import { type DocumentAction, DocumentStore, type OpenDocument } from "./documents.js";
 import { type Place, type PositionSpec, placeOf, toLspPosition } from "./positions.js";
 import { type ClientState, type KeeperOptions, ServerKeeper } from "./keeper.js";
+import { request, retrying, untilIndexed } from "./request.js";
 import { type ServerSpec, languageOf } from "./servers.js";
 import type { ServerSession } from "./session.js";
 import { treeRss } from "./spawn.js";
@@ -39,8 +40,6 @@ import { WorkspacePaths } from "./workspace-paths.js";
 
 /** tsls checks every open file after each change (its geterr covers all open buffers): a bound keeps an edit cheap. */
 export const MAX_OPEN_DOCUMENTS = 32;
-/** A cross-file answer waits this long at most for the server to list the workspace (pyright: 250 ms after the last open). */
-export const INDEX_WAIT_MS = 10_000;
 /** SPEC 10's default wait_ms. */
 export const DEFAULT_DIAGNOSTICS_WAIT_MS = 10_000;
 
@@ -73,18 +72,27 @@ export interface ClientOptions extends KeeperOptions {
   readFile?: (abs: string) => { text: string; hash: string } | undefined;
 }
 
-/** The server capability each request needs (from its initialize answer). */
-const PROVIDERS: Record<string, keyof ServerSession["capabilities"]> = {
-  "textDocument/hover": "hoverProvider",
-  "textDocument/definition": "definitionProvider",
-  "textDocument/implementation": "implementationProvider",
-  "textDocument/references": "referencesProvider",
-  "textDocument/documentSymbol": "documentSymbolProvider",
-  "workspace/symbol": "workspaceSymbolProvider",
-  "textDocument/rename": "renameProvider",
-};
+/**
+ * What a client tells its listeners: an open document opened, changed, closed (to stay within the bound) or deleted; a
+ * file it does not have open changed (another file's diagnostics may follow from it); the server asked for diagnostics
+ * again (workspace/diagnostic/refresh); the server gone; diagnostics computed for the version that is still the
+ * document's (`hash`, its `lines`), no file having changed meanwhile.
+ */
+export type ClientEvent =
+  | { kind: "doc"; path: string; change: "opened" | "changed" | "closed" | "deleted" }
+  | { kind: "file"; path: string }
+  | { kind: "refresh" }
+  | { kind: "exit" }
+  | { kind: "diagnostics"; path: string; hash: string; lines: readonly string[]; diagnostics: DiagnosticItem[] };
 
-type ClientEvent = { kind: "doc"; path: string } | { kind: "exit" };
+/** One diagnostics question in flight, shared by every caller asking about the same version and generation. */
+interface Inflight {
+  version: number;
+  generation: number;
+  session: ServerSession;
+  promise: Promise<DiagnosticItem[]>;
+  stops: (() => void)[];
+}
 
 function readFromDisk(abs: string): { text: string; hash: string } | undefined {
   try {
@@ -103,6 +111,7 @@ export class LspClient {
   private readonly diags: DiagnosticsTracker;
   private readonly paths: WorkspacePaths;
   private readonly listeners = new Set<(e: ClientEvent) => void>();
+  private readonly inflight = new Map<string, Inflight>();
   private readonly readFile: (abs: string) => { text: string; hash: string } | undefined;
 
   constructor(readonly spec: ServerSpec, options: ClientOptions) {
@@ -114,16 +123,30 @@ export class LspClient {
       onReady: () => this.send(this.docs.all().map((doc) => ({ kind: "open", doc }))),
       onExit: () => {
         this.diags.clear();
+        for (const path of [...this.inflight.keys()]) this.dropInflight(path);
         this.emit({ kind: "exit" });
       },
       onPublish: (params) => this.diags.onPublish(this.paths.pathOf(params.uri), params),
-      // pyright says another file's change may have changed these: no cached answer holds.
-      onDiagnosticsRefresh: () => this.generation++,
+      // pyright says another file's change may have changed these: no cached answer holds, and listeners ask again.
+      onDiagnosticsRefresh: () => {
+        this.generation++;
+        this.emit({ kind: "refresh" });
+      },
     });
   }
 
   get state(): ClientState {
     return this.keeper.state;
+  }
+
+  /** Up or starting: a background check may ask it; a dead, crashed or failed one waits for a call to restart it. */
+  get live(): boolean {
+    const kind = this.keeper.state.kind;
+    return kind === "starting" || (kind === "ready" && this.keeper.ready() !== undefined);
+  }
+
+  get restarts(): number {
+    return this.keeper.restartCount;
   }
 
   get pid(): number | undefined {
@@ -146,6 +169,28 @@ export class LspClient {
     return this.docs.paths();
   }
 
+  /** The open documents as the server has them (path, text, hash), least recently used first. */
+  openDocuments(): DocRef[] {
+    return this.docs.all().map((d) => ({ path: d.path, text: d.text, hash: d.hash }));
+  }
+
+  /** One open document as the server has it. */
+  openDocument(file: string): DocRef | undefined {
+    const d = this.docs.get(file);
+    return d && { path: d.path, text: d.text, hash: d.hash };
+  }
+
+  /** A file's lines as the server sees them: the open document's, else the disk's (undefined: unreadable). */
+  lines(file: string): readonly string[] | undefined {
+    return this.linesReader()(file);
+  }
+
+  /** Hears of documents, exits and computed diagnostics; returns the unsubscribe. */
+  on(listener: (e: ClientEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
   /** Resident memory of the server and its children (tsserver), in bytes; undefined when not running. */
   rss(): number | undefined {
     return this.pid === undefined ? undefined : treeRss(this.pid);
@@ -157,18 +202,22 @@ export class LspClient {
   }
 
   /**
-   * A change from the bus (text null: deleted). An open document gets didChange or didClose; for a file that is not open,
-   * a server that asked us to watch files (pyright) gets didChangeWatchedFiles. Never starts a server.
+   * A change from the bus (text null: deleted, or not read because no server has the file open; `kind` says which). An
+   * open document gets didChange or didClose; for a file that is not open, a server that asked us to watch files
+   * (pyright) gets didChangeWatchedFiles. Never starts a server.
    */
   sync(file: string, text: string | null, hash: string | null, kind?: "created" | "modified" | "deleted"): void {
-    this.generation++;
     const wasOpen = this.docs.get(file) !== undefined;
     const actions = this.docs.update(file, text, hash);
+    // The server has this content already (a call read the disk before the bus brought it): nothing changed.
+    if (wasOpen && actions.length === 0) return;
+    this.generation++;
     this.send(actions);
-    if (actions.length) this.emit({ kind: "doc", path: file });
+    if (actions.length) this.emit({ kind: "doc", path: file, change: text === null ? "deleted" : "changed" });
+    else this.emit({ kind: "file", path: file });
     const s = this.keeper.ready();
     if (s?.watchesFiles && !(wasOpen && text !== null)) {
-      const type = text === null || kind === "deleted" ? 3 : kind === "created" ? 1 : 2;
+      const type = kind === "deleted" || (kind === undefined && text === null) ? 3 : kind === "created" ? 1 : 2;
       void s.connection.sendNotification("workspace/didChangeWatchedFiles", { changes: [{ uri: this.paths.uriOf(file), type }] }).catch(() => {});
     }
   }
@@ -188,18 +237,16 @@ export class LspClient {
       const session = await Promise.race([this.keeper.running(), timeout]);
       if (typeof session === "string") return unknown(`${session}: the server is still starting`);
       if (this.docs.get(doc.path)?.version !== open.version) return unknown(changedAgain);
-      const generation = this.generation;
-      const cached = this.diags.cached(open, generation);
+      const cached = this.diags.cached(open, this.generation);
       if (cached) return { status: "current", hash: doc.hash, diagnostics: cached };
       const changed = new Promise<string>((resolve) => stops.push(this.on((e) => e.kind === "doc" && e.path === doc.path && resolve(changedAgain))));
       const died = session.exited.then((reason) => `the server exited (${reason}) before answering`);
       // A death rejects the pending requests before the exit is known: the exit's reason is the answer's.
-      const computed = this.diags.compute(session, open, this.paths.absOf(open.path), this.paths.uriOf(open.path), stops)
-        .then((items) => ({ items }), (e) => (session.dead ? died : Promise.reject(e)));
+      const computed = this.computeOnce(session, open).then((items) => ({ items }), (e) => (session.dead ? died : Promise.reject(e)));
       const outcome = await Promise.race([computed, changed, died, timeout]);
       if (typeof outcome === "string") return unknown(outcome);
       if (this.docs.get(doc.path)?.version !== open.version) return unknown(changedAgain);
-      return { status: "current", hash: doc.hash, diagnostics: this.diags.remember(open, generation, outcome.items) };
+      return { status: "current", hash: doc.hash, diagnostics: outcome.items };
     } catch (e) {
       // A failed server is LSP_UNAVAILABLE; one that broke while answering leaves this version unknown.
       if (e instanceof ToolError && (e.code !== "LSP_UNAVAILABLE" || this.keeper.state.kind === "failed")) throw e;
@@ -210,10 +257,12 @@ export class LspClient {
     }
   }
 
-  async hover(doc: DocRef, at: PositionSpec, signal?: AbortSignal): Promise<{ hash: string; text: string; place?: Place }> {
-    const { session, open, position } = await this.prepare(doc, at);
-    const hover = await this.request<Hover | null>(session, "textDocument/hover", { textDocument: { uri: this.paths.uriOf(open.path) }, position }, signal);
-    return { hash: open.hash, text: hoverText(hover), ...(hover?.range ? { place: placeOf(open.path, hover.range, open.lines) } : {}) };
+  hover(doc: DocRef, at: PositionSpec, signal?: AbortSignal): Promise<{ hash: string; text: string; place?: Place }> {
+    return retrying(async () => {
+      const { session, open, position } = await this.prepare(doc, at);
+      const hover = await request<Hover | null>(session, "textDocument/hover", { textDocument: { uri: this.paths.uriOf(open.path) }, position }, signal);
+      return { hash: open.hash, text: hoverText(hover), ...(hover?.range ? { place: placeOf(open.path, hover.range, open.lines) } : {}) };
+    });
   }
 
   definition(doc: DocRef, at: PositionSpec, signal?: AbortSignal): Promise<{ hash: string; places: Place[] }> {
@@ -228,19 +277,23 @@ export class LspClient {
     return this.places("textDocument/references", doc, at, { context: { includeDeclaration: true } }, signal, true);
   }
 
-  async documentSymbols(doc: DocRef, signal?: AbortSignal): Promise<{ hash: string; symbols: SymbolItem[] }> {
-    const { session, open } = await this.prepare(doc);
-    const result = await this.request<DocumentSymbol[] | SymbolInformation[] | null>(
-      session, "textDocument/documentSymbol", { textDocument: { uri: this.paths.uriOf(open.path) } }, signal);
-    return { hash: open.hash, symbols: symbolsOf(result, this.paths.pathOf, this.linesReader(), open.path) };
+  documentSymbols(doc: DocRef, signal?: AbortSignal): Promise<{ hash: string; symbols: SymbolItem[] }> {
+    return retrying(async () => {
+      const { session, open } = await this.prepare(doc);
+      const result = await request<DocumentSymbol[] | SymbolInformation[] | null>(
+        session, "textDocument/documentSymbol", { textDocument: { uri: this.paths.uriOf(open.path) } }, signal);
+      return { hash: open.hash, symbols: symbolsOf(result, this.paths.pathOf, this.linesReader(), open.path) };
+    });
   }
 
   /** Workspace symbols matching `query`; tsserver searches the projects of the open files, so open one first. */
-  async workspaceSymbols(query: string, signal?: AbortSignal): Promise<SymbolItem[]> {
-    const session = await this.keeper.running();
-    await this.indexed(session, signal);
-    const result = await this.request<SymbolInformation[] | WorkspaceSymbol[] | null>(session, "workspace/symbol", { query }, signal);
-    return symbolsOf(result, this.paths.pathOf, this.linesReader());
+  workspaceSymbols(query: string, signal?: AbortSignal): Promise<SymbolItem[]> {
+    return retrying(async () => {
+      const session = await this.keeper.running();
+      await untilIndexed(session, signal);
+      const result = await request<SymbolInformation[] | WorkspaceSymbol[] | null>(session, "workspace/symbol", { query }, signal);
+      return symbolsOf(result, this.paths.pathOf, this.linesReader());
+    });
   }
 
   /**
@@ -248,20 +301,24 @@ export class LspClient {
    * rename asked again, so each file's edits are about a content hash we know: the write can then refuse a file that
    * changed since. NOT_FOUND when there is nothing to rename there.
    */
-  async rename(doc: DocRef, at: PositionSpec, newName: string, signal?: AbortSignal): Promise<{ hash: string; files: RenameFile[]; count: number }> {
+  rename(doc: DocRef, at: PositionSpec, newName: string, signal?: AbortSignal): Promise<{ hash: string; files: RenameFile[]; count: number }> {
+    return retrying(() => this.renameOnce(doc, at, newName, signal));
+  }
+
+  private async renameOnce(doc: DocRef, at: PositionSpec, newName: string, signal?: AbortSignal): Promise<{ hash: string; files: RenameFile[]; count: number }> {
     const { session, open, position } = await this.prepare(doc, at);
-    await this.indexed(session, signal);
+    await untilIndexed(session, signal);
     const where = { textDocument: { uri: this.paths.uriOf(open.path) }, position };
     const provider = session.capabilities.renameProvider;
     if (typeof provider === "object" && provider.prepareProvider) {
-      const prepared = await this.request<unknown>(session, "textDocument/prepareRename", where, signal, "NOT_FOUND");
+      const prepared = await request<unknown>(session, "textDocument/prepareRename", where, signal, "NOT_FOUND");
       if (!prepared) throw new ToolError("NOT_FOUND", `Nothing to rename at ${open.path}:${at.line}; point at an identifier.`);
     }
     const ask = async () => {
       // What each open document was when the question went out: its edits are about that content, if it is still so.
       const sent = new Map(this.docs.all().map((d) => [d.path, d]));
       const files = normalizeWorkspaceEdit(
-        await this.request<WorkspaceEdit | null>(session, "textDocument/rename", { ...where, newName }, signal, "NOT_FOUND"),
+        await request<WorkspaceEdit | null>(session, "textDocument/rename", { ...where, newName }, signal, "NOT_FOUND"),
         this.paths.pathOf, (p) => sent.get(p)?.version);
       return files.map((f): RenameFile => {
         const was = sent.get(f.path);
@@ -280,7 +337,7 @@ export class LspClient {
     try {
       if (unpinned.length) files = await ask();
     } finally {
-      this.send(this.docs.trim());
+      this.apply(this.docs.trim());
     }
     if (files.length === 0) throw new ToolError("NOT_FOUND", `The server found nothing to rename at ${open.path}:${at.line}.`);
     return { hash: open.hash, files, count: files.reduce((n, f) => n + f.edits.length, 0) };
@@ -294,9 +351,37 @@ export class LspClient {
 
   // --- internals ---
 
-  private on(listener: (e: ClientEvent) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+  /**
+   * The server's diagnostics of this version, asked once however many callers wait (a tool call and the lsp.diagnostics
+   * publisher): remembered for the version and generation of the question, and told to listeners while still current.
+   */
+  private computeOnce(session: ServerSession, open: OpenDocument): Promise<DiagnosticItem[]> {
+    const generation = this.generation;
+    const known = this.inflight.get(open.path);
+    if (known && known.version === open.version && known.generation === generation && known.session === session) return known.promise;
+    this.dropInflight(open.path);
+    const stops: (() => void)[] = [];
+    const promise = this.diags.compute(session, open, this.paths.absOf(open.path), this.paths.uriOf(open.path), stops).then((items) => {
+      // A late answer about a version the document no longer has is the waiting caller's to refuse, never remembered.
+      if (this.docs.get(open.path)?.version !== open.version) return sortDiagnostics(items);
+      const sorted = this.diags.remember(open, generation, items);
+      if (this.generation === generation) this.emit({ kind: "diagnostics", path: open.path, hash: open.hash, lines: open.lines, diagnostics: sorted });
+      return sorted;
+    });
+    const entry: Inflight = { version: open.version, generation, session, promise, stops };
+    this.inflight.set(open.path, entry);
+    const done = () => {
+      if (this.inflight.get(open.path) === entry) this.dropInflight(open.path);
+    };
+    promise.then(done, done);
+    return promise;
+  }
+
+  private dropInflight(path: string): void {
+    const entry = this.inflight.get(path);
+    if (!entry) return;
+    this.inflight.delete(path);
+    for (const stop of entry.stops) stop();
   }
 
   private emit(e: ClientEvent): void {
@@ -306,7 +391,10 @@ export class LspClient {
   private send(actions: DocumentAction[]): void {
     for (const a of actions) {
       const p = a.kind === "close" ? a.path : a.doc.path;
-      if (a.kind !== "open") this.diags.forget(p);
+      if (a.kind !== "open") {
+        this.diags.forget(p);
+        this.dropInflight(p);
+      }
     }
     const s = this.keeper.ready();
     if (!s) return; // a starting or restarted server gets every open document when it is up
@@ -334,10 +422,18 @@ export class LspClient {
       throw new ToolError("LSP_UNAVAILABLE", `${doc.path} is not a ${this.spec.language} file for ${this.spec.name}.`);
     }
     const actions = this.docs.open(doc.path, lang.languageId, doc.text, doc.hash, evict);
-    this.send(actions);
-    for (const a of actions) if (a.kind !== "open") this.emit({ kind: "doc", path: a.kind === "close" ? a.path : a.doc.path });
-    if (actions.length) this.generation++;
+    this.apply(actions);
     return this.docs.get(doc.path)!;
+  }
+
+  /** Tells the server and the listeners of what the caller's reads opened, changed and closed. */
+  private apply(actions: DocumentAction[]): void {
+    if (!actions.length) return;
+    this.generation++;
+    this.send(actions);
+    for (const a of actions) {
+      this.emit(a.kind === "close" ? { kind: "doc", path: a.path, change: "closed" } : { kind: "doc", path: a.doc.path, change: a.kind === "open" ? "opened" : "changed" });
+    }
   }
 
   /**
@@ -358,58 +454,14 @@ export class LspClient {
     return { session, open, ...(position ? { position } : {}) };
   }
 
-  private async places(method: string, doc: DocRef, at: PositionSpec, extra: object, signal?: AbortSignal, crossFile = false) {
-    const { session, open, position } = await this.prepare(doc, at);
-    if (crossFile) await this.indexed(session, signal);
-    const result = await this.request<Location | Location[] | LocationLink[] | null>(
-      session, method, { textDocument: { uri: this.paths.uriOf(open.path) }, position, ...extra }, signal);
-    return { hash: open.hash, places: placesOf(result, this.paths.pathOf, this.linesReader()) };
-  }
-
-  /** Until the server has listed the workspace (bounded: a server that never says so answers from what it has). */
-  private async indexed(session: ServerSession, signal?: AbortSignal): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    let onAbort = () => {};
-    const aborted = new Promise<void>((resolve) => signal?.addEventListener("abort", (onAbort = () => resolve()), { once: true }));
-    try {
-      await Promise.race([session.indexed, aborted, new Promise<void>((resolve) => (timer = setTimeout(resolve, INDEX_WAIT_MS)))]);
-    } finally {
-      clearTimeout(timer);
-      signal?.removeEventListener("abort", onAbort);
-    }
-    signal?.throwIfAborted();
-  }
-
-  /** LSP_UNAVAILABLE for a request the server does not offer (pyright has no implementations), before asking. */
-  private offers(session: ServerSession, method: string): void {
-    const key = PROVIDERS[method];
-    if (key && !session.capabilities[key]) {
-      throw new ToolError("LSP_UNAVAILABLE", `${this.spec.name} does not answer ${method}${method.endsWith("implementation") ? "; lsp_references finds the uses instead" : ""}.`, {
-        language: this.spec.language,
-      });
-    }
-  }
-
-  /** One request; a server error is `errorCode` (NOT_FOUND for a rename the server refuses), a dead server LSP_UNAVAILABLE. */
-  private async request<R>(session: ServerSession, method: string, params: object, signal?: AbortSignal,
-    errorCode: "LSP_UNAVAILABLE" | "NOT_FOUND" = "LSP_UNAVAILABLE"): Promise<R> {
-    this.offers(session, method);
-    signal?.throwIfAborted();
-    const cancel = new CancellationTokenSource();
-    const onAbort = () => cancel.cancel();
-    signal?.addEventListener("abort", onAbort, { once: true });
-    try {
-      return (await session.connection.sendRequest(method, params, cancel.token)) as R;
-    } catch (e) {
-      signal?.throwIfAborted();
-      if (session.dead) {
-        throw new ToolError("LSP_UNAVAILABLE", `${this.spec.name} exited while answering; the next call restarts it.`, { language: this.spec.language });
-      }
-      throw new ToolError(errorCode, `${this.spec.name} could not answer ${method}: ${(e as Error).message}`, { language: this.spec.language });
-    } finally {
-      signal?.removeEventListener("abort", onAbort);
-      cancel.dispose();
-    }
+  private places(method: string, doc: DocRef, at: PositionSpec, extra: object, signal?: AbortSignal, crossFile = false) {
+    return retrying(async () => {
+      const { session, open, position } = await this.prepare(doc, at);
+      if (crossFile) await untilIndexed(session, signal);
+      const result = await request<Location | Location[] | LocationLink[] | null>(
+        session, method, { textDocument: { uri: this.paths.uriOf(open.path) }, position, ...extra }, signal);
+      return { hash: open.hash, places: placesOf(result, this.paths.pathOf, this.linesReader()) };
+    });
   }
 
   /** Lines of files an answer names: ours when open, else read once per answer. */

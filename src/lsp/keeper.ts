@@ -65,6 +65,11 @@ export class ServerKeeper {
     return this.current;
   }
 
+  /** Restarts after crashes so far (for info, also once the server is ready again). */
+  get restartCount(): number {
+    return this.restarts;
+  }
+
   /** The running session, if it is up. */
   ready(): ServerSession | undefined {
     return this.current.kind === "ready" && this.session && !this.session.dead ? this.session : undefined;
@@ -80,6 +85,12 @@ export class ServerKeeper {
     const ready = this.ready();
     if (ready) return Promise.resolve(ready);
     if (this.starting) return this.starting;
+    if (this.current.kind === "ready" && this.session?.dead) {
+      // Dead before its exit was reported (that waits for the last of stderr): a crash all the same, counted as one.
+      this.crashes.push(Date.now());
+      this.current = { kind: "crashed", restarts: this.restarts, reason: "it exited" };
+      this.hooks.onExit();
+    }
     const state = this.current;
     if (state.kind === "failed" || state.kind === "stopped") return Promise.reject(this.unavailable());
     if (state.kind === "crashed") {
@@ -121,6 +132,8 @@ export class ServerKeeper {
       await Promise.race([
         session.initialize(),
         new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`no initialize answer within ${INITIALIZE_TIMEOUT_MS} ms`)), INITIALIZE_TIMEOUT_MS))),
+        // A death can leave initialize pending for good (see ServerSession.whenDead).
+        session.exited.then((reason) => Promise.reject(new Error(reason))),
       ]);
     } catch (e) {
       // A dead server fails initialize by the disposed connection; its exit says more.
@@ -147,6 +160,11 @@ export class ServerKeeper {
 
   private onExit(session: ServerSession, reason: string): void {
     if (session !== this.session) return;
+    if (this.current.kind === "crashed") {
+      // Counted when a call found it dead first (running): the reason is the exit's.
+      this.current = { ...this.current, reason };
+      return;
+    }
     if (session.fatal) this.current = { kind: "failed", reason: session.fatal };
     else if (this.current.kind === "ready") {
       this.crashes.push(Date.now());

@@ -13,6 +13,10 @@ export interface ServerInfo {
   state: string;
   version: string | null;
   pid: number | null;
+  /** Restarts after crashes (capped; see keeper.ts). */
+  restarts: number;
+  /** Resident memory of the server and its children (tsserver), bytes; null when not running. */
+  memory_bytes: number | null;
   open: string[];
 }
 
@@ -21,8 +25,12 @@ export class LanguageServers {
   private readonly specs = new Map<Language, ServerSpec | { missing: string }>();
   private stopped = false;
 
-  /** `specs` replaces the built-in specs (tests: a spec that is missing or that cannot start). */
-  constructor(private readonly options: ClientOptions, specs: Partial<Record<Language, ServerSpec | { missing: string }>> = {}) {
+  /**
+   * `specs` replaces the built-in specs (tests: a spec that is missing or that cannot start); `created` hears of each
+   * client as it is made (the lsp.diagnostics publisher subscribes to it).
+   */
+  constructor(private readonly options: ClientOptions, specs: Partial<Record<Language, ServerSpec | { missing: string }>> = {},
+    private readonly created: (client: LspClient) => void = () => {}) {
     for (const language of LANGUAGES) this.specs.set(language, specs[language] ?? serverSpec(language));
   }
 
@@ -45,7 +53,19 @@ export class LanguageServers {
     }
     const client = new LspClient(spec, this.options);
     this.clients.set(language, client);
+    this.created(client);
     return client;
+  }
+
+  /** The clients made so far (a client exists once a call needed its language). */
+  existing(): LspClient[] {
+    return [...this.clients.values()];
+  }
+
+  /** Whether any server has this file open (then a change of it must reach that server with its content). */
+  isOpen(file: string): boolean {
+    for (const client of this.clients.values()) if (client.openFiles().includes(file)) return true;
+    return false;
   }
 
   /** A change from the bus, to the client of its language if that client exists; never starts one. */
@@ -61,12 +81,14 @@ export class LanguageServers {
     return LANGUAGES.map((language) => {
       const spec = this.specs.get(language)!;
       const client = this.clients.get(language);
-      if ("missing" in spec) return { language, state: "not installed", version: null, pid: null, open: [] };
+      if ("missing" in spec) return { language, state: "not installed", version: null, pid: null, restarts: 0, memory_bytes: null, open: [] };
       return {
         language,
         state: client ? stateText(client.state) : "not started",
         version: client?.version ?? spec.version,
         pid: client?.pid ?? null,
+        restarts: client?.restarts ?? 0,
+        memory_bytes: client?.rss() ?? null,
         open: client?.openFiles() ?? [],
       };
     });

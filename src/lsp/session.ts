@@ -104,6 +104,7 @@ export class ServerSession {
   fatal?: string;
   private stopping = false;
   private readonly log: string[] = [];
+  private readonly deathListeners = new Set<() => void>();
 
   constructor(
     readonly spec: ServerSpec,
@@ -122,6 +123,7 @@ export class ServerSession {
       if (this.dead) return;
       this.dead = true;
       this.connection.dispose(); // rejects every pending request
+      for (const listener of [...this.deathListeners]) listener();
       this.server.kill(); // what it left behind (tsserver) goes with it
       this.markIndexed();
       void Promise.race([stderrEnded, new Promise((resolve) => setTimeout(resolve, STDERR_DRAIN_MS).unref())]).then(() => {
@@ -143,6 +145,20 @@ export class ServerSession {
     return this.server.process.pid;
   }
 
+  /**
+   * Calls `listener` when the process is found gone (at once if it is): a request whose write was still in flight when
+   * the connection was disposed is registered after it and never settles (vscode-jsonrpc 8.2), so a request must also
+   * wait for this. Returns the unsubscribe.
+   */
+  whenDead(listener: () => void): () => void {
+    if (this.dead) {
+      listener();
+      return () => {};
+    }
+    this.deathListeners.add(listener);
+    return () => this.deathListeners.delete(listener);
+  }
+
   /** The last lines the server logged, for a failure message. */
   lastLog(): string {
     return this.log.join(" | ").slice(-1_000);
@@ -151,8 +167,9 @@ export class ServerSession {
   async initialize(): Promise<void> {
     const rootUri = pathToFileURL(this.root).href;
     const result = await this.connection.sendRequest(InitializeRequest.type, {
-      // The servers watch this pid and exit when it is gone: a second guard beside the supervisor's.
-      processId: process.pid,
+      // The servers watch this pid and exit when it is gone: a second guard beside the supervisor's. In a sandbox's PID
+      // namespace it names no process (or another one), and bwrap's --die-with-parent is the guard instead.
+      processId: this.server.isolated ? null : process.pid,
       clientInfo: { name: "tool-layer" },
       rootUri,
       rootPath: this.root,

@@ -14,6 +14,8 @@ export interface SpawnedServer {
   process: ChildProcessWithoutNullStreams;
   /** Kills the server and everything it started (tsserver under typescript-language-server), at once. */
   kill(): void;
+  /** In a PID namespace of its own (the sandbox): the daemon's pid means nothing there, so initialize sends none. */
+  isolated?: boolean;
 }
 
 export type SpawnServer = (command: string, args: readonly string[], options: SpawnOptions) => SpawnedServer;

@@ -46,6 +46,13 @@ import { terminalJobsTool } from "./terminal-jobs.js";
 import { terminalKillTool } from "./terminal-kill.js";
 import { terminalOutputTool } from "./terminal-output.js";
 import { terminalRunTool } from "./terminal-run.js";
+import { lspDefinitionTool } from "./lsp-definition.js";
+import { lspDiagnosticsTool } from "./lsp-diagnostics.js";
+import { lspHoverTool } from "./lsp-hover.js";
+import { lspImplementationTool } from "./lsp-implementation.js";
+import { lspReferencesTool } from "./lsp-references.js";
+import { lspRenameTool } from "./lsp-rename.js";
+import { lspSymbolsTool } from "./lsp-symbols.js";
 import type { AnyTool } from "./tool.js";
 import { webFetchTool, webSearchTool } from "../web/tools.js";
 
@@ -97,6 +104,13 @@ export const TOOLS: AnyTool[] = [
   terminalJobsTool,
   terminalOutputTool,
   terminalKillTool,
+  lspDiagnosticsTool,
+  lspHoverTool,
+  lspDefinitionTool,
+  lspReferencesTool,
+  lspImplementationTool,
+  lspSymbolsTool,
+  lspRenameTool,
   mcpServersTool,
   mcpApproveTool,
   mcpRevokeTool,

@@ -95,8 +95,8 @@ describe("LanguageServers", SLOW_TEST, () => {
     const servers = new LanguageServers({ root: ts.dir }, { python: { missing: "Cannot find module 'pyright'" } });
     cleanups.push(ts.cleanup, () => servers.stop());
     expect(servers.info()).toEqual([
-      { language: "typescript", state: "not started", version: typescriptSpec().version, pid: null, open: [] },
-      { language: "python", state: "not installed", version: null, pid: null, open: [] },
+      { language: "typescript", state: "not started", version: typescriptSpec().version, pid: null, restarts: 0, memory_bytes: null, open: [] },
+      { language: "python", state: "not installed", version: null, pid: null, restarts: 0, memory_bytes: null, open: [] },
     ]);
     expect(() => servers.clientFor("a.py")).toThrow(expect.objectContaining({ code: "LSP_UNAVAILABLE", message: expect.stringMatching(/not installed/) }));
     expect(() => servers.clientFor("README.md")).toThrow(expect.objectContaining({ code: "LSP_UNAVAILABLE" }));
@@ -108,7 +108,7 @@ describe("LanguageServers", SLOW_TEST, () => {
     expect(servers.clientFor("src/other.tsx")).toBe(client);
     await client.hover(docOf(ts.dir, "src/main.ts"), { line: 2, symbol: "sum" });
     const [info] = servers.info();
-    expect(info).toMatchObject({ state: "ready", open: ["src/main.ts"] });
+    expect(info).toMatchObject({ state: "ready", open: ["src/main.ts"], memory_bytes: expect.any(Number) });
     const tree = processTree(info.pid!);
     await servers.stop();
     expect(tree.filter(isAlive)).toEqual([]);

@@ -1,0 +1,188 @@
+/**
+ * The language servers of the daemon (`ws.lsp`): the pool of clients on the process supervisor (sandboxed where
+ * bubblewrap works), kept in sync from the bus, and the disk check every LSP call makes before the server answers.
+ *
+ * Public API (what the lsp_* tools and `info` call):
+ *   new LspService(ws, {sandbox?, specs?, maxOpenDocuments?}); stop()
+ *   clientFor(rel): Promise<LspClient>          LSP_UNAVAILABLE for a file no server handles
+ *   current(target): Promise<DocRef>            the file as the disk has it now (SPEC 4 decoded)
+ *   refresh(client): void                       every open document of that server made the disk's
+ *   disk(rel): {text, hash} | undefined         a file as the servers are given it, read now
+ *   clients(): LspClient[]; installed(): Language[]; info(): {sandbox, servers}; renames: RenamePlans
+ */
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { fileHash } from "../core/hash.js";
+import { decodeText } from "../core/text.js";
+import { ToolError } from "../errors.js";
+import { readText } from "../fs/read-text.js";
+import type { ResolvedPath } from "../paths.js";
+import type { EventBus } from "../platform/bus.js";
+import { childEnv } from "../platform/child-env.js";
+import type { Supervisor } from "../platform/supervisor.js";
+import type { FsChange } from "../vfs/events.js";
+import type { DocRef, LspClient } from "./client.js";
+import { type DiagnosticsEvent, DiagnosticsPublisher } from "./publisher.js";
+import { RenamePlans } from "./rename-plan.js";
+import { type LspSandboxMode, type SandboxProbe, probeLspSandbox } from "./sandbox.js";
+import { LanguageServers, type ServerInfo } from "./servers-pool.js";
+import { LANGUAGES, type Language, type ServerSpec, languageOf, serverSpec } from "./servers.js";
+import { type ServerWrapper, supervisedSpawn } from "./supervised-spawn.js";
+
+declare module "../platform/bus.js" {
+  interface BusEvents {
+    "lsp.diagnostics": DiagnosticsEvent;
+  }
+}
+
+/** What the service needs of the workspace (a narrow view, so tests and benches can build one). */
+export interface LspWorkspace {
+  root: string;
+  maxFileBytes: number;
+  processes: Pick<Supervisor, "attach" | "run">;
+  bus: EventBus;
+  paths: { toRel(abs: string): string };
+}
+
+export interface LspServiceOptions {
+  sandbox?: LspSandboxMode;
+  /** Replaces built-in server specs (tests). */
+  specs?: Partial<Record<Language, ServerSpec | { missing: string }>>;
+  maxOpenDocuments?: number;
+}
+
+type SandboxState = { kind: "unprobed" } | { kind: "on"; version: string } | { kind: "off"; reason: string };
+
+export class LspService {
+  private readonly servers: LanguageServers;
+  private readonly publisher: DiagnosticsPublisher;
+  private readonly unsubscribe: () => void;
+  private wrapper?: ServerWrapper;
+  private probing?: Promise<void>;
+  private sandbox: SandboxState;
+  private readonly configFiles: Set<string>;
+  /** The plans of recent lsp_rename previews, which their approvals apply. */
+  readonly renames = new RenamePlans();
+
+  constructor(private readonly ws: LspWorkspace, private readonly options: LspServiceOptions = {}) {
+    const mode = options.sandbox ?? "auto";
+    this.sandbox = mode === "off" ? { kind: "off", reason: "--lsp-sandbox off" } : { kind: "unprobed" };
+    this.publisher = new DiagnosticsPublisher((e) => ws.bus.emit("lsp.diagnostics", e));
+    const spawn = supervisedSpawn(ws.processes);
+    this.servers = new LanguageServers({
+      root: ws.root,
+      // The workspace environment (no GIT_DIR, no prompts); serverEnv then removes what would run workspace code.
+      env: childEnv(),
+      maxOpenDocuments: options.maxOpenDocuments,
+      spawn: (command, args, opts) => {
+        if (this.sandbox.kind === "unprobed") throw new Error("a language server was started before the sandbox probe");
+        return (this.wrapper ? supervisedSpawn(ws.processes, this.wrapper) : spawn)(command, args, opts);
+      },
+      readFile: (abs) => this.readDisk(abs),
+    }, options.specs, (client) => this.publisher.attach(client));
+    this.configFiles = new Set(LANGUAGES.flatMap((l) => {
+      const spec = options.specs?.[l] ?? serverSpec(l);
+      return "missing" in spec ? [] : spec.configFiles;
+    }));
+    this.unsubscribe = ws.bus.on("fs.changed", ({ changes }) => this.onChanges(changes));
+  }
+
+  /** The client for a file's language, once the sandbox question is settled (it decides how servers start). */
+  async clientFor(rel: string): Promise<LspClient> {
+    const client = this.servers.clientFor(rel);
+    await this.probeSandbox();
+    return client;
+  }
+
+  /** The clients made so far. */
+  clients(): LspClient[] {
+    return this.servers.existing();
+  }
+
+  /** The languages whose server is installed. */
+  installed(): Language[] {
+    return this.servers.info().filter((s) => s.state !== "not installed").map((s) => s.language);
+  }
+
+  /** The file as the disk has it now: what an answer must be about (SPEC 10), whatever the bus has said so far. */
+  async current(target: ResolvedPath): Promise<DocRef> {
+    const file = await readText(target, this.ws.maxFileBytes);
+    return { path: this.ws.paths.toRel(target.real), text: file.bytes.toString("utf8", file.doc.bom ? 3 : 0), hash: file.hash };
+  }
+
+  /**
+   * Every document this server has open, made the disk's: the bus trails the disk by the watcher's window, and another
+   * file's content can change this one's answer (an import's type, a rename's edits).
+   */
+  refresh(client: LspClient): void {
+    for (const doc of client.openDocuments()) {
+      const now = this.readDisk(path.join(this.ws.root, doc.path));
+      if (!now) client.sync(doc.path, null, null, "deleted");
+      else if (now.hash !== doc.hash) client.sync(doc.path, now.text, now.hash, "modified");
+    }
+  }
+
+  /** A workspace file as the servers are given it (root-relative), read now; undefined when gone or not text. */
+  disk(rel: string): { text: string; hash: string } | undefined {
+    return this.readDisk(path.join(this.ws.root, rel));
+  }
+
+  info(): { sandbox: string; servers: (ServerInfo & { state: string })[] } {
+    const s = this.sandbox;
+    const sandbox = s.kind === "on" ? `on (${s.version}): workspace read-only, no network` : s.kind === "off" ? `off: ${s.reason}` : "not probed yet (on the first server start)";
+    return { sandbox, servers: this.servers.info() };
+  }
+
+  async stop(): Promise<void> {
+    this.unsubscribe();
+    this.publisher.stop();
+    await this.servers.stop();
+  }
+
+  private probeSandbox(): Promise<void> {
+    if (this.sandbox.kind !== "unprobed") return Promise.resolve();
+    this.probing ??= probeLspSandbox(this.ws.processes, this.ws.root).then((probe: SandboxProbe) => {
+      if (probe.available) {
+        this.wrapper = probe.wrapper;
+        this.sandbox = { kind: "on", version: probe.version };
+      } else if (this.options.sandbox === "on") {
+        this.probing = undefined; // asked again on the next call: bwrap may be installed meanwhile
+        throw new ToolError("LSP_UNAVAILABLE", `The language servers must run sandboxed (--lsp-sandbox on), and the sandbox does not work here: ${probe.reason}.`);
+      } else {
+        this.sandbox = { kind: "off", reason: probe.reason };
+      }
+    });
+    return this.probing;
+  }
+
+  /** A file as the servers are given it: SPEC 4 decoded, within the size limit; undefined when it is gone or not text. */
+  private readDisk(abs: string): { text: string; hash: string } | undefined {
+    try {
+      const bytes = readFileSync(abs);
+      if (bytes.length > this.ws.maxFileBytes) return undefined;
+      return { text: decodeText(bytes, abs).text, hash: fileHash(bytes) };
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Document sync from the bus: the content of an open file as the disk has it now; a delete closes it. */
+  private onChanges(changes: readonly FsChange[]): void {
+    for (const c of changes) {
+      if (!languageOf(c.path) && !this.configFiles.has(path.basename(c.path))) continue;
+      if (c.kind === "deleted") {
+        this.servers.sync(c.path, null, null, "deleted");
+        continue;
+      }
+      if (!this.servers.isOpen(c.path)) {
+        // Not read: no server holds its text, and a checkout of 10,000 files must not be read twice.
+        this.servers.sync(c.path, null, c.hash, c.kind);
+        continue;
+      }
+      const now = this.readDisk(path.join(this.ws.root, c.path));
+      // Unreadable as text now (binary, too large, gone again): the server must not keep answering about the old text.
+      if (now) this.servers.sync(c.path, now.text, now.hash, c.kind);
+      else this.servers.sync(c.path, null, null, "deleted");
+    }
+  }
+}

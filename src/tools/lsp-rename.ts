@@ -1,0 +1,85 @@
+import { z } from "zod";
+import { ToolError } from "../errors.js";
+import type { TextFile } from "../fs/read-text.js";
+import { type RenamePlan, RenamePlans, planRename } from "../lsp/rename-plan.js";
+import { defineTool } from "./tool.js";
+import type { ToolContext } from "./tool.js";
+import { LSP_TIMEOUT_MS, lspState, openFile, positionOf, positionParams, serviceOf, whereText } from "./lsp-common.js";
+
+/** An identifier in both languages: a letter, `_` or `$` first, then those or digits and marks (Python refuses `$`; its server says so). */
+const IDENTIFIER = /^[\p{L}\p{Nl}_$][\p{L}\p{Nl}\p{Mn}\p{Mc}\p{Nd}\p{Pc}_$]*$/u;
+const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+
+const DESCRIPTION = `Renames a symbol exactly, in every file that uses it, through the language server (TypeScript/JavaScript
+or Python): the declaration and every reference, imports and re-exports included, never a same-named other symbol or text
+in strings and comments. Point at the symbol by line and symbol (its text) or column, at its declaration or at any use.
+Dry run (approved false): the unified diff of each file and the number of edits; nothing is written. Approved: every file is
+written through the versioned write under the hash its edits were computed against, all or none. An approval applies the
+rename its session's identical preview showed: if any of those files changed since, nothing is written (HASH_MISMATCH, or
+PREVIEW_STALE with preview_id), and you preview again.`;
+
+export const lspRenameTool = defineTool({
+  id: "lsp_rename",
+  description: DESCRIPTION,
+  params: {
+    ...positionParams,
+    new_name: z.string().regex(IDENTIFIER, "must be an identifier (letters, digits, _ or $, not starting with a digit)").describe("The new name."),
+  },
+  mutating: true,
+  timeoutMs: LSP_TIMEOUT_MS,
+  state: lspState,
+  async run(params, ctx) {
+    const lsp = serviceOf(ctx.ws);
+    const key = RenamePlans.key(ctx.sessionId, params);
+    // A dry run always asks the server now; an approval applies its session's last identical preview when there is one.
+    const previewed = ctx.dryRun ? undefined : lsp.renames.take(key);
+    const plan = previewed ?? (await computePlan(params, ctx));
+    const targets = await Promise.all(plan.files.map((f) => ctx.ws.paths.resolve(f.path)));
+    // The dry run checks what the write would (hashes, sizes, that each file is still there), and writes nothing.
+    const outcomes = await ctx.ws.files.writeMany(ctx, plan.files.map((f, i) => ({
+      target: targets[i],
+      expected: f.hash,
+      needsExisting: true,
+      produce: (current: TextFile | undefined) => ({ bytes: current?.doc.bom ? Buffer.concat([BOM, Buffer.from(f.after)]) : Buffer.from(f.after) }),
+    }))).catch((e: unknown) => {
+      if (!(previewed && e instanceof ToolError && e.code === "HASH_MISMATCH")) throw e;
+      throw new ToolError("HASH_MISMATCH", `A file of this rename changed since its preview, so nothing was written: ${e.message} Preview the rename again (approved false) and approve that.`, e.details);
+    });
+    if (ctx.dryRun) lsp.renames.put(key, plan);
+    const hashes = outcomes.map((o) => o.hash);
+    return { ...shape(plan, params, hashes), text: render(plan, ctx.dryRun ? "would edit" : "edited", params.new_name, hashes) };
+  },
+});
+
+type RenameParams = Parameters<typeof positionOf>[0] & { path: string; new_name: string };
+
+async function computePlan(params: RenameParams, ctx: ToolContext): Promise<RenamePlan> {
+  const opened = await openFile(ctx, params.path);
+  const at = positionOf(params, opened.lines);
+  const { hash, files } = await opened.client.rename(opened.doc, at, params.new_name, ctx.signal);
+  return planRename({ path: opened.doc.path, hash, at, newName: params.new_name }, files, (path, fileHash) => {
+    const open = opened.client.openDocument(path);
+    if (open && (fileHash === null || open.hash === fileHash)) return open;
+    const disk = opened.lsp.disk(path);
+    return disk && (fileHash === null || disk.hash === fileHash) ? disk : undefined;
+  });
+}
+
+/** As file_write has it: each file's `hash` is the new one (in a dry run, the one it would have), `previous_hash` the one edited. */
+function shape(plan: RenamePlan, params: RenameParams, hashes: readonly string[]) {
+  return {
+    path: plan.path,
+    hash: plan.hash,
+    new_name: params.new_name,
+    count: plan.count,
+    files: plan.files.map((f, i) => ({ path: f.path, previous_hash: f.hash, hash: hashes[i], edits: f.edits, diff: f.diff })),
+  };
+}
+
+function render(plan: RenamePlan, verb: string, newName: string, newHashes: readonly string[]): string {
+  const at = whereText(plan.path, plan.at);
+  const n = plan.files.length;
+  const lines = [`rename ${at} to ${newName} · hash ${plan.hash} · ${verb} ${plan.count} place${plan.count === 1 ? "" : "s"} in ${n} file${n === 1 ? "" : "s"}`];
+  plan.files.forEach((f, i) => lines.push(`${f.path} · hash ${f.hash} -> ${newHashes[i]} · ${f.edits} edit${f.edits === 1 ? "" : "s"}`));
+  return [...lines, "", ...plan.files.map((f) => f.diff.trimEnd())].join("\n");
+}
