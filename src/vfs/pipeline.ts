@@ -167,7 +167,10 @@ export class Pipeline {
     }
     if (gitTouched && this.gitEvents) this.push(await this.gitEvents.changed(touch), true);
     if (this.held.size) this.push([...this.held.keys()].map((rel) => ({ path: path.join(root, rel), kind: "delete" as const })), true);
-    this.attribution.prune(flushedAt);
+    // A deletion held back is attributed when its event came: the windows it may fall in stay until it is reported.
+    let keepFrom = flushedAt;
+    for (const h of this.held.values()) keepFrom = Math.min(keepFrom, h.seenAt ?? flushedAt);
+    this.attribution.prune(keepFrom);
     if (over) {
       this.push(await rescanFolders(root, over.dirs, over.since, this.index, this.hooks.rules(), this.openedAt), true);
       this.hooks.onFloodOver(over.dirs, over.since);

@@ -193,6 +193,18 @@ describe("Pipeline", () => {
     expect(history.get(hashOf("1\n"))).toBeDefined(); // an operation's versions, for its session's next read
   });
 
+  it("attributes a deletion seen in an operation's window to it, though it is confirmed after the grace", async () => {
+    // A command that removes a file and exits: the deletion is held DELETE_CONFIRM_MS, past the window's grace.
+    known("old.txt", "o\n");
+    const op = pipeline.openWindow({ session: "s1", tool: "terminal_run" });
+    rmSync(abs("old.txt"));
+    op.close();
+    await vi.advanceTimersByTimeAsync(ATTRIBUTION_GRACE_MS - 10); // the watcher trails the disk: its event comes late in the grace
+    pipeline.push([ev("old.txt", "delete")]);
+    await settle();
+    expect(lines.flat()).toEqual([expect.objectContaining({ path: "old.txt", kind: "deleted", origin: "tool", by: "s1", tool: "terminal_run" })]);
+  });
+
   it("splits a large window into lines of at most MAX_CHANGES_PER_LINE", async () => {
     const n = MAX_CHANGES_PER_LINE * 2 + 5;
     const events: RawEvent[] = [];
