@@ -2,14 +2,12 @@
  * `npm run bench -- files`: file_read round trips and throughput (1 and 8 sessions) against the MCP filesystem server's
  * read_text_file on the same file in the same run, and a 10-edit file_write batch on a 10,000-line file.
  */
-import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { initHash, tagOf } from "../src/core/hash.js";
-import { BenchDaemon, fmt, median, percentile, report } from "./lib.js";
+import { BenchDaemon, StdioJsonRpc, cpuMs, fmt, median, percentile, report } from "./lib.js";
 
 const MCP_SERVER = fileURLToPath(new URL("../../node_modules/@modelcontextprotocol/server-filesystem/dist/index.js", import.meta.url));
 /** Round trips timed one after the other, for p50/p99. */
@@ -27,53 +25,6 @@ const BIG_LINES = 10_000;
 const RUNS = 5;
 
 type Call = () => Promise<unknown>;
-
-/**
- * CPU milliseconds a process has used (user + system, from /proc): on a shared machine wall-clock figures swing with other
- * load, while CPU per call says what the daemon itself costs. NaN where /proc is missing.
- */
-function cpuMs(pid: number | undefined): number {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
-    const CLOCK_TICKS_PER_SECOND = 100; // USER_HZ on Linux
-    return ((Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND) * 1000;
-  } catch {
-    return NaN;
-  }
-}
-
-/** The MCP filesystem server over its stdio JSON-RPC (newline-delimited), as an MCP client would speak to it. */
-class McpServer {
-  readonly child: ChildProcessWithoutNullStreams;
-  private nextId = 1;
-  private readonly waiters = new Map<number, (r: any) => void>();
-
-  constructor(allowedDir: string) {
-    this.child = spawn(process.execPath, [MCP_SERVER, allowedDir], { stdio: "pipe" });
-    this.child.stderr.resume();
-    createInterface({ input: this.child.stdout }).on("line", (line) => {
-      const msg = JSON.parse(line);
-      if (typeof msg.id === "number") this.waiters.get(msg.id)?.(msg), this.waiters.delete(msg.id);
-    });
-  }
-
-  request(method: string, params: unknown): Promise<any> {
-    const id = this.nextId++;
-    return new Promise((resolve) => {
-      this.waiters.set(id, resolve);
-      this.child.stdin.write(JSON.stringify({ jsonrpc: "2.0", id, method, params }) + "\n");
-    });
-  }
-
-  async init(): Promise<void> {
-    await this.request("initialize", { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "tool-layer-bench", version: "0" } });
-    this.child.stdin.write(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) + "\n");
-  }
-
-  close(): void {
-    this.child.kill();
-  }
-}
 
 async function latencies(call: Call, n: number): Promise<number[]> {
   const out: number[] = [];
@@ -134,7 +85,7 @@ export default async function main(): Promise<void> {
   writeFileSync(path.join(dir, "big.txt"), big.join("\n") + "\n");
 
   const ours = new BenchDaemon(dir);
-  const mcp = new McpServer(dir);
+  const mcp = new StdioJsonRpc(process.execPath, [MCP_SERVER, dir]);
   try {
     await ours.ready;
     await mcp.init();
@@ -187,7 +138,7 @@ export default async function main(): Promise<void> {
     report("daemon CPU per 10-edit write", (cpuMs(ours.child.pid) - writeCpu0) / WRITE_BATCHES, undefined, "ms");
     console.log(`(figures in ms and calls/s; ratio = ours / MCP; reads: ours p50 ${fmt(median(oursLat))} ms vs MCP ${fmt(median(mcpLat))} ms)`);
   } finally {
-    mcp.close();
+    await mcp.close();
     await ours.close();
     rmSync(dir, { recursive: true, force: true });
   }

@@ -73,12 +73,7 @@ export class Daemon {
     });
     process.once("SIGTERM", stop);
     process.once("SIGINT", stop);
-
-    this.ws.terminal?.start(); // the sandbox probe and the bash grammar load while the watcher starts
-    await this.ws.init();
-    startLineGit(this.ws);
-    this.startLanguageServers();
-    await this.startPassthrough();
+    await this.startServices();
     transport.start();
 
     await stopped;
@@ -99,11 +94,7 @@ export class Daemon {
     const stopped = new Promise<void>((resolve) => (stop = resolve));
     process.once("SIGTERM", stop);
     process.once("SIGINT", stop);
-    this.ws.terminal?.start(); // the sandbox probe and the bash grammar load while the watcher starts
-    await this.ws.init();
-    startLineGit(this.ws);
-    this.startLanguageServers();
-    await this.startPassthrough();
+    await this.startServices();
     // Created once ready: what the client sent meanwhile waits in stdin's buffer, as JSON-lines requests wait in a queue.
     const transport = new McpStdioTransport(input, output);
     transport.onclose = () => stop();
@@ -118,6 +109,15 @@ export class Daemon {
     await this.processes.stop();
     await transport.idle();
     await adapter.close();
+  }
+
+  /** The workspace (watcher, index), then what builds on it; resolves once the daemon can answer. */
+  private async startServices(): Promise<void> {
+    this.ws.terminal?.start(); // the sandbox probe and the bash grammar load while the watcher starts
+    await this.ws.init();
+    startLineGit(this.ws);
+    this.startLanguageServers();
+    await this.startPassthrough();
   }
 
   /** The language servers: none runs until a call needs one; all are stopped before the supervisor's final sweep. */

@@ -4,6 +4,7 @@ import { isNodeError } from "../errors.js";
 import type { Supervisor } from "../platform/supervisor.js";
 import { TEMP_FILE_GLOB, TEMP_FILE_PATTERN, tempFileOwner } from "./atomic-write.js";
 import { openDirConfined } from "./confined.js";
+import { pidAlive } from "../platform/pid-alive.js";
 
 /**
  * A temp file whose owner is still running is left alone unless it is older than this: no write takes ten minutes
@@ -96,14 +97,6 @@ export async function walkForTempFiles(root: string, maxEntries = MAX_WALK_ENTRI
   return found;
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return isNodeError(e, "EPERM"); // another user's process: alive
-  }
-}
 
 /** Removes a temp file whose daemon is gone (or that is older than STALE_TEMP_MS), through its confined folder. */
 async function removeIfStale(root: string, rel: string, now: number): Promise<boolean> {
@@ -114,7 +107,7 @@ async function removeIfStale(root: string, rel: string, now: number): Promise<bo
   if (!st?.isFile()) return false;
   const old = now - st.mtimeMs > STALE_TEMP_MS;
   // An earlier version's names had 12 random digits: read as a pid, they name no running process (pids are 22 bits).
-  if (!old && owner !== undefined && (owner === process.pid || alive(owner))) return false;
+  if (!old && owner !== undefined && (owner === process.pid || pidAlive(owner))) return false;
   try {
     const dir = openDirConfined(root, path.dirname(abs), { rel });
     try {

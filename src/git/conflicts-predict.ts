@@ -8,9 +8,8 @@ import { serialize } from "../core/text.js";
 import { type AutoMode, type ConflictKind, allowedBy, autoOf, classify, stageMerge } from "./conflicts-model.js";
 import { autoLabel } from "./conflicts-read.js";
 import { type UnmergedPath, mergeAttributes, parseUnmerged, readBlobs } from "./conflicts-stages.js";
-import type { ReplayStep } from "./predict.js";
-import { MAX_SIMULATED_STEPS } from "./predict.js";
-import { PREVIEW_IDENTITY, logCommits, withPrivateIndex } from "./repo.js";
+import { type ReplayStep, replayCommits } from "./predict.js";
+import { PREVIEW_IDENTITY, withPrivateIndex } from "./repo.js";
 import { type GitCtx, git } from "./run.js";
 
 /**
@@ -148,34 +147,18 @@ export interface AutoReplayStep extends ReplayStep {
  * and the next step replays onto the settled tree. After the first step that would stop, the rest is predicted from
  * merge-tree's tree (with markers), as the person's resolution is not known.
  */
-export async function predictReplay(ctx: GitCtx & { ws: { maxFileBytes: number } }, onto: string, head: string, mode: AutoMode): Promise<AutoReplayStep[]> {
-  const commits = await logCommits(ctx, ["--reverse", "--no-merges", "--right-only", "--cherry-pick", "--end-of-options", `${onto}...${head}`]);
-  let tipTree = (await git(ctx, ["rev-parse", "--verify", `${onto}^{tree}`])).stdout.trim();
-  const steps: AutoReplayStep[] = [];
+export function predictReplay(ctx: GitCtx & { ws: { maxFileBytes: number } }, onto: string, head: string, mode: AutoMode): Promise<AutoReplayStep[]> {
   let stopped = false;
-  for (const c of commits) {
-    if (steps.length >= MAX_SIMULATED_STEPS) {
-      steps.push({ ...c, conflicts: [], simulated: false });
-      continue;
-    }
-    const parent = await git(ctx, ["rev-parse", "--verify", "--quiet", `${c.sha}^1`], { ok: [0, 1, 128] });
-    if (parent.code !== 0) {
-      steps.push({ ...c, conflicts: [], simulated: true });
-      continue;
-    }
-    const synthetic = (await git(ctx, ["commit-tree", tipTree, "-p", parent.stdout.trim(), "-m", "tool-layer rebase preview"], { env: PREVIEW_IDENTITY })).stdout.trim();
-    const { tree, entries } = await mergeTreeStages(ctx, synthetic, c.sha);
+  return replayCommits(ctx, onto, head, async (ours, c) => {
+    const { tree, entries } = await mergeTreeStages(ctx, ours, c.sha);
     const step: AutoReplayStep = { ...c, conflicts: entries.map((e) => e.path), simulated: true };
-    tipTree = tree;
-    if (entries.length) {
-      const { prediction, resolved } = await predictAuto(ctx, entries, mode);
-      step.auto = prediction;
-      if (!stopped && prediction.completes) tipTree = await resolvedTree(ctx, tree, resolved);
-      else if (!stopped) step.stops = stopped = true;
-    }
-    steps.push(step);
-  }
-  return steps;
+    if (!entries.length) return { step, tree };
+    const { prediction, resolved } = await predictAuto(ctx, entries, mode);
+    step.auto = prediction;
+    if (!stopped && prediction.completes) return { step, tree: await resolvedTree(ctx, tree, resolved) };
+    if (!stopped) step.stops = stopped = true;
+    return { step, tree };
+  });
 }
 
 /** Per replayed commit that conflicts: whether auto-resolution settles it or the rebase would stop there. */

@@ -28,11 +28,23 @@ export const MAX_SIMULATED_STEPS = 200;
  * --merge-base, so each step is a merge of C with a throwaway commit (the replayed tree so far, parented on C's parent):
  * their merge base is C's parent, exactly the base a cherry-pick uses. Only unreferenced objects are written.
  */
-export async function simulateRebase(ctx: GitCtx, onto: string, head: string): Promise<ReplayStep[]> {
+export function simulateRebase(ctx: GitCtx, onto: string, head: string): Promise<ReplayStep[]> {
+  return replayCommits(ctx, onto, head, async (ours, c) => {
+    const merged = await predictMerge(ctx, ours, c.sha);
+    return { step: { ...c, conflicts: merged.conflicts, simulated: true }, tree: merged.tree };
+  });
+}
+
+/**
+ * The replay itself, each step's merge left to `merge` (given the throwaway commit and the replayed commit): it answers
+ * the step and the tree the next one replays onto.
+ */
+export async function replayCommits<S extends ReplayStep>(ctx: GitCtx, onto: string, head: string,
+  merge: (ours: string, commit: OneCommit) => Promise<{ step: S; tree: string }>): Promise<(ReplayStep | S)[]> {
   // --cherry-pick drops commits whose patch is already upstream, as rebase does; merges are dropped too.
   const commits = await logCommits(ctx, ["--reverse", "--no-merges", "--right-only", "--cherry-pick", "--end-of-options", `${onto}...${head}`]);
   let tipTree = (await git(ctx, ["rev-parse", "--verify", `${onto}^{tree}`])).stdout.trim();
-  const steps: ReplayStep[] = [];
+  const steps: (ReplayStep | S)[] = [];
   for (const c of commits) {
     if (steps.length >= MAX_SIMULATED_STEPS) {
       steps.push({ ...c, conflicts: [], simulated: false });
@@ -44,9 +56,9 @@ export async function simulateRebase(ctx: GitCtx, onto: string, head: string): P
       continue;
     }
     const synthetic = await git(ctx, ["commit-tree", tipTree, "-p", parent.stdout.trim(), "-m", "tool-layer rebase preview"], { env: PREVIEW_IDENTITY });
-    const merged = await predictMerge(ctx, synthetic.stdout.trim(), c.sha);
-    steps.push({ ...c, conflicts: merged.conflicts, simulated: true });
-    tipTree = merged.tree;
+    const { step, tree } = await merge(synthetic.stdout.trim(), c);
+    steps.push(step);
+    tipTree = tree;
   }
   return steps;
 }

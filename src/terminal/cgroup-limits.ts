@@ -2,6 +2,7 @@ import { mkdir, readFile, readdir, rmdir, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { isNodeError } from "../errors.js";
+import { pidAlive } from "../platform/pid-alive.js";
 
 /**
  * Per-command process and memory limits through cgroups (SPEC 11 "where the machine's cgroups allow it").
@@ -225,17 +226,9 @@ export async function sweepStaleCgroups(parents: CgroupParents): Promise<void> {
     const entries = await readdir(parent).catch(() => [] as string[]);
     for (const e of entries) {
       const m = /^tool-layer-(\d+)-\d+$/.exec(e);
-      if (!m || isAlive(Number(m[1]))) continue;
+      if (!m || pidAlive(Number(m[1]))) continue;
       await rmdir(path.join(parent, e)).catch(() => undefined);
     }
   }
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return !isNodeError(e, "ESRCH");
-  }
-}

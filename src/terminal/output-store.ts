@@ -2,9 +2,9 @@ import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync } from "node:fs";
 import { type FileHandle, open, readdir, rm, stat, unlink } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { isNodeError } from "../errors.js";
 import { incompleteTailStart, stripAnsi } from "./ansi.js";
 import { type Capped, MAX_OUTPUT_CHARS, capOutput } from "./output-cap.js";
+import { pidAlive } from "../platform/pid-alive.js";
 
 /**
  * Where commands' whole output goes (SPEC 11 `output_file`): one folder per daemon in its state folder, outside the
@@ -115,19 +115,11 @@ export class OutputStore {
 async function sweep(base: string): Promise<void> {
   for (const name of await readdir(base).catch(() => [] as string[])) {
     const pid = Number(/^(\d+)-/.exec(name)?.[1]);
-    if (!pid || pid === process.pid || isAlive(pid)) continue;
+    if (!pid || pid === process.pid || pidAlive(pid)) continue;
     await rm(path.join(base, name), { recursive: true, force: true }).catch(() => undefined);
   }
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return !isNodeError(e, "ESRCH");
-  }
-}
 
 async function readAt(fh: FileHandle, position: number, length: number): Promise<Buffer> {
   const buf = Buffer.alloc(length);

@@ -11,7 +11,7 @@ import { type WirePlace, renderPlaces, wirePlace } from "../lsp/render.js";
 import type { LspService } from "../lsp/service.js";
 import type { ResolvedPath } from "../paths.js";
 import type { Workspace } from "../workspace.js";
-import type { ToolContext } from "./tool.js";
+import { type ToolContext, defineTool } from "./tool.js";
 
 /**
  * One LSP call's upper bound: a cold TypeScript project on a loaded machine took over 10 s to load before its first
@@ -107,4 +107,22 @@ export function placesResult(what: string, opened: OpenedFile, at: PositionSpec,
     places: placesOf(opened.client, places),
     text: renderPlaces(header, places, (p) => opened.client.lines(p), `No ${what} found there.`),
   };
+}
+
+/** lsp_definition, lsp_references and lsp_implementation: a place asked about, the places the server answers. */
+export function placesTool(id: string, what: string, ask: "definition" | "references" | "implementation", description: string) {
+  return defineTool({
+    id,
+    description,
+    params: positionParams,
+    mutating: false,
+    timeoutMs: LSP_TIMEOUT_MS,
+    state: lspState,
+    async run(params, ctx) {
+      const opened = await openFile(ctx, params.path);
+      const at = positionOf(params, opened.lines);
+      const { hash, places } = await opened.client[ask](opened.doc, at, ctx.signal);
+      return placesResult(what, opened, at, hash, places);
+    },
+  });
 }

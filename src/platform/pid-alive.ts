@@ -1,0 +1,14 @@
+import { isNodeError } from "../errors.js";
+
+/**
+ * Whether a process with this pid exists (signal 0 probes without sending): what decides that the owner of a leftover
+ * (a temp file, an output folder, a cgroup) is gone. Another user's process (EPERM) exists.
+ */
+export function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return !isNodeError(e, "ESRCH");
+  }
+}
