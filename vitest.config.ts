@@ -6,6 +6,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",
+    // Most of a test is waiting on a daemon, a language server or git: on a 2-core machine one worker per core leaves
+    // the CPU half idle. Tests wait on events, not on time, so more of them at once only makes each slower.
+    maxWorkers: 3,
     reporters: ["default", "./test/summary-reporter.ts"],
   },
 });
