@@ -13,6 +13,8 @@ export interface ResolvedPath {
   abs: string;
   /** Absolute real path (symlinks followed; for a missing file, its real parent joined with the rest). Reads and writes go here. */
   real: string;
+  /** `real` root-relative (with `/`): what views, attribution and staleness are keyed by (SPEC 3: a file reached through a symlink is one file). */
+  realRel: string;
   exists: boolean;
 }
 
@@ -65,9 +67,10 @@ export class PathResolver {
     const { real, exists } = await realOf(abs, rel).catch((e: unknown) => {
       throw toolErrorOf(e, () => rel || ".") ?? e;
     });
-    if (!this.isInside(real)) throw outside(input, real);
-    if (!options.allowGitDir) forbidGit(this.toRel(real), input);
-    return { root: this.root, rel, abs, real, exists };
+    if (real !== abs && !this.isInside(real)) throw outside(input, real);
+    const realRel = real === abs ? rel : this.toRel(real);
+    if (!options.allowGitDir) forbidGit(realRel, input);
+    return { root: this.root, rel, abs, real, realRel, exists };
   }
 
   /**

@@ -29,7 +29,7 @@ describe("PathResolver", () => {
   const code = async (input: string) => paths.resolve(input).then(() => "OK", (e) => e.code);
 
   it("resolves relative and absolute paths inside the root", async () => {
-    expect(await paths.resolve("src/a.ts")).toMatchObject({ rel: "src/a.ts", exists: true });
+    expect(await paths.resolve("src/a.ts")).toMatchObject({ rel: "src/a.ts", realRel: "src/a.ts", exists: true });
     expect(await paths.resolve(path.join(ws.dir, "src/a.ts"))).toMatchObject({ rel: "src/a.ts", exists: true });
     expect(await paths.resolve("./src/../src/a.ts")).toMatchObject({ rel: "src/a.ts" });
   });
@@ -55,6 +55,8 @@ describe("PathResolver", () => {
     const r = await paths.resolve("inner-link.ts");
     expect(r.abs).toBe(path.join(ws.dir, "inner-link.ts"));
     expect(r.real).toBe(path.join(ws.dir, "src/a.ts"));
+    expect(r.realRel).toBe("src/a.ts");
+    expect(r.rel).toBe("inner-link.ts");
   });
 
   it("checks a file that does not exist yet through its nearest existing parent", async () => {

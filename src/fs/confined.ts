@@ -45,7 +45,7 @@ function changed(target: { root: string; rel: string }, now: string): ToolError 
  * Opens the checked file `target.real` for reading and proves the descriptor holds that file. Throws ToolErrors for a
  * path that changed meanwhile (see `changed`) and OS errors (ENOENT, EACCES, ...) as they are.
  */
-export function openReadConfined(target: ResolvedPath): number {
+export function openReadConfined(target: Pick<ResolvedPath, "root" | "rel" | "real">): number {
   let fd: number;
   try {
     fd = openSync(target.real, READ_FLAGS);

@@ -63,7 +63,7 @@ export async function moveEntry(ws: MoveDeps, ctx: MultiWriteContext, req: MoveR
         const there = lstatOrNull(dstDir.path(dst.name));
         if (there) throw alreadyExists(to, there);
         const fromRel = ws.paths.toRel(srcReal);
-        const toRel = ws.paths.toRel(to.real);
+        const toRel = to.realRel;
         const expected = kind === "folder" ? expectedOfFolder(srcDir.path(src.name), moved, ws.maxFileBytes) : hash ? [{ rel: "", hash }] : [];
         await ctx.commit(async () => {
           for (const e of expected) {

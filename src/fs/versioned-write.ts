@@ -99,7 +99,7 @@ export class VersionedFiles {
       }
       const hash = fileHash(next.bytes);
       if (ctx.dryRun) return { current, next, hash };
-      const rel = realRel(this.ws, target);
+      const rel = target.realRel;
       await ctx.commit(async () => {
         this.ws.expectToolWrite({ session: ctx.sessionId, tool: ctx.toolId, rel, hash });
         try {
@@ -148,7 +148,7 @@ export class VersionedFiles {
       }
       if (ctx.dryRun) return outcomes.map(({ current, next, hash }) => ({ current, next, hash }));
       await ctx.commit(() => this.commitAll(ctx, changed));
-      for (const o of changed) this.ws.recordSeen(ctx.sessionId, realRel(this.ws, o.req.target), o.hash, o.next.bytes);
+      for (const o of changed) this.ws.recordSeen(ctx.sessionId, o.req.target.realRel, o.hash, o.next.bytes);
       return outcomes.map(({ current, next, hash }) => ({ current, next, hash }));
     });
   }
@@ -164,7 +164,7 @@ export class VersionedFiles {
       await Promise.all(staged.map((s) => s.discard()));
       throw e instanceof ToolError ? e : fileError(e, files[staged.length].req.target, "write");
     }
-    for (const f of files) this.ws.expectToolWrite({ session: ctx.sessionId, tool: ctx.toolId, rel: realRel(this.ws, f.req.target), hash: f.hash });
+    for (const f of files) this.ws.expectToolWrite({ session: ctx.sessionId, tool: ctx.toolId, rel: f.req.target.realRel, hash: f.hash });
     let placed = 0;
     try {
       for (; placed < staged.length; placed++) await staged[placed].commit();
@@ -224,9 +224,4 @@ export function checkWritable(target: ResolvedPath, current: RawFile, force: boo
       throw new ToolError("PERMISSION_DENIED", `${target.rel} is not writable by the daemon's user (mode ${mode}, owner uid ${current.stats.uid}); change its permissions, or pass force_readonly: true to replace it anyway.`, { mode, errno: e.code });
     }
   }
-}
-
-/** The root-relative real path: what views, attribution and staleness are keyed by (SPEC 3). */
-export function realRel(ws: Pick<Workspace, "paths">, target: ResolvedPath): string {
-  return ws.paths.toRel(target.real);
 }

@@ -51,7 +51,7 @@ export const fileDeleteTool = defineTool({
         if (ctx.dryRun) return { ...result, text: `Would delete ${target.rel} (${what}).` };
         await ctx.commit(async () => {
           // A link's own path goes away; a file is known by its real path (SPEC 3).
-          ws.expectToolWrite({ session: sessionId, tool: ctx.toolId, rel: ws.paths.toRel(link.isSymbolicLink() ? path.join(entry.dir, entry.name) : target.real), hash: null });
+          ws.expectToolWrite({ session: sessionId, tool: ctx.toolId, rel: link.isSymbolicLink() ? ws.paths.toRel(path.join(entry.dir, entry.name)) : target.realRel, hash: null });
           try {
             unlinkSync(dir.path(entry.name));
           } catch (e) {

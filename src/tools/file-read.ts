@@ -48,7 +48,7 @@ export const fileReadTool = defineTool({
     const target = await ws.paths.resolve(params.path);
     const { bytes, hash, lines } = await readLines(target, ws.maxFileBytes);
     signal.throwIfAborted();
-    ws.recordSeen(sessionId, ws.paths.toRel(target.real), hash, bytes);
+    ws.recordSeen(sessionId, target.realRel, hash, bytes);
     const total = lines.length;
     const base = { path: target.rel, hash, total_lines: total, eol: lines.eolStyle() };
 

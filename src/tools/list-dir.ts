@@ -64,7 +64,7 @@ export const listDirTool = defineTool({
     }
     if (!st.isDirectory()) throw new ToolError("NOT_A_FILE", `${shown} is not a folder; list_dir lists folders (file_read reads files).`);
     const depth = params.depth ?? DEFAULT_DEPTH;
-    const base = ws.paths.toRel(target.real);
+    const base = target.realRel;
     const prefix = base ? `${base}/` : "";
     const tree = newDir();
     for (const p of ws.fileIndex?.paths() ?? []) {
@@ -144,7 +144,7 @@ async function describeFile(root: string, rel: string, budget: number): Promise<
   try {
     const link = lstatSync(real);
     if (link.isSymbolicLink()) return { text: "symlink", kind: "symlink", read: 0 };
-    fd = openReadConfined({ root, rel, abs: real, real, exists: true });
+    fd = openReadConfined({ root, rel, real });
   } catch {
     return { text: "gone or unreadable", kind: "file", read: 0 };
   }
