@@ -1,9 +1,10 @@
 import { execFileSync } from "node:child_process";
 import { readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { type DaemonClient, startDaemon } from "../helpers/daemon.js";
+import { describe, expect, it } from "vitest";
+import type { DaemonClient } from "../helpers/daemon.js";
 import { git, tmpWorkspace, writeFile } from "../helpers/tmp.js";
+import { at, changes, committedDaemons, nextChange, waitChange } from "./daemon-changes.js";
 
 /**
  * The daemon's resident memory may stay under this with hostile files around: it idles near 80 MB, and the bug it
@@ -12,24 +13,6 @@ import { git, tmpWorkspace, writeFile } from "../helpers/tmp.js";
 const RSS_BOUND_MB = 400;
 /** Files a `git checkout -- .` rewrites in the checkout test: enough for its events to span several windows. */
 const CHECKOUT_FILES = 3_000;
-
-function changes(d: DaemonClient): any[] {
-  return d.events.filter((e) => e.event === "fs.changed").flatMap((e) => e.data.changes);
-}
-
-async function waitChange(d: DaemonClient, test: (c: any) => boolean, timeoutMs = 20_000): Promise<any> {
-  const line = await d.waitFor((l) => l.event === "fs.changed" && l.data.changes.some(test), timeoutMs);
-  return line.data.changes.find(test);
-}
-
-/** Like waitChange, but only lines that come after this call. */
-async function nextChange(d: DaemonClient, test: (c: any) => boolean, timeoutMs = 20_000): Promise<any> {
-  const old = new Set(d.lines);
-  const line = await d.waitFor((l) => !old.has(l) && l.event === "fs.changed" && l.data.changes.some(test), timeoutMs);
-  return line.data.changes.find(test);
-}
-
-const at = (p: string, kind?: string) => (c: any) => c.path === p && (kind === undefined || c.kind === kind);
 
 function rssMb(pid: number): number {
   try {
@@ -53,21 +36,7 @@ function guardRss(d: DaemonClient): { peak: () => number; stop: () => void } {
 }
 
 describe.each(["parcel", "chokidar"])("VFS hardening with the %s engine", (engine) => {
-  const cleanups: (() => unknown)[] = [];
-  afterEach(async () => {
-    for (const c of cleanups.splice(0).reverse()) await c();
-  });
-
-  async function setup(files: Record<string, string> = { "a.txt": "one\n" }, commit?: (dir: string) => void) {
-    const ws = tmpWorkspace({ git: true, files });
-    cleanups.push(ws.cleanup);
-    commit?.(ws.dir);
-    git(ws.dir, "add", "-A");
-    git(ws.dir, "commit", "-qm", "init");
-    const d = await startDaemon(ws.dir, ["--watcher", engine]);
-    cleanups.push(() => d.close());
-    return { dir: ws.dir, d };
-  }
+  const { cleanups, setup } = committedDaemons(engine, { "a.txt": "one\n" });
 
   it("ignores a link to /proc/self/pagemap, a link to /dev/zero and a FIFO, and keeps answering", async () => {
     const { dir, d } = await setup();

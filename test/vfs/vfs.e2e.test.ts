@@ -1,42 +1,12 @@
 import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { DaemonClient, startDaemon } from "../helpers/daemon.js";
 import { git, tmpWorkspace, writeFile } from "../helpers/tmp.js";
-
-/** Every change of every fs.changed line so far. */
-function changes(d: DaemonClient): any[] {
-  return d.events.filter((e) => e.event === "fs.changed").flatMap((e) => e.data.changes);
-}
-
-/** Resolves with the first change (seen or future) that passes `test`. */
-async function waitChange(d: DaemonClient, test: (c: any) => boolean, timeoutMs = 10_000): Promise<any> {
-  try {
-    const line = await d.waitFor((l) => l.event === "fs.changed" && l.data.changes.some(test), timeoutMs);
-    return line.data.changes.find(test);
-  } catch (e) {
-    const seen = changes(d).map((c) => `${c.kind}:${c.path}`).slice(-20);
-    throw new Error(`${(e as Error).message}\nlast changes seen: ${seen.join(" ")}`);
-  }
-}
-
-const at = (p: string, kind?: string) => (c: any) => c.path === p && (kind === undefined || c.kind === kind);
+import { at, changes, committedDaemons, waitChange } from "./daemon-changes.js";
 
 describe.each(["parcel", "chokidar"])("VFS with the %s engine", (engine) => {
-  const cleanups: (() => unknown)[] = [];
-  afterEach(async () => {
-    for (const c of cleanups.splice(0).reverse()) await c();
-  });
-
-  async function setup(files: Record<string, string> = { "a.txt": "one\n", ".gitignore": "ignored/\n*.log\n" }) {
-    const ws = tmpWorkspace({ git: true, files });
-    cleanups.push(ws.cleanup);
-    git(ws.dir, "add", "-A");
-    git(ws.dir, "commit", "-qm", "init");
-    const d = await startDaemon(ws.dir, ["--watcher", engine]);
-    cleanups.push(() => d.close());
-    return { dir: ws.dir, d };
-  }
+  const { cleanups, setup } = committedDaemons(engine, { "a.txt": "one\n", ".gitignore": "ignored/\n*.log\n" });
 
   it("names the session that read a file when it changes outside the tools", async () => {
     const { dir, d } = await setup();
