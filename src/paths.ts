@@ -35,6 +35,15 @@ export function hasGitComponent(rel: string): boolean {
   return rel === ".git" || rel.startsWith(".git/") || rel.endsWith("/.git") || rel.includes("/.git/");
 }
 
+/**
+ * Whether `abs` is `root` or under it. Only a `..` component leads out: a name that merely starts with two dots
+ * (`..notes.txt`, `...`) is inside.
+ */
+export function isInside(root: string, abs: string): boolean {
+  const rel = path.relative(root, abs);
+  return rel === "" || (rel !== ".." && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel));
+}
+
 export class PathResolver {
   readonly root: string;
 
@@ -44,8 +53,7 @@ export class PathResolver {
   }
 
   isInside(abs: string): boolean {
-    const rel = path.relative(this.root, abs);
-    return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
+    return isInside(this.root, abs);
   }
 
   toRel(abs: string): string {

@@ -11,7 +11,7 @@ describe("PathResolver", () => {
   let paths: PathResolver;
 
   beforeAll(() => {
-    ws = tmpWorkspace({ git: true, files: { "src/a.ts": "a\n", "docs/readme.md": "r\n" } });
+    ws = tmpWorkspace({ git: true, files: { "src/a.ts": "a\n", "docs/readme.md": "r\n", "..notes.txt": "n\n" } });
     sibling = `${ws.dir}-backup`;
     mkdirSync(sibling);
     writeFileSync(path.join(sibling, "secret.txt"), "s\n");
@@ -32,6 +32,12 @@ describe("PathResolver", () => {
     expect(await paths.resolve("src/a.ts")).toMatchObject({ rel: "src/a.ts", realRel: "src/a.ts", exists: true });
     expect(await paths.resolve(path.join(ws.dir, "src/a.ts"))).toMatchObject({ rel: "src/a.ts", exists: true });
     expect(await paths.resolve("./src/../src/a.ts")).toMatchObject({ rel: "src/a.ts" });
+  });
+
+  it("resolves a name that only starts with two dots: .. as a whole component is what leads out", async () => {
+    expect(await paths.resolve("..notes.txt")).toMatchObject({ rel: "..notes.txt", realRel: "..notes.txt", exists: true });
+    expect(await paths.resolve("src/...")).toMatchObject({ rel: "src/...", exists: false });
+    expect(await code("..")).toBe("PATH_OUTSIDE_ROOT");
   });
 
   it("refuses a sibling that shares the root's prefix", async () => {

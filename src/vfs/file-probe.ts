@@ -1,6 +1,7 @@
 import { type Stats, closeSync, constants, fstatSync, lstatSync, openSync, read, readSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { fileHash } from "../core/hash.js";
+import { isInside } from "../paths.js";
 
 /**
  * Regular files up to this size are read synchronously: for the small files of a checkout the thread-pool hop of an async
@@ -43,11 +44,6 @@ const GONE: Probe = { kind: "gone" };
 const OTHER: Probe = { kind: "other" };
 const UNSTABLE: Probe = { kind: "unstable" };
 const FOLDER: Probe = { kind: "folder" };
-
-export function isInside(root: string, abs: string): boolean {
-  const rel = path.relative(root, abs);
-  return rel === "" || (!rel.startsWith(`..${path.sep}`) && rel !== ".." && !path.isAbsolute(rel));
-}
 
 function lstatOrNull(abs: string): Stats | null {
   try {
