@@ -138,6 +138,16 @@ describe("terminal_run", () => {
     expect(existsSync("/var/tmp/tool-layer-escape")).toBe(false);
   });
 
+  it("a repository one command makes is read-only to the next", async () => {
+    writeFile(ws.dir, "lib/l.txt", "l\n");
+    await d.waitFor((e) => e.event === "fs.changed" && e.data.changes.some((c: { path: string }) => c.path === "lib/l.txt"));
+    // No watched file comes or goes with it: only the command's end tells that the git dirs may have changed.
+    expect(await d.ok("terminal_run", { command: "git init -q lib && echo made" })).toMatchObject({ exit_code: 0, output: "made\n" });
+    const r = await d.ok("terminal_run", { command: "mkdir lib/.git/evil 2>/dev/null; echo $?" });
+    expect(r).toMatchObject({ exit_code: 0, output: "1\n" });
+    expect(existsSync(path.join(ws.dir, "lib", ".git", "evil"))).toBe(false);
+  });
+
   it("caps output as head and tail with a note, the whole of it in output_file; ANSI escapes are removed from output and text only", async () => {
     const r = await d.ok("terminal_run", { command: "seq 1 100000" });
     expect(r.truncated).toBe(true);
