@@ -5,7 +5,7 @@ import { ToolError } from "../errors.js";
 import { KILL_GRACE_MS, type ManagedChild } from "../platform/supervisor.js";
 import type { Workspace } from "../workspace.js";
 import { type CommandCgroup, type Limits, createCommandCgroup } from "./cgroup-limits.js";
-import { findGitDirs, gitDirsOfFiles } from "./git-dirs.js";
+import { findGitDirs, foldersOf, gitDirsIn } from "./git-dirs.js";
 import { Job } from "./jobs.js";
 import { MAX_FILE_BYTES, OutputStore, closeQuietly, readCapped } from "./output-store.js";
 import { bashArgv, buildSandboxArgv, sandboxEnv, sandboxHome } from "./sandbox.js";
@@ -99,6 +99,9 @@ export class Terminal {
   readonly store: OutputStore;
   private setup?: Promise<Setup>;
   private gitDirsCache?: { key: string; dirs: string[] };
+  /** The folders of the VFS's files, per index generation: a command that adds or removes no file needs only the look
+   * for `.git` in each again, not a pass over every path. */
+  private foldersCache?: { generation: number; folders: string[] };
   /** Bumped when git dirs may have come or gone without the file index noticing (a git operation, a command's end). */
   private gitEpoch = 0;
   /** Numbers for output files and job ids, per kind. */
@@ -203,7 +206,8 @@ export class Terminal {
     if (index && this.gitDirsCache?.key === key) return this.gitDirsCache.dirs;
     let found: string[];
     if (index) {
-      found = await gitDirsOfFiles(this.ws.root, index.paths());
+      if (this.foldersCache?.generation !== index.generation) this.foldersCache = { generation: index.generation, folders: foldersOf(index.paths()) };
+      found = await gitDirsIn(this.ws.root, this.foldersCache.folders);
     } else {
       const walked = await findGitDirs(this.ws.root);
       if (walked.truncated) this.ws.log("the workspace has more folders than the git-dir walk reads; git dirs beyond them are writable to commands");

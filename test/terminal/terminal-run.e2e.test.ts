@@ -139,6 +139,7 @@ describe("terminal_run", () => {
   });
 
   it("a repository one command makes is read-only to the next", async () => {
+    await d.ok("terminal_run", { command: "true" }); // the git dirs as they were, before lib/ came
     writeFile(ws.dir, "lib/l.txt", "l\n");
     await d.waitFor((e) => e.event === "fs.changed" && e.data.changes.some((c: { path: string }) => c.path === "lib/l.txt"));
     // No watched file comes or goes with it: only the command's end tells that the git dirs may have changed.
