@@ -86,14 +86,15 @@ export function hasDisableUserns(version: string): boolean {
 /**
  * Whether commands can run sandboxed here, with which limits: runs the daemon's real sandbox argv on `true` (nothing
  * the workspace controls), inside a per-command cgroup when one can be made, so a cgroup that cannot be joined shows.
+ * `host` and `parents`: what the caller read already (read here when not given).
  */
-export async function probeSandbox(run: RunFn, opts: { root: string; network: boolean; limits?: Limits; parents?: CgroupParents }): Promise<SandboxProbe> {
+export async function probeSandbox(run: RunFn, opts: { root: string; network: boolean; limits?: Limits; parents?: CgroupParents; host?: HostSandboxPaths }): Promise<SandboxProbe> {
   const version = await run("bwrap", ["--version"], { env: process.env, cwd: opts.root, timeoutMs: PROBE_TIMEOUT_MS });
   if (version.error || version.code !== 0) {
     return { available: false, reason: await failureReason(version), network: opts.network, disableUserns: false, limits: { pids: false, memory: false, reason: "no sandbox" } };
   }
   let disableUserns = hasDisableUserns(version.stdout);
-  const host = await hostSandboxPaths();
+  const host = opts.host ?? (await hostSandboxPaths());
   const homePath = host.homePath;
   const argvFor = (disable: boolean) =>
     buildSandboxArgv({ root: opts.root, gitDirs: [], homePath, network: opts.network, cwd: opts.root, command: "true", hidden: host.hidden, keep: host.keep, disableUserns: disable });
