@@ -2,7 +2,7 @@ import { stat } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { ToolError } from "../errors.js";
-import { KILL_GRACE_MS, type ManagedChild } from "../platform/supervisor.js";
+import { KILL_GRACE_MS, type LimitOptions, type ManagedChild } from "../platform/supervisor.js";
 import type { Workspace } from "../workspace.js";
 import { type CommandCgroup, type Limits, createCommandCgroup } from "./cgroup-limits.js";
 import { findGitDirs, foldersOf, gitDirsIn } from "./git-dirs.js";
@@ -225,8 +225,9 @@ export class Terminal {
     return { mode: plan.sandboxed ? "bwrap" : "off", argv: plan.argv, network: plan.sandboxed && !!this.options.network, limits };
   }
 
-  /** Starts a planned command (output file, cgroup, supervisor); the caller waits for `exited`. */
-  async launch(plan: Plan, name: string, label: string): Promise<Launched> {
+  /** Starts a planned command (output file, cgroup, supervisor); the caller waits for `exited`. `limits`: the
+   * supervisor kills its whole tree on the timeout or the signal's abort (a foreground command; a job has neither). */
+  async launch(plan: Plan, name: string, label: string, limits: LimitOptions = {}): Promise<Launched> {
     const s = await this.ready();
     const { file, fd } = this.store.create(name);
     let cgroup: CommandCgroup | undefined;
@@ -242,7 +243,7 @@ export class Terminal {
       const argv = cgroup ? cgroup.wrap(plan.argv) : plan.argv;
       managed = await this.ws.processes.spawnLong({
         cmd: argv[0], args: argv.slice(1), cwd: plan.cwd, exactEnv: plan.env, stdin: plan.stdin !== undefined ? "pipe" : "ignore", output: fd, label,
-      });
+      }, limits);
     } catch (e) {
       if (cgroup) this.release(cgroup);
       void this.store.done(file);
@@ -286,28 +287,14 @@ export class Terminal {
   async run(plan: Plan, opts: { timeoutMs: number; signal?: AbortSignal; label?: string; kind?: "run" | "check" }): Promise<RunOutcome> {
     opts.signal?.throwIfAborted();
     const kind = opts.kind ?? "run";
-    const l = await this.launch(plan, `${kind}-${++this.sequences[kind]}`, opts.label ?? "terminal");
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      l.managed.stop();
-    }, opts.timeoutMs);
-    const onAbort = () => l.managed.stop();
-    opts.signal?.addEventListener("abort", onAbort, { once: true });
-    if (opts.signal?.aborted) onAbort();
-    let exit: { code: number | null; signal: NodeJS.Signals | null };
-    try {
-      exit = await l.exited;
-    } finally {
-      clearTimeout(timer);
-      opts.signal?.removeEventListener("abort", onAbort);
-    }
+    const l = await this.launch(plan, `${kind}-${++this.sequences[kind]}`, opts.label ?? "terminal", { timeoutMs: opts.timeoutMs, signal: opts.signal });
+    const exit = await l.exited;
     const duration = Date.now() - l.startedAt;
     try {
       opts.signal?.throwIfAborted();
       const out = await readCapped(l.file);
       return {
-        exit_code: exit.code, signal: exit.signal, timed_out: timedOut, duration_ms: duration, output: out.output, truncated: out.truncated,
+        exit_code: exit.code, signal: exit.signal, timed_out: l.managed.timedOut, duration_ms: duration, output: out.output, truncated: out.truncated,
         output_file: l.file, output_bytes: out.bytes, output_limit_hit: l.outputLimitHit(),
       };
     } finally {
