@@ -158,9 +158,12 @@ export class Supervisor {
     }
   }
 
-  /** Starts a long-lived child outside the pool, with no timeout: it runs until stop() or the daemon's shutdown. */
-  spawnLong(spec: ProcessSpec): Promise<ManagedChild> {
-    return this.start(spec, undefined, undefined);
+  /**
+   * Starts a child outside the pool: it runs until stop(), the daemon's shutdown, or the timeout and signal when given
+   * (a terminal command, which may run for minutes and must not hold a slot git needs).
+   */
+  spawnLong(spec: ProcessSpec, opts: LimitOptions = {}): Promise<ManagedChild> {
+    return this.start(spec, opts.timeoutMs, opts.signal);
   }
 
   /** What `info` shows. */

@@ -66,21 +66,25 @@ export async function findGitDirs(root: string, maxDirs = MAX_SCAN_DIRS): Promis
   return { dirs: [...found].sort(), truncated: false };
 }
 
-/**
- * The same from the folders that hold the VFS's watched files (root-relative paths): a `.git` is looked for in each, so
- * ignored folders (node_modules/, build output) cost nothing. A repository with no watched file (nested in an ignored
- * folder, or with an empty worktree) is not found this way.
- */
-export async function gitDirsOfFiles(root: string, files: Iterable<string>): Promise<string[]> {
+/** The folders that hold `files` (root-relative paths) and every folder above them, the root ("") included. Pure. */
+export function foldersOf(files: Iterable<string>): string[] {
   const folders = new Set<string>([""]);
   for (const f of files) for (let d = parentOf(f); !folders.has(d); d = parentOf(d)) folders.add(d);
+  return [...folders];
+}
+
+/**
+ * The same as a walk, from `folders` (root-relative, foldersOf the VFS's watched files): a `.git` is looked for in each,
+ * so ignored folders (node_modules/, build output) cost nothing. A repository with no watched file (nested in an
+ * ignored folder, or with an empty worktree) is not found this way.
+ */
+export async function gitDirsIn(root: string, folders: readonly string[]): Promise<string[]> {
   const found = new Set<string>();
-  let n = 0;
-  for (const rel of folders) {
-    const dotGit = path.join(root, rel, ".git");
+  for (let i = 0; i < folders.length; i++) {
+    const dotGit = path.join(root, folders[i], ".git");
     const st = lstatSync(dotGit, { throwIfNoEntry: false });
     if (st) await add(dotGit, st.isDirectory(), st.isSymbolicLink(), found);
-    if (++n % (SLICE_DIRS * 8) === 0) await yieldToLoop();
+    if ((i + 1) % (SLICE_DIRS * 8) === 0) await yieldToLoop();
   }
   return [...found].sort();
 }

@@ -2,9 +2,9 @@ import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync } from "node:fs";
 import { type FileHandle, open, readdir, rm, stat, unlink } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { pidAlive } from "../platform/pid-alive.js";
 import { incompleteTailStart, stripAnsi } from "./ansi.js";
 import { type Capped, MAX_OUTPUT_CHARS, capOutput } from "./output-cap.js";
-import { pidAlive } from "../platform/pid-alive.js";
 
 /**
  * Where commands' whole output goes (SPEC 11 `output_file`): one folder per daemon in its state folder, outside the
@@ -119,7 +119,6 @@ async function sweep(base: string): Promise<void> {
     await rm(path.join(base, name), { recursive: true, force: true }).catch(() => undefined);
   }
 }
-
 
 async function readAt(fh: FileHandle, position: number, length: number): Promise<Buffer> {
   const buf = Buffer.alloc(length);

@@ -1,4 +1,3 @@
-import { execFile } from "node:child_process";
 import { lstat, readFile, realpath } from "node:fs/promises";
 import os from "node:os";
 import { type CgroupParents, type CommandCgroup, JOIN_FAILED_EXIT, type Limits, createCommandCgroup, defaultLimits, hostCgroupParents } from "./cgroup-limits.js";
@@ -15,16 +14,6 @@ export interface RunOutcome {
 
 /** Runs a short-lived program to completion: injected, so the probe can go through the daemon's process supervisor. */
 export type RunFn = (file: string, args: readonly string[], opts: { env: NodeJS.ProcessEnv; cwd: string; timeoutMs: number }) => Promise<RunOutcome>;
-
-/** A RunFn on child_process.execFile, for callers without a supervisor (tests, scripts). */
-export const execRun: RunFn = (file, args, opts) =>
-  new Promise((resolve) => {
-    execFile(file, args, { env: opts.env, cwd: opts.cwd, timeout: opts.timeoutMs, killSignal: "SIGKILL", encoding: "utf8" }, (err, stdout, stderr) => {
-      const e = err as (NodeJS.ErrnoException & { code?: number | string; signal?: NodeJS.Signals }) | null;
-      if (e && typeof e.code === "string") return resolve({ code: null, signal: null, stdout, stderr, error: e });
-      resolve({ code: e ? (typeof e.code === "number" ? e.code : null) : 0, signal: e?.signal ?? null, stdout, stderr });
-    });
-  });
 
 export interface SandboxProbe {
   available: boolean;
@@ -88,23 +77,24 @@ async function failureReason(r: RunOutcome): Promise<string> {
   return `bwrap failed: ${said}`;
 }
 
-/**
- * Whether commands can run sandboxed here, with which limits: runs the daemon's real sandbox argv on `true` (nothing
- * the workspace controls), inside a per-command cgroup when one can be made, so a cgroup that cannot be joined shows.
- */
 /** bwrap learned `--disable-userns` in 0.8.0. */
 export function hasDisableUserns(version: string): boolean {
   const m = /(\d+)\.(\d+)/.exec(version);
   return !!m && (Number(m[1]) > 0 || Number(m[2]) >= 8);
 }
 
-export async function probeSandbox(run: RunFn, opts: { root: string; network: boolean; limits?: Limits; parents?: CgroupParents }): Promise<SandboxProbe> {
+/**
+ * Whether commands can run sandboxed here, with which limits: runs the daemon's real sandbox argv on `true` (nothing
+ * the workspace controls), inside a per-command cgroup when one can be made, so a cgroup that cannot be joined shows.
+ * `host` and `parents`: what the caller read already (read here when not given).
+ */
+export async function probeSandbox(run: RunFn, opts: { root: string; network: boolean; limits?: Limits; parents?: CgroupParents; host?: HostSandboxPaths }): Promise<SandboxProbe> {
   const version = await run("bwrap", ["--version"], { env: process.env, cwd: opts.root, timeoutMs: PROBE_TIMEOUT_MS });
   if (version.error || version.code !== 0) {
     return { available: false, reason: await failureReason(version), network: opts.network, disableUserns: false, limits: { pids: false, memory: false, reason: "no sandbox" } };
   }
   let disableUserns = hasDisableUserns(version.stdout);
-  const host = await hostSandboxPaths();
+  const host = opts.host ?? (await hostSandboxPaths());
   const homePath = host.homePath;
   const argvFor = (disable: boolean) =>
     buildSandboxArgv({ root: opts.root, gitDirs: [], homePath, network: opts.network, cwd: opts.root, command: "true", hidden: host.hidden, keep: host.keep, disableUserns: disable });

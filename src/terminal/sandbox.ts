@@ -102,8 +102,10 @@ export function buildSandboxArgv(opts: SandboxOptions): string[] {
   else if (home === FALLBACK_HOME) a.push("--dir", home); // an empty folder in the private /tmp
   else a.push("--tmpfs", home);
   // After /tmp and HOME, so a workspace under either is still there, and git dirs after it, so they win over it.
+  // `-try`: a git dir removed since it was found (between a preview and its run) has nothing left to protect, and a
+  // missing source would stop bwrap before the command starts.
   a.push("--bind", opts.root, opts.root);
-  for (const g of [...new Set(opts.gitDirs)].sort()) a.push("--ro-bind", g, g);
+  for (const g of [...new Set(opts.gitDirs)].sort()) a.push("--ro-bind-try", g, g);
   a.push("--chdir", opts.cwd);
   a.push("--unshare-all");
   if (opts.disableUserns ?? true) a.push("--unshare-user", "--disable-userns");

@@ -54,7 +54,7 @@ export async function prepareSetup(ws: Workspace, opts: { network: boolean; limi
   const limits = opts.limits ?? defaultLimits();
   const [host, parents] = await Promise.all([hostSandboxPaths(), hostCgroupParents()]);
   if (!parents.reason) await sweepStaleCgroups(parents);
-  const probe = await probeSandbox(supervisedRun(ws), { root: ws.root, network: opts.network, limits, parents });
+  const probe = await probeSandbox(supervisedRun(ws), { root: ws.root, network: opts.network, limits, parents, host });
   let held = probe.limits;
   if (!probe.available && !parents.reason) held = await tryLimits(parents, limits); // unsandboxed commands get them too
   return { probe, host, parents, limits, held, outerGitDirs: await outerGitDirs(ws) };

@@ -2,10 +2,10 @@ import { stat } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { ToolError } from "../errors.js";
-import { KILL_GRACE_MS, type ManagedChild } from "../platform/supervisor.js";
+import { KILL_GRACE_MS, type LimitOptions, type ManagedChild } from "../platform/supervisor.js";
 import type { Workspace } from "../workspace.js";
 import { type CommandCgroup, type Limits, createCommandCgroup } from "./cgroup-limits.js";
-import { findGitDirs, gitDirsOfFiles } from "./git-dirs.js";
+import { findGitDirs, foldersOf, gitDirsIn } from "./git-dirs.js";
 import { Job } from "./jobs.js";
 import { MAX_FILE_BYTES, OutputStore, closeQuietly, readCapped } from "./output-store.js";
 import { bashArgv, buildSandboxArgv, sandboxEnv, sandboxHome } from "./sandbox.js";
@@ -99,6 +99,9 @@ export class Terminal {
   readonly store: OutputStore;
   private setup?: Promise<Setup>;
   private gitDirsCache?: { key: string; dirs: string[] };
+  /** The folders of the VFS's files, per index generation: a command that adds or removes no file needs only the look
+   * for `.git` in each again, not a pass over every path. */
+  private foldersCache?: { generation: number; folders: string[] };
   /** Bumped when git dirs may have come or gone without the file index noticing (a git operation, a command's end). */
   private gitEpoch = 0;
   /** Numbers for output files and job ids, per kind. */
@@ -203,7 +206,8 @@ export class Terminal {
     if (index && this.gitDirsCache?.key === key) return this.gitDirsCache.dirs;
     let found: string[];
     if (index) {
-      found = await gitDirsOfFiles(this.ws.root, index.paths());
+      if (this.foldersCache?.generation !== index.generation) this.foldersCache = { generation: index.generation, folders: foldersOf(index.paths()) };
+      found = await gitDirsIn(this.ws.root, this.foldersCache.folders);
     } else {
       const walked = await findGitDirs(this.ws.root);
       if (walked.truncated) this.ws.log("the workspace has more folders than the git-dir walk reads; git dirs beyond them are writable to commands");
@@ -221,8 +225,9 @@ export class Terminal {
     return { mode: plan.sandboxed ? "bwrap" : "off", argv: plan.argv, network: plan.sandboxed && !!this.options.network, limits };
   }
 
-  /** Starts a planned command (output file, cgroup, supervisor); the caller waits for `exited`. */
-  async launch(plan: Plan, name: string, label: string): Promise<Launched> {
+  /** Starts a planned command (output file, cgroup, supervisor); the caller waits for `exited`. `limits`: the
+   * supervisor kills its whole tree on the timeout or the signal's abort (a foreground command; a job has neither). */
+  async launch(plan: Plan, name: string, label: string, limits: LimitOptions = {}): Promise<Launched> {
     const s = await this.ready();
     const { file, fd } = this.store.create(name);
     let cgroup: CommandCgroup | undefined;
@@ -238,7 +243,7 @@ export class Terminal {
       const argv = cgroup ? cgroup.wrap(plan.argv) : plan.argv;
       managed = await this.ws.processes.spawnLong({
         cmd: argv[0], args: argv.slice(1), cwd: plan.cwd, exactEnv: plan.env, stdin: plan.stdin !== undefined ? "pipe" : "ignore", output: fd, label,
-      });
+      }, limits);
     } catch (e) {
       if (cgroup) this.release(cgroup);
       void this.store.done(file);
@@ -282,28 +287,14 @@ export class Terminal {
   async run(plan: Plan, opts: { timeoutMs: number; signal?: AbortSignal; label?: string; kind?: "run" | "check" }): Promise<RunOutcome> {
     opts.signal?.throwIfAborted();
     const kind = opts.kind ?? "run";
-    const l = await this.launch(plan, `${kind}-${++this.sequences[kind]}`, opts.label ?? "terminal");
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      l.managed.stop();
-    }, opts.timeoutMs);
-    const onAbort = () => l.managed.stop();
-    opts.signal?.addEventListener("abort", onAbort, { once: true });
-    if (opts.signal?.aborted) onAbort();
-    let exit: { code: number | null; signal: NodeJS.Signals | null };
-    try {
-      exit = await l.exited;
-    } finally {
-      clearTimeout(timer);
-      opts.signal?.removeEventListener("abort", onAbort);
-    }
+    const l = await this.launch(plan, `${kind}-${++this.sequences[kind]}`, opts.label ?? "terminal", { timeoutMs: opts.timeoutMs, signal: opts.signal });
+    const exit = await l.exited;
     const duration = Date.now() - l.startedAt;
     try {
       opts.signal?.throwIfAborted();
       const out = await readCapped(l.file);
       return {
-        exit_code: exit.code, signal: exit.signal, timed_out: timedOut, duration_ms: duration, output: out.output, truncated: out.truncated,
+        exit_code: exit.code, signal: exit.signal, timed_out: l.managed.timedOut, duration_ms: duration, output: out.output, truncated: out.truncated,
         output_file: l.file, output_bytes: out.bytes, output_limit_hit: l.outputLimitHit(),
       };
     } finally {

@@ -1,7 +1,7 @@
 import { mkdirSync, symlinkSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
-import { findGitDirs, gitDirsOfFiles } from "../../src/terminal/git-dirs.js";
+import { findGitDirs, foldersOf, gitDirsIn } from "../../src/terminal/git-dirs.js";
 import { git, tmpWorkspace } from "../helpers/tmp.js";
 
 let ws: ReturnType<typeof tmpWorkspace>;
@@ -36,8 +36,13 @@ describe("findGitDirs", () => {
     git(ws.dir, "worktree", "add", "-q", "-b", "wt", "wt");
     git(ws.dir, "init", "-q", "deep/nested");
     git(ws.dir, "init", "-q", "empty/repo");
-    const dirs = await gitDirsOfFiles(ws.dir, ["a.txt", "deep/nested/x.ts", "wt/a.txt"]);
+    const dirs = await gitDirsIn(ws.dir, foldersOf(["a.txt", "deep/nested/x.ts", "wt/a.txt"]));
     expect(dirs.map((d) => path.relative(ws.dir, d))).toEqual([".git", ".git/worktrees/wt", "deep/nested/.git", "wt/.git"]);
+  });
+
+  test("the folders of files: each once, every folder above them and the root too", () => {
+    expect(foldersOf(["a.txt", "src/x/y.ts", "src/x/z.ts", "src/w.ts", "lib/q/r.ts"]).sort()).toEqual(["", "lib", "lib/q", "src", "src/x"]);
+    expect(foldersOf([])).toEqual([""]);
   });
 
   test("a walk past its bound says so", async () => {

@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import os from "node:os";
@@ -6,8 +6,18 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { type CommandCgroup, createCommandCgroup, hostCgroupParents } from "../../src/terminal/cgroup-limits.js";
 import { type SandboxOptions, buildSandboxArgv, sandboxEnv, sandboxHome } from "../../src/terminal/sandbox.js";
-import { execRun, hasDisableUserns, hostSandboxPaths, probeSandbox } from "../../src/terminal/sandbox-probe.js";
+import { type RunFn, hasDisableUserns, hostSandboxPaths, probeSandbox } from "../../src/terminal/sandbox-probe.js";
 import { git, tmpWorkspace } from "../helpers/tmp.js";
+
+/** The probe's runner on child_process.execFile: this test has no daemon (src/ runs it through the supervisor). */
+const execRun: RunFn = (file, args, opts) =>
+  new Promise((resolve) => {
+    execFile(file, args, { env: opts.env, cwd: opts.cwd, timeout: opts.timeoutMs, killSignal: "SIGKILL", encoding: "utf8" }, (err, stdout, stderr) => {
+      const e = err as (NodeJS.ErrnoException & { code?: number | string; signal?: NodeJS.Signals }) | null;
+      if (e && typeof e.code === "string") return resolve({ code: null, signal: null, stdout, stderr, error: e });
+      resolve({ code: e ? (typeof e.code === "number" ? e.code : null) : 0, signal: e?.signal ?? null, stdout, stderr });
+    });
+  });
 
 const host = await hostSandboxPaths();
 const probe = await probeSandbox(execRun, { root: os.tmpdir(), network: false });

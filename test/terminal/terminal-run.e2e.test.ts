@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { fileHash, initHash } from "../../src/core/hash.js";
@@ -136,6 +136,27 @@ describe("terminal_run", () => {
     expect(existsSync(path.join(ws.dir, ".git", "evil"))).toBe(false);
     expect(existsSync(path.join(ws.dir, "sub", ".git", "evil"))).toBe(false);
     expect(existsSync("/var/tmp/tool-layer-escape")).toBe(false);
+  });
+
+  it("a repository one command makes is read-only to the next", async () => {
+    await d.ok("terminal_run", { command: "true" }); // the git dirs as they were, before lib/ came
+    writeFile(ws.dir, "lib/l.txt", "l\n");
+    await d.waitFor((e) => e.event === "fs.changed" && e.data.changes.some((c: { path: string }) => c.path === "lib/l.txt"));
+    // No watched file comes or goes with it: only the command's end tells that the git dirs may have changed.
+    expect(await d.ok("terminal_run", { command: "git init -q lib && echo made" })).toMatchObject({ exit_code: 0, output: "made\n" });
+    const r = await d.ok("terminal_run", { command: "mkdir lib/.git/evil 2>/dev/null; echo $?" });
+    expect(r).toMatchObject({ exit_code: 0, output: "1\n" });
+    expect(existsSync(path.join(ws.dir, "lib", ".git", "evil"))).toBe(false);
+  });
+
+  it("a nested .git removed between the preview and the run does not stop the command", async () => {
+    writeFile(ws.dir, "vendored/v.txt", "v\n");
+    git(ws.dir, "init", "-q", "vendored");
+    await d.waitFor((e) => e.event === "fs.changed" && e.data.changes.some((c: { path: string }) => c.path === "vendored/v.txt"));
+    const dry = await d.ok("terminal_run", { command: "echo ran" }, { approved: false });
+    expect(dry.sandbox.argv).toContain(path.join(ws.dir, "vendored", ".git"));
+    rmSync(path.join(ws.dir, "vendored", ".git"), { recursive: true });
+    expect(await d.ok("terminal_run", { command: "echo ran", preview_id: dry.preview_id })).toMatchObject({ exit_code: 0, output: "ran\n" });
   });
 
   it("caps output as head and tail with a note, the whole of it in output_file; ANSI escapes are removed from output and text only", async () => {
