@@ -116,16 +116,39 @@ export class StdioJsonRpc {
 
 export type Call = () => Promise<unknown>;
 
-/** Calls per second with `lanes` callers each keeping one request in flight. */
-export async function throughput(call: Call, lanes: number, total: number): Promise<number> {
+/** Calls per second with `lanes` callers each keeping one request in flight; lane k calls `callFor(k)`. */
+export async function throughput(callFor: (lane: number) => Call, lanes: number, total: number): Promise<number> {
   let issued = 0;
-  const lane = async () => {
+  const lane = async (call: Call) => {
     while (issued < total) {
       issued++;
       await call();
     }
   };
   const t = performance.now();
-  await Promise.all(Array.from({ length: lanes }, lane));
+  await Promise.all(Array.from({ length: lanes }, (_, k) => lane(callFor(k))));
   return (total / (performance.now() - t)) * 1000;
+}
+
+/**
+ * Median calls/s of each side over `runs` runs of `total` calls with `lanes` callers, the sides alternating run by run so
+ * that load from other processes on a shared machine falls on all alike; also each side's CPU milliseconds per call
+ * (of the process `pid`, the server, not this one).
+ */
+export async function compareThroughput(
+  sides: readonly { callFor: (lane: number) => Call; pid: number | undefined }[],
+  lanes: number,
+  runs: number,
+  total: number,
+): Promise<{ perSecond: number; cpuPerCall: number }[]> {
+  const rates = sides.map(() => [] as number[]);
+  const cpu = sides.map(() => 0);
+  for (let r = 0; r < runs; r++) {
+    for (const [k, side] of sides.entries()) {
+      const before = cpuMs(side.pid);
+      rates[k].push(await throughput(side.callFor, lanes, total));
+      cpu[k] += cpuMs(side.pid) - before;
+    }
+  }
+  return sides.map((_, k) => ({ perSecond: median(rates[k]), cpuPerCall: cpu[k] / (runs * total) }));
 }
