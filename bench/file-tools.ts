@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { initHash, tagOf } from "../src/core/hash.js";
-import { BenchDaemon, type Call, StdioJsonRpc, compareThroughput, cpuMs, fmt, median, percentile, report } from "./lib.js";
+import { BenchDaemon, type Call, StdioJsonRpc, compareThroughput, cpuMs, fmt, latencies, median, percentile, report } from "./lib.js";
 
 const MCP_SERVER = fileURLToPath(new URL("../../node_modules/@modelcontextprotocol/server-filesystem/dist/index.js", import.meta.url));
 /** Round trips timed one after the other, for p50/p99. */
@@ -23,16 +23,6 @@ const WRITE_BATCHES = 200;
 const BIG_LINES = 10_000;
 /** Throughput runs per side, alternating with the peer's; the median is reported, so one noisy run does not decide. */
 const RUNS = 5;
-
-async function latencies(call: Call, n: number): Promise<number[]> {
-  const out: number[] = [];
-  for (let i = 0; i < n; i++) {
-    const t = performance.now();
-    await call();
-    out.push(performance.now() - t);
-  }
-  return out;
-}
 
 /** Median calls/s and CPU per call of each side with `sessions` callers, each keeping IN_FLIGHT_PER_SESSION requests in flight. */
 function compareSessions(sides: { callFor: (session: number) => Call; pid: number | undefined }[], sessions: number) {

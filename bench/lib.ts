@@ -66,6 +66,17 @@ export class BenchDaemon {
   }
 }
 
+/** `cmd` by node's spawn alone, its output drained, done when it closes: the floor a supervised spawn is measured against. */
+export function bareSpawn(cmd: string, args: string[], detached: boolean): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { stdio: ["ignore", "pipe", "pipe"], detached });
+    child.on("error", reject);
+    child.stdout.resume();
+    child.stderr.resume();
+    child.on("close", () => resolve());
+  });
+}
+
 /**
  * CPU milliseconds a process has used (user + system, from /proc): on a shared machine wall-clock figures swing with other
  * load, while CPU per call says what the process itself costs. NaN where /proc is missing.
@@ -115,6 +126,36 @@ export class StdioJsonRpc {
 }
 
 export type Call = () => Promise<unknown>;
+
+/** How long `fn` took, in ms, and what it returned. */
+export async function timed<T>(fn: () => Promise<T>): Promise<[number, T]> {
+  const t = performance.now();
+  const value = await fn();
+  return [performance.now() - t, value];
+}
+
+/** `n` round trips of `call`, one after the other, in ms each. */
+export async function latencies(call: Call, n: number): Promise<number[]> {
+  const out: number[] = [];
+  for (let i = 0; i < n; i++) out.push((await timed(call))[0]);
+  return out;
+}
+
+/**
+ * Each case timed `runs` times (after `warmup` untimed rounds), the cases taking turns within a round so that drift in
+ * the machine's load falls on all alike.
+ */
+export async function interleaved<K extends string>(cases: Record<K, Call>, runs: number, warmup = 0): Promise<Record<K, number[]>> {
+  const entries = Object.entries(cases) as [K, Call][];
+  const times = Object.fromEntries(entries.map(([k]) => [k, [] as number[]])) as Record<K, number[]>;
+  for (let i = 0; i < warmup + runs; i++) {
+    for (const [k, call] of entries) {
+      const [ms] = await timed(call);
+      if (i >= warmup) times[k].push(ms);
+    }
+  }
+  return times;
+}
 
 /** Calls per second with `lanes` callers each keeping one request in flight; lane k calls `callFor(k)`. */
 export async function throughput(callFor: (lane: number) => Call, lanes: number, total: number): Promise<number> {

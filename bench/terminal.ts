@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -7,7 +6,7 @@ import { Supervisor } from "../src/platform/supervisor.js";
 import { checkCommandSync, initShellParser } from "../src/terminal/shell-parse.js";
 import { Terminal } from "../src/terminal/terminal.js";
 import { Workspace } from "../src/workspace.js";
-import { BenchDaemon, cpuMs, median, percentile, report } from "./lib.js";
+import { BenchDaemon, bareSpawn, cpuMs, interleaved, latencies, median, percentile, report } from "./lib.js";
 
 /**
  * Issue 14's figures: the sandbox's cost per command over bare `bash -c` (median of 50, target at most 20 ms), the write
@@ -29,22 +28,6 @@ const LINES = [
   "echo $(git rev-parse HEAD) $(date +%s) >/dev/null; sed -n '1,20p' README.md",
 ];
 
-function bareBash(): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn("bash", ["--noprofile", "--norc", "-c", "true"], { stdio: ["ignore", "pipe", "pipe"], detached: true });
-    child.on("error", reject);
-    child.stdout.resume();
-    child.stderr.resume();
-    child.on("close", () => resolve());
-  });
-}
-
-async function timed(run: () => Promise<unknown>): Promise<number> {
-  const t = performance.now();
-  await run();
-  return performance.now() - t;
-}
-
 async function sandboxOverhead(): Promise<void> {
   const root = mkdtempSync(path.join(os.tmpdir(), "tool-layer-bench-terminal-"));
   const state = mkdtempSync(path.join(os.tmpdir(), "tool-layer-bench-state-"));
@@ -57,13 +40,15 @@ async function sandboxOverhead(): Promise<void> {
   await off.ready();
   const sandboxed = await terminal.plan({ command: "true" });
   const unsandboxed = await off.plan({ command: "true" });
-  const times = { bare: [] as number[], bwrap: [] as number[], runner: [] as number[], runnerOff: [] as number[] };
-  for (let i = 0; i < RUNS; i++) {
-    times.bare.push(await timed(bareBash));
-    times.bwrap.push(await timed(() => supervisor.run({ cmd: sandboxed.argv[0], args: sandboxed.argv.slice(1), cwd: root, exactEnv: sandboxed.env })));
-    times.runner.push(await timed(() => terminal.run(sandboxed, { timeoutMs: 10_000 })));
-    times.runnerOff.push(await timed(() => off.run(unsandboxed, { timeoutMs: 10_000 })));
-  }
+  const times = await interleaved(
+    {
+      bare: () => bareSpawn("bash", ["--noprofile", "--norc", "-c", "true"], true),
+      bwrap: () => supervisor.run({ cmd: sandboxed.argv[0], args: sandboxed.argv.slice(1), cwd: root, exactEnv: sandboxed.env }),
+      runner: () => terminal.run(sandboxed, { timeoutMs: 10_000 }),
+      runnerOff: () => off.run(unsandboxed, { timeoutMs: 10_000 }),
+    },
+    RUNS,
+  );
   const limits = setup.held.pids || setup.held.memory ? "with its cgroup" : "no cgroup limits here";
   console.log(`sandbox: ${setup.probe.available ? setup.probe.version : setup.probe.reason}; ${limits}`);
   report("bare `bash -c true`, detached spawn (median)", median(times.bare), undefined, "ms");
@@ -135,8 +120,7 @@ async function roundTrip(): Promise<void> {
   const d = new BenchDaemon(root);
   await d.ready;
   await d.call("terminal_run", { command: "true" });
-  const times: number[] = [];
-  for (let i = 0; i < 20; i++) times.push(await timed(() => d.call("terminal_run", { command: "true" })));
+  const times = await latencies(() => d.call("terminal_run", { command: "true" }), 20);
   report("terminal_run `true` through the daemon (median)", median(times), undefined, "ms");
   console.log("  (includes waiting for the watcher to deliver the command's changes: its batch delay and window)");
   await d.close();
