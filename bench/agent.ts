@@ -249,7 +249,8 @@ export default async function main(): Promise<void> {
       const fsOut: unknown[] = [];
       const lines = splitText(t.old).lines;
       for (const [a, b] of windows(t, lines.length)) {
-        const args = a === 1 ? { path: abs, head: b } : { path: abs, tail: lines.length - a + 1 };
+        // read_text_file takes head or tail, not a range: the shorter of the two that covers the window.
+        const args = b <= lines.length - a + 1 ? { path: abs, head: b } : { path: abs, tail: lines.length - a + 1 };
         const r = await mcp.request("tools/call", { name: "read_text_file", arguments: args });
         fsOut.push(args);
         fsIn.push(r.result?.content?.[0]?.text ?? "");
