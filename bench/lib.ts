@@ -60,6 +60,16 @@ export class BenchDaemon {
     return new Promise((resolve) => this.eventWaiters.push(resolve));
   }
 
+  /**
+   * The first event from index `from` of `events` on that `matches`. It scans `events` rather than trusting nextEvent
+   * alone: lines that arrive in one read are all emitted before a waiter runs again, so a loop on nextEvent misses them.
+   */
+  async waitFor(matches: (e: any) => boolean, from = 0): Promise<any> {
+    for (let seen = from; ; await this.nextEvent()) {
+      for (; seen < this.events.length; seen++) if (matches(this.events[seen])) return this.events[seen];
+    }
+  }
+
   async close(): Promise<void> {
     this.child.stdin.end();
     await new Promise((resolve) => this.child.once("exit", resolve));

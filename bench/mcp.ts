@@ -99,23 +99,18 @@ async function throughTheDaemon(): Promise<void> {
   writeFileSync(config, JSON.stringify({ mcpServers: { bench: { command: process.execPath, args: [FIXTURE] } } }));
   const d = new BenchDaemon(dir, ["--mcp-config", config]);
   await d.ready;
-  while (!d.events.some((e) => e.event === "tools.changed" && e.data.added.includes("bench_echo"))) await d.nextEvent();
+  const added = (id: string) => (e: any) => e.event === "tools.changed" && e.data.added.includes(id);
+  await d.waitFor(added("bench_echo"));
   const sdk = await sdkClient();
   const { a, b } = await interleaved({ a: () => d.call("bench_echo", { text: "hello" }), b: () => sdk.callTool({ name: "echo", arguments: { text: "hello" } }) }, CALLS);
   report("daemon passthrough call, small (median)", median(a), median(b), "ms", "SDK client direct");
   console.log(`${"  overhead per call (median)".padEnd(48)} ${fmt(median(a) - median(b))} ms; p90 ${fmt(percentile(a, 90))} / ${fmt(percentile(b, 90))} ms`);
   const changed: number[] = [];
   for (let i = 0; i < LIST_CHANGES; i++) {
+    const from = d.events.length;
     const t = performance.now();
-    const id = `bench_later_${i}`;
-    const seen = (async () => {
-      for (;;) {
-        const e = await d.nextEvent();
-        if (e.event === "tools.changed" && e.data.added.includes(id)) return;
-      }
-    })();
     await d.call("bench_add_tool", { name: `later_${i}` });
-    await seen;
+    await d.waitFor(added(`bench_later_${i}`), from);
     changed.push(performance.now() - t);
   }
   report("add_tool call to tools.changed line (median)", median(changed), undefined, "ms");
