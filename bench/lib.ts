@@ -93,11 +93,22 @@ export function bareSpawn(cmd: string, args: string[], detached: boolean): Promi
  */
 export function cpuMs(pid: number | undefined): number {
   try {
-    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" "); // from field 3 (state) on: the name may hold ") "
     const CLOCK_TICKS_PER_SECOND = 100; // USER_HZ on Linux
     return ((Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND) * 1000;
   } catch {
     return NaN;
+  }
+}
+
+/** Resident memory of one process (not its children) in MB, from /proc; 0 once it is gone. */
+export function rssMb(pid: number): number {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    return m ? Number(m[1]) / 1024 : 0;
+  } catch {
+    return 0;
   }
 }
 

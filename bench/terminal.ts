@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { EventBus } from "../src/platform/bus.js";
@@ -6,7 +6,7 @@ import { Supervisor } from "../src/platform/supervisor.js";
 import { checkCommandSync, initShellParser } from "../src/terminal/shell-parse.js";
 import { Terminal } from "../src/terminal/terminal.js";
 import { Workspace } from "../src/workspace.js";
-import { BenchDaemon, bareSpawn, cpuMs, interleaved, latencies, median, percentile, report } from "./lib.js";
+import { BenchDaemon, bareSpawn, cpuMs, interleaved, latencies, median, percentile, report, rssMb } from "./lib.js";
 
 /**
  * Issue 14's figures: the sandbox's cost per command over bare `bash -c` (median of 50, target at most 20 ms), the write
@@ -79,16 +79,6 @@ async function checkCost(): Promise<void> {
   report("parse and verdict per command line (p99)", percentile(perLine, 99) * 1000, undefined, "µs");
 }
 
-/** Resident memory of a process in MB, 0 once it is gone. */
-function rss(pid: number): number {
-  try {
-    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-    return m ? Number(m[1]) / 1024 : 0;
-  } catch {
-    return 0;
-  }
-}
-
 async function bigOutput(): Promise<void> {
   const root = mkdtempSync(path.join(os.tmpdir(), "tool-layer-bench-terminal-"));
   writeFileSync(path.join(root, "a.txt"), "a\n");
@@ -96,15 +86,15 @@ async function bigOutput(): Promise<void> {
   await d.ready;
   const pid = d.child.pid!;
   await d.call("terminal_run", { command: "true" }); // the probe and the grammar are loaded
-  const before = rss(pid);
+  const before = rssMb(pid);
   let peak = before;
-  const sampler = setInterval(() => (peak = Math.max(peak, rss(pid))), 20);
+  const sampler = setInterval(() => (peak = Math.max(peak, rssMb(pid))), 20);
   const cpu = cpuMs(pid);
   const t = performance.now();
   const r = await d.call("terminal_run", { command: `yes 'a line of output, about forty bytes long' | head -c ${BIG_OUTPUT_BYTES}` });
   const ms = performance.now() - t;
   clearInterval(sampler);
-  const after = rss(pid);
+  const after = rssMb(pid);
   const res = r.result;
   report("100 MB of output: terminal_run round trip", ms, undefined, "ms");
   report("  the daemon's CPU for it", cpuMs(pid) - cpu, undefined, "ms");
