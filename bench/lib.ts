@@ -56,6 +56,13 @@ export class BenchDaemon {
     });
   }
 
+  /** A call that must succeed: its result, or an Error with the failure's code and message. */
+  async ok(tool_id: string, params: Record<string, unknown>): Promise<any> {
+    const r = await this.call(tool_id, params);
+    if (!r.success) throw new Error(`${tool_id} failed: ${JSON.stringify(r.result).slice(0, 500)}`);
+    return r.result;
+  }
+
   nextEvent(): Promise<any> {
     return new Promise((resolve) => this.eventWaiters.push(resolve));
   }

@@ -15,7 +15,7 @@ import { lineGit } from "../src/git/line-service.js";
 import { EventBus } from "../src/platform/bus.js";
 import { Supervisor } from "../src/platform/supervisor.js";
 import { Workspace } from "../src/workspace.js";
-import { BenchDaemon, cpuMs, fmt, median, report } from "./lib.js";
+import { BenchDaemon, cpuMs, fmt, median, report, timed } from "./lib.js";
 
 /** The issue's file: 5,000 lines, 60 changed ranges. */
 const LINES = 5_000;
@@ -73,14 +73,6 @@ function edited(base: string[], pick: (r: number) => boolean): string[] {
 
 const text = (lines: string[]) => `${lines.join("\n")}\n`;
 
-async function timeCall(d: BenchDaemon, tool: string, params: Record<string, unknown>): Promise<{ ms: number; result: any }> {
-  const t0 = performance.now();
-  const r = await d.call(tool, params);
-  const ms = performance.now() - t0;
-  if (!r.success) throw new Error(`${tool} failed: ${JSON.stringify(r.result).slice(0, 500)}`);
-  return { ms, result: r.result };
-}
-
 /**
  * WARMUP + SAMPLES rounds of `prepare` (untimed), ours (and the daemon's CPU for it), then git's: the times of both after
  * the warm-up, interleaved so both see the same load, and the daemon's CPU per call.
@@ -120,13 +112,13 @@ export default async function main(): Promise<void> {
   const d = new BenchDaemon(dir);
   try {
     await d.ready;
-    const status = await timeCall(d, "git_line_status", { path: "big.ts" });
-    const hash = status.result.hash as string;
-    const ranges = status.result.ranges as { range: number }[];
+    const status = await d.ok("git_line_status", { path: "big.ts" });
+    const hash = status.hash as string;
+    const ranges = status.ranges as { range: number }[];
     if (ranges.length !== RANGES) throw new Error(`expected ${RANGES} ranges, got ${ranges.length}`);
     const half = ranges.filter((r) => r.range % 2 === 1).map((r) => r.range);
 
-    const call = (tool: string, params: Record<string, unknown>) => async () => (await timeCall(d, tool, params)).ms;
+    const call = (tool: string, params: Record<string, unknown>) => async () => (await timed(() => d.ok(tool, params)))[0];
     const gitRun = (args: string[], input?: string) => async () => (await run(dir, args, input)).ms;
 
     // git_line_status: the issue's figure is absolute; git diff of the file beside it for scale.

@@ -190,11 +190,7 @@ async function daemon(c: Case, dir: string): Promise<DaemonFigures> {
   const d = new BenchDaemon(dir);
   await d.ready;
   const at = { path: c.main, ...c.at };
-  const ok = async (tool: string, params: Record<string, unknown>) => {
-    const r = await d.call(tool, params);
-    if (!r.success) throw new Error(`${tool}: ${JSON.stringify(r.result)}`);
-    return r.result;
-  };
+  const ok = (tool: string, params: Record<string, unknown>) => d.ok(tool, params);
   try {
     const [coldHover] = await timed(() => ok("lsp_hover", at));
     const [firstDiagnostics, first] = await timed(() => ok("lsp_diagnostics", { path: c.main, wait_ms: 60_000 }));
