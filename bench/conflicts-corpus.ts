@@ -213,8 +213,7 @@ function check(out: readonly (string | null)[], from: number, to: number, settle
   return { verdict: "unchecked" };
 }
 
-function tally(fig: CorpusFigures, docs: [Lines, Lines, Lines], label: string, real: readonly string[] | null): MergeResult {
-  const merge = mergeLines(...docs);
+function tally(fig: CorpusFigures, docs: [Lines, Lines, Lines], merge: MergeResult, label: string, real: readonly string[] | null): void {
   const { out, clean, blocks } = layout(...docs);
   if (blocks.length !== merge.blocks.length) throw new Error(`${label}: layout and mergeLines disagree`);
   fig.blocks += merge.blocks.length;
@@ -246,7 +245,6 @@ function tally(fig: CorpusFigures, docs: [Lines, Lines, Lines], label: string, r
       fig.disagreements.push(`  ${label} block ${block.index + 1} (${auto.rule}):\n${parts.join("\n")}`);
     }
   }
-  return merge;
 }
 
 /** The "history" corpus: later commits cherry-picked onto the version before the previous commit to the same file. */
@@ -268,11 +266,12 @@ async function historyCorpus(gitDir: string): Promise<CorpusFigures> {
       if (v0 === null || v1 === null || v2 === null) return;
       const docs: [Lines, Lines, Lines] = [splitText(v1), splitText(v0), splitText(v2)];
       const mf = mergeFileBlocks(scratch, v1, v0, v2);
-      if (!mergeLines(...docs).blocks.length && !mf) return;
+      const merge = mergeLines(...docs);
+      if (!merge.blocks.length && !mf) return;
       fig.merges++;
       fig.files++;
       fig.mergeFileBlocks += mf;
-      tally(fig, docs, `${t.path} @${t.c[2].slice(0, 9)}`, null);
+      tally(fig, docs, merge, `${t.path} @${t.c[2].slice(0, 9)}`, null);
     });
   } finally {
     rmSync(scratch, { recursive: true, force: true });
@@ -318,7 +317,9 @@ async function mergesCorpus(mirror: string, budgetMs = MERGES_BUDGET_MS): Promis
         counted = true;
         fig.files++;
         fig.mergeFileBlocks += mergeFileBlocks(scratch, base, ours, theirs);
-        const merge = tally(fig, [splitText(base), splitText(ours), splitText(theirs)], `${commit.slice(0, 9)} ${p}`, real === null ? null : splitText(real).lines);
+        const docs: [Lines, Lines, Lines] = [splitText(base), splitText(ours), splitText(theirs)];
+        const merge = mergeLines(...docs);
+        tally(fig, docs, merge, `${commit.slice(0, 9)} ${p}`, real === null ? null : splitText(real).lines);
         if (ort !== null && JSON.stringify(diff3Blocks(ort)) === JSON.stringify(merge.blocks.map((b) => [b.ours.lines, b.base.lines, b.theirs.lines]))) fig.sameAsOrt++;
       });
       if (counted) fig.merges++;
