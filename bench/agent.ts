@@ -148,14 +148,14 @@ function tagEdits(t: Task, hunks = t.hunks, numbered?: (n: number) => number): R
   });
 }
 
-/**
- * old/new strings for one hunk of the current text, as whole lines with their line breaks (so a deletion takes its
- * line break along, as a careful model's old_string does), grown by a line on each side until `old` is unique.
- * `current` is the text, `starts` where each of its lines begins (plus its length at the end).
- */
 /** Hunks whose old string was not unique as it stood and had to take context lines (str_replace's ambiguity). */
 const ambiguity = { hunks: 0, grown: 0 };
 
+/**
+ * old/new strings for one hunk of `current` (0-based line `at`, `count` old lines), as whole lines with their line
+ * breaks (so a deletion takes its line break along, as a careful model's old_string does), grown by a line on each side
+ * until `old` is unique.
+ */
 function replacement(current: string, at: number, count: number, newLines: string[]): { old: string; neu: string } | null {
   ambiguity.hunks++;
   const starts = lineStarts(current);
@@ -233,17 +233,7 @@ export default async function main(): Promise<void> {
       mkdirSync(path.dirname(abs), { recursive: true });
 
       // tags: a window read, one batch by tags, through the daemon.
-      writeFileSync(abs, t.old);
-      const tagIn: string[] = [];
-      const tagOut: unknown[] = [];
-      let hash = "";
-      for (const [a, b] of windows(t, splitText(t.old).lines.length)) {
-        const params = { path: rel, offset: a, limit: b - a + 1 };
-        const r = await daemon.call("file_read", params);
-        tagOut.push(params);
-        tagIn.push(r.result.text);
-        hash = r.result.hash;
-      }
+      const { input: tagIn, out: tagOut, hash } = await readWindows(daemon, t, rel, abs);
       const write = { path: rel, hash, edits: tagEdits(t) };
       const w = await daemon.call("file_write", write);
       tagOut.push(write);
@@ -259,7 +249,8 @@ export default async function main(): Promise<void> {
       const fsOut: unknown[] = [];
       const lines = splitText(t.old).lines;
       for (const [a, b] of windows(t, lines.length)) {
-        const args = a === 1 ? { path: abs, head: b } : { path: abs, tail: lines.length - a + 1 };
+        // read_text_file takes head or tail, not a range: the shorter of the two that covers the window.
+        const args = b <= lines.length - a + 1 ? { path: abs, head: b } : { path: abs, tail: lines.length - a + 1 };
         const r = await mcp.request("tools/call", { name: "read_text_file", arguments: args });
         fsOut.push(args);
         fsIn.push(r.result?.content?.[0]?.text ?? "");
@@ -307,12 +298,8 @@ interface Result {
   stale?: Cost;
 }
 
-/**
- * A task of several hunks as a model that edits as it goes: one read, then one file_write per hunk, top down, each
- * anchored `N:TAG` on the line numbers of the one read, moved by the `shifts` of the answers so far (withShifts), or
- * not (what a model would do without them: a stale anchor is TAG_MISMATCH, and it would have to read again).
- */
-async function hunkByHunk(daemon: BenchDaemon, t: Task, rel: string, abs: string, withShifts: boolean): Promise<Cost> {
+/** The task's old version written to `abs`, then its windows read through the daemon: the calls, answers and hash. */
+async function readWindows(daemon: BenchDaemon, t: Task, rel: string, abs: string): Promise<{ input: string[]; out: unknown[]; hash: string }> {
   writeFileSync(abs, t.old);
   const input: string[] = [];
   const out: unknown[] = [];
@@ -324,6 +311,17 @@ async function hunkByHunk(daemon: BenchDaemon, t: Task, rel: string, abs: string
     input.push(r.result.text);
     hash = r.result.hash;
   }
+  return { input, out, hash };
+}
+
+/**
+ * A task of several hunks as a model that edits as it goes: one read, then one file_write per hunk, top down, each
+ * anchored `N:TAG` on the line numbers of the one read, moved by the `shifts` of the answers so far (withShifts), or
+ * not (what a model would do without them: a stale anchor is TAG_MISMATCH, and it would have to read again).
+ */
+async function hunkByHunk(daemon: BenchDaemon, t: Task, rel: string, abs: string, withShifts: boolean): Promise<Cost> {
+  const { input, out, hash: read } = await readWindows(daemon, t, rel, abs);
+  let hash = read;
   let moves: { from: number; to: number; by: number }[][] = [];
   const now = (n: number) => moves.reduce((line, shifts) => line + (shifts.find((s) => line >= s.from && line <= s.to)?.by ?? 0), n);
   let failed = false;

@@ -37,7 +37,7 @@ const TIMING_RUNS = 30;
 /** A real repository with many merge commits, fetched for the lead's bench (git dirs, comma-separated, in this env). */
 const DEFAULT_MERGE_REPOS = ["/work/.mirror/webpack+webpack/repo"];
 
-export interface CorpusFigures {
+interface CorpusFigures {
   corpus: string;
   /** Merges (or cherry-picks) with at least one conflicted text file. */
   merges: number;
@@ -213,8 +213,7 @@ function check(out: readonly (string | null)[], from: number, to: number, settle
   return { verdict: "unchecked" };
 }
 
-function tally(fig: CorpusFigures, docs: [Lines, Lines, Lines], label: string, real: readonly string[] | null): MergeResult {
-  const merge = mergeLines(...docs);
+function tally(fig: CorpusFigures, docs: [Lines, Lines, Lines], merge: MergeResult, label: string, real: readonly string[] | null): void {
   const { out, clean, blocks } = layout(...docs);
   if (blocks.length !== merge.blocks.length) throw new Error(`${label}: layout and mergeLines disagree`);
   fig.blocks += merge.blocks.length;
@@ -246,11 +245,10 @@ function tally(fig: CorpusFigures, docs: [Lines, Lines, Lines], label: string, r
       fig.disagreements.push(`  ${label} block ${block.index + 1} (${auto.rule}):\n${parts.join("\n")}`);
     }
   }
-  return merge;
 }
 
 /** The "history" corpus: later commits cherry-picked onto the version before the previous commit to the same file. */
-export async function historyCorpus(gitDir: string): Promise<CorpusFigures> {
+async function historyCorpus(gitDir: string): Promise<CorpusFigures> {
   const fig = emptyFigures(`history (${gitDir})`);
   const scratch = mkdtempSync(path.join(tmpdir(), "tool-layer-bench-conflicts-"));
   try {
@@ -268,11 +266,12 @@ export async function historyCorpus(gitDir: string): Promise<CorpusFigures> {
       if (v0 === null || v1 === null || v2 === null) return;
       const docs: [Lines, Lines, Lines] = [splitText(v1), splitText(v0), splitText(v2)];
       const mf = mergeFileBlocks(scratch, v1, v0, v2);
-      if (!mergeLines(...docs).blocks.length && !mf) return;
+      const merge = mergeLines(...docs);
+      if (!merge.blocks.length && !mf) return;
       fig.merges++;
       fig.files++;
       fig.mergeFileBlocks += mf;
-      tally(fig, docs, `${t.path} @${t.c[2].slice(0, 9)}`, null);
+      tally(fig, docs, merge, `${t.path} @${t.c[2].slice(0, 9)}`, null);
     });
   } finally {
     rmSync(scratch, { recursive: true, force: true });
@@ -281,7 +280,7 @@ export async function historyCorpus(gitDir: string): Promise<CorpusFigures> {
 }
 
 /** The "merges" corpus: real merge commits re-merged with merge-ort; settled blocks checked against each merge commit. */
-export async function mergesCorpus(mirror: string, budgetMs = MERGES_BUDGET_MS): Promise<CorpusFigures & { scanned: number; complete: boolean }> {
+async function mergesCorpus(mirror: string, budgetMs = MERGES_BUDGET_MS): Promise<CorpusFigures & { scanned: number; complete: boolean }> {
   const fig = { ...emptyFigures(`merges (${mirror})`), scanned: 0, complete: true };
   // merge-tree writes objects: into a throwaway clone that borrows the mirror's objects, never into the mirror.
   const scratch = mkdtempSync(path.join(tmpdir(), "tool-layer-bench-conflicts-"));
@@ -318,7 +317,9 @@ export async function mergesCorpus(mirror: string, budgetMs = MERGES_BUDGET_MS):
         counted = true;
         fig.files++;
         fig.mergeFileBlocks += mergeFileBlocks(scratch, base, ours, theirs);
-        const merge = tally(fig, [splitText(base), splitText(ours), splitText(theirs)], `${commit.slice(0, 9)} ${p}`, real === null ? null : splitText(real).lines);
+        const docs: [Lines, Lines, Lines] = [splitText(base), splitText(ours), splitText(theirs)];
+        const merge = mergeLines(...docs);
+        tally(fig, docs, merge, `${commit.slice(0, 9)} ${p}`, real === null ? null : splitText(real).lines);
         if (ort !== null && JSON.stringify(diff3Blocks(ort)) === JSON.stringify(merge.blocks.map((b) => [b.ours.lines, b.base.lines, b.theirs.lines]))) fig.sameAsOrt++;
       });
       if (counted) fig.merges++;
@@ -329,13 +330,16 @@ export async function mergesCorpus(mirror: string, budgetMs = MERGES_BUDGET_MS):
   return fig;
 }
 
-/** A 2,000-line file whose two sides both changed 100 lines (every 20th): half on the same word, half on different words. */
-function hundredBlocks() {
+/** The issue's file: 2,000 lines, 100 blocks (every 20th line changed on both sides). */
+export const HUNDRED_BLOCKS = { lines: 2000, blocks: 100 };
+
+/** The issue's file and its two sides: half the blocks change the same word on both (no resolution), half different words (a word merge settles them). */
+export function hundredBlocks(): { base: string; ours: string; theirs: string } {
   const base: string[] = [];
-  for (let i = 0; i < 2000; i++) base.push(`  const value${i} = compute(${i}, "label ${i}", options.limit);`);
+  for (let i = 0; i < HUNDRED_BLOCKS.lines; i++) base.push(`  const value${i} = compute(${i}, "label ${i}", options.limit);`);
   const ours = [...base];
   const theirs = [...base];
-  for (let k = 0; k < 100; k++) {
+  for (let k = 0; k < HUNDRED_BLOCKS.blocks; k++) {
     const i = 10 + 20 * k;
     ours[i] = `  const value${i} = compute(${i + 1}, "label ${i}", options.limit);`;
     theirs[i] = k % 2 ? `  const value${i} = compute(${i + 2}, "label ${i}", options.limit);` : `  const value${i} = compute(${i}, "label ${i}", options.max);`;
@@ -356,7 +360,7 @@ function timed(fn: () => void): number {
 }
 
 /** The pure core's part of git_conflicts (merge the stages, map onto the worktree, auto proposals, render sides) and of one resolve. */
-export function conflictTimings(): Record<string, number> {
+function conflictTimings(): Record<string, number> {
   const { base, ours, theirs } = hundredBlocks();
   const docs = [splitText(base), splitText(ours), splitText(theirs)] as const;
   const first = mergeLines(...docs);

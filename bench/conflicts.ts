@@ -10,11 +10,10 @@ import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
+import { HUNDRED_BLOCKS, hundredBlocks } from "./conflicts-corpus.js";
 import { BenchDaemon, cpuMs, fmt, median, percentile } from "./lib.js";
 
-/** The issue's file: 2,000 lines, 100 blocks (every 20th line changed on both sides). */
-const LINES = 2000;
-const BLOCKS = 100;
+const { lines: LINES, blocks: BLOCKS } = HUNDRED_BLOCKS;
 /** git_conflicts calls timed after the first (which merges the stages; later ones find the merge cached). */
 const LIST_RUNS = 30;
 /** Resolutions timed, one block after another, each against the hash the previous one returned. */
@@ -24,26 +23,11 @@ function git(dir: string, ...args: string[]): string {
   return execFileSync("git", args, { cwd: dir, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
 }
 
-/** Half the blocks change the same word on both sides (no resolution), half different words (a word merge settles them). */
-function sides() {
-  const base: string[] = [];
-  for (let i = 0; i < LINES; i++) base.push(`  const value${i} = compute(${i}, "label ${i}", options.limit);`);
-  const ours = [...base];
-  const theirs = [...base];
-  for (let k = 0; k < BLOCKS; k++) {
-    const i = 10 + 20 * k;
-    ours[i] = `  const value${i} = compute(${i + 1}, "label ${i}", options.limit);`;
-    theirs[i] = k % 2 ? `  const value${i} = compute(${i + 2}, "label ${i}", options.limit);` : `  const value${i} = compute(${i}, "label ${i}", options.max);`;
-  }
-  const join = (l: string[]) => l.join("\n") + "\n";
-  return { base: join(base), ours: join(ours), theirs: join(theirs) };
-}
-
 function makeRepo(): string {
   const dir = realpathSync(mkdtempSync(path.join(tmpdir(), "tool-layer-bench-conflicts-")));
   git(dir, "init", "-q", "-b", "main");
   for (const [k, v] of [["user.email", "bench@example.com"], ["user.name", "Bench"], ["commit.gpgsign", "false"]]) git(dir, "config", k, v);
-  const { base, ours, theirs } = sides();
+  const { base, ours, theirs } = hundredBlocks();
   const commit = (text: string, message: string) => {
     writeFileSync(path.join(dir, "big.ts"), text);
     git(dir, "add", "big.ts");

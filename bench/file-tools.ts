@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { initHash, tagOf } from "../src/core/hash.js";
-import { BenchDaemon, StdioJsonRpc, cpuMs, fmt, median, percentile, report } from "./lib.js";
+import { BenchDaemon, type Call, StdioJsonRpc, compareThroughput, cpuMs, fmt, latencies, median, percentile, report } from "./lib.js";
 
 const MCP_SERVER = fileURLToPath(new URL("../../node_modules/@modelcontextprotocol/server-filesystem/dist/index.js", import.meta.url));
 /** Round trips timed one after the other, for p50/p99. */
@@ -24,52 +24,10 @@ const BIG_LINES = 10_000;
 /** Throughput runs per side, alternating with the peer's; the median is reported, so one noisy run does not decide. */
 const RUNS = 5;
 
-type Call = () => Promise<unknown>;
-
-async function latencies(call: Call, n: number): Promise<number[]> {
-  const out: number[] = [];
-  for (let i = 0; i < n; i++) {
-    const t = performance.now();
-    await call();
-    out.push(performance.now() - t);
-  }
-  return out;
-}
-
-/** Calls per second with `sessions` callers, each keeping IN_FLIGHT_PER_SESSION requests in flight. */
-async function throughput(callFor: (session: number) => Call, sessions: number, total: number): Promise<number> {
-  let issued = 0;
-  const lane = async (call: Call) => {
-    while (issued < total) {
-      issued++;
-      await call();
-    }
-  };
-  const t = performance.now();
-  const lanes: Promise<void>[] = [];
-  for (let s = 0; s < sessions; s++) for (let k = 0; k < IN_FLIGHT_PER_SESSION; k++) lanes.push(lane(callFor(s)));
-  await Promise.all(lanes);
-  return (total / (performance.now() - t)) * 1000;
-}
-
-/**
- * Median calls/s of each side with `sessions` callers, runs alternating ours / peer so that load from other processes
- * on a shared machine falls on both alike; also each side's CPU milliseconds per call.
- */
-async function compareThroughput(
-  sides: { callFor: (session: number) => Call; pid: number | undefined }[],
-  sessions: number,
-): Promise<{ perSecond: number; cpuPerCall: number }[]> {
-  const rates = sides.map(() => [] as number[]);
-  const cpu = sides.map(() => 0);
-  for (let r = 0; r < RUNS; r++) {
-    for (const [k, side] of sides.entries()) {
-      const before = cpuMs(side.pid);
-      rates[k].push(await throughput(side.callFor, sessions, THROUGHPUT_CALLS));
-      cpu[k] += cpuMs(side.pid) - before;
-    }
-  }
-  return sides.map((_, k) => ({ perSecond: median(rates[k]), cpuPerCall: cpu[k] / (RUNS * THROUGHPUT_CALLS) }));
+/** Median calls/s and CPU per call of each side with `sessions` callers, each keeping IN_FLIGHT_PER_SESSION requests in flight. */
+function compareSessions(sides: { callFor: (session: number) => Call; pid: number | undefined }[], sessions: number) {
+  const perLane = sides.map((s) => ({ callFor: (lane: number) => s.callFor(Math.floor(lane / IN_FLIGHT_PER_SESSION)), pid: s.pid }));
+  return compareThroughput(perLane, sessions * IN_FLIGHT_PER_SESSION, RUNS, THROUGHPUT_CALLS);
 }
 
 function check(ok: boolean, what: string, r: unknown): void {
@@ -103,8 +61,8 @@ export default async function main(): Promise<void> {
     const oursLat = await latencies(readOurs(0), LATENCY_CALLS);
     const mcpLat = await latencies(readMcp(), LATENCY_CALLS);
     const sides = [{ callFor: readOurs, pid: ours.child.pid }, { callFor: readMcp, pid: mcp.child.pid }];
-    const [ours1, mcp1] = await compareThroughput(sides, 1);
-    const [ours8, mcp8] = await compareThroughput(sides, 8);
+    const [ours1, mcp1] = await compareSessions(sides, 1);
+    const [ours8, mcp8] = await compareSessions(sides, 8);
 
     console.log(`file_read of a 150-line file (${LATENCY_CALLS} sequential round trips; throughput: median of ${RUNS} runs of ${THROUGHPUT_CALLS} calls alternating with the peer, ${IN_FLIGHT_PER_SESSION} in flight per session)`);
     report("read p50 round trip (target <= 1 ms)", median(oursLat), median(mcpLat), "ms", "MCP read_text_file");

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { promisify } from "node:util";
-import { BenchDaemon, fmt, median, percentile, report } from "./lib.js";
+import { BenchDaemon, fmt, median, percentile, report, timed } from "./lib.js";
 
 const run = promisify(execFile);
 /** The issue's repository size. */
@@ -80,13 +80,7 @@ function timeDirectStatus(dir: string): Promise<number> {
   });
 }
 
-async function timeCall(d: BenchDaemon, tool: string, params: Record<string, unknown>): Promise<number> {
-  const t0 = performance.now();
-  const r = await d.call(tool, params);
-  const ms = performance.now() - t0;
-  if (!r.success) throw new Error(`${tool} failed: ${JSON.stringify(r.result)}`);
-  return ms;
-}
+const timeCall = async (d: BenchDaemon, tool: string, params: Record<string, unknown>) => (await timed(() => d.ok(tool, params)))[0];
 
 export default async function main(): Promise<void> {
   const t0 = performance.now();

@@ -15,7 +15,7 @@ import { lineGit } from "../src/git/line-service.js";
 import { EventBus } from "../src/platform/bus.js";
 import { Supervisor } from "../src/platform/supervisor.js";
 import { Workspace } from "../src/workspace.js";
-import { BenchDaemon, cpuMs, fmt, median, report } from "./lib.js";
+import { BenchDaemon, cpuMs, fmt, median, report, timed } from "./lib.js";
 
 /** The issue's file: 5,000 lines, 60 changed ranges. */
 const LINES = 5_000;
@@ -73,12 +73,25 @@ function edited(base: string[], pick: (r: number) => boolean): string[] {
 
 const text = (lines: string[]) => `${lines.join("\n")}\n`;
 
-async function timeCall(d: BenchDaemon, tool: string, params: Record<string, unknown>): Promise<{ ms: number; result: any }> {
-  const t0 = performance.now();
-  const r = await d.call(tool, params);
-  const ms = performance.now() - t0;
-  if (!r.success) throw new Error(`${tool} failed: ${JSON.stringify(r.result).slice(0, 500)}`);
-  return { ms, result: r.result };
+/**
+ * WARMUP + SAMPLES rounds of `prepare` (untimed), ours (and the daemon's CPU for it), then git's: the times of both after
+ * the warm-up, interleaved so both see the same load, and the daemon's CPU per call.
+ */
+async function againstGit(d: BenchDaemon, ours: () => Promise<number>, theirs: () => Promise<number>, prepare = async () => {}) {
+  const times = { ours: [] as number[], git: [] as number[] };
+  let cpu = 0;
+  for (let i = 0; i < WARMUP + SAMPLES; i++) {
+    await prepare();
+    const c0 = cpuMs(d.child.pid);
+    const ms = await ours();
+    const used = cpuMs(d.child.pid) - c0;
+    const gitMs = await theirs();
+    if (i < WARMUP) continue;
+    times.ours.push(ms);
+    times.git.push(gitMs);
+    cpu += used;
+  }
+  return { ...times, cpuPerCall: cpu / SAMPLES };
 }
 
 export default async function main(): Promise<void> {
@@ -99,57 +112,36 @@ export default async function main(): Promise<void> {
   const d = new BenchDaemon(dir);
   try {
     await d.ready;
-    const status = await timeCall(d, "git_line_status", { path: "big.ts" });
-    const hash = status.result.hash as string;
-    const ranges = status.result.ranges as { range: number }[];
+    const status = await d.ok("git_line_status", { path: "big.ts" });
+    const hash = status.hash as string;
+    const ranges = status.ranges as { range: number }[];
     if (ranges.length !== RANGES) throw new Error(`expected ${RANGES} ranges, got ${ranges.length}`);
     const half = ranges.filter((r) => r.range % 2 === 1).map((r) => r.range);
 
-    // git_line_status: the issue's figure is absolute; git diff of the file beside it for scale.
-    const st: number[] = [];
-    const diffMs: number[] = [];
-    let cpu = 0;
-    for (let i = 0; i < WARMUP + SAMPLES; i++) {
-      const c0 = cpuMs(d.child.pid);
-      const ours = await timeCall(d, "git_line_status", { path: "big.ts" });
-      if (i >= WARMUP) cpu += cpuMs(d.child.pid) - c0;
-      const theirs = await run(dir, ["diff", "--", "big.ts"]);
-      if (i >= WARMUP) (st.push(ours.ms), diffMs.push(theirs.ms));
-    }
-    report(`git_line_status, ${LINES} lines, ${RANGES} ranges (target 20 ms)`, median(st), median(diffMs), "ms", "git diff");
-    console.log(`  daemon CPU per call: ${fmt(cpu / SAMPLES)} ms (10 ms clock ticks, averaged)`);
+    const call = (tool: string, params: Record<string, unknown>) => async () => (await timed(() => d.ok(tool, params)))[0];
+    const gitRun = (args: string[], input?: string) => async () => (await run(dir, args, input)).ms;
 
-    const wd: number[] = [];
-    const gwd: number[] = [];
-    cpu = 0;
-    for (let i = 0; i < WARMUP + SAMPLES; i++) {
-      const c0 = cpuMs(d.child.pid);
-      const ours = await timeCall(d, "git_word_diff", { path: "big.ts" });
-      if (i >= WARMUP) cpu += cpuMs(d.child.pid) - c0;
-      const theirs = await run(dir, ["diff", "--word-diff=porcelain", "--", "big.ts"]);
-      if (i >= WARMUP) (wd.push(ours.ms), gwd.push(theirs.ms));
-    }
-    report("git_word_diff (target 1.5x)", median(wd), median(gwd), "ms", "git diff --word-diff=porcelain");
-    console.log(`  daemon CPU per call: ${fmt(cpu / SAMPLES)} ms`);
+    // git_line_status: the issue's figure is absolute; git diff of the file beside it for scale.
+    const st = await againstGit(d, call("git_line_status", { path: "big.ts" }), gitRun(["diff", "--", "big.ts"]));
+    report(`git_line_status, ${LINES} lines, ${RANGES} ranges (target 20 ms)`, median(st.ours), median(st.git), "ms", "git diff");
+    console.log(`  daemon CPU per call: ${fmt(st.cpuPerCall)} ms (10 ms clock ticks, averaged)`);
+
+    const wd = await againstGit(d, call("git_word_diff", { path: "big.ts" }), gitRun(["diff", "--word-diff=porcelain", "--", "big.ts"]));
+    report("git_word_diff (target 1.5x)", median(wd.ours), median(wd.git), "ms", "git diff --word-diff=porcelain");
+    console.log(`  daemon CPU per call: ${fmt(wd.cpuPerCall)} ms`);
 
     // Staging half the ranges: each run starts from an index equal to HEAD (the reset is not timed).
-    const sg: number[] = [];
-    const ap: number[] = [];
-    cpu = 0;
-    for (let i = 0; i < WARMUP + SAMPLES; i++) {
-      await git(dir, "reset", "-q", "--", "big.ts");
-      const c0 = cpuMs(d.child.pid);
-      const ours = await timeCall(d, "git_stage_lines", { path: "big.ts", hash, ranges: half });
-      if (i >= WARMUP) cpu += cpuMs(d.child.pid) - c0;
+    const reset = async () => void (await git(dir, "reset", "-q", "--", "big.ts"));
+    const sg = await againstGit(d, call("git_stage_lines", { path: "big.ts", hash, ranges: half }), async () => {
       const staged = await git(dir, "diff", "--cached", "--", "big.ts");
-      await git(dir, "reset", "-q", "--", "big.ts");
-      const theirs = await run(dir, ["apply", "--cached", "-"], halfPatch);
+      await reset();
+      const ms = await gitRun(["apply", "--cached", "-"], halfPatch)();
       if (staged !== (await git(dir, "diff", "--cached", "--", "big.ts"))) throw new Error("git_stage_lines staged something else than git apply of the same ranges");
-      if (i >= WARMUP) (sg.push(ours.ms), ap.push(theirs.ms));
-    }
-    await git(dir, "reset", "-q", "--", "big.ts");
-    report(`git_stage_lines of ${half.length} ranges (target 1.5x)`, median(sg), median(ap), "ms", "git apply --cached");
-    console.log(`  daemon CPU per call: ${fmt(cpu / SAMPLES)} ms; the rest is three git processes in turn (read, hash-object, update-index) where git apply is one`);
+      return ms;
+    }, reset);
+    await reset();
+    report(`git_stage_lines of ${half.length} ranges (target 1.5x)`, median(sg.ours), median(sg.git), "ms", "git apply --cached");
+    console.log(`  daemon CPU per call: ${fmt(sg.cpuPerCall)} ms; the rest is three git processes in turn (read, hash-object, update-index) where git apply is one`);
   } finally {
     await d.close();
   }

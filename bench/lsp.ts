@@ -16,7 +16,7 @@ import { LspClient } from "../src/lsp/client.js";
 import { type ServerSpec, pythonSpec, serverEnv, typescriptSpec } from "../src/lsp/servers.js";
 import { CLIENT_CAPABILITIES } from "../src/lsp/session.js";
 import { treeRss } from "../src/lsp/spawn.js";
-import { BenchDaemon, fmt, median, report } from "./lib.js";
+import { BenchDaemon, fmt, latencies, median, report, timed } from "./lib.js";
 
 /** Warm requests per kind and round: enough for a stable median, few enough to keep a round under a few seconds. */
 const REQUESTS = 20;
@@ -68,12 +68,6 @@ function project(files: Record<string, string>): string {
   return dir;
 }
 
-async function timed<T>(fn: () => Promise<T>): Promise<[number, T]> {
-  const t = performance.now();
-  const r = await fn();
-  return [performance.now() - t, r];
-}
-
 interface Figures {
   init: number;
   firstDiagnostics: number;
@@ -104,11 +98,7 @@ async function ours(c: Case, dir: string): Promise<Figures> {
     edits.push(ms);
   }
   const cleared = median(edits);
-  const lat = async (fn: () => Promise<unknown>) => {
-    const times: number[] = [];
-    for (let i = 0; i < REQUESTS; i++) times.push((await timed(fn))[0]);
-    return median(times);
-  };
+  const lat = async (fn: () => Promise<unknown>) => median(await latencies(fn, REQUESTS));
   const hover = await lat(() => client.hover(doc(fixed), c.at));
   const definition = await lat(() => client.definition(doc(fixed), c.at));
   const references = await lat(() => client.references(doc(fixed), c.at));
@@ -134,11 +124,9 @@ async function bare(c: Case, dir: string): Promise<Figures> {
   conn.onNotification(() => {});
   conn.listen();
   const uri = (rel: string) => pathToFileURL(path.join(dir, rel)).href;
-  await timed(async () => {
-    await conn.sendRequest("initialize", { processId: process.pid, rootUri: pathToFileURL(dir).href, workspaceFolders: [{ uri: pathToFileURL(dir).href, name: "w" }],
-      capabilities: CLIENT_CAPABILITIES, initializationOptions: spec.initializationOptions });
-    await conn.sendNotification("initialized", {});
-  });
+  await conn.sendRequest("initialize", { processId: process.pid, rootUri: pathToFileURL(dir).href, workspaceFolders: [{ uri: pathToFileURL(dir).href, name: "w" }],
+    capabilities: CLIENT_CAPABILITIES, initializationOptions: spec.initializationOptions });
+  await conn.sendNotification("initialized", {});
   const init = performance.now() - started;
   const text = readFileSync(path.join(dir, c.main), "utf8");
   const pushed = (want: (n: number) => boolean) => new Promise<void>((resolve) => {
@@ -168,11 +156,8 @@ async function bare(c: Case, dir: string): Promise<Figures> {
   const cleared = median(edits);
   const line = fixed.split("\n")[c.at.line - 1];
   const position = { line: c.at.line - 1, character: line.indexOf(c.at.symbol) };
-  const lat = async (method: string, extra: object = {}) => {
-    const times: number[] = [];
-    for (let i = 0; i < REQUESTS; i++) times.push((await timed(() => conn.sendRequest(method, { textDocument: { uri: uri(c.main) }, position, ...extra })))[0]);
-    return median(times);
-  };
+  const lat = async (method: string, extra: object = {}) =>
+    median(await latencies(() => conn.sendRequest(method, { textDocument: { uri: uri(c.main) }, position, ...extra }), REQUESTS));
   const hover = await lat("textDocument/hover");
   const definition = await lat("textDocument/definition");
   const references = await lat("textDocument/references", { context: { includeDeclaration: true } });
@@ -205,11 +190,7 @@ async function daemon(c: Case, dir: string): Promise<DaemonFigures> {
   const d = new BenchDaemon(dir);
   await d.ready;
   const at = { path: c.main, ...c.at };
-  const ok = async (tool: string, params: Record<string, unknown>) => {
-    const r = await d.call(tool, params);
-    if (!r.success) throw new Error(`${tool}: ${JSON.stringify(r.result)}`);
-    return r.result;
-  };
+  const ok = (tool: string, params: Record<string, unknown>) => d.ok(tool, params);
   try {
     const [coldHover] = await timed(() => ok("lsp_hover", at));
     const [firstDiagnostics, first] = await timed(() => ok("lsp_diagnostics", { path: c.main, wait_ms: 60_000 }));
@@ -227,11 +208,7 @@ async function daemon(c: Case, dir: string): Promise<DaemonFigures> {
     }
     // The watcher's events for the last edits and the checks they start: settled before the latency runs.
     await ok("lsp_diagnostics", { path: c.main, wait_ms: 60_000 });
-    const lat = async (tool: string) => {
-      const times: number[] = [];
-      for (let i = 0; i < REQUESTS; i++) times.push((await timed(() => ok(tool, at)))[0]);
-      return median(times);
-    };
+    const lat = async (tool: string) => median(await latencies(() => ok(tool, at), REQUESTS));
     const hover = await lat("lsp_hover");
     const definition = await lat("lsp_definition");
     const references = await lat("lsp_references");

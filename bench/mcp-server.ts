@@ -2,7 +2,7 @@ import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { BenchDaemon, MAIN, StdioJsonRpc, cpuMs, fmt, median, report, throughput } from "./lib.js";
+import { BenchDaemon, MAIN, StdioJsonRpc, compareThroughput, fmt, report, throughput } from "./lib.js";
 
 /**
  * MCP server mode (issue 16): file_read of a 150-line file through `tool-layer --mcp` against the MCP filesystem
@@ -33,23 +33,14 @@ export default async function main(): Promise<void> {
     for (const s of sides) {
       const r = await s.call();
       if (r.error || r.result?.isError || r.success === false) throw new Error(`${s.name}: ${JSON.stringify(r).slice(0, 300)}`);
-      await throughput(s.call, IN_FLIGHT, WARMUP);
+      await throughput(() => s.call, IN_FLIGHT, WARMUP);
     }
-    const rates = sides.map(() => [] as number[]);
-    const cpu = sides.map(() => 0);
-    for (let run = 0; run < RUNS; run++) {
-      for (const [k, s] of sides.entries()) {
-        const before = cpuMs(s.pid);
-        rates[k].push(await throughput(s.call, IN_FLIGHT, CALLS));
-        cpu[k] += cpuMs(s.pid) - before;
-      }
-    }
-    const perCall = cpu.map((c) => c / (RUNS * CALLS));
+    const [mcp, filesystem, jsonLines] = await compareThroughput(sides.map((s) => ({ callFor: () => s.call, pid: s.pid })), IN_FLIGHT, RUNS, CALLS);
     console.log(`file_read of 150 lines, ${IN_FLIGHT} in flight: median of ${RUNS} runs of ${CALLS} calls, sides alternating`);
-    report("reads/s, MCP mode (target >= 1.5x the peer)", median(rates[0]), median(rates[1]), "/s", "MCP filesystem server");
-    report("server CPU per read, MCP mode (target <= 0.6x)", perCall[0], perCall[1], "ms", "MCP filesystem server");
-    report("reads/s, MCP mode vs JSON lines", median(rates[0]), median(rates[2]), "/s", "JSON lines");
-    console.log(`${"  MCP mode's CPU over JSON lines, per call".padEnd(48)} ${fmt(perCall[0] - perCall[2])} ms (${fmt(perCall[0])} vs ${fmt(perCall[2])})`);
+    report("reads/s, MCP mode (target >= 1.5x the peer)", mcp.perSecond, filesystem.perSecond, "/s", "MCP filesystem server");
+    report("server CPU per read, MCP mode (target <= 0.6x)", mcp.cpuPerCall, filesystem.cpuPerCall, "ms", "MCP filesystem server");
+    report("reads/s, MCP mode vs JSON lines", mcp.perSecond, jsonLines.perSecond, "/s", "JSON lines");
+    console.log(`${"  MCP mode's CPU over JSON lines, per call".padEnd(48)} ${fmt(mcp.cpuPerCall - jsonLines.cpuPerCall)} ms (${fmt(mcp.cpuPerCall)} vs ${fmt(jsonLines.cpuPerCall)})`);
   } finally {
     await Promise.all([ours.close(), peer.close(), jsonl.close()]);
     rmSync(dir, { recursive: true, force: true });

@@ -6,7 +6,7 @@ import { type McpToolInfo, ServerConnection } from "../src/mcp/server-connection
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { BenchDaemon, fmt, median, percentile, report } from "./lib.js";
+import { BenchDaemon, fmt, interleaved, median, percentile, report } from "./lib.js";
 
 /**
  * The MCP passthrough's cost (issue 15): ServerConnection (the daemon's own stdio transport over a child it spawns)
@@ -63,17 +63,7 @@ export default async function main(): Promise<void> {
     ["tools/call echo, small (median)", CALLS, "hello"],
     ["tools/call echo, 100 KB (median)", BIG_CALLS, BIG_TEXT],
   ] as const) {
-    const a: number[] = [];
-    const b: number[] = [];
-    for (let i = 0; i < n; i++) {
-      // Alternate per call: any drift in load falls on both alike.
-      let t = performance.now();
-      await ours.callTool("echo", { text });
-      a.push(performance.now() - t);
-      t = performance.now();
-      await sdk.callTool({ name: "echo", arguments: { text } });
-      b.push(performance.now() - t);
-    }
+    const { a, b } = await interleaved({ a: () => ours.callTool("echo", { text }), b: () => sdk.callTool({ name: "echo", arguments: { text } }) }, n);
     report(label, median(a), median(b), "ms", "SDK client");
     console.log(`${"  p90 ours / SDK".padEnd(48)} ${fmt(percentile(a, 90))} / ${fmt(percentile(b, 90))} ms; overhead per call ${fmt(median(a) - median(b))} ms`);
   }
@@ -109,32 +99,18 @@ async function throughTheDaemon(): Promise<void> {
   writeFileSync(config, JSON.stringify({ mcpServers: { bench: { command: process.execPath, args: [FIXTURE] } } }));
   const d = new BenchDaemon(dir, ["--mcp-config", config]);
   await d.ready;
-  while (!d.events.some((e) => e.event === "tools.changed" && e.data.added.includes("bench_echo"))) await d.nextEvent();
+  const added = (id: string) => (e: any) => e.event === "tools.changed" && e.data.added.includes(id);
+  await d.waitFor(added("bench_echo"));
   const sdk = await sdkClient();
-  const a: number[] = [];
-  const b: number[] = [];
-  for (let i = 0; i < CALLS; i++) {
-    let t = performance.now();
-    await d.call("bench_echo", { text: "hello" });
-    a.push(performance.now() - t);
-    t = performance.now();
-    await sdk.callTool({ name: "echo", arguments: { text: "hello" } });
-    b.push(performance.now() - t);
-  }
+  const { a, b } = await interleaved({ a: () => d.call("bench_echo", { text: "hello" }), b: () => sdk.callTool({ name: "echo", arguments: { text: "hello" } }) }, CALLS);
   report("daemon passthrough call, small (median)", median(a), median(b), "ms", "SDK client direct");
   console.log(`${"  overhead per call (median)".padEnd(48)} ${fmt(median(a) - median(b))} ms; p90 ${fmt(percentile(a, 90))} / ${fmt(percentile(b, 90))} ms`);
   const changed: number[] = [];
   for (let i = 0; i < LIST_CHANGES; i++) {
+    const from = d.events.length;
     const t = performance.now();
-    const id = `bench_later_${i}`;
-    const seen = (async () => {
-      for (;;) {
-        const e = await d.nextEvent();
-        if (e.event === "tools.changed" && e.data.added.includes(id)) return;
-      }
-    })();
     await d.call("bench_add_tool", { name: `later_${i}` });
-    await seen;
+    await d.waitFor(added(`bench_later_${i}`), from);
     changed.push(performance.now() - t);
   }
   report("add_tool call to tools.changed line (median)", median(changed), undefined, "ms");

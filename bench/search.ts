@@ -19,7 +19,7 @@ import { rgPath } from "@vscode/ripgrep";
 import { FuzzyIndex } from "../src/search/fuzzy.js";
 import { DEFAULT_MAX_RESULTS as DEFAULT_CAP } from "../src/tools/search.js";
 import { patternArgs, ripgrepArgs } from "../src/search/ripgrep.js";
-import { BenchDaemon, fmt, median, percentile } from "./lib.js";
+import { BenchDaemon, fmt, interleaved, median, percentile } from "./lib.js";
 import { FIND_QUERIES, TYPO_QUERIES, generatePaths, rng } from "./search-paths.js";
 
 /** The last commit before the typo fallback and the separator rule: find_file's "before" figures. */
@@ -91,22 +91,17 @@ async function benchSearch(): Promise<void> {
       const globs = (options.glob ?? []).map((g) => `--glob=${g}`);
       const jsonArgs = ["--json", ...patternArgs(options), "--no-require-git", ...context, ...globs, "--glob=!.git", "-e", options.pattern, "--", "./"];
       const ownArgs = ripgrepArgs(options);
-      const ours: number[] = [];
-      const peer: number[] = [];
-      const floor: number[] = [];
       let answer: any;
       let peerBytes = 0;
-      for (let i = 0; i < SEARCH_REPS + 1; i++) { // the first of each is a warm-up, not counted
-        let t = performance.now();
-        answer = await daemon.call("search", p);
-        if (i) ours.push(performance.now() - t);
-        t = performance.now();
-        peerBytes = await rgDirect(jsonArgs, dir);
-        if (i) peer.push(performance.now() - t);
-        t = performance.now();
-        await rgDirect(ownArgs, dir, DEFAULT_CAP + 1);
-        if (i) floor.push(performance.now() - t);
-      }
+      const { ours, peer, floor } = await interleaved(
+        {
+          ours: async () => (answer = await daemon.call("search", p)),
+          peer: async () => (peerBytes = await rgDirect(jsonArgs, dir)),
+          floor: () => rgDirect(ownArgs, dir, DEFAULT_CAP + 1),
+        },
+        SEARCH_REPS,
+        1, // the first of each is a warm-up, not counted
+      );
       if (!answer.success) throw new Error(`search failed: ${JSON.stringify(answer.result)}`);
       const ratio = median(ours) / median(peer);
       ratios.push(ratio);

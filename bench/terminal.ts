@@ -1,5 +1,4 @@
-import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { EventBus } from "../src/platform/bus.js";
@@ -7,7 +6,7 @@ import { Supervisor } from "../src/platform/supervisor.js";
 import { checkCommandSync, initShellParser } from "../src/terminal/shell-parse.js";
 import { Terminal } from "../src/terminal/terminal.js";
 import { Workspace } from "../src/workspace.js";
-import { BenchDaemon, cpuMs, median, percentile, report } from "./lib.js";
+import { BenchDaemon, bareSpawn, cpuMs, interleaved, latencies, median, percentile, report, rssMb } from "./lib.js";
 
 /**
  * Issue 14's figures: the sandbox's cost per command over bare `bash -c` (median of 50, target at most 20 ms), the write
@@ -29,22 +28,6 @@ const LINES = [
   "echo $(git rev-parse HEAD) $(date +%s) >/dev/null; sed -n '1,20p' README.md",
 ];
 
-function bareBash(): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn("bash", ["--noprofile", "--norc", "-c", "true"], { stdio: ["ignore", "pipe", "pipe"], detached: true });
-    child.on("error", reject);
-    child.stdout.resume();
-    child.stderr.resume();
-    child.on("close", () => resolve());
-  });
-}
-
-async function timed(run: () => Promise<unknown>): Promise<number> {
-  const t = performance.now();
-  await run();
-  return performance.now() - t;
-}
-
 async function sandboxOverhead(): Promise<void> {
   const root = mkdtempSync(path.join(os.tmpdir(), "tool-layer-bench-terminal-"));
   const state = mkdtempSync(path.join(os.tmpdir(), "tool-layer-bench-state-"));
@@ -57,13 +40,15 @@ async function sandboxOverhead(): Promise<void> {
   await off.ready();
   const sandboxed = await terminal.plan({ command: "true" });
   const unsandboxed = await off.plan({ command: "true" });
-  const times = { bare: [] as number[], bwrap: [] as number[], runner: [] as number[], runnerOff: [] as number[] };
-  for (let i = 0; i < RUNS; i++) {
-    times.bare.push(await timed(bareBash));
-    times.bwrap.push(await timed(() => supervisor.run({ cmd: sandboxed.argv[0], args: sandboxed.argv.slice(1), cwd: root, exactEnv: sandboxed.env })));
-    times.runner.push(await timed(() => terminal.run(sandboxed, { timeoutMs: 10_000 })));
-    times.runnerOff.push(await timed(() => off.run(unsandboxed, { timeoutMs: 10_000 })));
-  }
+  const times = await interleaved(
+    {
+      bare: () => bareSpawn("bash", ["--noprofile", "--norc", "-c", "true"], true),
+      bwrap: () => supervisor.run({ cmd: sandboxed.argv[0], args: sandboxed.argv.slice(1), cwd: root, exactEnv: sandboxed.env }),
+      runner: () => terminal.run(sandboxed, { timeoutMs: 10_000 }),
+      runnerOff: () => off.run(unsandboxed, { timeoutMs: 10_000 }),
+    },
+    RUNS,
+  );
   const limits = setup.held.pids || setup.held.memory ? "with its cgroup" : "no cgroup limits here";
   console.log(`sandbox: ${setup.probe.available ? setup.probe.version : setup.probe.reason}; ${limits}`);
   report("bare `bash -c true`, detached spawn (median)", median(times.bare), undefined, "ms");
@@ -94,16 +79,6 @@ async function checkCost(): Promise<void> {
   report("parse and verdict per command line (p99)", percentile(perLine, 99) * 1000, undefined, "µs");
 }
 
-/** Resident memory of a process in MB, 0 once it is gone. */
-function rss(pid: number): number {
-  try {
-    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-    return m ? Number(m[1]) / 1024 : 0;
-  } catch {
-    return 0;
-  }
-}
-
 async function bigOutput(): Promise<void> {
   const root = mkdtempSync(path.join(os.tmpdir(), "tool-layer-bench-terminal-"));
   writeFileSync(path.join(root, "a.txt"), "a\n");
@@ -111,15 +86,15 @@ async function bigOutput(): Promise<void> {
   await d.ready;
   const pid = d.child.pid!;
   await d.call("terminal_run", { command: "true" }); // the probe and the grammar are loaded
-  const before = rss(pid);
+  const before = rssMb(pid);
   let peak = before;
-  const sampler = setInterval(() => (peak = Math.max(peak, rss(pid))), 20);
+  const sampler = setInterval(() => (peak = Math.max(peak, rssMb(pid))), 20);
   const cpu = cpuMs(pid);
   const t = performance.now();
   const r = await d.call("terminal_run", { command: `yes 'a line of output, about forty bytes long' | head -c ${BIG_OUTPUT_BYTES}` });
   const ms = performance.now() - t;
   clearInterval(sampler);
-  const after = rss(pid);
+  const after = rssMb(pid);
   const res = r.result;
   report("100 MB of output: terminal_run round trip", ms, undefined, "ms");
   report("  the daemon's CPU for it", cpuMs(pid) - cpu, undefined, "ms");
@@ -135,8 +110,7 @@ async function roundTrip(): Promise<void> {
   const d = new BenchDaemon(root);
   await d.ready;
   await d.call("terminal_run", { command: "true" });
-  const times: number[] = [];
-  for (let i = 0; i < 20; i++) times.push(await timed(() => d.call("terminal_run", { command: "true" })));
+  const times = await latencies(() => d.call("terminal_run", { command: "true" }), 20);
   report("terminal_run `true` through the daemon (median)", median(times), undefined, "ms");
   console.log("  (includes waiting for the watcher to deliver the command's changes: its batch delay and window)");
   await d.close();

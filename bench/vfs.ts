@@ -3,12 +3,12 @@
  * time to ready, RSS, idle CPU, and a 10,000-file checkout (time until every path arrived, and in how many lines).
  */
 import { execFile } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { promisify } from "node:util";
-import { BenchDaemon, fmt, median } from "./lib.js";
+import { BenchDaemon, cpuMs, fmt, median, rssMb } from "./lib.js";
 
 const run = promisify(execFile);
 const ENGINES = ["parcel", "chokidar"] as const;
@@ -21,8 +21,6 @@ const TREE_FOLDERS = 5_000;
 const CHECKOUT_FILES = 10_000;
 /** Idle CPU is sampled over this long after ready. */
 const IDLE_MS = 2_000;
-/** /proc/PID/stat counts CPU time in clock ticks; Linux's USER_HZ is 100. */
-const CLOCK_TICKS_PER_S = 100;
 /** A change must arrive within this or the figure is reported as missing. */
 const EVENT_TIMEOUT_MS = 60_000;
 
@@ -72,14 +70,6 @@ async function collect(d: BenchDaemon, want: Set<string>): Promise<{ lastAt: num
   return { lastAt: performance.now(), lines };
 }
 
-function procStatus(pid: number): { rssMb: number; cpuTicks: number } {
-  const status = readFileSync(`/proc/${pid}/status`, "utf8");
-  const rssKb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN);
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" "); // fields from 3 (state) on
-  return { rssMb: rssKb / 1024, cpuTicks: Number(fields[11]) + Number(fields[12]) }; // utime (14), stime (15)
-}
-
 async function latency(engine: string): Promise<number> {
   const dir = await repo((write) => write("a.txt", "0\n"));
   const d = new BenchDaemon(dir, ["--watcher", engine]);
@@ -111,10 +101,10 @@ async function tree(dir: string, engine: string): Promise<TreeFigures> {
   await d.ready;
   const readyMs = performance.now() - t0;
   const pid = d.child.pid!;
-  const before = procStatus(pid);
+  const before = cpuMs(pid);
   await new Promise((r) => setTimeout(r, IDLE_MS));
-  const after = procStatus(pid);
-  const idleCpuPct = ((after.cpuTicks - before.cpuTicks) / CLOCK_TICKS_PER_S / (IDLE_MS / 1000)) * 100;
+  const idleCpuPct = ((cpuMs(pid) - before) / IDLE_MS) * 100;
+  const idleRss = rssMb(pid);
 
   const want = new Set(Array.from({ length: CHECKOUT_FILES }, (_, i) => treeFile(i * (TREE_FILES / CHECKOUT_FILES))));
   const arrived = collect(d, want);
@@ -122,10 +112,10 @@ async function tree(dir: string, engine: string): Promise<TreeFigures> {
   await git(dir, "checkout", "-q", "other");
   const gitMs = performance.now() - t1;
   const { lastAt, lines } = await arrived;
-  const rssMb = Math.max(after.rssMb, procStatus(pid).rssMb);
+  const rss = Math.max(idleRss, rssMb(pid));
   await d.close();
   await git(dir, "checkout", "-q", "main");
-  return { readyMs, rssMb, idleCpuPct, checkoutMs: lastAt - t1, gitMs, checkoutLines: lines };
+  return { readyMs, rssMb: rss, idleCpuPct, checkoutMs: lastAt - t1, gitMs, checkoutLines: lines };
 }
 
 export default async function main(): Promise<void> {
