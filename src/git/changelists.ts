@@ -119,9 +119,10 @@ export class Changelists {
 
   /**
    * The file's marks, settled on `file.versions.headToWorktree` (the version just read): its entry carried to it, or,
-   * for a file without one, every change in the active list.
+   * for a file without one, every change in the active list. Loads the stored state first if no call has yet.
    */
-  marksFor(file: LineFile): Promise<FileMarks> {
+  async marksFor(file: LineFile): Promise<FileMarks> {
+    await this.ready({ ws: this.ws });
     return this.lock.run(file.rel, async () => this.sync(file));
   }
 
@@ -170,6 +171,7 @@ export class Changelists {
    */
   async mark(file: LineFile, sel: Selection, list: string): Promise<{ marks: FileMarks; marked: number; created: boolean }> {
     checkName(list, "changelist");
+    await this.ready({ ws: this.ws });
     const out = await this.lock.run(file.rel, async () => {
       const r = markSelection(this.sync(file), file.versions.headToWorktree, sel, list);
       const created = !this.has(list);

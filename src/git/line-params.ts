@@ -17,3 +17,5 @@ export const optionalRangesParam = () => numbers().optional().describe(RANGES);
 export const filePathParam = () => pathParam().describe("The file, relative to the workspace root.");
 export const changelistParam = (what = "A changelist name (git_changelists lists them).") => z.string().min(1).describe(what);
 export const optionalChangelistParam = (what: string) => z.string().min(1).optional().describe(what);
+/** The lines a read-only tool answers about (git_line_status, git_changelist_of). */
+export const askedLinesParam = (what: string) => numbers().optional().describe(what);

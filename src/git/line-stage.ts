@@ -244,7 +244,6 @@ function noChange(action: IndexAction, params: IndexParams): ToolError {
 
 async function report(action: IndexAction, params: IndexParams, plans: IndexPlan[], ctx: ToolContext, svc: LineGit): Promise<Record<string, unknown>> {
   const dryRun = ctx.dryRun;
-  await svc.changelists.ready(ctx);
   const files = [];
   for (const p of plans) {
     const marks = p.marks ?? (p.file ? await svc.changelists.marksFor(p.file) : undefined);

@@ -33,7 +33,6 @@ export const gitRollbackLinesTool = defineTool({
     if (!built.selected) throw new ToolError("NO_CHANGE", `The selection holds no changed line of ${file.rel}; git_line_status shows the changed lines and ranges.`);
     const next = { lines: built.lines, eols: built.eols };
     const bytes = serialize({ bom: file.worktree.bom && next.lines.length > 0, ...next });
-    await svc.changelists.ready(ctx);
     const marks = await svc.changelists.marksFor(file);
     const written = await ctx.ws.files.write(ctx, { target: file.target, expected: file.hash, produce: () => ({ bytes }) });
     const after = file.versions.withWorktree(next);
