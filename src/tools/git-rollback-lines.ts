@@ -4,11 +4,10 @@ import { lineStatus } from "../core/line-status.js";
 import { rollbackLines } from "../core/stage-lines.js";
 import { dominantEol, serialize } from "../core/text.js";
 import { ToolError } from "../errors.js";
-import { filePathParam, optionalLinesParam, optionalRangesParam } from "../git/line-params.js";
+import { existingHashParam, filePathParam, optionalLinesParam, optionalRangesParam } from "../git/line-params.js";
 import { lineGit, lineGitState } from "../git/line-service.js";
 import { checkHash } from "../git/line-stage.js";
 import { patchOf } from "../git/line-text.js";
-import { z } from "zod";
 import { defineTool } from "./tool.js";
 
 export const gitRollbackLinesTool = defineTool({
@@ -16,7 +15,7 @@ export const gitRollbackLinesTool = defineTool({
   description: "Reverts chosen worktree lines to HEAD's (JetBrains' Rollback): the selected changes are undone in the file itself, everything else is kept. Select with hash + lines or ranges from git_line_status; no selection reverts every change of the file. Written like file_write (atomic, attributed to your session, HASH_MISMATCH if the file changed); the index is not touched. Preview: the diff of the file.",
   params: {
     path: filePathParam(),
-    hash: z.string().regex(/^[0-9a-fA-F]{16}$/, "must be a 16-hex-digit file hash").describe("The worktree file's hash (from git_line_status or file_read) the line numbers belong to."),
+    hash: existingHashParam("The worktree file's hash (from git_line_status or file_read) the line numbers belong to."),
     lines: optionalLinesParam(),
     ranges: optionalRangesParam(),
   },
