@@ -22,7 +22,7 @@ import { sweep } from "./line-sweep.js";
 import { gitRaw, indexEntries, writeBlob, writeIndex } from "./objects.js";
 import type { LineGit } from "./line-service.js";
 import { patchOf } from "./line-text.js";
-import { type LineFile, repoInfo } from "./line-versions.js";
+import { type LineFile, changedPaths, repoInfo } from "./line-versions.js";
 import { commitStep } from "./repo.js";
 import { git } from "./run.js";
 import { capDiff } from "./text.js";
@@ -175,13 +175,7 @@ export function checkHash(file: LineFile, hash: string | null | undefined): void
 
 /** Root-relative paths a call without path or changelist covers: what `git add -A` would stage, or `git reset` unstage. */
 async function allPaths(ctx: ToolContext, action: IndexAction): Promise<string[]> {
-  if (action === "stage") {
-    const [tracked, untracked] = await Promise.all([
-      git(ctx, ["diff", "--name-only", "-z", "--no-renames", "--relative", "--no-ext-diff", "--", "."]),
-      git(ctx, ["ls-files", "-z", "--others", "--exclude-standard", "--", "."]),
-    ]);
-    return [...new Set([...tracked.stdout.split("\0"), ...untracked.stdout.split("\0")].filter(Boolean))].sort();
-  }
+  if (action === "stage") return changedPaths(ctx, "index");
   const head = await git(ctx, ["rev-parse", "--verify", "--quiet", "HEAD"], { ok: [0, 1, 128] });
   const r = head.code === 0
     ? await git(ctx, ["diff", "--cached", "--name-only", "-z", "--no-renames", "--relative", "--no-ext-diff", "--", "."])

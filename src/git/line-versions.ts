@@ -263,12 +263,15 @@ export async function eolPolicy(ctx: GitCtx, rel: string, index: LineSeq, worktr
   return { converts: !indexHasCr && !loneCr, rawBlobs: indexHasCr };
 }
 
-/** Root-relative paths of every file that differs from HEAD in the worktree (tracked or not, deleted too). */
-export async function changedPaths(ctx: GitCtx): Promise<string[]> {
-  const head = await git(ctx, ["rev-parse", "--verify", "--quiet", "HEAD"], { ok: [0, 1, 128] });
+/**
+ * Root-relative paths of every file that differs in the worktree (tracked or not, deleted too) from HEAD, or with
+ * `against: "index"` from the index (what `git add -A` stages).
+ */
+export async function changedPaths(ctx: GitCtx, against: "HEAD" | "index" = "HEAD"): Promise<string[]> {
+  const head = against === "index" || (await git(ctx, ["rev-parse", "--verify", "--quiet", "HEAD"], { ok: [0, 1, 128] })).code === 0;
   const [tracked, untracked] = await Promise.all([
-    head.code === 0
-      ? git(ctx, ["diff", "HEAD", "--name-only", "-z", "--no-renames", "--relative", "--no-ext-diff", "--", "."])
+    head
+      ? git(ctx, ["diff", ...(against === "HEAD" ? ["HEAD"] : []), "--name-only", "-z", "--no-renames", "--relative", "--no-ext-diff", "--", "."])
       : git(ctx, ["ls-files", "-z", "--cached", "--", "."]),
     git(ctx, ["ls-files", "-z", "--others", "--exclude-standard", "--", "."]),
   ]);
