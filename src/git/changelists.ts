@@ -48,6 +48,11 @@ interface Entry {
   marks: FileMarks;
 }
 
+/** The entry of marks settled on the version `file` read; `baseBytes` until that version is saved. */
+function entryOf(file: LineFile, marks: FileMarks, baseBytes: Buffer | null): Entry {
+  return { gitPath: file.gitPath, base: file.worktree.seq, baseHash: file.hash, baseBytes, headSha: file.head.sha, head: file.head.seq, cr: file.versions.worktreeCr, marks };
+}
+
 export class Changelists {
   private lists = [DEFAULT_LIST];
   private activeList = DEFAULT_LIST;
@@ -151,17 +156,7 @@ export class Changelists {
       }
       return;
     }
-    const entry: Entry = {
-      gitPath: file.gitPath,
-      base: file.worktree.seq,
-      baseHash: file.hash,
-      baseBytes: before && before.baseHash === file.hash ? before.baseBytes : file.bytes,
-      headSha: file.head.sha,
-      head: file.head.seq,
-      cr: file.versions.worktreeCr,
-      marks,
-    };
-    this.entries.set(file.rel, entry);
+    this.entries.set(file.rel, entryOf(file, marks, before && before.baseHash === file.hash ? before.baseBytes : file.bytes));
     if (!before || before.marks !== marks || before.baseHash !== file.hash || before.headSha !== file.head.sha) this.touched();
   }
 
@@ -249,9 +244,7 @@ export class Changelists {
       }
       await this.lock.run(rel, async () => {
         const marks = settleMarks(NO_MARKS, file.versions.headToWorktree, old);
-        if (marks.lines.size || marks.deletions.size) {
-          this.entries.set(rel, { gitPath: file.gitPath, base: file.worktree.seq, baseHash: file.hash, baseBytes: file.bytes, headSha: file.head.sha, head: file.head.seq, cr: file.versions.worktreeCr, marks });
-        }
+        if (marks.lines.size || marks.deletions.size) this.entries.set(rel, entryOf(file, marks, file.bytes));
       });
     }
     this.activeList = name;
