@@ -13,7 +13,7 @@ import { lstatSync, statSync } from "node:fs";
 import { fileHash } from "../core/hash.js";
 import { EMPTY, FileVersions } from "../core/file-versions.js";
 import { type CrPolicy, LineIds, type LineSeq } from "../core/line-diff.js";
-import { BINARY_SNIFF_BYTES, decodeText, splitText } from "../core/text.js";
+import { decodeText, isBinary, splitText } from "../core/text.js";
 import { ToolError } from "../errors.js";
 import { readRaw } from "../fs/read-text.js";
 import type { ResolvedPath } from "../paths.js";
@@ -182,7 +182,7 @@ export class LineFiles {
       this.seqs.set(key, known);
       return { sha: key.slice(2), bom: known.bom, seq: known.seq };
     }
-    if (bytes.subarray(0, BINARY_SNIFF_BYTES).includes(0)) {
+    if (isBinary(bytes)) {
       throw new ToolError("BINARY_FILE", `${rel} is binary in ${where} (it has a NUL byte); line-level git works on text files. Stage it whole with git_add.`, { path: rel });
     }
     let decoded;
