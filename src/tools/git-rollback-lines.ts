@@ -36,9 +36,11 @@ export const gitRollbackLinesTool = defineTool({
     const written = await ctx.ws.files.write(ctx, { target: file.target, expected: file.hash, produce: () => ({ bytes }) });
     const after = file.versions.withWorktree(next);
     const cr = file.versions.worktreeCr;
-    const marksAfter = remapMarks(marks, diffLines(file.worktree.seq, next, { cr, ids: file.versions.ids }), after.headToWorktree, svc.changelists.active);
+    const edit = diffLines(file.worktree.seq, next, { cr, ids: file.versions.ids });
+    const marksAfter = remapMarks(marks, edit, after.headToWorktree, svc.changelists.active);
     const { ranges: left } = lineStatus(after, { marks: marksAfter, lines: [] });
-    const diff = patchOf(file.rel, diffLines(file.worktree.seq, next, { ids: file.versions.ids }));
+    // The patch shows every byte written, a CR too: the same diff unless CRs are ignored for this path.
+    const diff = patchOf(file.rel, cr === "exact" ? edit : diffLines(file.worktree.seq, next, { ids: file.versions.ids }));
     const verb = ctx.dryRun ? "would roll back" : "rolled back";
     const emptied = !next.lines.length && file.head.sha === null ? "\nthe file is now empty (it is not in HEAD): delete it with file_delete if it should go" : "";
     return {
