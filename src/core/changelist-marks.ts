@@ -212,15 +212,6 @@ export function renameList(marks: FileMarks, from: string, to: string): FileMark
   return { lines: swap(marks.lines), deletions: swap(marks.deletions) };
 }
 
-/** The lists present, with how many lines and pure deletions each owns. */
-export function listCounts(marks: FileMarks): Map<string, { lines: number; deletions: number }> {
-  const out = new Map<string, { lines: number; deletions: number }>();
-  const get = (list: string) => out.get(list) ?? (out.set(list, { lines: 0, deletions: 0 }), out.get(list)!);
-  for (const list of marks.lines.values()) get(list).lines++;
-  for (const list of marks.deletions.values()) get(list).deletions++;
-  return out;
-}
-
 /** A compact, JSON-safe form for `.git/tool-layer/`: runs of consecutive lines with one name. */
 export interface MarksJson {
   lines: [from: number, to: number, list: string][];

@@ -58,6 +58,12 @@ export function interestingLines(v: FileVersions): number[] {
   return [...out].sort((a, b) => a - b);
 }
 
+/** INVALID_PARAMS unless every line asked (1-based) is a line of a worktree file of `n` lines. */
+export function requireLines(lines: readonly number[], n: number): void {
+  const bad = lines.filter((l) => !Number.isInteger(l) || l < 1 || l > n);
+  if (bad.length) throw new ToolError("INVALID_PARAMS", `lines: ${bad.join(", ")} not in the worktree file (it has ${n} lines).`, { lines: bad });
+}
+
 /** The other side's line a new line stands for: its equal, else its partner in a range, else -1. */
 function counterpart(d: LineDiff, line: number): number {
   const eq = d.oldOf[line];
@@ -77,8 +83,7 @@ export function lineStatus(v: FileVersions, opts: { lines?: readonly number[]; m
   const n = v.worktree.lines.length;
   let asked: number[];
   if (opts.lines) {
-    const bad = opts.lines.filter((l) => !Number.isInteger(l) || l < 1 || l > n);
-    if (bad.length) throw new ToolError("INVALID_PARAMS", `lines: ${bad.join(", ")} not in the worktree file (it has ${n} lines).`, { lines: bad });
+    requireLines(opts.lines, n);
     asked = [...new Set(opts.lines.map((l) => l - 1))].sort((a, b) => a - b);
   } else asked = interestingLines(v);
 

@@ -136,15 +136,21 @@ export interface WordDiffEntry {
   moved?: true;
 }
 
-/** Every changed line of a diff in the wire form: both sides with their tags, and the words. */
+function lineRef(side: LineDiff["old"], i: number): LineRef | null {
+  return i < 0 ? null : { line: i + 1, tag: tagOf(side.lines[i]), content: side.lines[i] };
+}
+
+/** A changed line of `diff` in the wire form: both sides with their tags, and the words. */
+export function wordDiffEntry(diff: LineDiff, c: ChangedLine): WordDiffEntry {
+  const entry: WordDiffEntry = { old: lineRef(diff.old, c.old), new: lineRef(diff.new, c.new), words: c.words };
+  if (c.eolChanged) entry.eol_changed = true;
+  if (c.moved) entry.moved = true;
+  return entry;
+}
+
+/** Every changed line of a diff in the wire form. */
 export function wordDiffEntries(diff: LineDiff): WordDiffEntry[] {
-  const ref = (side: LineDiff["old"], i: number): LineRef | null => (i < 0 ? null : { line: i + 1, tag: tagOf(side.lines[i]), content: side.lines[i] });
-  return changedLines(diff).map((c) => {
-    const entry: WordDiffEntry = { old: ref(diff.old, c.old), new: ref(diff.new, c.new), words: c.words };
-    if (c.eolChanged) entry.eol_changed = true;
-    if (c.moved) entry.moved = true;
-    return entry;
-  });
+  return changedLines(diff).map((c) => wordDiffEntry(diff, c));
 }
 
 /**

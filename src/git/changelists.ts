@@ -48,6 +48,11 @@ interface Entry {
   marks: FileMarks;
 }
 
+/** The entry of marks settled on the version `file` read; `baseBytes` until that version is saved. */
+function entryOf(file: LineFile, marks: FileMarks, baseBytes: Buffer | null): Entry {
+  return { gitPath: file.gitPath, base: file.worktree.seq, baseHash: file.hash, baseBytes, headSha: file.head.sha, head: file.head.seq, cr: file.versions.worktreeCr, marks };
+}
+
 export class Changelists {
   private lists = [DEFAULT_LIST];
   private activeList = DEFAULT_LIST;
@@ -119,9 +124,10 @@ export class Changelists {
 
   /**
    * The file's marks, settled on `file.versions.headToWorktree` (the version just read): its entry carried to it, or,
-   * for a file without one, every change in the active list.
+   * for a file without one, every change in the active list. Loads the stored state first if no call has yet.
    */
-  marksFor(file: LineFile): Promise<FileMarks> {
+  async marksFor(file: LineFile): Promise<FileMarks> {
+    await this.ready({ ws: this.ws });
     return this.lock.run(file.rel, async () => this.sync(file));
   }
 
@@ -150,17 +156,7 @@ export class Changelists {
       }
       return;
     }
-    const entry: Entry = {
-      gitPath: file.gitPath,
-      base: file.worktree.seq,
-      baseHash: file.hash,
-      baseBytes: before && before.baseHash === file.hash ? before.baseBytes : file.bytes,
-      headSha: file.head.sha,
-      head: file.head.seq,
-      cr: file.versions.worktreeCr,
-      marks,
-    };
-    this.entries.set(file.rel, entry);
+    this.entries.set(file.rel, entryOf(file, marks, before && before.baseHash === file.hash ? before.baseBytes : file.bytes));
     if (!before || before.marks !== marks || before.baseHash !== file.hash || before.headSha !== file.head.sha) this.touched();
   }
 
@@ -170,6 +166,7 @@ export class Changelists {
    */
   async mark(file: LineFile, sel: Selection, list: string): Promise<{ marks: FileMarks; marked: number; created: boolean }> {
     checkName(list, "changelist");
+    await this.ready({ ws: this.ws });
     const out = await this.lock.run(file.rel, async () => {
       const r = markSelection(this.sync(file), file.versions.headToWorktree, sel, list);
       const created = !this.has(list);
@@ -247,9 +244,7 @@ export class Changelists {
       }
       await this.lock.run(rel, async () => {
         const marks = settleMarks(NO_MARKS, file.versions.headToWorktree, old);
-        if (marks.lines.size || marks.deletions.size) {
-          this.entries.set(rel, { gitPath: file.gitPath, base: file.worktree.seq, baseHash: file.hash, baseBytes: file.bytes, headSha: file.head.sha, head: file.head.seq, cr: file.versions.worktreeCr, marks });
-        }
+        if (marks.lines.size || marks.deletions.size) this.entries.set(rel, entryOf(file, marks, file.bytes));
       });
     }
     this.activeList = name;

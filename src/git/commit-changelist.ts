@@ -13,7 +13,6 @@ import path from "node:path";
 import { selectionOf } from "../core/changelist-marks.js";
 import type { LineSeq } from "../core/line-diff.js";
 import { type Selection, stageLines } from "../core/stage-lines.js";
-import { serialize } from "../core/text.js";
 import { ToolError } from "../errors.js";
 import type { Supervisor } from "../platform/supervisor.js";
 import type { ToolContext, ToolResult } from "../tools/tool.js";
@@ -21,13 +20,12 @@ import type { Workspace } from "../workspace.js";
 import { sweep } from "./line-sweep.js";
 import { type IndexWrite, gitRaw, indexEntries, writeBlob, writeIndex } from "./objects.js";
 import { lineGit } from "./line-service.js";
-import { modesOf } from "./line-stage.js";
+import { addedForm, blobBytes, modesOf } from "./line-stage.js";
 import { type LineFile, repoInfo } from "./line-versions.js";
 import { cachedGitDir, commitStep, headInfo, operationInProgress } from "./repo.js";
 import { git } from "./run.js";
 
 const seqText = (s: LineSeq) => s.lines.map((l, i) => l + s.eols[i]).join("");
-const bytesOf = (bom: boolean, s: LineSeq) => serialize({ bom, lines: s.lines as string[], eols: s.eols as ("" | "\n" | "\r\n")[] });
 
 /** One file of the commit: what the commit takes (null: the file goes) and what the real index holds afterwards. */
 interface Part {
@@ -99,7 +97,7 @@ function planParts(files: { file: LineFile; sel: Selection }[]): Part[] {
     if (!onHead.selected) continue;
     const staged = stageLines(v, sel, { eol });
     const whole = onHead.complete;
-    const worktreeForm = file.converts ? { lines: v.worktree.lines, eols: v.worktree.eols.map((e) => (e === "\r\n" ? "\n" : e)) } : v.worktree;
+    const worktreeForm = addedForm(file);
     const committed = whole ? (file.hash === null ? null : worktreeForm) : { lines: onHead.lines, eols: onHead.eols };
     const indexAfter = !staged.selected ? undefined : staged.complete ? (file.hash === null ? null : worktreeForm) : { lines: staged.lines, eols: staged.eols };
     parts.push({ rel: file.rel, gitPath: file.gitPath, file, whole, committed, committedMode: null, bom: whole ? file.worktree.bom : file.head.bom, indexAfter });
@@ -130,7 +128,7 @@ async function buildIndex(ctx: ToolContext, parts: Part[], env: { GIT_INDEX_FILE
       writes.push({ gitPath: p.gitPath, entry: null });
       continue;
     }
-    const sha = await writeBlob(ctx, p.gitPath, bytesOf(p.bom, p.committed), { write: true, filters: !ctx.dryRun && !p.file.rawBlobs });
+    const sha = await writeBlob(ctx, p.gitPath, blobBytes(p.bom, p.committed), { write: true, filters: !ctx.dryRun && !p.file.rawBlobs });
     writes.push({ gitPath: p.gitPath, entry: { mode: p.committedMode!, sha } });
   }
   await writeIndex(ctx, writes, { env, hooks: false });
@@ -168,7 +166,7 @@ async function updateRealIndex(ctx: ToolContext, parts: Part[], env: { GIT_INDEX
     else if (inCommit && p.committed && seqText(p.indexAfter) === seqText(p.committed)) writes.push({ gitPath: p.gitPath, entry: { mode: inCommit.mode, sha: inCommit.sha } });
     else {
       const bom = p.file.index.sha ? p.file.index.bom : p.file.worktree.bom;
-      const sha = await writeBlob(ctx, p.gitPath, bytesOf(bom, p.indexAfter), { write: true, filters: !p.file.rawBlobs });
+      const sha = await writeBlob(ctx, p.gitPath, blobBytes(bom, p.indexAfter), { write: true, filters: !p.file.rawBlobs });
       writes.push({ gitPath: p.gitPath, entry: { mode: current?.mode ?? inCommit?.mode ?? p.committedMode ?? "100644", sha } });
     }
   }

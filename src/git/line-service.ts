@@ -3,10 +3,12 @@
  * changelist tracker on the bus. The daemon starts it once the workspace is live (startLineGit), so the tracker
  * follows every change from then on; a tool reaching it first starts it too.
  */
+import type { FileMarks } from "../core/changelist-marks.js";
 import type { Workspace } from "../workspace.js";
 import { Changelists } from "./changelists.js";
-import { LineFiles } from "./line-versions.js";
+import { type LineFile, LineFiles } from "./line-versions.js";
 import { gitState } from "./repo.js";
+import type { GitCtx } from "./run.js";
 
 export interface LineGit {
   files: LineFiles;
@@ -25,6 +27,13 @@ export function lineGit(ws: Workspace): LineGit {
   changelists.start();
   ws.onDispose(() => changelists.stop());
   return svc;
+}
+
+/** A file's three versions read now, with its changelist marks carried to them: what the read-only line tools answer from. */
+export async function fileWithMarks(ctx: GitCtx & { ws: Workspace }, path: string): Promise<{ svc: LineGit; file: LineFile; marks: FileMarks }> {
+  const svc = lineGit(ctx.ws);
+  const file = await svc.files.load(ctx, path);
+  return { svc, file, marks: await svc.changelists.marksFor(file) };
 }
 
 /** Starts following the bus and loads the stored changelists in the background (a root outside git has none). */

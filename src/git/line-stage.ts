@@ -15,14 +15,14 @@ import { EMPTY } from "../core/file-versions.js";
 import { type LineSeq, diffLines } from "../core/line-diff.js";
 import { type RangeState, lineStatus } from "../core/line-status.js";
 import { type Selection, stageLines, unstageLines } from "../core/stage-lines.js";
-import { serialize } from "../core/text.js";
+import { type Eol, serialize } from "../core/text.js";
 import { ToolError } from "../errors.js";
 import type { ToolContext } from "../tools/tool.js";
 import { sweep } from "./line-sweep.js";
 import { gitRaw, indexEntries, writeBlob, writeIndex } from "./objects.js";
 import type { LineGit } from "./line-service.js";
 import { patchOf } from "./line-text.js";
-import { type LineFile, repoInfo } from "./line-versions.js";
+import { type LineFile, changedPaths, repoInfo } from "./line-versions.js";
 import { commitStep } from "./repo.js";
 import { git } from "./run.js";
 import { capDiff } from "./text.js";
@@ -56,7 +56,7 @@ export interface IndexPlan {
 }
 
 /** The worktree as `git add` would store it: git's `\n` where it converts line endings. */
-function addedForm(file: LineFile): LineSeq {
+export function addedForm(file: LineFile): LineSeq {
   const w = file.worktree.seq;
   return file.converts ? { lines: w.lines, eols: w.eols.map((e) => (e === "\r\n" ? "\n" : e)) } : w;
 }
@@ -131,13 +131,17 @@ export async function modesOf(ctx: ToolContext, gitPaths: string[], opts: { head
   return modes;
 }
 
+/** The bytes of a version we built, for writeBlob. */
+export function blobBytes(bom: boolean, seq: LineSeq): Buffer {
+  return serialize({ bom, lines: seq.lines as string[], eols: seq.eols as ("" | Eol)[] });
+}
+
 /** Writes the plans: blobs and their entries, then the whole-file adds or resets (each kind in one process). */
 export async function applyPlans(ctx: ToolContext, action: IndexAction, plans: readonly IndexPlan[]): Promise<void> {
   const blobs = plans.filter((p) => !p.whole);
   const writes = [];
   for (const p of blobs) {
-    const bytes = serialize({ bom: p.bom, lines: p.next!.lines as string[], eols: p.next!.eols as ("" | "\n" | "\r\n")[] });
-    const sha = await writeBlob(ctx, p.gitPath, bytes, { write: true, filters: !p.file!.rawBlobs });
+    const sha = await writeBlob(ctx, p.gitPath, blobBytes(p.bom, p.next!), { write: true, filters: !p.file!.rawBlobs });
     writes.push({ gitPath: p.gitPath, entry: { mode: p.mode!, sha } });
   }
   await writeIndex(ctx, writes);
@@ -171,13 +175,7 @@ export function checkHash(file: LineFile, hash: string | null | undefined): void
 
 /** Root-relative paths a call without path or changelist covers: what `git add -A` would stage, or `git reset` unstage. */
 async function allPaths(ctx: ToolContext, action: IndexAction): Promise<string[]> {
-  if (action === "stage") {
-    const [tracked, untracked] = await Promise.all([
-      git(ctx, ["diff", "--name-only", "-z", "--no-renames", "--relative", "--no-ext-diff", "--", "."]),
-      git(ctx, ["ls-files", "-z", "--others", "--exclude-standard", "--", "."]),
-    ]);
-    return [...new Set([...tracked.stdout.split("\0"), ...untracked.stdout.split("\0")].filter(Boolean))].sort();
-  }
+  if (action === "stage") return changedPaths(ctx, "index");
   const head = await git(ctx, ["rev-parse", "--verify", "--quiet", "HEAD"], { ok: [0, 1, 128] });
   const r = head.code === 0
     ? await git(ctx, ["diff", "--cached", "--name-only", "-z", "--no-renames", "--relative", "--no-ext-diff", "--", "."])
@@ -240,7 +238,6 @@ function noChange(action: IndexAction, params: IndexParams): ToolError {
 
 async function report(action: IndexAction, params: IndexParams, plans: IndexPlan[], ctx: ToolContext, svc: LineGit): Promise<Record<string, unknown>> {
   const dryRun = ctx.dryRun;
-  await svc.changelists.ready(ctx);
   const files = [];
   for (const p of plans) {
     const marks = p.marks ?? (p.file ? await svc.changelists.marksFor(p.file) : undefined);

@@ -4,21 +4,10 @@
  * `-N|TAG [-content-]` with its old number and tag. Ranges open with an `@@ range K` line giving their kind, place,
  * staging and changelist; notes in parentheses after a line say what is particular about it.
  */
-import { tagOf } from "../core/hash.js";
 import type { ChangeRange, LineDiff, LineSeq } from "../core/line-diff.js";
 import type { DeletionPoint, FileStatus, LineState, RangeState } from "../core/line-status.js";
-import { type ChangedLine, type WordDiffEntry, changedLinesOf, renderWordDiffEntry } from "../core/word-diff.js";
+import { type ChangedLine, type WordDiffEntry, changedLinesOf, renderWordDiffEntry, wordDiffEntry } from "../core/word-diff.js";
 import { MAX_RENDERED_LINE_CHARS } from "../core/text.js";
-
-const ref = (side: LineSeq, i: number) => (i < 0 ? null : { line: i + 1, tag: tagOf(side.lines[i]), content: side.lines[i] });
-
-/** A changed line in the wire form of git_word_diff. */
-export function entryOf(diff: LineDiff, c: ChangedLine): WordDiffEntry {
-  const e: WordDiffEntry = { old: ref(diff.old, c.old), new: ref(diff.new, c.new), words: c.words };
-  if (c.eolChanged) e.eol_changed = true;
-  if (c.moved) e.moved = true;
-  return e;
-}
 
 /** A rendered line, cut like file_read's when very long (the tag still covers the whole line). */
 function cut(line: string): string {
@@ -35,7 +24,7 @@ export function rangeHeader(r: ChangeRange, oldName: string, newName = "lines"):
 
 /** Each range of a diff with its changed lines in the wire form. */
 export function rangeEntries(diff: LineDiff): { range: ChangeRange; entries: WordDiffEntry[] }[] {
-  return diff.ranges.map((range) => ({ range, entries: changedLinesOf(diff, range).map((c) => entryOf(diff, c)) }));
+  return diff.ranges.map((range) => ({ range, entries: changedLinesOf(diff, range).map((c) => wordDiffEntry(diff, c)) }));
 }
 
 /** git_word_diff's text: a header, then each range and its changed lines. */
@@ -79,7 +68,7 @@ export function statusText(head: string, hw: LineDiff, status: FileStatus, asked
       if (d && rs.staged === "partial") notes.push(d.staged ? "staged" : "not staged");
       if (d && rs.changelist === null && d.changelist) notes.push(`changelist ${d.changelist}`);
     }
-    const text = renderWordDiffEntry(entryOf(hw, c));
+    const text = renderWordDiffEntry(wordDiffEntry(hw, c));
     return cut(notes.length ? `${text} (${notes.join(", ")})` : text);
   };
 

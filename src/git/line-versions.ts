@@ -13,7 +13,7 @@ import { lstatSync, statSync } from "node:fs";
 import { fileHash } from "../core/hash.js";
 import { EMPTY, FileVersions } from "../core/file-versions.js";
 import { type CrPolicy, LineIds, type LineSeq } from "../core/line-diff.js";
-import { BINARY_SNIFF_BYTES, decodeText, splitText } from "../core/text.js";
+import { decodeText, isBinary, splitText } from "../core/text.js";
 import { ToolError } from "../errors.js";
 import { readRaw } from "../fs/read-text.js";
 import type { ResolvedPath } from "../paths.js";
@@ -182,7 +182,7 @@ export class LineFiles {
       this.seqs.set(key, known);
       return { sha: key.slice(2), bom: known.bom, seq: known.seq };
     }
-    if (bytes.subarray(0, BINARY_SNIFF_BYTES).includes(0)) {
+    if (isBinary(bytes)) {
       throw new ToolError("BINARY_FILE", `${rel} is binary in ${where} (it has a NUL byte); line-level git works on text files. Stage it whole with git_add.`, { path: rel });
     }
     let decoded;
@@ -263,12 +263,15 @@ export async function eolPolicy(ctx: GitCtx, rel: string, index: LineSeq, worktr
   return { converts: !indexHasCr && !loneCr, rawBlobs: indexHasCr };
 }
 
-/** Root-relative paths of every file that differs from HEAD in the worktree (tracked or not, deleted too). */
-export async function changedPaths(ctx: GitCtx): Promise<string[]> {
-  const head = await git(ctx, ["rev-parse", "--verify", "--quiet", "HEAD"], { ok: [0, 1, 128] });
+/**
+ * Root-relative paths of every file that differs in the worktree (tracked or not, deleted too) from HEAD, or with
+ * `against: "index"` from the index (what `git add -A` stages).
+ */
+export async function changedPaths(ctx: GitCtx, against: "HEAD" | "index" = "HEAD"): Promise<string[]> {
+  const head = against === "index" || (await git(ctx, ["rev-parse", "--verify", "--quiet", "HEAD"], { ok: [0, 1, 128] })).code === 0;
   const [tracked, untracked] = await Promise.all([
-    head.code === 0
-      ? git(ctx, ["diff", "HEAD", "--name-only", "-z", "--no-renames", "--relative", "--no-ext-diff", "--", "."])
+    head
+      ? git(ctx, ["diff", ...(against === "HEAD" ? ["HEAD"] : []), "--name-only", "-z", "--no-renames", "--relative", "--no-ext-diff", "--", "."])
       : git(ctx, ["ls-files", "-z", "--cached", "--", "."]),
     git(ctx, ["ls-files", "-z", "--others", "--exclude-standard", "--", "."]),
   ]);

@@ -14,22 +14,8 @@ import { type GitCtx, gitBytes } from "./run.js";
 /** A read or write of one file's objects: seconds would mean a broken repository, not a slow one. */
 const OBJECT_TIMEOUT_MS = 30_000;
 
-export interface RawResult {
-  code: number | null;
-  stdout: Buffer;
-  stderr: string;
-}
-
-export interface RawOptions {
-  input?: string | Buffer;
-  env?: Env;
-  /** More `-c name=value` pairs before the command. */
-  config?: readonly string[];
-  ok?: number[] | "any";
-}
-
-/** Runs git (run.ts's config and process rules) with its stdout as bytes; a failure is a ToolError with git's words. */
-export function gitRaw(ctx: GitCtx, args: readonly string[], opts: RawOptions = {}): Promise<RawResult> {
+/** gitBytes (stdout as bytes; a failure is a ToolError with git's words) bounded by OBJECT_TIMEOUT_MS. */
+export function gitRaw(ctx: GitCtx, args: readonly string[], opts: Omit<Parameters<typeof gitBytes>[2], "timeoutMs"> = {}) {
   return gitBytes(ctx, args, { ...opts, timeoutMs: OBJECT_TIMEOUT_MS });
 }
 

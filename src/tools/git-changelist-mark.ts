@@ -20,7 +20,6 @@ export const gitChangelistMarkTool = defineTool({
     const svc = lineGit(ctx.ws);
     const file = await svc.files.load(ctx, path);
     checkHash(file, hash);
-    await svc.changelists.ready(ctx);
     const hw = file.versions.headToWorktree;
     const sel = lines || ranges ? { lines, ranges } : { ranges: hw.ranges.map((r) => r.id) };
     const r = await svc.changelists.mark(file, sel, changelist);

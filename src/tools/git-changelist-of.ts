@@ -1,11 +1,10 @@
-import { z } from "zod";
 import { listOfPiece } from "../core/changelist-marks.js";
 import { tagOf } from "../core/hash.js";
 import { allPieces } from "../core/line-pairs.js";
+import { requireLines } from "../core/line-status.js";
 import { renderLine } from "../core/text.js";
-import { ToolError } from "../errors.js";
-import { filePathParam } from "../git/line-params.js";
-import { lineGit, lineGitState } from "../git/line-service.js";
+import { askedLinesParam, filePathParam } from "../git/line-params.js";
+import { fileWithMarks, lineGitState } from "../git/line-service.js";
 import { defineTool } from "./tool.js";
 
 export const gitChangelistOfTool = defineTool({
@@ -13,19 +12,15 @@ export const gitChangelistOfTool = defineTool({
   description: "Says which changelist each line of one file belongs to: for the lines asked (default: every changed line, and every pure deletion), the list its change is in, null for an unchanged line.",
   params: {
     path: filePathParam(),
-    lines: z.array(z.number().int().positive()).min(1).optional().describe("Worktree lines (1-based); default: every changed line."),
+    lines: askedLinesParam("Worktree lines (1-based); default: every changed line."),
   },
   mutating: false,
   state: lineGitState,
   async run({ path, lines }, ctx) {
-    const svc = lineGit(ctx.ws);
-    const file = await svc.files.load(ctx, path);
-    await svc.changelists.ready(ctx);
-    const marks = await svc.changelists.marksFor(file);
+    const { file, marks } = await fileWithMarks(ctx, path);
     const w = file.worktree.seq;
     const hw = file.versions.headToWorktree;
-    const bad = (lines ?? []).filter((l) => l > w.lines.length);
-    if (bad.length) throw new ToolError("INVALID_PARAMS", `lines: ${bad.join(", ")} not in the worktree file (it has ${w.lines.length} lines).`, { lines: bad });
+    if (lines) requireLines(lines, w.lines.length);
     const asked = lines ?? allPieces(hw).filter((p) => p.newStart < p.newEnd).map((p) => p.newStart + 1);
     const out = [...new Set(asked)].sort((a, b) => a - b).map((l) => ({ line: l, tag: tagOf(w.lines[l - 1]), changelist: marks.lines.get(l - 1) ?? null }));
     const deletions = lines ? [] : allPieces(hw).filter((p) => p.newStart === p.newEnd).map((p) => ({

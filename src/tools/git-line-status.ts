@@ -1,6 +1,6 @@
-import { z } from "zod";
 import { lineStatus } from "../core/line-status.js";
-import { lineGit, lineGitState } from "../git/line-service.js";
+import { askedLinesParam } from "../git/line-params.js";
+import { fileWithMarks, lineGitState } from "../git/line-service.js";
 import { stagedSummary, statusText } from "../git/line-text.js";
 import { pathParam } from "../git/params.js";
 import { defineTool } from "./tool.js";
@@ -10,15 +10,12 @@ export const gitLineStatusTool = defineTool({
   description: "Shows, line by line, what a JetBrains gutter shows for one file: each change range against HEAD (added, modified, deleted; numbered 1..k), whether it is staged (all, none, partial), its changelist, and for each changed worktree line its N|TAG, its word diff against HEAD and whether the index has it. These worktree line numbers, range ids and the file hash are what git_stage_lines, git_unstage_lines, git_rollback_lines and git_changelist_mark select with.",
   params: {
     path: pathParam().describe("The file, relative to the workspace root."),
-    lines: z.array(z.number().int().positive()).min(1).optional().describe("Only these worktree lines (1-based), and the deletions next to them; default: every changed line."),
+    lines: askedLinesParam("Only these worktree lines (1-based), and the deletions next to them; default: every changed line."),
   },
   mutating: false,
   state: lineGitState,
   async run({ path, lines }, ctx) {
-    const svc = lineGit(ctx.ws);
-    const file = await svc.files.load(ctx, path);
-    await svc.changelists.ready(ctx);
-    const marks = await svc.changelists.marksFor(file);
+    const { file, marks } = await fileWithMarks(ctx, path);
     const status = lineStatus(file.versions, { lines, marks });
     const hw = file.versions.headToWorktree;
     const n = hw.ranges.length;

@@ -4,11 +4,10 @@ import { lineStatus } from "../core/line-status.js";
 import { rollbackLines } from "../core/stage-lines.js";
 import { dominantEol, serialize } from "../core/text.js";
 import { ToolError } from "../errors.js";
-import { filePathParam, optionalLinesParam, optionalRangesParam } from "../git/line-params.js";
+import { existingHashParam, filePathParam, optionalLinesParam, optionalRangesParam } from "../git/line-params.js";
 import { lineGit, lineGitState } from "../git/line-service.js";
 import { checkHash } from "../git/line-stage.js";
 import { patchOf } from "../git/line-text.js";
-import { z } from "zod";
 import { defineTool } from "./tool.js";
 
 export const gitRollbackLinesTool = defineTool({
@@ -16,7 +15,7 @@ export const gitRollbackLinesTool = defineTool({
   description: "Reverts chosen worktree lines to HEAD's (JetBrains' Rollback): the selected changes are undone in the file itself, everything else is kept. Select with hash + lines or ranges from git_line_status; no selection reverts every change of the file. Written like file_write (atomic, attributed to your session, HASH_MISMATCH if the file changed); the index is not touched. Preview: the diff of the file.",
   params: {
     path: filePathParam(),
-    hash: z.string().regex(/^[0-9a-fA-F]{16}$/, "must be a 16-hex-digit file hash").describe("The worktree file's hash (from git_line_status or file_read) the line numbers belong to."),
+    hash: existingHashParam("The worktree file's hash (from git_line_status or file_read) the line numbers belong to."),
     lines: optionalLinesParam(),
     ranges: optionalRangesParam(),
   },
@@ -33,14 +32,15 @@ export const gitRollbackLinesTool = defineTool({
     if (!built.selected) throw new ToolError("NO_CHANGE", `The selection holds no changed line of ${file.rel}; git_line_status shows the changed lines and ranges.`);
     const next = { lines: built.lines, eols: built.eols };
     const bytes = serialize({ bom: file.worktree.bom && next.lines.length > 0, ...next });
-    await svc.changelists.ready(ctx);
     const marks = await svc.changelists.marksFor(file);
     const written = await ctx.ws.files.write(ctx, { target: file.target, expected: file.hash, produce: () => ({ bytes }) });
     const after = file.versions.withWorktree(next);
     const cr = file.versions.worktreeCr;
-    const marksAfter = remapMarks(marks, diffLines(file.worktree.seq, next, { cr, ids: file.versions.ids }), after.headToWorktree, svc.changelists.active);
+    const edit = diffLines(file.worktree.seq, next, { cr, ids: file.versions.ids });
+    const marksAfter = remapMarks(marks, edit, after.headToWorktree, svc.changelists.active);
     const { ranges: left } = lineStatus(after, { marks: marksAfter, lines: [] });
-    const diff = patchOf(file.rel, diffLines(file.worktree.seq, next, { ids: file.versions.ids }));
+    // The patch shows every byte written, a CR too: the same diff unless CRs are ignored for this path.
+    const diff = patchOf(file.rel, cr === "exact" ? edit : diffLines(file.worktree.seq, next, { ids: file.versions.ids }));
     const verb = ctx.dryRun ? "would roll back" : "rolled back";
     const emptied = !next.lines.length && file.head.sha === null ? "\nthe file is now empty (it is not in HEAD): delete it with file_delete if it should go" : "";
     return {

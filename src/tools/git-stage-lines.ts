@@ -1,19 +1,15 @@
-import { optionalChangelistParam, optionalHashParam, optionalLinesParam, optionalRangesParam } from "../git/line-params.js";
+import { indexSelectionParams } from "../git/line-params.js";
 import { lineGit, lineGitState } from "../git/line-service.js";
 import { runIndexTool } from "../git/line-stage.js";
-import { pathParam } from "../git/params.js";
 import { defineTool } from "./tool.js";
 
 export const gitStageLinesTool = defineTool({
   id: "git_stage_lines",
   description: "Stages chosen lines of the worktree: the file's index entry becomes its current index content with exactly the selected worktree changes applied (written as a blob and an index entry, never as a patch, so whitespace settings cannot alter it). Select with path + hash + lines or ranges (from git_line_status); path alone stages the whole file (as git add), nothing at all stages everything (as git add -A), changelist stages every change of that list. Never touches the worktree. Preview: the unified diff the index would gain. Result: staged (that diff), files, and the new ranges status.",
-  params: {
-    path: pathParam().optional().describe("The file; omit it (with no selection) to stage every change, or to stage a whole changelist."),
-    hash: optionalHashParam(),
-    lines: optionalLinesParam(),
-    ranges: optionalRangesParam(),
-    changelist: optionalChangelistParam("Stage every change of this changelist (in path only, if given)."),
-  },
+  params: indexSelectionParams(
+    "The file; omit it (with no selection) to stage every change, or to stage a whole changelist.",
+    "Stage every change of this changelist (in path only, if given).",
+  ),
   mutating: true,
   hints: { destructive: false },
   state: lineGitState,

@@ -2,6 +2,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { type DaemonClient, daemonForSuite, startDaemon } from "../helpers/daemon.js";
+import { tagOf } from "../../src/core/hash.js";
 import { tmpWorkspace } from "../helpers/tmp.js";
 import { commitFile, expectUnchanged, git, snapshot, writeFile } from "./fixture.js";
 import { gitAddOf, indexEntry } from "./line-oracle.js";
@@ -132,6 +133,27 @@ describe("changelists", () => {
     expect((await d.call("git_changelist_mark", { path: "s.txt", hash: s.hash, lines: [1], changelist: "other" })).result.code).toBe("NO_CHANGE");
     expect((await d.ok("git_changelists")).lists.map((l: any) => l.name)).toEqual(["default", "middle"]); // "other" was not made
     expect((await d.call("git_changelist_mark", { path: "s.txt", hash: "0000000000000000", lines: [4], changelist: "middle" })).result.code).toBe("HASH_MISMATCH");
+  });
+
+  it("a pure deletion goes to a list by its range, is listed and committed as a deletion; git_changelist_of answers for the lines asked", async () => {
+    commitFile(dir, "del.txt", text(TEN));
+    const work = TEN.filter((_, i) => i !== 3).map((l) => (l === "line 8" ? "line eight" : l));
+    writeFile(dir, "del.txt", text(work));
+    const s = await d.ok("git_line_status", { path: "del.txt" });
+    expect(s.ranges.map((r: any) => [r.range, r.kind])).toEqual([[1, "deleted"], [2, "modified"]]);
+    await d.ok("git_changelist_mark", { path: "del.txt", hash: s.hash, ranges: [1], changelist: "cleanup" });
+    const listed = await d.ok("git_changelist_lines", { changelist: "cleanup" });
+    expect(listed.files).toEqual([{ path: "del.txt", hash: s.hash, lines: [], deletions: [{ after: 3, deleted: [{ head_line: 4, tag: tagOf("line 4"), content: "line 4" }] }] }]);
+    expect(listed.text).toContain(`-4|${tagOf("line 4")} [-line 4-] (deleted after line 3)`);
+    const asked = await d.ok("git_changelist_of", { path: "del.txt", lines: [7, 1] });
+    expect(asked.lines).toEqual([{ line: 1, tag: tagOf("line 1"), changelist: null }, { line: 7, tag: tagOf("line eight"), changelist: "default" }]);
+    expect(asked.deletions).toEqual([]);
+    expect((await d.ok("git_changelist_of", { path: "del.txt" })).deletions).toEqual([{ after: 3, head_lines: [4], changelist: "cleanup" }]);
+    const beyond = await d.call("git_changelist_of", { path: "del.txt", lines: [10] });
+    expect(beyond.result).toMatchObject({ code: "INVALID_PARAMS", lines: [10] });
+    const r = await d.ok("git_commit", { message: "drop line 4", changelist: "cleanup" });
+    expect(git(dir, "show", `${r.commit}:del.txt`)).toBe(text(TEN.filter((_, i) => i !== 3)));
+    expect(await listsOf(d, "del.txt")).toEqual({ 7: "default" });
   });
 
   it("activating a list sends new changes there and keeps existing ones where they were", async () => {
