@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type DaemonClient, startDaemon } from "../helpers/daemon.js";
 import { tmpWorkspace } from "../helpers/tmp.js";
-import { commitFile, expectUnchanged, git, writeFile } from "./fixture.js";
+import { commitFile, expectUnchanged, git, resetRepo, writeFile } from "./fixture.js";
 
 const read = (dir: string, rel: string) => readFileSync(path.join(dir, rel), "utf8");
 
@@ -30,12 +30,7 @@ describe("operations that replace files keep what they replace recoverable", () 
     await d.close();
     cleanup();
   });
-  beforeEach(() => {
-    git(dir, "checkout", "-q", "-f", "main");
-    git(dir, "reset", "-q", "--hard", base);
-    git(dir, "clean", "-qfdx");
-    for (const b of git(dir, "for-each-ref", "--format=%(refname:short)", "refs/heads").split("\n").filter((b) => b && b !== "main")) git(dir, "branch", "-q", "-D", b);
-  });
+  beforeEach(() => resetRepo(dir, base));
 
   it("git_reset hard over an untracked file that the target tracks names it in the preview and keeps it in the backup", async () => {
     const later = commitFile(dir, "x.txt", "tracked later\n", "adds x");
