@@ -1,0 +1,47 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeEach, describe, expect, it } from "vitest";
+import { type DaemonClient, daemonForSuite } from "../helpers/daemon.js";
+import { tmpWorkspace } from "../helpers/tmp.js";
+import { conflictingBranches, git, resetRepo } from "./fixture.js";
+
+const lines = (...ls: string[]) => ls.map((l) => `${l}\n`).join("");
+
+/**
+ * How many git processes of a kind one call starts, read from GIT_TRACE (which the daemon passes on to every git it
+ * runs): the work a call does once must not be done again (a merge-tree is a whole merge).
+ */
+describe("git processes per call", () => {
+  const ws = tmpWorkspace({ git: true });
+  // Outside the repository: a file in .git changing with every git command would wake the daemon's git watcher.
+  const traceDir = mkdtempSync(path.join(tmpdir(), "tool-layer-trace-"));
+  const trace = path.join(traceDir, "trace.log");
+  afterAll(() => rmSync(traceDir, { recursive: true, force: true }));
+  let d: DaemonClient;
+  daemonForSuite(ws, (c) => (d = c), [], { GIT_TRACE: trace });
+  const dir = ws.dir;
+  let root: string;
+
+  /** The git commands (`merge-tree`, `add`, ...) `call` ran, in order. */
+  async function commandsOf(call: () => Promise<unknown>): Promise<string[]> {
+    writeFileSync(trace, "");
+    await call();
+    return [...readFileSync(trace, "utf8").matchAll(/trace: built-in: git (\S+)/g)].map((m) => m[1]);
+  }
+  const countOf = (commands: string[], name: string) => commands.filter((c) => c === name).length;
+
+  beforeEach(() => {
+    root ??= (git(dir, "commit", "-q", "--allow-empty", "-m", "root"), git(dir, "rev-parse", "HEAD").trim());
+    resetRepo(dir, root);
+  });
+
+  it("a merge preview with conflicts computes the merge once: the conflicts, the files in the way and auto-resolution share it", async () => {
+    conflictingBranches(dir, { "a.txt": lines("one", "const total = add(price, tax);", "three") }, { "a.txt": lines("one", "let total = add(price, tax);", "three") }, { "a.txt": lines("one", "const total = add(price, vat);", "three") });
+    let preview: any;
+    const commands = await commandsOf(async () => (preview = await d.ok("git_merge", { ref: "topic" }, { approved: false })));
+    expect(preview.conflicts).toEqual(["a.txt"]);
+    expect(preview.auto_resolution).toMatchObject({ settled: 1, left: 0, completes: true });
+    expect(countOf(commands, "merge-tree")).toBe(1);
+  });
+});
