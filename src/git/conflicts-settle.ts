@@ -6,8 +6,7 @@ import type { ToolContext } from "../tools/tool.js";
 import { type AutoMode, type RewriteOptions, type StageMerge, allowedBy, autoOf, lineEolsFor, locate, renderLanded, renderWhole, rewriteWorktree } from "./conflicts-model.js";
 import { type FileState, type FileView, fileView, isSettled, readConflicts } from "./conflicts-read.js";
 import type { Located } from "./conflicts-model.js";
-import { pathspec } from "./params.js";
-import { git } from "./run.js";
+import { addPaths } from "./stage.js";
 
 /**
  * Auto-resolution after an operation stopped on conflicts (SPEC 9): every block the mode allows is settled in the
@@ -106,11 +105,10 @@ export async function settleConflicts(ctx: ToolContext, mode: AutoMode, fallback
   const after = wrote ? await readConflicts(ctx) : states;
   for (const s of after) {
     const v = fileView(s);
-    if (mode !== "off" && isSettled(v)) {
-      await git(ctx, ["add", "--", pathspec(s.path)]);
-      report.staged.push(s.path);
-    } else report.left.push(v);
+    if (mode !== "off" && isSettled(v)) report.staged.push(s.path);
+    else report.left.push(v);
   }
+  await addPaths(ctx, report.staged);
   return report;
 }
 

@@ -44,4 +44,29 @@ describe("git processes per call", () => {
     expect(preview.auto_resolution).toMatchObject({ settled: 1, left: 0, completes: true });
     expect(countOf(commands, "merge-tree")).toBe(1);
   });
+
+  it("git_conflict_finalize stages every conflicted file with one git add", async () => {
+    conflictingBranches(dir, { "a.txt": lines("a"), "b.txt": lines("b"), "c.txt": lines("c") }, { "a.txt": lines("a1"), "b.txt": lines("b1"), "c.txt": lines("c1") }, { "a.txt": lines("a2"), "b.txt": lines("b2"), "c.txt": lines("c2") });
+    const stopped = await d.call("git_merge", { ref: "topic" });
+    expect(stopped.result.files).toEqual(["a.txt", "b.txt", "c.txt"]);
+    for (const f of ["a.txt", "b.txt", "c.txt"]) writeFileSync(path.join(dir, f), "settled\n");
+    let fin: any;
+    const commands = await commandsOf(async () => (fin = await d.ok("git_conflict_finalize")));
+    expect(fin.staging).toEqual(["a.txt", "b.txt", "c.txt"]);
+    expect(git(dir, "show", "--format=", "--name-only", "HEAD").trim().split("\n")).toEqual(["a.txt", "b.txt", "c.txt"]);
+    expect(git(dir, "show", "HEAD:b.txt")).toBe("settled\n");
+    expect(countOf(commands, "add")).toBe(1);
+  });
+
+  it("auto-resolution stages the files it settled whole with one git add", async () => {
+    const base = { "a.txt": lines("one", "const total = add(price, tax);", "three"), "b.txt": lines("one", "const total = add(price, tax);", "three") };
+    const ours = { "a.txt": lines("one", "let total = add(price, tax);", "three"), "b.txt": lines("one", "let total = add(price, tax);", "three") };
+    const theirs = { "a.txt": lines("one", "const total = add(price, vat);", "three"), "b.txt": lines("one", "const total = add(price, vat);", "three") };
+    conflictingBranches(dir, base, ours, theirs);
+    let r: any;
+    const commands = await commandsOf(async () => (r = await d.ok("git_merge", { ref: "topic" })));
+    expect(r.auto_resolved.map((b: any) => b.path)).toEqual(["a.txt", "b.txt"]);
+    expect(git(dir, "status", "--porcelain")).toBe("");
+    expect(countOf(commands, "add")).toBe(1);
+  });
 });
