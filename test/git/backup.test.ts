@@ -1,12 +1,8 @@
 import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
-import path from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type DaemonClient, startDaemon } from "../helpers/daemon.js";
 import { tmpWorkspace } from "../helpers/tmp.js";
-import { commitFile, expectUnchanged, git, resetRepo, writeFile } from "./fixture.js";
-
-const read = (dir: string, rel: string) => readFileSync(path.join(dir, rel), "utf8");
+import { commitFile, expectUnchanged, git, read, resetRepo, writeFile } from "./fixture.js";
 
 /** The one shape of a backup (issue 10): a ref, its commit, its kind and how to restore it, naming the ref. */
 function expectBackup(b: any, kind: "worktree" | "commit"): void {

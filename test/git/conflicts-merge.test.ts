@@ -4,10 +4,8 @@ import path from "node:path";
 import { initHash, tagOf } from "../../src/core/hash.js";
 import { type DaemonClient, startDaemon } from "../helpers/daemon.js";
 import { tmpWorkspace } from "../helpers/tmp.js";
-import { conflictingBranches, expectUnchanged, git, operationState, resetRepo, writeFile } from "./fixture.js";
+import { conflictingBranches, expectUnchanged, git, lines, operationState, read, resetRepo, writeFile } from "./fixture.js";
 
-const read = (dir: string, rel: string) => readFileSync(path.join(dir, rel), "utf8");
-const lines = (...ls: string[]) => ls.map((l) => `${l}\n`).join("");
 /** The content of a rendered `N|TAG content` line. */
 const content = (l: string) => l.slice(l.indexOf(" ") + 1);
 

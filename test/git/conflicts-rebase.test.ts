@@ -1,13 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
-import path from "node:path";
 import { type DaemonClient, startDaemon } from "../helpers/daemon.js";
 import { tmpWorkspace } from "../helpers/tmp.js";
-import { commitFile, expectUnchanged, git, operationState, resetRepo, writeFile } from "./fixture.js";
+import { commitFile, expectUnchanged, git, lines, operationState, read, resetRepo, writeFile } from "./fixture.js";
 
-const read = (dir: string, rel: string) => readFileSync(path.join(dir, rel), "utf8");
-const lines = (...ls: string[]) => ls.map((l) => `${l}\n`).join("");
 const subjects = (dir: string, n: number) => git(dir, "log", "--format=%s", `-${n}`).trim().split("\n");
 
 describe("conflicts of a rebase, a cherry-pick and a stash apply", () => {

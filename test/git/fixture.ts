@@ -8,6 +8,11 @@ import { git, tmpWorkspace, writeFile } from "../helpers/tmp.js";
 
 export { git, writeFile };
 
+/** A worktree file's text. */
+export const read = (dir: string, rel: string) => readFileSync(path.join(dir, rel), "utf8");
+/** Lines joined, each with its newline. */
+export const lines = (...ls: string[]) => ls.map((l) => `${l}\n`).join("");
+
 /** A bare repository in a temp folder, to push to and pull from. */
 export function bareRemote(): { dir: string; cleanup: () => void } {
   const dir = realpathSync(mkdtempSync(path.join(tmpdir(), "tool-layer-remote-")));

@@ -4,9 +4,8 @@ import path from "node:path";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { type DaemonClient, daemonForSuite } from "../helpers/daemon.js";
 import { tmpWorkspace } from "../helpers/tmp.js";
-import { conflictingBranches, git, resetRepo } from "./fixture.js";
+import { conflictingBranches, git, lines, resetRepo } from "./fixture.js";
 
-const lines = (...ls: string[]) => ls.map((l) => `${l}\n`).join("");
 
 /**
  * How many git processes of a kind one call starts, read from GIT_TRACE (which the daemon passes on to every git it

@@ -1,11 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { readFileSync } from "node:fs";
-import path from "node:path";
 import { type DaemonClient, startDaemon } from "../helpers/daemon.js";
 import { tmpWorkspace } from "../helpers/tmp.js";
-import { commitFile, expectUnchanged, git, resetRepo, writeFile } from "./fixture.js";
-
-const read = (dir: string, rel: string) => readFileSync(path.join(dir, rel), "utf8");
+import { commitFile, expectUnchanged, git, read, resetRepo, writeFile } from "./fixture.js";
 
 describe("git_checkout, git_merge, git_rebase, git_reset, git_stash", () => {
   let dir: string;
