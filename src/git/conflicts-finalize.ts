@@ -5,8 +5,8 @@ import { type AutoMode, KIND_TEXT, firstMarkerLeft } from "./conflicts-model.js"
 import { type InProgress, clearRecord, currentOperation, operationName } from "./conflicts-operation.js";
 import { readConflicts } from "./conflicts-read.js";
 import { OPERATION_HOOKS, hooksText, plannedHooks } from "./hooks.js";
-import { pathspec } from "./params.js";
 import { worktreeStep } from "./repo.js";
+import { addPaths } from "./stage.js";
 import { git } from "./run.js";
 import { list } from "./text.js";
 
@@ -38,7 +38,7 @@ export async function finalizeOperation(ctx: ToolContext, cur: InProgress, opts:
   if (ctx.dryRun) return { ...shown, text: text(false) };
   const mode = opts.mode ?? cur.record?.auto ?? "all";
   return worktreeStep(ctx, async (ctx) => {
-    for (const p of staging) await git(ctx, ["add", "--", pathspec(p)]);
+    await addPaths(ctx, staging);
     const first = await continueStep(ctx, cur, opts.message);
     const next = first.done ? null : await currentOperation(ctx);
     const outcome = next ? await settleAndContinue(ctx, next, mode) : null;

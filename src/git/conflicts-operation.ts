@@ -88,7 +88,7 @@ export interface InProgress {
 /** The operation in progress, or null; unmerged entries with no operation are a stash apply (or `checkout -m`) from outside. */
 export async function currentOperation(ctx: GitCtx): Promise<InProgress | null> {
   const gitDir = await cachedGitDir(ctx);
-  const [gitOp, record, { head, branch }] = await Promise.all([operationInProgress(gitDir), readRecord(gitDir), headAndBranch(ctx)]);
+  const [gitOp, record, { head, branch }] = await Promise.all([operationInProgress(gitDir), readRecord(gitDir), headInfo(ctx)]);
   if (gitOp && CONFLICT_OPS.has(gitOp)) {
     const op = gitOp as ConflictOp;
     const mine = record?.op === op && (op === "rebase" || record.before.head === head) ? record : null;
@@ -103,14 +103,6 @@ export async function currentOperation(ctx: GitCtx): Promise<InProgress | null> 
   }
   if (unmerged) return { op: "stash", record: null, head, branch, gitDir };
   return null;
-}
-
-/** HEAD and its branch in one git process (git_conflicts runs on every listing; each process counts there). */
-async function headAndBranch(ctx: GitCtx): Promise<{ head: string | null; branch: string | null }> {
-  const r = await git(ctx, ["rev-parse", "HEAD", "--symbolic-full-name", "HEAD", "--"], { ok: [0, 1, 128] });
-  const [head, ref] = r.code === 0 ? r.stdout.trim().split("\n") : [];
-  if (head) return { head, branch: ref?.startsWith("refs/heads/") ? ref.slice("refs/heads/".length) : null };
-  return headInfo(ctx);
 }
 
 const CONFLICT_OPS = new Set<string>(["merge", "rebase", "cherry-pick", "revert"]);

@@ -7,8 +7,8 @@ import type { Lines } from "../core/merge/three-way.js";
 import { serialize } from "../core/text.js";
 import { type AutoMode, type ConflictKind, allowedBy, autoOf, classify, stageMerge } from "./conflicts-model.js";
 import { autoLabel } from "./conflicts-read.js";
-import { type UnmergedPath, mergeAttributes, parseUnmerged, readBlobs } from "./conflicts-stages.js";
-import { type ReplayStep, replayCommits } from "./predict.js";
+import { type UnmergedPath, mergeAttributes, readBlobs } from "./conflicts-stages.js";
+import { type MergePrediction, type ReplayStep, predictMerge, replayCommits } from "./predict.js";
 import { PREVIEW_IDENTITY, withPrivateIndex } from "./repo.js";
 import { type GitCtx, git } from "./run.js";
 
@@ -38,13 +38,6 @@ export interface AutoPrediction {
   left: number;
   /** Nothing would be left: the operation would complete as a clean one does. */
   completes: boolean;
-}
-
-/** The tree merge-tree makes of ours and theirs, and the stages of every conflicted path. */
-export async function mergeTreeStages(ctx: GitCtx, ours: string, theirs: string): Promise<{ tree: string; entries: UnmergedPath[] }> {
-  const r = await git(ctx, ["merge-tree", "--write-tree", "-z", "--no-messages", "--end-of-options", ours, theirs], { ok: [0, 1] });
-  const nul = r.stdout.indexOf("\0");
-  return { tree: r.stdout.slice(0, nul < 0 ? undefined : nul).trim(), entries: r.code === 1 ? parseUnmerged(r.stdout.slice(nul + 1)) : [] };
 }
 
 /** The prediction for these conflicted paths, and each fully settled text file's merged bytes (mode and content). */
@@ -119,10 +112,9 @@ async function resolvedTree(ctx: GitCtx, tree: string, resolved: Map<string, { m
   }
 }
 
-/** A merge (or pull) of theirs into ours: what auto-resolution would settle. */
-export async function predictMergeAuto(ctx: GitCtx & { ws: { maxFileBytes: number } }, ours: string, theirs: string, mode: AutoMode): Promise<AutoPrediction | null> {
-  const { entries } = await mergeTreeStages(ctx, ours, theirs);
-  return entries.length ? (await predictAuto(ctx, entries, mode)).prediction : null;
+/** What auto-resolution would settle of a predicted merge's conflicts, or null when it has none. */
+export async function predictMergeAuto(ctx: GitCtx & { ws: { maxFileBytes: number } }, merged: MergePrediction | null, mode: AutoMode): Promise<AutoPrediction | null> {
+  return merged?.entries.length ? (await predictAuto(ctx, merged.entries, mode)).prediction : null;
 }
 
 /**
@@ -133,7 +125,7 @@ export async function predictStashAuto(ctx: GitCtx & { ws: { maxFileBytes: numbe
   const indexTree = await withPrivateIndex(ctx, async (env) => (await git(ctx, ["write-tree"], { env })).stdout.trim());
   const parent = (await git(ctx, ["rev-parse", `${stash}^1`])).stdout.trim();
   const ours = (await git(ctx, ["commit-tree", indexTree, "-p", parent, "-m", "tool-layer stash preview"], { env: PREVIEW_IDENTITY })).stdout.trim();
-  return predictMergeAuto(ctx, ours, stash, mode);
+  return predictMergeAuto(ctx, await predictMerge(ctx, ours, stash), mode);
 }
 
 export interface AutoReplayStep extends ReplayStep {
@@ -150,8 +142,8 @@ export interface AutoReplayStep extends ReplayStep {
 export function predictReplay(ctx: GitCtx & { ws: { maxFileBytes: number } }, onto: string, head: string, mode: AutoMode): Promise<AutoReplayStep[]> {
   let stopped = false;
   return replayCommits(ctx, onto, head, async (ours, c) => {
-    const { tree, entries } = await mergeTreeStages(ctx, ours, c.sha);
-    const step: AutoReplayStep = { ...c, conflicts: entries.map((e) => e.path), simulated: true };
+    const { tree, entries, conflicts } = await predictMerge(ctx, ours, c.sha);
+    const step: AutoReplayStep = { ...c, conflicts, simulated: true };
     if (!entries.length) return { step, tree };
     const { prediction, resolved } = await predictAuto(ctx, entries, mode);
     step.auto = prediction;

@@ -6,8 +6,7 @@ import type { ToolContext } from "../tools/tool.js";
 import { type AutoMode, type RewriteOptions, type StageMerge, allowedBy, autoOf, lineEolsFor, locate, renderLanded, renderWhole, rewriteWorktree } from "./conflicts-model.js";
 import { type FileState, type FileView, fileView, isSettled, readConflicts } from "./conflicts-read.js";
 import type { Located } from "./conflicts-model.js";
-import { pathspec } from "./params.js";
-import { git } from "./run.js";
+import { addPaths } from "./stage.js";
 
 /**
  * Auto-resolution after an operation stopped on conflicts (SPEC 9): every block the mode allows is settled in the
@@ -59,7 +58,7 @@ export async function settleConflicts(ctx: ToolContext, mode: AutoMode, fallback
   for (const s of states) {
     if (mode !== "off" && s.kind === "text" && s.sm && s.loc && s.file && s.target) {
       const ambiguous = s.sm.markerSize !== s.attrs.markerSize && s.sm.merge.blocks.length > 0;
-      const picks = ambiguous ? pickAll(s, mode) : pick(s, mode);
+      const picks = pick(s, mode, ambiguous);
       if (picks.size || ambiguous) {
         const { sm } = s;
         let landed: { block: number; start: number; end: number }[] = [];
@@ -106,31 +105,23 @@ export async function settleConflicts(ctx: ToolContext, mode: AutoMode, fallback
   const after = wrote ? await readConflicts(ctx) : states;
   for (const s of after) {
     const v = fileView(s);
-    if (mode !== "off" && isSettled(v)) {
-      await git(ctx, ["add", "--", pathspec(s.path)]);
-      report.staged.push(s.path);
-    } else report.left.push(v);
+    if (mode !== "off" && isSettled(v)) report.staged.push(s.path);
+    else report.left.push(v);
   }
+  await addPaths(ctx, report.staged);
   return report;
 }
 
-/** Every block of the merge `mode` lets auto-resolution settle, wherever git's markers put it. */
-function pickAll(s: FileState, mode: AutoMode): Map<number, Lines> {
+/**
+ * The blocks `mode` lets auto-resolution settle, with their resolutions: every block of the merge when git's markers are
+ * ambiguous (`whole`: the file is written anew), else those located in the worktree (edited regions are the user's).
+ */
+function pick(s: FileState, mode: AutoMode, whole: boolean): Map<number, Lines> {
+  const blocks = whole ? s.sm!.merge.blocks.map((b) => b.index) : s.loc!.located.filter((l) => !l.edited).map((l) => l.block);
   const picks = new Map<number, Lines>();
-  for (const b of s.sm!.merge.blocks) {
-    const a = autoOf(s.sm!, b.index);
-    if (a && allowedBy(mode, a.rule)) picks.set(b.index, a);
-  }
-  return picks;
-}
-
-/** The blocks of a file `mode` lets auto-resolution settle, with their resolutions (edited regions are the user's). */
-function pick(s: FileState, mode: AutoMode): Map<number, Lines> {
-  const picks = new Map<number, Lines>();
-  for (const l of s.loc!.located) {
-    if (l.edited) continue;
-    const a = autoOf(s.sm!, l.block);
-    if (a && allowedBy(mode, a.rule)) picks.set(l.block, a);
+  for (const b of blocks) {
+    const a = autoOf(s.sm!, b);
+    if (a && allowedBy(mode, a.rule)) picks.set(b, a);
   }
   return picks;
 }

@@ -1,6 +1,6 @@
 import { ToolError } from "../errors.js";
 import { type InTheWay, filesInTheWay } from "./in-the-way.js";
-import { type ReplayStep, predictMerge, simulateRebase } from "./predict.js";
+import { type MergePrediction, type ReplayStep, predictMerge, simulateRebase } from "./predict.js";
 import { type OneCommit, commitLine, logCommits } from "./repo.js";
 import { NO_SUBMODULE_WORKTREES, git, type GitCtx } from "./run.js";
 import { dirtyPaths, parseStatus } from "./status.js";
@@ -25,6 +25,13 @@ async function count(ctx: GitCtx, range: string[]): Promise<number> {
   return Number((await git(ctx, ["rev-list", "--count", ...range])).stdout.trim());
 }
 
+/** What analyze found: the integration as previews show it, and the merge it predicted, for the rest of the preview. */
+export interface Analysis {
+  integration: Integration;
+  /** The merge's prediction (merge-tree's tree and stages) for a merge that is neither up to date nor a fast-forward. */
+  merged: MergePrediction | null;
+}
+
 /**
  * What bringing `theirs` into `head` would do, computed in the object store only (no ref, index or file changes).
  * `replay` predicts a rebase's steps (the conflict tools' version also settles what auto-resolution would).
@@ -35,22 +42,23 @@ export async function analyze(
   theirs: string,
   rebase: boolean,
   replay: (ctx: GitCtx, onto: string, head: string) => Promise<ReplayStep[]> = simulateRebase,
-): Promise<Integration> {
+): Promise<Analysis> {
   const [incoming, outgoing, inCount, outCount] = await Promise.all([
     logCommits(ctx, [`-n${MAX_COMMITS_SHOWN}`, theirs, `^${head}`]),
     logCommits(ctx, [`-n${MAX_COMMITS_SHOWN}`, head, `^${theirs}`]),
     count(ctx, [theirs, `^${head}`]),
     count(ctx, [head, `^${theirs}`]),
   ]);
-  const result: Integration = { incoming, outgoing, incoming_count: inCount, outgoing_count: outCount, up_to_date: inCount === 0, fast_forward: outCount === 0 && inCount > 0, conflicts: [] };
-  if (result.up_to_date || result.fast_forward) return result;
+  const integration: Integration = { incoming, outgoing, incoming_count: inCount, outgoing_count: outCount, up_to_date: inCount === 0, fast_forward: outCount === 0 && inCount > 0, conflicts: [] };
+  if (integration.up_to_date || integration.fast_forward) return { integration, merged: null };
   if (rebase) {
-    result.replay = await replay(ctx, theirs, head);
-    result.conflicts = [...new Set(result.replay.flatMap((s) => s.conflicts))];
-  } else {
-    result.conflicts = (await predictMerge(ctx, head, theirs)).conflicts;
+    integration.replay = await replay(ctx, theirs, head);
+    integration.conflicts = [...new Set(integration.replay.flatMap((s) => s.conflicts))];
+    return { integration, merged: null };
   }
-  return result;
+  const merged = await predictMerge(ctx, head, theirs);
+  integration.conflicts = merged.conflicts;
+  return { integration, merged };
 }
 
 /** What an integration would do (a preview) or did (`done`: the approved call, which finished without conflicts). */
@@ -96,8 +104,7 @@ export async function requireNotOverwriting(ctx: GitCtx, head: string, theirs: s
  * Untracked and ignored files that bringing `theirs` in would replace: what the merge result (or, for a fast-forward or
  * a rebase, `theirs`, which a rebase checks out first) adds where the disk already has a file git does not track.
  */
-export async function integrationInTheWay(ctx: GitCtx, head: string, theirs: string, a: Integration, rebase: boolean): Promise<InTheWay> {
-  if (a.up_to_date) return { ignored: [], untracked: [] };
-  const to = a.fast_forward || rebase ? theirs : (await predictMerge(ctx, head, theirs)).tree;
-  return filesInTheWay(ctx, head, to);
+export async function integrationInTheWay(ctx: GitCtx, head: string, theirs: string, { integration, merged }: Analysis): Promise<InTheWay> {
+  if (integration.up_to_date) return { ignored: [], untracked: [] };
+  return filesInTheWay(ctx, head, merged?.tree ?? theirs);
 }

@@ -1,3 +1,4 @@
+import { type UnmergedPath, parseUnmerged } from "./conflicts-stages.js";
 import { PREVIEW_IDENTITY, type OneCommit, logCommits } from "./repo.js";
 import { git, type GitCtx } from "./run.js";
 
@@ -5,13 +6,16 @@ export interface MergePrediction {
   /** The tree the merge would produce (with conflict markers where it conflicts). */
   tree: string;
   conflicts: string[];
+  /** The index stages of every conflicted path, as the real merge would leave them (for auto-resolution's prediction). */
+  entries: UnmergedPath[];
 }
 
 /** A real three-way merge computed in the object store only: `merge-tree --write-tree` touches no ref, index or file. */
 export async function predictMerge(ctx: GitCtx, ours: string, theirs: string): Promise<MergePrediction> {
-  const r = await git(ctx, ["merge-tree", "--write-tree", "--name-only", "--no-messages", "-z", "--end-of-options", ours, theirs], { ok: [0, 1] });
-  const [tree, ...rest] = r.stdout.split("\0");
-  return { tree, conflicts: r.code === 1 ? [...new Set(rest.filter(Boolean))] : [] };
+  const r = await git(ctx, ["merge-tree", "--write-tree", "-z", "--no-messages", "--end-of-options", ours, theirs], { ok: [0, 1] });
+  const nul = r.stdout.indexOf("\0");
+  const entries = r.code === 1 ? parseUnmerged(r.stdout.slice(nul + 1)) : [];
+  return { tree: r.stdout.slice(0, nul < 0 ? undefined : nul).trim(), conflicts: entries.map((e) => e.path), entries };
 }
 
 export interface ReplayStep extends OneCommit {

@@ -120,13 +120,21 @@ export interface HeadInfo {
   branch: string | null;
 }
 
+/**
+ * HEAD and its branch, in one git process where HEAD has a commit (nearly every git tool asks, git_conflicts on every
+ * listing). The branch is its ref without `refs/heads/`: `symbolic-ref --short` would say `heads/main` when a tag is
+ * named `main` too.
+ */
 export async function headInfo(ctx: GitCtx): Promise<HeadInfo> {
-  const [h, b] = await Promise.all([
-    git(ctx, ["rev-parse", "--verify", "--quiet", "HEAD"], { ok: [0, 1, 128] }),
-    git(ctx, ["symbolic-ref", "--quiet", "--short", "HEAD"], { ok: [0, 1] }),
-  ]);
-  return { head: h.code === 0 ? h.stdout.trim() : null, branch: b.code === 0 ? b.stdout.trim() : null };
+  const r = await git(ctx, ["rev-parse", "HEAD", "--symbolic-full-name", "HEAD", "--"], { ok: [0, 1, 128] });
+  const [head, ref] = r.code === 0 ? r.stdout.split("\n") : [];
+  if (head) return { head, branch: branchOf(ref) };
+  // No commit yet: HEAD still names the branch the first commit will create.
+  const b = await git(ctx, ["symbolic-ref", "--quiet", "HEAD"], { ok: [0, 1] });
+  return { head: null, branch: b.code === 0 ? branchOf(b.stdout.trim()) : null };
 }
+
+const branchOf = (ref: string | undefined): string | null => (ref?.startsWith("refs/heads/") ? ref.slice("refs/heads/".length) : null);
 
 /** INVALID_PARAMS unless `name` is a valid branch name (`git check-ref-format --branch`): no `^`, `:`, `..`, `~`, spaces. */
 export async function requireBranchName(ctx: GitCtx, name: string, field: string): Promise<void> {

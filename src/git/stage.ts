@@ -62,3 +62,9 @@ export async function refuseIgnored(ctx: GitCtx, rels: string[], changes: StageC
     throw new ToolError("INVALID_PARAMS", `paths: ${ignored.join(", ")} ${ignored.length === 1 ? "is" : "are"} ignored (.gitignore) and not tracked, so nothing was staged; remove the ignore rule to stage ${ignored.length === 1 ? "it" : "them"}.`, { ignored });
   }
 }
+
+/** `git add` of exactly these paths in one process: a conflicted path's resolution, or its removal when it is gone. */
+export async function addPaths(ctx: GitCtx, rels: readonly string[]): Promise<void> {
+  if (!rels.length) return;
+  await git(ctx, ["add", "--pathspec-from-file=-", "--pathspec-file-nul"], { input: rels.map((p) => `${pathspec(p)}\0`).join("") });
+}

@@ -40,12 +40,13 @@ export const gitMergeTool = defineTool({
     const { head, branch } = await headInfo(ctx);
     if (!head) throw new ToolError("INVALID_PARAMS", "There is no commit on this branch yet; nothing to merge into.");
     const theirs = await resolveCommit(ctx, ref);
-    const a = await analyze(ctx, head, theirs, false);
+    const analysis = await analyze(ctx, head, theirs, false);
+    const a = analysis.integration;
     if (!a.up_to_date) await requireNotOverwriting(ctx, head, theirs, "merge");
-    const way = await integrationInTheWay(ctx, head, theirs, a, false);
+    const way = await integrationInTheWay(ctx, head, theirs, analysis);
     refuseUntracked(way, `merge of ${ref}`);
     const mode = autoModeOf(auto_resolve);
-    const prediction = a.conflicts.length ? await predictMergeAuto(ctx, head, theirs, mode) : null;
+    const prediction = await predictMergeAuto(ctx, analysis.merged, mode);
     const hooks = a.up_to_date ? [] : await plannedHooks(ctx, prediction?.completes ? [...OPERATION_HOOKS.merge, ...OPERATION_HOOKS.commit] : OPERATION_HOOKS.merge);
     const noFf = !a.up_to_date && a.fast_forward && no_ff ? `no_ff: a merge commit ${ctx.dryRun ? "will be" : "was"} created anyway` : "";
     const predicted = prediction ? predictionText(prediction, "then the merge would complete as a clean one does (committed with git's message)") : "";

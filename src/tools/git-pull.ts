@@ -47,10 +47,11 @@ export const gitPullTool = defineTool({
     const theirs = await remoteTip(ctx, remote, remoteBranch);
     await git(ctx, ["fetch", "--quiet", "--no-write-fetch-head", "--refmap=", "--no-recurse-submodules", "--end-of-options", remote, `refs/heads/${remoteBranch}`], { timeoutMs: NETWORK_TIMEOUT_MS });
     const mode = autoModeOf(params.auto_resolve);
-    const a = head ? await analyze(ctx, head, theirs, rebase, (c, onto, tip) => predictReplay({ ...c, ws: ctx.ws }, onto, tip, mode)) : null;
-    const prediction = head && a && !rebase && a.conflicts.length ? await predictMergeAuto(ctx, head, theirs, mode) : null;
+    const analysis = head ? await analyze(ctx, head, theirs, rebase, (c, onto, tip) => predictReplay({ ...c, ws: ctx.ws }, onto, tip, mode)) : null;
+    const a = analysis?.integration ?? null;
+    const prediction = analysis ? await predictMergeAuto(ctx, analysis.merged, mode) : null;
     if (head && a && !a.up_to_date) await requireNotOverwriting(ctx, head, theirs, "pull");
-    const way = head && a ? await integrationInTheWay(ctx, head, theirs, a, rebase) : { ignored: [], untracked: [] };
+    const way = head && analysis ? await integrationInTheWay(ctx, head, theirs, analysis) : { ignored: [], untracked: [] };
     refuseUntracked(way, `pull of ${what}`);
     const finishing = prediction?.completes || (rebase && a?.replay?.some((s) => "auto" in s)) ? OPERATION_HOOKS.commit : [];
     const hooks = a?.up_to_date ? [] : await plannedHooks(ctx, [...OPERATION_HOOKS.fetch, ...(rebase ? OPERATION_HOOKS.rebase : OPERATION_HOOKS.merge), ...finishing]);

@@ -50,8 +50,9 @@ export const gitRebaseTool = defineTool({
     const target = await resolveCommit(ctx, onto, "onto");
     await requireNoTrackedChanges(ctx, "rebase");
     const mode = autoModeOf(auto_resolve);
-    const a = await analyze(ctx, head, target, true, (c, o, h) => predictReplay({ ...c, ws: ctx.ws }, o, h, mode));
-    const way = await integrationInTheWay(ctx, head, target, a, true);
+    const analysis = await analyze(ctx, head, target, true, (c, o, h) => predictReplay({ ...c, ws: ctx.ws }, o, h, mode));
+    const a = analysis.integration;
+    const way = await integrationInTheWay(ctx, head, target, analysis);
     refuseUntracked(way, `rebase onto ${onto}`);
     const conflicting = a.replay?.some((s) => s.conflicts.length);
     const hooks = a.up_to_date ? [] : await plannedHooks(ctx, conflicting ? [...OPERATION_HOOKS.rebase, ...OPERATION_HOOKS.commit] : OPERATION_HOOKS.rebase);

@@ -1,12 +1,8 @@
 import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
-import path from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type DaemonClient, startDaemon } from "../helpers/daemon.js";
 import { tmpWorkspace } from "../helpers/tmp.js";
-import { commitFile, expectUnchanged, git, writeFile } from "./fixture.js";
-
-const read = (dir: string, rel: string) => readFileSync(path.join(dir, rel), "utf8");
+import { commitFile, expectUnchanged, git, read, resetRepo, writeFile } from "./fixture.js";
 
 /** The one shape of a backup (issue 10): a ref, its commit, its kind and how to restore it, naming the ref. */
 function expectBackup(b: any, kind: "worktree" | "commit"): void {
@@ -30,12 +26,7 @@ describe("operations that replace files keep what they replace recoverable", () 
     await d.close();
     cleanup();
   });
-  beforeEach(() => {
-    git(dir, "checkout", "-q", "-f", "main");
-    git(dir, "reset", "-q", "--hard", base);
-    git(dir, "clean", "-qfdx");
-    for (const b of git(dir, "for-each-ref", "--format=%(refname:short)", "refs/heads").split("\n").filter((b) => b && b !== "main")) git(dir, "branch", "-q", "-D", b);
-  });
+  beforeEach(() => resetRepo(dir, base));
 
   it("git_reset hard over an untracked file that the target tracks names it in the preview and keeps it in the backup", async () => {
     const later = commitFile(dir, "x.txt", "tracked later\n", "adds x");

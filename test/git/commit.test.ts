@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { type DaemonClient, startDaemon } from "../helpers/daemon.js";
+import { type DaemonClient, daemonForSuite, startDaemon } from "../helpers/daemon.js";
+import { tmpWorkspace } from "../helpers/tmp.js";
 import { commitFile, expectUnchanged, git, hook, repoWithRemote, writeFile } from "./fixture.js";
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, writeFileSync, readFileSync, rmSync } from "node:fs";
@@ -221,5 +222,22 @@ describe("git_add, git_commit, hooks and checks", () => {
     const r = await d.call("git_check", {});
     expect(r.result.code).toBe("CHECK_FAILED");
     expect(r.result.message).toContain("command");
+  });
+});
+
+describe("the branch a commit goes on", () => {
+  const ws = tmpWorkspace({ git: true, files: { "a.txt": "a\n" } });
+  let d: DaemonClient;
+  daemonForSuite(ws, (c) => (d = c));
+
+  it("is the unborn branch before the first commit, the branch after it, and none when HEAD is detached", async () => {
+    git(ws.dir, "symbolic-ref", "HEAD", "refs/heads/trunk");
+    git(ws.dir, "add", "a.txt");
+    expect(await d.ok("git_commit", { message: "first" }, { approved: false })).toMatchObject({ branch: "trunk", text: expect.stringContaining("would commit on trunk: 1 file") });
+    await d.ok("git_commit", { message: "first" });
+    writeFile(ws.dir, "a.txt", "b\n");
+    expect((await d.ok("git_commit", { message: "second", paths: ["a.txt"] }, { approved: false })).branch).toBe("trunk");
+    git(ws.dir, "checkout", "-q", "--detach");
+    expect(await d.ok("git_commit", { message: "second", paths: ["a.txt"] }, { approved: false })).toMatchObject({ branch: null, text: expect.stringContaining("would commit on detached HEAD") });
   });
 });

@@ -1,14 +1,11 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { spawnSync } from "node:child_process";
 import { readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { initHash, tagOf } from "../../src/core/hash.js";
 import { type DaemonClient, startDaemon } from "../helpers/daemon.js";
 import { tmpWorkspace } from "../helpers/tmp.js";
-import { conflictingBranches, expectUnchanged, git, operationState, writeFile } from "./fixture.js";
+import { conflictingBranches, expectUnchanged, git, lines, operationState, read, resetRepo, writeFile } from "./fixture.js";
 
-const read = (dir: string, rel: string) => readFileSync(path.join(dir, rel), "utf8");
-const lines = (...ls: string[]) => ls.map((l) => `${l}\n`).join("");
 /** The content of a rendered `N|TAG content` line. */
 const content = (l: string) => l.slice(l.indexOf(" ") + 1);
 
@@ -35,17 +32,12 @@ describe("conflicts of a merge: auto-resolution, git_conflicts, git_conflict_res
     cleanup();
   });
   beforeEach(() => {
-    for (const op of ["merge", "rebase", "cherry-pick"]) spawnSync("git", [op, "--abort"], { cwd: dir, stdio: "ignore" });
-    git(dir, "checkout", "-q", "-f", "main");
-    git(dir, "reset", "-q", "--hard", root);
-    git(dir, "clean", "-qfdx");
-    for (const b of git(dir, "for-each-ref", "--format=%(refname:short)", "refs/heads").split("\n").filter((b) => b && b !== "main")) git(dir, "branch", "-q", "-D", b);
+    resetRepo(dir, root);
     try {
       git(dir, "config", "--unset-all", "merge.conflictStyle");
     } catch {
       // not set
     }
-    rmSync(path.join(dir, ".git/tool-layer"), { recursive: true, force: true });
   });
 
   it("a merge whose conflict a word merge settles completes as a clean merge, and lists the block; the preview says so and changes nothing", async () => {

@@ -2,10 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { type DaemonClient, startDaemon } from "../helpers/daemon.js";
-import { commitFile, expectUnchanged, git, operationState, otherClone, repoWithRemote, writeFile } from "./fixture.js";
+import { commitFile, expectUnchanged, git, lines, operationState, otherClone, read, repoWithRemote, writeFile } from "./fixture.js";
 
-const read = (dir: string, rel: string) => readFileSync(path.join(dir, rel), "utf8");
-const lines = (...ls: string[]) => ls.map((l) => `${l}\n`).join("");
 
 describe("auto-resolution in git_pull and git_stash, and whole-file conflicts of binary files", () => {
   let repo: ReturnType<typeof repoWithRemote>;

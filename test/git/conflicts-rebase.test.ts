@@ -1,13 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { spawnSync } from "node:child_process";
-import { readFileSync, rmSync } from "node:fs";
-import path from "node:path";
 import { type DaemonClient, startDaemon } from "../helpers/daemon.js";
 import { tmpWorkspace } from "../helpers/tmp.js";
-import { commitFile, expectUnchanged, git, operationState, writeFile } from "./fixture.js";
+import { commitFile, expectUnchanged, git, lines, operationState, read, resetRepo, writeFile } from "./fixture.js";
 
-const read = (dir: string, rel: string) => readFileSync(path.join(dir, rel), "utf8");
-const lines = (...ls: string[]) => ls.map((l) => `${l}\n`).join("");
 const subjects = (dir: string, n: number) => git(dir, "log", "--format=%s", `-${n}`).trim().split("\n");
 
 describe("conflicts of a rebase, a cherry-pick and a stash apply", () => {
@@ -27,15 +23,7 @@ describe("conflicts of a rebase, a cherry-pick and a stash apply", () => {
     await d.close();
     cleanup();
   });
-  beforeEach(() => {
-    for (const op of ["merge", "rebase", "cherry-pick"]) spawnSync("git", [op, "--abort"], { cwd: dir, stdio: "ignore" });
-    git(dir, "checkout", "-q", "-f", "main");
-    git(dir, "reset", "-q", "--hard", base);
-    git(dir, "clean", "-qfdx");
-    for (const b of git(dir, "for-each-ref", "--format=%(refname:short)", "refs/heads").split("\n").filter((b) => b && b !== "main")) git(dir, "branch", "-q", "-D", b);
-    git(dir, "stash", "clear");
-    rmSync(path.join(dir, ".git/tool-layer"), { recursive: true, force: true });
-  });
+  beforeEach(() => resetRepo(dir, base));
 
   /** upstream changes x; topic has three commits, the second changing x too (and the third y, when `y`). */
   function threeCommits(y = false): string {

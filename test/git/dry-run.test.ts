@@ -9,6 +9,9 @@ import { commitFile, expectUnchanged, git, hook, otherClone, repoWithRemote, sna
 const sha256Of = (dir: string, rel: string) => createHash("sha256").update(readFileSync(path.join(dir, rel))).digest("hex");
 const lines = (dir: string, rel: string) => (existsSync(path.join(dir, rel)) ? readFileSync(path.join(dir, rel), "utf8").split("\n").filter(Boolean).length : 0);
 
+/** Some forty previews, each starting git several times: 7 s alone, past the default 30 s beside other suites on 2 cores. */
+const PREVIEWS_TIMEOUT_MS = 120_000;
+
 describe("git dry runs execute nothing the workspace controls, and approvals are bound to previews", () => {
   let repo: ReturnType<typeof repoWithRemote>;
   let d: DaemonClient;
@@ -138,7 +141,7 @@ describe("git dry runs execute nothing the workspace controls, and approvals are
       rmSync(path.join(repo.dir, "mirror.git"), { recursive: true, force: true });
       rmSync(path.join(repo.dir, ".git/hooks/pre-push"), { force: true });
     }
-  });
+  }, PREVIEWS_TIMEOUT_MS);
 
   it("info gives every git tool its hints: fetch reaches out and destroys nothing, reset destroys, reads are read-only", async () => {
     const hints = async (tool_id: string) => {

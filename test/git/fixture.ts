@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, lstatSync, readlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -7,6 +7,11 @@ import { expect } from "vitest";
 import { git, tmpWorkspace, writeFile } from "../helpers/tmp.js";
 
 export { git, writeFile };
+
+/** A worktree file's text. */
+export const read = (dir: string, rel: string) => readFileSync(path.join(dir, rel), "utf8");
+/** Lines joined, each with its newline. */
+export const lines = (...ls: string[]) => ls.map((l) => `${l}\n`).join("");
 
 /** A bare repository in a temp folder, to push to and pull from. */
 export function bareRemote(): { dir: string; cleanup: () => void } {
@@ -120,4 +125,18 @@ export function conflictingBranches(dir: string, base: Record<string, string>, o
   commitAll(theirs, "theirs");
   git(dir, "checkout", "-q", "main");
   commitAll(ours, "ours");
+}
+
+/**
+ * Between the tests of a suite that shares one repository: main checked out at `base`, no operation in progress, no
+ * other branch, no stash, no untracked or ignored file, and none of the daemon's records (.git/tool-layer).
+ */
+export function resetRepo(dir: string, base: string): void {
+  for (const op of ["merge", "rebase", "cherry-pick"]) spawnSync("git", [op, "--abort"], { cwd: dir, stdio: "ignore" });
+  git(dir, "checkout", "-q", "-f", "main");
+  git(dir, "reset", "-q", "--hard", base);
+  git(dir, "clean", "-qfdx");
+  for (const b of git(dir, "for-each-ref", "--format=%(refname:short)", "refs/heads").split("\n").filter((b) => b && b !== "main")) git(dir, "branch", "-q", "-D", b);
+  git(dir, "stash", "clear");
+  rmSync(path.join(dir, ".git/tool-layer"), { recursive: true, force: true });
 }

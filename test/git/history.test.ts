@@ -1,11 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { readFileSync } from "node:fs";
-import path from "node:path";
 import { type DaemonClient, startDaemon } from "../helpers/daemon.js";
 import { tmpWorkspace } from "../helpers/tmp.js";
-import { commitFile, expectUnchanged, git, writeFile } from "./fixture.js";
-
-const read = (dir: string, rel: string) => readFileSync(path.join(dir, rel), "utf8");
+import { commitFile, expectUnchanged, git, read, resetRepo, writeFile } from "./fixture.js";
 
 describe("git_checkout, git_merge, git_rebase, git_reset, git_stash", () => {
   let dir: string;
@@ -24,14 +20,7 @@ describe("git_checkout, git_merge, git_rebase, git_reset, git_stash", () => {
     await d.close();
     cleanup();
   });
-  beforeEach(() => {
-    // main at base, clean, only main: each test builds its own branches.
-    git(dir, "checkout", "-q", "-f", "main");
-    git(dir, "reset", "-q", "--hard", base);
-    git(dir, "clean", "-qfd");
-    for (const b of git(dir, "for-each-ref", "--format=%(refname:short)", "refs/heads").split("\n").filter((b) => b && b !== "main")) git(dir, "branch", "-q", "-D", b);
-    git(dir, "stash", "clear");
-  });
+  beforeEach(() => resetRepo(dir, base));
 
   it("git_checkout create makes a branch at HEAD (preview changes nothing); an existing name is ALREADY_EXISTS", async () => {
     const preview = await expectUnchanged([dir], [], () => d.ok("git_checkout", { ref: "topic", create: true }, { approved: false }));

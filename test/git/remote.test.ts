@@ -32,6 +32,18 @@ describe("git_push, git_fetch, git_pull, git_clone against real bare remotes", (
     expect(git(repo.remote, "rev-parse", "main").trim()).toBe(sha);
   });
 
+  it("git_push finds the branch when a tag has its name (the branch is main, not heads/main)", async () => {
+    const sha = commitFile(repo.dir, "a.txt", "tagged alike\n", "beside a tag named main");
+    git(repo.dir, "tag", "main");
+    try {
+      const preview = await d.ok("git_push", {}, { approved: false });
+      expect(preview.commits.map((c: any) => c.sha)).toEqual([sha]);
+      expect(preview.text).toContain("would push main to origin/main");
+    } finally {
+      git(repo.dir, "tag", "-d", "main");
+    }
+  });
+
   it("a push behind the remote is REJECTED with a sentence saying to pull first", async () => {
     git(other.dir, "pull", "-q");
     commitFile(other.dir, "b.txt", "theirs\n", "their commit");
