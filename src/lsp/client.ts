@@ -63,7 +63,7 @@ export type { ClientState } from "./keeper.js";
 export { stateText } from "./keeper.js";
 
 /**
- * `root`: absolute real path of the workspace; `spawn`: the supervisor's (default spawnInGroup); `env`: what servers
+ * `root`: absolute real path of the workspace; `spawn`: the daemon's supervisor's (default: one of its own); `env`: what servers
  * start from, less what serverEnv removes (default process.env); restarts capped by `maxRestarts` in `restartWindowMs`.
  */
 export interface ClientOptions extends KeeperOptions {
