@@ -94,9 +94,11 @@ interface Inflight {
   stops: (() => void)[];
 }
 
-function readFromDisk(abs: string): { text: string; hash: string } | undefined {
+/** A file as the servers are given it: SPEC 4 decoded, within `maxBytes`; undefined when it is gone or not text. */
+export function readSource(abs: string, maxBytes = Infinity): { text: string; hash: string } | undefined {
   try {
     const bytes = readFileSync(abs);
+    if (bytes.length > maxBytes) return undefined;
     return { text: decodeText(bytes, abs).text, hash: fileHash(bytes) };
   } catch {
     return undefined;
@@ -116,7 +118,7 @@ export class LspClient {
 
   constructor(readonly spec: ServerSpec, options: ClientOptions) {
     this.docs = new DocumentStore(options.maxOpenDocuments ?? MAX_OPEN_DOCUMENTS);
-    this.readFile = options.readFile ?? readFromDisk;
+    this.readFile = options.readFile ?? ((abs) => readSource(abs));
     this.diags = new DiagnosticsTracker(spec.diagnostics);
     this.paths = new WorkspacePaths(options.root);
     this.keeper = new ServerKeeper(spec, options, {
