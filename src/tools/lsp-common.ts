@@ -109,8 +109,12 @@ export function placesResult(what: string, opened: OpenedFile, at: PositionSpec,
   };
 }
 
-/** lsp_definition, lsp_references and lsp_implementation: a place asked about, the places the server answers. */
-export function placesTool(id: string, what: string, ask: "definition" | "references" | "implementation", description: string) {
+/**
+ * A read-only tool that asks about one place (lsp_hover, lsp_definition, ...): the file opened as the disk has it now,
+ * the place resolved in it, then `answer`.
+ */
+export function positionTool(id: string, description: string,
+  answer: (opened: OpenedFile, at: PositionSpec, ctx: ToolContext) => Promise<Record<string, unknown>>) {
   return defineTool({
     id,
     description,
@@ -120,9 +124,15 @@ export function placesTool(id: string, what: string, ask: "definition" | "refere
     state: lspState,
     async run(params, ctx) {
       const opened = await openFile(ctx, params.path);
-      const at = positionOf(params, opened.lines);
-      const { hash, places } = await opened.client[ask](opened.doc, at, ctx.signal);
-      return placesResult(what, opened, at, hash, places);
+      return answer(opened, positionOf(params, opened.lines), ctx);
     },
+  });
+}
+
+/** lsp_definition, lsp_references and lsp_implementation: a place asked about, the places the server answers. */
+export function placesTool(id: string, what: string, ask: "definition" | "references" | "implementation", description: string) {
+  return positionTool(id, description, async (opened, at, ctx) => {
+    const { hash, places } = await opened.client[ask](opened.doc, at, ctx.signal);
+    return placesResult(what, opened, at, hash, places);
   });
 }
