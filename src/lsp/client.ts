@@ -171,9 +171,9 @@ export class LspClient {
     return this.docs.paths();
   }
 
-  /** The open documents as the server has them (path, text, hash), least recently used first. */
-  openDocuments(): DocRef[] {
-    return this.docs.all().map((d) => ({ path: d.path, text: d.text, hash: d.hash }));
+  /** The open documents as the server has them (path, text, hash, lines), least recently used first. */
+  openDocuments(): (DocRef & { lines: readonly string[] })[] {
+    return this.docs.all().map((d) => ({ path: d.path, text: d.text, hash: d.hash, lines: d.lines }));
   }
 
   /** One open document as the server has it. */

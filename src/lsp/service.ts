@@ -5,7 +5,7 @@
  * Public API (what the lsp_* tools and `info` call):
  *   new LspService(ws, {sandbox?, specs?, maxOpenDocuments?}); stop()
  *   clientFor(rel): Promise<LspClient>          LSP_UNAVAILABLE for a file no server handles
- *   current(target): Promise<DocRef>            the file as the disk has it now (SPEC 4 decoded)
+ *   current(target): Promise<DocRef & {lines}>  the file as the disk has it now (SPEC 4 decoded)
  *   refresh(client): void                       every open document of that server made the disk's
  *   disk(rel): {text, hash} | undefined         a file as the servers are given it, read now
  *   clients(): LspClient[]; installed(): Language[]; info(): {sandbox, servers}; renames: RenamePlans
@@ -102,9 +102,9 @@ export class LspService {
   }
 
   /** The file as the disk has it now: what an answer must be about (SPEC 10), whatever the bus has said so far. */
-  async current(target: ResolvedPath): Promise<DocRef> {
+  async current(target: ResolvedPath): Promise<DocRef & { lines: string[] }> {
     const file = await readText(target, this.ws.maxFileBytes);
-    return { path: this.ws.paths.toRel(target.real), text: file.bytes.toString("utf8", file.doc.bom ? 3 : 0), hash: file.hash };
+    return { path: this.ws.paths.toRel(target.real), text: file.bytes.toString("utf8", file.doc.bom ? 3 : 0), hash: file.hash, lines: file.doc.lines };
   }
 
   /**

@@ -2,7 +2,6 @@
 import { z } from "zod";
 import { parseAnchor, resolveAnchor } from "../core/anchors.js";
 import { tagOf } from "../core/hash.js";
-import { splitText } from "../core/text.js";
 import { ToolError } from "../errors.js";
 import { notFound } from "../fs/read-text.js";
 import type { DocRef, LspClient } from "../lsp/client.js";
@@ -84,7 +83,7 @@ export async function openFile(ctx: ToolContext, input: string): Promise<OpenedF
   const client = await lsp.clientFor(ctx.ws.paths.toRel(target.real));
   const doc = await lsp.current(target);
   lsp.refresh(client);
-  return { lsp, client, target, doc, lines: splitText(doc.text).lines };
+  return { lsp, client, target, doc, lines: doc.lines };
 }
 
 /** A place in a file the server named, with the tag of its line (as the server saw it, or the disk has it). */
