@@ -64,7 +64,7 @@ export class LanguageServers {
 
   /** Whether any server has this file open (then a change of it must reach that server with its content). */
   isOpen(file: string): boolean {
-    for (const client of this.clients.values()) if (client.openFiles().includes(file)) return true;
+    for (const client of this.clients.values()) if (client.openDocument(file)) return true;
     return false;
   }
 
