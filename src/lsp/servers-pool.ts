@@ -77,6 +77,11 @@ export class LanguageServers {
     }
   }
 
+  /** The languages whose server is installed. */
+  installed(): Language[] {
+    return LANGUAGES.filter((language) => !("missing" in this.specs.get(language)!));
+  }
+
   info(): ServerInfo[] {
     return LANGUAGES.map((language) => {
       const spec = this.specs.get(language)!;

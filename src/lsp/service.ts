@@ -98,7 +98,8 @@ export class LspService {
 
   /** The languages whose server is installed. */
   installed(): Language[] {
-    return this.servers.info().filter((s) => s.state !== "not installed").map((s) => s.language);
+    // Not from info(): that measures every running server's memory, a walk of all of /proc.
+    return this.servers.installed();
   }
 
   /** The file as the disk has it now: what an answer must be about (SPEC 10), whatever the bus has said so far. */
