@@ -63,7 +63,7 @@ export type { ClientState } from "./keeper.js";
 export { stateText } from "./keeper.js";
 
 /**
- * `root`: absolute real path of the workspace; `spawn`: the supervisor's (default spawnInGroup); `env`: what servers
+ * `root`: absolute real path of the workspace; `spawn`: the daemon's supervisor's (default: one of its own); `env`: what servers
  * start from, less what serverEnv removes (default process.env); restarts capped by `maxRestarts` in `restartWindowMs`.
  */
 export interface ClientOptions extends KeeperOptions {
@@ -94,9 +94,11 @@ interface Inflight {
   stops: (() => void)[];
 }
 
-function readFromDisk(abs: string): { text: string; hash: string } | undefined {
+/** A file as the servers are given it: SPEC 4 decoded, within `maxBytes`; undefined when it is gone or not text. */
+export function readSource(abs: string, maxBytes = Infinity): { text: string; hash: string } | undefined {
   try {
     const bytes = readFileSync(abs);
+    if (bytes.length > maxBytes) return undefined;
     return { text: decodeText(bytes, abs).text, hash: fileHash(bytes) };
   } catch {
     return undefined;
@@ -116,7 +118,7 @@ export class LspClient {
 
   constructor(readonly spec: ServerSpec, options: ClientOptions) {
     this.docs = new DocumentStore(options.maxOpenDocuments ?? MAX_OPEN_DOCUMENTS);
-    this.readFile = options.readFile ?? readFromDisk;
+    this.readFile = options.readFile ?? ((abs) => readSource(abs));
     this.diags = new DiagnosticsTracker(spec.diagnostics);
     this.paths = new WorkspacePaths(options.root);
     this.keeper = new ServerKeeper(spec, options, {
@@ -169,9 +171,9 @@ export class LspClient {
     return this.docs.paths();
   }
 
-  /** The open documents as the server has them (path, text, hash), least recently used first. */
-  openDocuments(): DocRef[] {
-    return this.docs.all().map((d) => ({ path: d.path, text: d.text, hash: d.hash }));
+  /** The open documents as the server has them (path, text, hash, lines), least recently used first. */
+  openDocuments(): (DocRef & { lines: readonly string[] })[] {
+    return this.docs.all().map((d) => ({ path: d.path, text: d.text, hash: d.hash, lines: d.lines }));
   }
 
   /** One open document as the server has it. */

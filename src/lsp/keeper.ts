@@ -4,9 +4,11 @@
  */
 import type { PublishDiagnosticsParams } from "vscode-languageserver-protocol";
 import { ToolError } from "../errors.js";
+import { Supervisor } from "../platform/supervisor.js";
 import { type ServerSpec, serverEnv } from "./servers.js";
 import { ServerSession } from "./session.js";
-import { type SpawnServer, spawnInGroup } from "./spawn.js";
+import type { SpawnServer } from "./spawn.js";
+import { supervisedSpawn } from "./supervised-spawn.js";
 
 /** SPEC 10's cap: a server that crashes more often than this within RESTART_WINDOW_MS is left failed. */
 export const MAX_RESTARTS = 3;
@@ -58,8 +60,12 @@ export class ServerKeeper {
   private current: ClientState = { kind: "idle" };
   private restarts = 0;
   private readonly crashes: number[] = [];
+  private readonly spawn: SpawnServer;
 
-  constructor(private readonly spec: ServerSpec, private readonly options: KeeperOptions, private readonly hooks: KeeperHooks) {}
+  constructor(private readonly spec: ServerSpec, private readonly options: KeeperOptions, private readonly hooks: KeeperHooks) {
+    // Without the daemon's (tests, benches): a supervisor of its own, which starts and kills the server the same way.
+    this.spawn = options.spawn ?? supervisedSpawn(new Supervisor());
+  }
 
   get state(): ClientState {
     return this.current;
@@ -121,7 +127,7 @@ export class ServerKeeper {
   private async launch(): Promise<ServerSession> {
     this.current = { kind: "starting" };
     const env = serverEnv(this.spec, this.options.env ?? process.env, this.options.root);
-    const session: ServerSession = new ServerSession(this.spec, this.options.root, this.options.spawn ?? spawnInGroup, env, {
+    const session: ServerSession = new ServerSession(this.spec, this.options.root, this.spawn, env, {
       onExit: (reason) => this.onExit(session, reason),
       onPublish: (params) => this.hooks.onPublish(params),
       onDiagnosticsRefresh: () => this.hooks.onDiagnosticsRefresh(),

@@ -24,24 +24,25 @@ export interface Place {
   end_column?: number;
 }
 
-/** UTF-16 offset of a code-point column (0-based both); a column past the end clamps to the line's end. */
-export function utf16Offset(line: string, codePoints: number): number {
+/** Steps through `line` a code point at a time (a lone surrogate counts as one) until `done` or the line's end. */
+function walk(line: string, done: (column: number, offset: number) => boolean): { column: number; offset: number } {
+  let column = 0;
   let offset = 0;
-  for (let n = 0; n < codePoints && offset < line.length; n++) {
+  for (; offset < line.length && !done(column, offset); column++) {
     const c = line.charCodeAt(offset);
     offset += c >= 0xd800 && c <= 0xdbff && offset + 1 < line.length ? 2 : 1;
   }
-  return offset;
+  return { column, offset };
+}
+
+/** UTF-16 offset of a code-point column (0-based both); a column past the end clamps to the line's end. */
+export function utf16Offset(line: string, codePoints: number): number {
+  return walk(line, (column) => column >= codePoints).offset;
 }
 
 /** Code-point column of a UTF-16 offset (0-based both); an offset inside a surrogate pair counts as its character. */
 export function codePointColumn(line: string, utf16: number): number {
-  let n = 0;
-  for (let offset = 0; offset < utf16 && offset < line.length; n++) {
-    const c = line.charCodeAt(offset);
-    offset += c >= 0xd800 && c <= 0xdbff && offset + 1 < line.length ? 2 : 1;
-  }
-  return n;
+  return walk(line, (_, offset) => offset >= utf16).column;
 }
 
 /** Identifier characters for the boundary check: Unicode letters, digits, marks, `_` and `$` (JS) cover TS and Python. */

@@ -3,7 +3,7 @@
  * and renders as `path:N|TAG content` (SPEC 10).
  */
 import { tagOf } from "../core/hash.js";
-import { type DiagnosticItem, type SymbolItem, renderPlace } from "./convert.js";
+import { type DiagnosticItem, type LinesOf, type SymbolItem, renderPlace } from "./convert.js";
 import type { Place } from "./positions.js";
 
 /** A diagnostic as the tools and the lsp.diagnostics event give it: SPEC 10's fields, the tag of its line, its end. */
@@ -16,7 +16,6 @@ export interface WirePlace extends Place {
   tag: string | null;
 }
 
-export type LinesOf = (path: string) => readonly string[] | undefined;
 
 export function wireDiagnostics(items: readonly DiagnosticItem[], lines: readonly string[]): WireDiagnostic[] {
   return items.map((d) => ({ line: d.line, tag: tagOf(lines[d.line - 1] ?? ""), column: d.column, end_line: d.end_line, end_column: d.end_column,

@@ -64,7 +64,7 @@ export class LanguageServers {
 
   /** Whether any server has this file open (then a change of it must reach that server with its content). */
   isOpen(file: string): boolean {
-    for (const client of this.clients.values()) if (client.openFiles().includes(file)) return true;
+    for (const client of this.clients.values()) if (client.openDocument(file)) return true;
     return false;
   }
 
@@ -75,6 +75,11 @@ export class LanguageServers {
     for (const [language, client] of this.clients) {
       if (lang?.language === language || client.spec.configFiles.includes(name)) client.sync(file, text, hash, kind);
     }
+  }
+
+  /** The languages whose server is installed. */
+  installed(): Language[] {
+    return LANGUAGES.filter((language) => !("missing" in this.specs.get(language)!));
   }
 
   info(): ServerInfo[] {

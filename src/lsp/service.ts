@@ -5,15 +5,12 @@
  * Public API (what the lsp_* tools and `info` call):
  *   new LspService(ws, {sandbox?, specs?, maxOpenDocuments?}); stop()
  *   clientFor(rel): Promise<LspClient>          LSP_UNAVAILABLE for a file no server handles
- *   current(target): Promise<DocRef>            the file as the disk has it now (SPEC 4 decoded)
+ *   current(target): Promise<DocRef & {lines}>  the file as the disk has it now (SPEC 4 decoded)
  *   refresh(client): void                       every open document of that server made the disk's
  *   disk(rel): {text, hash} | undefined         a file as the servers are given it, read now
  *   clients(): LspClient[]; installed(): Language[]; info(): {sandbox, servers}; renames: RenamePlans
  */
-import { readFileSync } from "node:fs";
 import path from "node:path";
-import { fileHash } from "../core/hash.js";
-import { decodeText } from "../core/text.js";
 import { ToolError } from "../errors.js";
 import { readText } from "../fs/read-text.js";
 import type { ResolvedPath } from "../paths.js";
@@ -21,7 +18,7 @@ import type { EventBus } from "../platform/bus.js";
 import { childEnv } from "../platform/child-env.js";
 import type { Supervisor } from "../platform/supervisor.js";
 import type { FsChange } from "../vfs/events.js";
-import type { DocRef, LspClient } from "./client.js";
+import { type DocRef, type LspClient, readSource } from "./client.js";
 import { type DiagnosticsEvent, DiagnosticsPublisher } from "./publisher.js";
 import { RenamePlans } from "./rename-plan.js";
 import { type LspSandboxMode, type SandboxProbe, probeLspSandbox } from "./sandbox.js";
@@ -101,13 +98,14 @@ export class LspService {
 
   /** The languages whose server is installed. */
   installed(): Language[] {
-    return this.servers.info().filter((s) => s.state !== "not installed").map((s) => s.language);
+    // Not from info(): that measures every running server's memory, a walk of all of /proc.
+    return this.servers.installed();
   }
 
   /** The file as the disk has it now: what an answer must be about (SPEC 10), whatever the bus has said so far. */
-  async current(target: ResolvedPath): Promise<DocRef> {
+  async current(target: ResolvedPath): Promise<DocRef & { lines: string[] }> {
     const file = await readText(target, this.ws.maxFileBytes);
-    return { path: this.ws.paths.toRel(target.real), text: file.bytes.toString("utf8", file.doc.bom ? 3 : 0), hash: file.hash };
+    return { path: this.ws.paths.toRel(target.real), text: file.bytes.toString("utf8", file.doc.bom ? 3 : 0), hash: file.hash, lines: file.doc.lines };
   }
 
   /**
@@ -155,15 +153,9 @@ export class LspService {
     return this.probing;
   }
 
-  /** A file as the servers are given it: SPEC 4 decoded, within the size limit; undefined when it is gone or not text. */
+  /** A file as the servers are given it, within the file tools' size limit. */
   private readDisk(abs: string): { text: string; hash: string } | undefined {
-    try {
-      const bytes = readFileSync(abs);
-      if (bytes.length > this.ws.maxFileBytes) return undefined;
-      return { text: decodeText(bytes, abs).text, hash: fileHash(bytes) };
-    } catch {
-      return undefined;
-    }
+    return readSource(abs, this.ws.maxFileBytes);
   }
 
   /** Document sync from the bus: the content of an open file as the disk has it now; a delete closes it. */

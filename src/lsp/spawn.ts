@@ -1,8 +1,8 @@
 /**
- * How a language server process is started and killed. The daemon's process supervisor supplies its own SpawnServer
- * (its group, its env policy, killed with the daemon); spawnInGroup is the stand-in until then and in tests.
+ * How a language server process is started and killed (supervised-spawn.ts makes one on the process supervisor), and
+ * its process tree as /proc has it.
  */
-import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import type { ChildProcessWithoutNullStreams } from "node:child_process";
 import { readFileSync, readdirSync } from "node:fs";
 
 export interface SpawnOptions {
@@ -19,27 +19,6 @@ export interface SpawnedServer {
 }
 
 export type SpawnServer = (command: string, args: readonly string[], options: SpawnOptions) => SpawnedServer;
-
-/** A process group of its own, killed as a whole, so tsserver dies with its typescript-language-server. */
-export const spawnInGroup: SpawnServer = (command, args, options) => {
-  const child = spawn(command, args, { cwd: options.cwd, env: options.env, stdio: "pipe", detached: true });
-  return {
-    process: child,
-    kill() {
-      if (child.pid === undefined) return;
-      try {
-        process.kill(-child.pid, "SIGKILL");
-      } catch {
-        // The group is gone; the leader may still need its own signal if it was never a group leader.
-        try {
-          child.kill("SIGKILL");
-        } catch {
-          /* already gone */
-        }
-      }
-    },
-  };
-};
 
 /** `/proc/PID/stat`'s fields after the command name (which may hold spaces and parentheses). */
 function statFields(pid: number): string[] | undefined {

@@ -2,7 +2,6 @@
 import { z } from "zod";
 import { parseAnchor, resolveAnchor } from "../core/anchors.js";
 import { tagOf } from "../core/hash.js";
-import { splitText } from "../core/text.js";
 import { ToolError } from "../errors.js";
 import { notFound } from "../fs/read-text.js";
 import type { DocRef, LspClient } from "../lsp/client.js";
@@ -84,7 +83,7 @@ export async function openFile(ctx: ToolContext, input: string): Promise<OpenedF
   const client = await lsp.clientFor(ctx.ws.paths.toRel(target.real));
   const doc = await lsp.current(target);
   lsp.refresh(client);
-  return { lsp, client, target, doc, lines: splitText(doc.text).lines };
+  return { lsp, client, target, doc, lines: doc.lines };
 }
 
 /** A place in a file the server named, with the tag of its line (as the server saw it, or the disk has it). */
@@ -109,8 +108,12 @@ export function placesResult(what: string, opened: OpenedFile, at: PositionSpec,
   };
 }
 
-/** lsp_definition, lsp_references and lsp_implementation: a place asked about, the places the server answers. */
-export function placesTool(id: string, what: string, ask: "definition" | "references" | "implementation", description: string) {
+/**
+ * A read-only tool that asks about one place (lsp_hover, lsp_definition, ...): the file opened as the disk has it now,
+ * the place resolved in it, then `answer`.
+ */
+export function positionTool(id: string, description: string,
+  answer: (opened: OpenedFile, at: PositionSpec, ctx: ToolContext) => Promise<Record<string, unknown>>) {
   return defineTool({
     id,
     description,
@@ -120,9 +123,15 @@ export function placesTool(id: string, what: string, ask: "definition" | "refere
     state: lspState,
     async run(params, ctx) {
       const opened = await openFile(ctx, params.path);
-      const at = positionOf(params, opened.lines);
-      const { hash, places } = await opened.client[ask](opened.doc, at, ctx.signal);
-      return placesResult(what, opened, at, hash, places);
+      return answer(opened, positionOf(params, opened.lines), ctx);
     },
+  });
+}
+
+/** lsp_definition, lsp_references and lsp_implementation: a place asked about, the places the server answers. */
+export function placesTool(id: string, what: string, ask: "definition" | "references" | "implementation", description: string) {
+  return positionTool(id, description, async (opened, at, ctx) => {
+    const { hash, places } = await opened.client[ask](opened.doc, at, ctx.signal);
+    return placesResult(what, opened, at, hash, places);
   });
 }

@@ -1,13 +1,10 @@
 import { z } from "zod";
-import { splitText } from "../core/text.js";
 import { ToolError } from "../errors.js";
-import type { DiagnosticsAnswer, DocRef, LspClient } from "../lsp/client.js";
+import { DEFAULT_DIAGNOSTICS_WAIT_MS as DEFAULT_WAIT_MS, type DiagnosticsAnswer, type DocRef, type LspClient } from "../lsp/client.js";
 import { renderDiagnostics, renderUnknown, wireDiagnostics } from "../lsp/render.js";
 import { defineTool } from "./tool.js";
 import { LSP_TIMEOUT_MS, lspState, openFile, serviceOf } from "./lsp-common.js";
 
-/** SPEC 10's default wait for a version's diagnostics. */
-const DEFAULT_WAIT_MS = 10_000;
 /** A wait longer than this is better spent calling again; it also stays under the call's own timeout. */
 const MAX_WAIT_MS = 100_000;
 
@@ -47,12 +44,12 @@ export const lspDiagnosticsTool = defineTool({
 });
 
 /** One open file of many: a server that cannot answer leaves its files unknown, not the whole call failed. */
-async function answerFor(client: LspClient, doc: DocRef, waitMs: number): Promise<Record<string, unknown>> {
+async function answerFor(client: LspClient, doc: DocRef & { lines: readonly string[] }, waitMs: number): Promise<Record<string, unknown>> {
   const answer = await client.diagnostics(doc, waitMs).catch((e: unknown): DiagnosticsAnswer => {
     if (!(e instanceof ToolError)) throw e;
     return { status: "unknown", hash: doc.hash, reason: e.message };
   });
-  return fileResult(doc, splitText(doc.text).lines, answer);
+  return fileResult(doc, doc.lines, answer);
 }
 
 function fileResult(doc: DocRef, lines: readonly string[], answer: DiagnosticsAnswer): Record<string, unknown> {

@@ -8,7 +8,6 @@ import { LSP_TIMEOUT_MS, lspState, openFile, positionOf, positionParams, service
 
 /** An identifier in both languages: a letter, `_` or `$` first, then those or digits and marks (Python refuses `$`; its server says so). */
 const IDENTIFIER = /^[\p{L}\p{Nl}_$][\p{L}\p{Nl}\p{Mn}\p{Mc}\p{Nd}\p{Pc}_$]*$/u;
-const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 
 const DESCRIPTION = `Renames a symbol exactly, in every file that uses it, through the language server (TypeScript/JavaScript
 or Python): the declaration and every reference, imports and re-exports included, never a same-named other symbol or text
@@ -40,7 +39,8 @@ export const lspRenameTool = defineTool({
       target: targets[i],
       expected: f.hash,
       needsExisting: true,
-      produce: (current: TextFile | undefined) => ({ bytes: current?.doc.bom ? Buffer.concat([BOM, Buffer.from(f.after)]) : Buffer.from(f.after) }),
+      // The servers never see a BOM (SPEC 4 decoded text): a file that had one keeps it.
+      produce: (current: TextFile | undefined) => ({ bytes: Buffer.from(`${current?.doc.bom ? "\ufeff" : ""}${f.after}`) }),
     }))).catch((e: unknown) => {
       if (!(previewed && e instanceof ToolError && e.code === "HASH_MISMATCH")) throw e;
       throw new ToolError("HASH_MISMATCH", `A file of this rename changed since its preview, so nothing was written: ${e.message} Preview the rename again (approved false) and approve that.`, e.details);

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { ToolError } from "../errors.js";
 import type { SymbolItem } from "../lsp/convert.js";
 import type { LspService } from "../lsp/service.js";
-import { languageOf } from "../lsp/servers.js";
+import { type Language, languageOf } from "../lsp/servers.js";
 import { renderSymbols, wirePlace } from "../lsp/render.js";
 import type { LspClient } from "../lsp/client.js";
 import type { Workspace } from "../workspace.js";
@@ -70,10 +70,10 @@ function wire(client: LspClient, symbols: readonly SymbolItem[]) {
  * with none open first opens one (the first such file by path, outside node_modules).
  */
 async function clientsForQuery(ws: Workspace, lsp: LspService): Promise<LspClient[]> {
-  const paths = [...(ws.fileIndex?.paths() ?? [])].filter((p) => !p.split("/").includes("node_modules")).sort();
+  const firsts = firstFiles(ws.fileIndex?.paths() ?? []);
   const clients: LspClient[] = [];
   for (const language of lsp.installed()) {
-    const first = paths.find((p) => languageOf(p)?.language === language);
+    const first = firsts.get(language);
     if (!first) continue;
     const client = await lsp.clientFor(first);
     if (client.openFiles().length === 0) {
@@ -84,4 +84,16 @@ async function clientsForQuery(ws: Workspace, lsp: LspService): Promise<LspClien
   }
   if (clients.length === 0) throw new ToolError("LSP_UNAVAILABLE", "The workspace has no TypeScript, JavaScript or Python file for a language server to search.");
   return clients;
+}
+
+/** Per language, its first file by path outside node_modules: one pass, no sort of a 100,000-file index per query. */
+function firstFiles(paths: Iterable<string>): Map<Language, string> {
+  const first = new Map<Language, string>();
+  for (const p of paths) {
+    const language = languageOf(p)?.language;
+    if (!language || p.split("/").includes("node_modules")) continue;
+    const known = first.get(language);
+    if (known === undefined || p < known) first.set(language, p);
+  }
+  return first;
 }

@@ -98,6 +98,7 @@ describe("LanguageServers", SLOW_TEST, () => {
       { language: "typescript", state: "not started", version: typescriptSpec().version, pid: null, restarts: 0, memory_bytes: null, open: [] },
       { language: "python", state: "not installed", version: null, pid: null, restarts: 0, memory_bytes: null, open: [] },
     ]);
+    expect(servers.installed()).toEqual(["typescript"]);
     expect(() => servers.clientFor("a.py")).toThrow(expect.objectContaining({ code: "LSP_UNAVAILABLE", message: expect.stringMatching(/not installed/) }));
     expect(() => servers.clientFor("README.md")).toThrow(expect.objectContaining({ code: "LSP_UNAVAILABLE" }));
     // A bus change never starts a server.

@@ -1,16 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { ToolError } from "../../src/errors.js";
 import { codePointColumn, placeOf, symbolOffsets, toLspPosition, utf16Offset } from "../../src/lsp/positions.js";
-
-function errorOf(fn: () => unknown): ToolError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof ToolError) return e;
-    throw e;
-  }
-  throw new Error("expected a ToolError");
-}
+import { toolErrorFrom as errorOf } from "../helpers/tool-error.js";
 
 describe("code points and UTF-16", () => {
   const line = 'const face = "😀😀"; const naïve = add(1, 2);';

@@ -48,6 +48,13 @@ describe("language servers of the daemon", SLOW_TEST, () => {
     expect((await serverOf(d, "typescript")).restarts).toBe(1);
   });
 
+  it("search the project's symbols on a first call, through the project's first file opened for it (not node_modules)", async () => {
+    const d = await daemonOn(typescriptProject());
+    const found = await d.ok("lsp_symbols", { query: "total" });
+    expect(found.symbols).toContainEqual(expect.objectContaining({ name: "total", kind: "constant", path: "src/other.ts", line: 2 }));
+    expect((await serverOf(d, "typescript")).open).toEqual(["src/main.ts"]);
+  });
+
   it("leave no process behind when the daemon is killed with SIGKILL", async () => {
     const ts = typescriptProject();
     writeFile(ts.dir, "py/util.py", "def add(a: int) -> int:\n    return a\n");

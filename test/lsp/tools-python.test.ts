@@ -1,4 +1,6 @@
 /** The lsp_* tools on pyright-langserver, through the real daemon: one daemon for the file. */
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { fileHash, initHash, tagOf } from "../../src/core/hash.js";
 import { type DaemonClient, daemonForSuite } from "../helpers/daemon.js";
@@ -84,6 +86,16 @@ describe("lsp tools on python", SLOW_TEST, () => {
     expect(back.count).toBe(8);
     await d.ok("lsp_rename", { path: "other.py", line: 1, symbol: "plus", new_name: "add", preview_id: back.preview_id });
     expect(Object.fromEntries(names.map((f) => [f, disk(dir, f)]))).toEqual(before);
+  });
+
+  it("keeps a file's BOM through a rename", async () => {
+    const text = "def solo() -> int:\n    return 1\n\n\nprint(solo())\n";
+    writeFileSync(path.join(dir, "bom.py"), `\ufeff${text}`);
+    const done = await d.ok("lsp_rename", { path: "bom.py", line: 1, symbol: "solo", new_name: "alone" });
+    const renamed = `\ufeff${text.replaceAll("solo", "alone")}`;
+    expect(done).toMatchObject({ count: 2, files: [{ path: "bom.py", hash: fileHash(Buffer.from(renamed)) }] });
+    expect(readFileSync(path.join(dir, "bom.py"), "utf8")).toBe(renamed);
+    rmSync(path.join(dir, "bom.py"));
   });
 
   it("restarts a crashed server on the next call, which answers", async () => {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { ToolError } from "../../../src/errors.js";
 import { tagOf } from "../../../src/core/hash.js";
 import { type KeepEntry, renderSide, resolveBlock, resolveKeep, resolveTake } from "../../../src/core/merge/keep-table.js";
 import type { ConflictBlock } from "../../../src/core/merge/three-way.js";
 import { splitText } from "../../../src/core/text.js";
+import { toolErrorFrom as failure } from "../../helpers/tool-error.js";
 
 const side = (text: string) => ({ start: 0, ...splitText(text) });
 const BLOCK: ConflictBlock = {
@@ -12,16 +12,6 @@ const BLOCK: ConflictBlock = {
   theirs: side("let a = 1;\nlet b = 20;\n"),
 };
 const LF = { eol: "\n" as const, atEnd: false, label: "block 2" };
-
-function failure(fn: () => unknown): ToolError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof ToolError) return e;
-    throw e;
-  }
-  throw new Error("expected a ToolError");
-}
 
 describe("renderSide", () => {
   it("numbers lines within the side and tags them as the file tools do", () => {
