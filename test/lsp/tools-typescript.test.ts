@@ -211,7 +211,10 @@ describe("lsp tools on typescript", SLOW_TEST, () => {
 
   it("restarts a crashed server on the next call, which answers", async () => {
     const before = await serverOf(d, "typescript");
+    const tree = processTree(before.pid!);
     process.kill(before.pid!, "SIGKILL");
+    // Sandboxed, the pid is bwrap's: the server inside dies a moment later and could still answer a call sent at once.
+    await until(() => tree.every((p) => !isAlive(p)), "the killed server's processes to end", 10_000);
     const hover = await d.ok("lsp_hover", { path: "src/main.ts", line: 2, symbol: "sum" });
     expect(hover.hover).toContain("sum(a: number, b: number): number");
     const after = await serverOf(d, "typescript");
