@@ -5,6 +5,7 @@ import { Registry } from "../../../src/dispatch/registry.js";
 import { EventBus } from "../../../src/platform/bus.js";
 import { Supervisor } from "../../../src/platform/supervisor.js";
 import { JsonlTransport, MAX_HELD_EVENTS } from "../../../src/protocol/jsonl/transport.js";
+import { STALE_SESSIONS_MAX } from "../../../src/vfs/attribution.js";
 import { TOOLS } from "../../../src/tools/index.js";
 import { Workspace } from "../../../src/workspace.js";
 import { tmpWorkspace } from "../../helpers/tmp.js";
@@ -68,6 +69,23 @@ describe("the JSON-lines transport, in process", () => {
     ]);
     expect(rest).toHaveLength(MAX_HELD_EVENTS);
     expect(rest.map((l) => l.seq)).toEqual(rest.map((_, i) => i + 3));
+  });
+
+  it("a held file's merged stale_sessions stay bounded, the rest counted in stale_sessions_omitted", async () => {
+    const { bus, output, transport } = setup();
+    transport.start();
+    const sessions = (from: number, n: number) => Array.from({ length: n }, (_, i) => `s${String(from + i).padStart(3, "0")}`);
+    const change = (kind: "created" | "modified", stale: string[], omitted?: number) => ({
+      path: "a.txt", kind, hash: null, origin: "external" as const, by: null, tool: null, stale_sessions: stale,
+      ...(omitted ? { stale_sessions_omitted: omitted } : {}),
+    });
+    bus.emit("fs.changed", { changes: [change("modified", sessions(0, STALE_SESSIONS_MAX), 5)] });
+    bus.emit("fs.changed", { changes: [change("modified", sessions(STALE_SESSIONS_MAX, 10))] });
+    output.release();
+    await transport.close();
+    const [merged] = output.lines[1].data.changes;
+    expect(merged.stale_sessions).toEqual(sessions(0, STALE_SESSIONS_MAX));
+    expect(merged.stale_sessions_omitted).toBe(10 + 5);
   });
 
   it("queues requests that arrive before ready, and answers them after it", async () => {
