@@ -15,11 +15,20 @@ class Gate extends Writable {
   readonly lines: any[] = [];
   private open = false;
   private waiting: (() => void)[] = [];
+  private onLine?: () => void;
   constructor() {
     super({ highWaterMark: 16 });
   }
+  /** Resolves once `n` lines have been written. */
+  linesWritten(n: number): Promise<void> {
+    return new Promise((resolve) => {
+      this.onLine = () => this.lines.length >= n && resolve();
+      this.onLine();
+    });
+  }
   override _write(chunk: Buffer, _enc: string, done: () => void): void {
     for (const l of chunk.toString().split("\n").filter(Boolean)) this.lines.push(JSON.parse(l));
+    this.onLine?.();
     if (this.open) done();
     else this.waiting.push(done);
   }
@@ -95,9 +104,7 @@ describe("the JSON-lines transport, in process", () => {
     await new Promise((r) => setImmediate(r));
     expect(output.lines).toEqual([]);
     transport.start();
-    await new Promise<void>((resolve) => {
-      const t = setInterval(() => output.lines.length >= 2 && (clearInterval(t), resolve()), 5);
-    });
+    await output.linesWritten(2);
     expect(output.lines.map((l) => l.event ?? l.call_id)).toEqual(["ready", "early"]);
     await transport.close();
   });
