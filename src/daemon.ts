@@ -48,67 +48,60 @@ export class Daemon {
   readonly registry: Registry;
   readonly ws: Workspace;
   readonly dispatcher: Dispatcher;
+  private readonly stateDir: string;
 
   constructor(private readonly options: DaemonOptions) {
+    this.stateDir = options.stateDir ?? defaultStateDir();
     // Both throw with a sentence for stderr: a bad root or --tools file stops the daemon before it says ready.
     const tools = process.env.TOOL_LAYER_DEBUG_TOOLS === "1" ? [...TOOLS, debugSleepTool] : TOOLS;
     this.ws = new Workspace({ root: options.root, watcher: options.watcher, maxFileBytes: options.maxFileBytes }, this.processes, this.bus, log);
     const manifest = options.toolsFile ? readManifest(options.toolsFile, TOOLS, log) : undefined;
     this.registry = new Registry(tools, manifest, this.bus, log);
     this.dispatcher = new Dispatcher(this.registry, this.ws);
-    const terminal = new Terminal(this.ws, { ...options.terminal, stateDir: options.stateDir ?? defaultStateDir() });
+    const terminal = new Terminal(this.ws, { ...options.terminal, stateDir: this.stateDir });
     this.ws.terminal = terminal;
     this.ws.onDispose(() => terminal.dispose());
   }
 
   /** Resolves once input has ended (or SIGTERM came, or stdout closed), calls in flight are done and every child is gone. */
   async run(input: Readable, output: Writable): Promise<void> {
-    if (this.options.mcp) return this.runMcp(input, output);
     this.processes.startWatchdog();
-    let stop!: () => void;
-    const stopped = new Promise<void>((resolve) => (stop = resolve));
+    const end = untilStopped();
+    if (this.options.mcp) return this.runMcp(input, output, end);
     const transport = new JsonlTransport(input, output, this.dispatcher, this.bus, {
       readyData: () => ({ version: this.options.version, root: this.ws.root, tools: this.registry.tools().length }),
-      onEnd: () => stop(),
+      onEnd: end.stop,
     });
-    process.once("SIGTERM", stop);
-    process.once("SIGINT", stop);
     await this.startServices();
     transport.start();
 
-    await stopped;
-    process.off("SIGTERM", stop);
-    process.off("SIGINT", stop);
+    await end.stopped;
     transport.stopReading();
-    await this.dispatcher.drain(SHUTDOWN_GRACE_MS);
-    await this.ws.dispose();
-    await this.processes.stop();
+    await this.shutDown();
     await transport.close();
   }
 
   /** The same services behind the MCP server adapter (SPEC 13): one connection on stdio, one session. */
-  private async runMcp(input: Readable, output: Writable): Promise<void> {
-    this.processes.startWatchdog();
+  private async runMcp(input: Readable, output: Writable, end: Stopper): Promise<void> {
     const [{ McpAdapter }, { McpStdioTransport }] = await Promise.all([import("./protocol/mcp/server.js"), import("./protocol/mcp/stdio-transport.js")]);
-    let stop!: () => void;
-    const stopped = new Promise<void>((resolve) => (stop = resolve));
-    process.once("SIGTERM", stop);
-    process.once("SIGINT", stop);
     await this.startServices();
     // Created once ready: what the client sent meanwhile waits in stdin's buffer, as JSON-lines requests wait in a queue.
     const transport = new McpStdioTransport(input, output);
-    transport.onclose = () => stop();
+    transport.onclose = end.stop;
     const adapter = new McpAdapter(this.dispatcher, this.registry, this.ws, this.bus, this.options.version);
     await adapter.connect(transport);
 
-    await stopped;
-    process.off("SIGTERM", stop);
-    process.off("SIGINT", stop);
+    await end.stopped;
+    await this.shutDown();
+    await transport.idle();
+    await adapter.close();
+  }
+
+  /** Calls in flight finish (bounded), then the services stop, then every child is gone. */
+  private async shutDown(): Promise<void> {
     await this.dispatcher.drain(SHUTDOWN_GRACE_MS);
     await this.ws.dispose();
     await this.processes.stop();
-    await transport.idle();
-    await adapter.close();
   }
 
   /** The workspace (watcher, index), then what builds on it; resolves once the daemon can answer. */
@@ -131,7 +124,7 @@ export class Daemon {
   private async startPassthrough(): Promise<void> {
     const mcp = new McpPassthrough(this.ws, () => this.registry.changed(), {
       configFile: this.options.mcpConfig,
-      stateDir: this.options.stateDir ?? defaultStateDir(),
+      stateDir: this.stateDir,
       codegraph: this.options.codegraph ?? "auto",
     });
     this.ws.mcp = mcp;
@@ -139,4 +132,21 @@ export class Daemon {
     this.ws.onDispose(() => mcp.stop());
     await mcp.start();
   }
+}
+
+interface Stopper {
+  /** Settles on stop(), SIGTERM or SIGINT; the signal handlers are gone by then. */
+  stopped: Promise<void>;
+  stop: () => void;
+}
+
+function untilStopped(): Stopper {
+  let stop!: () => void;
+  const stopped = new Promise<void>((resolve) => (stop = resolve)).then(() => {
+    process.off("SIGTERM", stop);
+    process.off("SIGINT", stop);
+  });
+  process.once("SIGTERM", stop);
+  process.once("SIGINT", stop);
+  return { stopped, stop };
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { accessSync, constants, readFileSync, realpathSync, statSync } from "node:fs";
+import { accessSync, constants, existsSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { Daemon, type DaemonOptions } from "./daemon.js";
 
@@ -72,39 +72,40 @@ function parse(argv: string[]): Parsed {
   }
   if (values.help) return { kind: "help" };
   if (values.version) return { kind: "version" };
-  const watcher = (values.watcher as string | undefined) ?? "parcel";
-  if (watcher !== "parcel" && watcher !== "chokidar") throw new UsageError(`--watcher must be parcel or chokidar, not ${watcher}`);
+  const watcher = choice(values, "watcher", ["parcel", "chokidar"]);
   const rawMax = values["max-file-bytes"] as string | undefined;
   const maxFileBytes = rawMax === undefined ? undefined : Number(rawMax);
   if (maxFileBytes !== undefined && !(/^\d+$/.test(rawMax!) && Number.isSafeInteger(maxFileBytes) && maxFileBytes > 0)) {
     throw new UsageError(`--max-file-bytes must be a positive integer, not ${rawMax}`);
   }
-  const codegraph = (values.codegraph as string | undefined) ?? "auto";
-  if (codegraph !== "auto" && codegraph !== "on" && codegraph !== "off") throw new UsageError(`--codegraph must be auto, on or off, not ${codegraph}`);
-  const lspSandbox = (values["lsp-sandbox"] as string | undefined) ?? "auto";
-  if (lspSandbox !== "auto" && lspSandbox !== "on" && lspSandbox !== "off") throw new UsageError(`--lsp-sandbox must be auto, on or off, not ${lspSandbox}`);
+  const codegraph = choice(values, "codegraph", ["auto", "on", "off"]);
+  const lspSandbox = choice(values, "lsp-sandbox", ["auto", "on", "off"]);
   const mcpConfig = values["mcp-config"] as string | undefined;
   if (mcpConfig !== undefined && !isReadableFile(mcpConfig)) throw new UsageError(`--mcp-config ${mcpConfig} is not a readable file`);
   const terminal = terminalOptions(values);
   const root = (values.root as string | undefined) ?? process.cwd();
-  let isDir = false;
-  try {
-    isDir = statSync(root).isDirectory();
-  } catch {
-    throw new UsageError(`--root ${root} does not exist`);
-  }
-  if (!isDir) throw new UsageError(`--root ${root} is not a directory`);
+  if (!existsSync(root)) throw new UsageError(`--root ${root} does not exist`);
+  if (!isDirectory(root)) throw new UsageError(`--root ${root} is not a directory`);
   return { kind: "run", options: { root, toolsFile: values.tools as string | undefined, watcher, maxFileBytes, mcpConfig, codegraph, mcp: values.mcp === true, terminal, lspSandbox } };
 }
 
 function terminalOptions(values: Record<string, unknown>): DaemonOptions["terminal"] {
-  const sandbox = (values["terminal-sandbox"] as string | undefined) ?? "on";
-  if (sandbox !== "on" && sandbox !== "off") throw new UsageError(`--terminal-sandbox must be on or off, not ${sandbox}`);
+  const sandbox = choice(values, "terminal-sandbox", ["on", "off"]);
   const home = values["terminal-home"] as string | undefined;
   if (home !== undefined && !isDirectory(home)) throw new UsageError(`--terminal-home ${home} is not a directory`);
   const passEnv = (values["terminal-env"] as string[] | undefined) ?? [];
   for (const name of passEnv) if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new UsageError(`--terminal-env ${name} is not a variable name`);
   return { sandbox, network: values["terminal-network"] === true, home: home === undefined ? undefined : realpathSync(home), passEnv };
+}
+
+/** A flag that takes one of a few words; the first is its default. */
+function choice<const W extends string>(values: Record<string, unknown>, flag: keyof typeof FLAGS, words: readonly [W, ...W[]]): W {
+  const value = (values[flag] as string | undefined) ?? words[0];
+  if (!(words as readonly string[]).includes(value)) {
+    const list = words.length === 2 ? words.join(" or ") : `${words.slice(0, -1).join(", ")} or ${words.at(-1)}`;
+    throw new UsageError(`--${flag} must be ${list}, not ${value}`);
+  }
+  return value as W;
 }
 
 function isDirectory(dir: string): boolean {

@@ -97,6 +97,11 @@ export class Registry {
 
   private compute(): Map<string, RegisteredTool> {
     const out = new Map<string, RegisteredTool>();
+    // A tool still in force keeps its registration: its extended params and its JSON Schema are not made again.
+    const register = (tool: AnyTool) => {
+      const kept = this.current.get(tool.id);
+      return kept?.tool === tool ? kept : registration(tool);
+    };
     for (const tool of this.builtins) {
       if (this.entries && !this.entries.has(tool.id) && !ALWAYS_ENABLED.has(tool.id)) continue;
       if (this.entries?.get(tool.id)?.enabled === false && !ALWAYS_ENABLED.has(tool.id)) continue;
@@ -116,7 +121,7 @@ export class Registry {
   }
 }
 
-function register(tool: AnyTool): RegisteredTool {
+function registration(tool: AnyTool): RegisteredTool {
   if (!tool.mutating) return { tool, params: tool.params, previewParam: false };
   const shape = tool.params instanceof z.ZodObject ? (tool.params.shape as Record<string, unknown>) : undefined;
   const own = tool.jsonSchema ? Object.hasOwn((tool.jsonSchema.properties as object | undefined) ?? {}, PREVIEW_PARAM) : shape ? PREVIEW_PARAM in shape : false;

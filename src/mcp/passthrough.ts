@@ -37,6 +37,15 @@ interface Server {
   /** Set while the connection is being made (the SDK is loaded lazily), so two reloads never make two. */
   connecting?: Promise<void>;
   ids: Map<string, string>;
+  /** The definitions made last, by tool id: an unchanged tool keeps its definition, so `tools.changed` names only real changes. */
+  defs: Map<string, MadeDef>;
+}
+
+interface MadeDef {
+  connection: ServerConnection;
+  /** The server's description of the tool, as JSON. */
+  info: string;
+  def: AnyTool;
 }
 
 /**
@@ -135,7 +144,7 @@ export class McpPassthrough implements ToolProvider {
     for (const config of entries) {
       const approved = config.source !== "workspace" || (await this.approvals.isApproved(config.name, config.digest));
       let server = this.servers.get(config.name);
-      if (!server) this.servers.set(config.name, (server = { config, ids: new Map() }));
+      if (!server) this.servers.set(config.name, (server = { config, ids: new Map(), defs: new Map() }));
       server.blocked = approved ? undefined : `its entry in ${WORKSPACE_CONFIG_FILE} is not approved; mcp_approve starts it`;
       if (!approved && server.connection) {
         await server.connection.close();
@@ -179,13 +188,20 @@ export class McpPassthrough implements ToolProvider {
     const taken = new Set<string>();
     const defs: AnyTool[] = [];
     for (const server of this.servers.values()) {
-      const tools = server.connection?.state === "ready" || server.connection?.tools.length ? server.connection.tools : [];
+      const connection = server.connection;
+      const tools = connection && (connection.state === "ready" || connection.tools.length) ? connection.tools : [];
       server.ids = assignToolIds(server.config.name, tools.map((t) => t.name), taken, server.ids);
+      const made = new Map<string, MadeDef>();
       for (const t of tools) {
         const id = server.ids.get(t.name)!;
         taken.add(id);
-        defs.push(this.toolDef(server, t, id));
+        const info = JSON.stringify(t);
+        const before = server.defs.get(id);
+        const def = before && before.connection === connection && before.info === info ? before.def : this.toolDef(server, t, id);
+        made.set(id, { connection: connection!, info, def });
+        defs.push(def);
       }
+      server.defs = made;
     }
     this.defs = defs;
     this.onChange();

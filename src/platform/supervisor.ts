@@ -75,6 +75,8 @@ export interface ManagedChild {
   readonly child: PipedChild;
   readonly pid: number;
   readonly label: string;
+  /** It leads a process group of its own (ProcessSpec.group), so a kill reaches the whole group. */
+  readonly group: boolean;
   /** Settles when the process has exited and its streams closed. */
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   readonly timedOut: boolean;
@@ -117,7 +119,7 @@ export class Supervisor {
     dog.stdin.on("error", () => undefined); // it died: children are still killed by stop()
     dog.unref();
     this.watchdog = dog as ChildProcess & { stdin: Writable };
-    for (const c of this.live.values()) this.tell(`+${groupOf(c) ? "g" : "p"} ${c.pid}`);
+    for (const c of this.live.values()) this.tell(`+${c.group ? "g" : "p"} ${c.pid}`);
   }
 
   /** Runs a short-lived command to its end (through the pool) and returns its capped output. */
@@ -284,12 +286,11 @@ export class Supervisor {
       });
     });
     const managed: ManagedChild = {
-      child, pid, exited, stop, label,
+      child, pid, exited, stop, label, group,
       get timedOut() {
         return timedOut;
       },
     };
-    markGroup(managed, group);
     this.live.set(pid, managed);
     this.tell(`+${group ? "g" : "p"} ${pid}`);
     if (timeoutMs !== undefined) {
@@ -302,14 +303,6 @@ export class Supervisor {
     if (signal?.aborted) stop();
     return { child, managed };
   }
-}
-
-const grouped = new WeakSet<ManagedChild>();
-function markGroup(c: ManagedChild, group: boolean): void {
-  if (group) grouped.add(c);
-}
-function groupOf(c: ManagedChild): boolean {
-  return grouped.has(c);
 }
 
 function signalGroup(pid: number, signal: NodeJS.Signals): boolean {

@@ -46,6 +46,19 @@ describe("the dynamic registry", () => {
     ]);
   });
 
+  it("keeps a tool's registration (and its JSON Schema) while the tool stays, across other tools' changes", () => {
+    const { registry, provider, setTools } = setup();
+    const schema = registry.schemaOf(writer);
+    const echo = served("srv_echo", { type: "object" }, false);
+    setTools([echo]);
+    registry.addProvider(provider);
+    expect(registry.schemaOf(writer)).toBe(schema);
+    const registered = registry.registered("srv_echo");
+    setTools([echo, served("srv_add", { type: "object" })]);
+    registry.changed();
+    expect(registry.registered("srv_echo")).toBe(registered);
+  });
+
   it("checks a JSON Schema tool's params, and shows its schema as the server gave it", () => {
     const { registry, provider, setTools } = setup();
     const schema = { type: "object", properties: { a: { type: "integer", minimum: 1 } }, required: ["a"] };
@@ -63,7 +76,7 @@ describe("the dynamic registry", () => {
     setTools([served("srv_own", { type: "object", properties: { preview_id: { type: "string" } } })]);
     registry.addProvider(provider);
     expect(registry.registered("writer")).toMatchObject({ previewParam: true });
-    expect((registry.schemaOf(writer).properties as Record<string, unknown>).preview_id).toBeDefined();
+    expect((registry.schemaOf(writer).properties as Record<string, unknown>).preview_id).toMatchObject({ type: "string", pattern: "^[0-9a-f]{16}$" });
     expect(registry.registered("alpha")).toMatchObject({ previewParam: false });
     expect(registry.registered("srv_own")).toMatchObject({ previewParam: false });
   });

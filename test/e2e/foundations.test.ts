@@ -257,14 +257,18 @@ describe("the command line", () => {
   });
 
   it("a bad flag or value is one line on stderr naming it, exit 2", () => {
-    const ws = tmpWorkspace();
+    const ws = tmpWorkspace({ files: { "file.txt": "x\n" } });
     try {
       const cases: [string[], RegExp][] = [
         [["--frobnicate"], /unknown option --frobnicate/],
         [["--root", ws.dir, "--max-file-bytes", "-5"], /--max-file-bytes must be a positive integer, not -5/],
         [["--root", ws.dir, "--max-file-bytes", "12abc"], /--max-file-bytes must be a positive integer, not 12abc/],
         [["--root", ws.dir, "--watcher", "inotify"], /--watcher must be parcel or chokidar, not inotify/],
+        [["--root", ws.dir, "--codegraph", "maybe"], /--codegraph must be auto, on or off, not maybe/],
+        [["--root", ws.dir, "--lsp-sandbox", "yes"], /--lsp-sandbox must be auto, on or off, not yes/],
+        [["--root", ws.dir, "--terminal-sandbox", "auto"], /--terminal-sandbox must be on or off, not auto/],
         [["--root", "/no/such/place"], /--root \/no\/such\/place does not exist/],
+        [["--root", path.join(ws.dir, "file.txt")], /--root .*file\.txt is not a directory/],
         [["--root"], /--root needs a value/],
         [["stray"], /unexpected argument stray/],
       ];

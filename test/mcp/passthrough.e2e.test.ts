@@ -66,10 +66,11 @@ describe("passthrough of MCP servers named by --mcp-config", () => {
     expect((await d.call("test_later", {})).result.code).toBe("NOT_AVAILABLE");
   });
 
-  it("follows the server's tools/list_changed: the new tool arrives with tools.changed", async () => {
+  it("follows the server's tools/list_changed: the new tool arrives with tools.changed, and only it", async () => {
     const changed = toolsChanged(d, (c) => c.added.includes("test_fresh"));
     await d.ok("test_add_tool", { name: "fresh" });
-    await changed;
+    // The other tools of this server and of the others are as they were: not "changed".
+    expect((await changed).data).toEqual({ added: ["test_fresh"], removed: [], changed: [] });
     expect((await d.ok("test_fresh", {})).text).toContain("fresh");
   });
 

@@ -3,6 +3,8 @@ import { RenderedWindow } from "../../core/line-tags.js";
 import type { CallId, Dispatcher, Outcome } from "../../dispatch/dispatcher.js";
 import { ToolError } from "../../errors.js";
 import type { EventBus, EventName } from "../../platform/bus.js";
+import { STALE_SESSIONS_MAX } from "../../vfs/attribution.js";
+import type { FsChange } from "../../vfs/events.js";
 import { LineReader, LineWriter } from "./framing.js";
 import { windowLiteral } from "./json-text.js";
 
@@ -187,19 +189,13 @@ interface HeldEvent {
   dropped: number;
 }
 
-interface FsChangeLike {
-  path: string;
-  kind: string;
-  stale_sessions?: string[];
-}
-
 /**
  * Events held while stdout is blocked (SPEC 7): `fs.changed` entries merge per path (the latest state of each file, so
  * a flood costs one entry per file however long the reader stalls), the others queue up to MAX_HELD_EVENTS and the rest
  * are counted in `dropped` on the next line.
  */
 class HeldEvents {
-  private readonly changes = new Map<string, FsChangeLike>();
+  private readonly changes = new Map<string, FsChange>();
   private others: HeldEvent[] = [];
   private dropped = 0;
 
@@ -209,7 +205,7 @@ class HeldEvents {
 
   hold(event: EventName, data: unknown): void {
     if (event === "fs.changed") {
-      for (const c of (data as { changes: FsChangeLike[] }).changes) this.changes.set(c.path, merge(this.changes.get(c.path), c));
+      for (const c of (data as { changes: FsChange[] }).changes) this.changes.set(c.path, merge(this.changes.get(c.path), c));
       return;
     }
     if (this.others.length >= MAX_HELD_EVENTS) this.dropped++;
@@ -234,12 +230,19 @@ class HeldEvents {
   }
 }
 
-/** Two changes of one file while held: the net change, and every session that is stale for either. */
-function merge(before: FsChangeLike | undefined, after: FsChangeLike): FsChangeLike {
+/**
+ * Two changes of one file while held: the net change, and every session that is stale for either, still bounded by
+ * STALE_SESSIONS_MAX. The sessions either change left unnamed cannot be told apart, so `stale_sessions_omitted` is the
+ * least the truth can be.
+ */
+function merge(before: FsChange | undefined, after: FsChange): FsChange {
   if (!before) return after;
   let kind = after.kind;
   if (before.kind === "created" && after.kind !== "deleted") kind = "created";
   else if (before.kind === "deleted" && after.kind === "created") kind = "modified";
-  const stale = [...new Set([...(before.stale_sessions ?? []), ...(after.stale_sessions ?? [])])].sort();
-  return { ...after, kind, stale_sessions: stale };
+  const named = [...new Set([...before.stale_sessions, ...after.stale_sessions])].sort();
+  const unnamed = Math.max(before.stale_sessions_omitted ?? 0, after.stale_sessions_omitted ?? 0);
+  const omitted = Math.max(0, named.length - STALE_SESSIONS_MAX) + unnamed;
+  const { stale_sessions_omitted: _, ...rest } = after;
+  return { ...rest, kind, stale_sessions: named.slice(0, STALE_SESSIONS_MAX), ...(omitted ? { stale_sessions_omitted: omitted } : {}) };
 }

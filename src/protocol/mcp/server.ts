@@ -6,6 +6,7 @@ import { RenderedWindow } from "../../core/line-tags.js";
 import type { Dispatcher, Outcome } from "../../dispatch/dispatcher.js";
 import type { Registry } from "../../dispatch/registry.js";
 import type { EventBus, EventName } from "../../platform/bus.js";
+import { MAX_LIMIT } from "../../tools/file-read.js";
 import { type AnyTool, hintsOf } from "../../tools/tool.js";
 import type { Workspace } from "../../workspace.js";
 import { McpStdioTransport } from "./stdio-transport.js";
@@ -14,8 +15,8 @@ import { McpStdioTransport } from "./stdio-transport.js";
 export const NOT_SERVED = new Set(["list", "info", "cancel", "session_end"]);
 /** The param every mutating tool gets in MCP mode: an MCP client approves calls itself, so a call runs unless it asks for a preview. */
 export const DRY_RUN_PARAM = "dry_run";
-/** Lines of a file resources/read returns (SPEC 13), as file_read's largest window. */
-const RESOURCE_LINES = 2000;
+/** Lines of a file resources/read returns (SPEC 13: 2,000), file_read's largest window. */
+const RESOURCE_LINES = MAX_LIMIT;
 /** Events that reach an MCP client as logging notifications; fs.changed and tools.changed have notifications of their own. */
 const LOGGED_EVENTS = new Set<string>(["git.changed", "vfs.state", "lsp.diagnostics", "terminal.output", "terminal.exited"]);
 /** JSON-RPC code for a resource that does not exist (the MCP spec's). */

@@ -5,6 +5,7 @@ import { Registry } from "../../../src/dispatch/registry.js";
 import { EventBus } from "../../../src/platform/bus.js";
 import { Supervisor } from "../../../src/platform/supervisor.js";
 import { JsonlTransport, MAX_HELD_EVENTS } from "../../../src/protocol/jsonl/transport.js";
+import { STALE_SESSIONS_MAX } from "../../../src/vfs/attribution.js";
 import { TOOLS } from "../../../src/tools/index.js";
 import { Workspace } from "../../../src/workspace.js";
 import { tmpWorkspace } from "../../helpers/tmp.js";
@@ -14,11 +15,20 @@ class Gate extends Writable {
   readonly lines: any[] = [];
   private open = false;
   private waiting: (() => void)[] = [];
+  private onLine?: () => void;
   constructor() {
     super({ highWaterMark: 16 });
   }
+  /** Resolves once `n` lines have been written. */
+  linesWritten(n: number): Promise<void> {
+    return new Promise((resolve) => {
+      this.onLine = () => this.lines.length >= n && resolve();
+      this.onLine();
+    });
+  }
   override _write(chunk: Buffer, _enc: string, done: () => void): void {
     for (const l of chunk.toString().split("\n").filter(Boolean)) this.lines.push(JSON.parse(l));
+    this.onLine?.();
     if (this.open) done();
     else this.waiting.push(done);
   }
@@ -70,6 +80,23 @@ describe("the JSON-lines transport, in process", () => {
     expect(rest.map((l) => l.seq)).toEqual(rest.map((_, i) => i + 3));
   });
 
+  it("a held file's merged stale_sessions stay bounded, the rest counted in stale_sessions_omitted", async () => {
+    const { bus, output, transport } = setup();
+    transport.start();
+    const sessions = (from: number, n: number) => Array.from({ length: n }, (_, i) => `s${String(from + i).padStart(3, "0")}`);
+    const change = (kind: "created" | "modified", stale: string[], omitted?: number) => ({
+      path: "a.txt", kind, hash: null, origin: "external" as const, by: null, tool: null, stale_sessions: stale,
+      ...(omitted ? { stale_sessions_omitted: omitted } : {}),
+    });
+    bus.emit("fs.changed", { changes: [change("modified", sessions(0, STALE_SESSIONS_MAX), 5)] });
+    bus.emit("fs.changed", { changes: [change("modified", sessions(STALE_SESSIONS_MAX, 10))] });
+    output.release();
+    await transport.close();
+    const [merged] = output.lines[1].data.changes;
+    expect(merged.stale_sessions).toEqual(sessions(0, STALE_SESSIONS_MAX));
+    expect(merged.stale_sessions_omitted).toBe(10 + 5);
+  });
+
   it("queues requests that arrive before ready, and answers them after it", async () => {
     const { input, output, transport } = setup();
     input.write('{"tool_id":"list","session_id":"s","toolcall_id":"early"}\n');
@@ -77,9 +104,7 @@ describe("the JSON-lines transport, in process", () => {
     await new Promise((r) => setImmediate(r));
     expect(output.lines).toEqual([]);
     transport.start();
-    await new Promise<void>((resolve) => {
-      const t = setInterval(() => output.lines.length >= 2 && (clearInterval(t), resolve()), 5);
-    });
+    await output.linesWritten(2);
     expect(output.lines.map((l) => l.event ?? l.call_id)).toEqual(["ready", "early"]);
     await transport.close();
   });

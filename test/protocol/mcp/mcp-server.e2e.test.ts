@@ -8,7 +8,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fileHash, initHash, tagOf } from "../../../src/core/hash.js";
 import { MAIN } from "../../helpers/daemon.js";
-import { tmpWorkspace } from "../../helpers/tmp.js";
+import { git, tmpWorkspace } from "../../helpers/tmp.js";
 import { FIXTURE_SERVER } from "../../mcp/helpers.js";
 
 await initHash();
@@ -23,11 +23,17 @@ describe("tool-layer --mcp, driven by the SDK's own Client", () => {
   const updated: string[] = [];
   let listChanged = 0;
   let changedWaiter: (() => void) | undefined;
+  const logged: { event: string; data: any }[] = [];
+  let loggedWaiter: (() => void) | undefined;
 
   beforeAll(async () => {
     writeFileSync(config, JSON.stringify({ mcpServers: { test: { command: process.execPath, args: [FIXTURE_SERVER] } } }));
     client = new Client({ name: "test-client", version: "1.0.0" });
     client.setNotificationHandler("notifications/resources/updated", (n) => void updated.push(n.params.uri));
+    client.setNotificationHandler("notifications/message", (n) => {
+      if (n.params.logger === "tool-layer") logged.push(n.params.data as { event: string; data: any });
+      loggedWaiter?.();
+    });
     client.setNotificationHandler("notifications/tools/list_changed", () => {
       listChanged++;
       changedWaiter?.();
@@ -90,6 +96,24 @@ describe("tool-layer --mcp, driven by the SDK's own Client", () => {
     expect(text.split("\n")[1]).toBe(`1|${tagOf("replaced")} replaced`);
     await expect(client.readResource({ uri: pathToFileURL(path.join(ws.dir, "nope.txt")).href })).rejects.toThrow(/NOT_FOUND/);
     await expect(client.readResource({ uri: "file:///etc/passwd" })).rejects.toThrow(/PATH_OUTSIDE_ROOT/);
+  });
+
+  it("resources/read stops at the first 2,000 lines", async () => {
+    writeFileSync(path.join(ws.dir, "long.txt"), Array.from({ length: 2500 }, (_, i) => `line ${i + 1}`).join("\n") + "\n");
+    const r = await client.readResource({ uri: pathToFileURL(path.join(ws.dir, "long.txt")).href });
+    const lines = (r.contents[0] as { text: string }).text.split("\n");
+    expect(lines[0]).toMatch(/ · lines 1-2000 of 2500 · next offset 2001$/);
+    expect(lines.at(-1)).toMatch(/^2000\|\w+ line 2000$/);
+  });
+
+  it("sends git.changed as a logging notification of logger tool-layer", async () => {
+    const seen = new Promise<void>((resolve) => {
+      loggedWaiter = () => logged.some((l) => l.event === "git.changed" && l.data.head) && resolve();
+    });
+    git(ws.dir, "commit", "-q", "--allow-empty", "-m", "first");
+    await seen;
+    const head = git(ws.dir, "rev-parse", "HEAD").trim();
+    expect(logged.find((l) => l.event === "git.changed" && l.data.head)!.data).toMatchObject({ head, branch: "main" });
   });
 
   it("sends resources/updated when a subscribed file changes on disk", async () => {
