@@ -1,6 +1,6 @@
-import { lstat, mkdir, readFile, readdir, appendFile, unlink } from "node:fs/promises";
+import { lstat, readdir, unlink } from "node:fs/promises";
 import path from "node:path";
-import { isNodeError } from "../errors.js";
+import { addExcludeLine } from "../git/info-exclude.js";
 import type { Supervisor } from "../platform/supervisor.js";
 import { TEMP_FILE_GLOB, TEMP_FILE_PATTERN, tempFileOwner } from "./atomic-write.js";
 import { openDirConfined } from "./confined.js";
@@ -34,7 +34,7 @@ export interface TempFileDeps {
 export async function tidyTempFiles(deps: TempFileDeps): Promise<{ removed: string[]; excluded: boolean }> {
   const commonDir = await gitCommonDir(deps).catch(() => null);
   let excluded = false;
-  if (commonDir) excluded = await ensureExcluded(commonDir).catch((e: unknown) => (deps.log(`could not add the temp file pattern to info/exclude: ${String(e)}`), false));
+  if (commonDir) excluded = await addExcludeLine(path.join(commonDir, "info", "exclude"), TEMP_FILE_GLOB, EXCLUDE_COMMENT).then(() => true).catch((e: unknown) => (deps.log(`could not add the temp file pattern to info/exclude: ${String(e)}`), false));
   const found = commonDir ? await listWithGit(deps).catch(() => walkForTempFiles(deps.root)) : await walkForTempFiles(deps.root);
   const removed: string[] = [];
   const now = Date.now();
@@ -58,18 +58,6 @@ async function git(deps: TempFileDeps, args: string[]): Promise<string> {
 async function gitCommonDir(deps: TempFileDeps): Promise<string | null> {
   const [inside, dir] = (await git(deps, ["rev-parse", "--is-inside-work-tree", "--git-common-dir"])).trim().split("\n");
   return inside === "true" && dir ? path.resolve(deps.root, dir) : null;
-}
-
-async function ensureExcluded(commonDir: string): Promise<boolean> {
-  const file = path.join(commonDir, "info", "exclude");
-  const text = await readFile(file, "utf8").catch((e: unknown) => {
-    if (isNodeError(e, "ENOENT")) return "";
-    throw e;
-  });
-  if (text.split("\n").some((l) => l.trim() === TEMP_FILE_GLOB)) return true;
-  await mkdir(path.dirname(file), { recursive: true });
-  await appendFile(file, `${text && !text.endsWith("\n") ? "\n" : ""}${EXCLUDE_COMMENT}\n${TEMP_FILE_GLOB}\n`);
-  return true;
 }
 
 /** Temp files git sees under the root (ignored folders it skips as a whole, as its own listing does). */

@@ -106,7 +106,7 @@ export class LineFiles {
     const repo = await repoInfo(ctx);
     const rel = target.rel;
     if (!rel) throw new ToolError("NOT_A_FILE", "path: the workspace root is a folder; name a file.");
-    refuseLinks(target, this.ws.paths.toRel(target.real));
+    refuseLinks(target, target.realRel);
     const gitPath = repo.prefix + rel;
     const base = opts.base ?? "HEAD";
     const max = this.ws.maxFileBytes;

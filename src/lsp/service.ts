@@ -105,7 +105,7 @@ export class LspService {
   /** The file as the disk has it now: what an answer must be about (SPEC 10), whatever the bus has said so far. */
   async current(target: ResolvedPath): Promise<DocRef & { lines: string[] }> {
     const file = await readText(target, this.ws.maxFileBytes);
-    return { path: this.ws.paths.toRel(target.real), text: file.bytes.toString("utf8", file.doc.bom ? 3 : 0), hash: file.hash, lines: file.doc.lines };
+    return { path: target.realRel, text: file.bytes.toString("utf8", file.doc.bom ? 3 : 0), hash: file.hash, lines: file.doc.lines };
   }
 
   /**

@@ -193,7 +193,7 @@ export class Terminal {
         })
       : typeof command === "string" ? bashArgv(command) : [...command];
     const env = sandboxEnv({ base: process.env, passThrough: this.options.passEnv, callEnv: req.env, home });
-    return { sandboxed, argv, env, cwd: where.real, cwdRel: this.ws.paths.toRel(where.real), commands: [], stdin: req.stdin };
+    return { sandboxed, argv, env, cwd: where.real, cwdRel: where.realRel, commands: [], stdin: req.stdin };
   }
 
   /**

@@ -80,7 +80,7 @@ export async function openFile(ctx: ToolContext, input: string): Promise<OpenedF
   const lsp = serviceOf(ctx.ws);
   const target = await ctx.ws.paths.resolve(input);
   if (!target.exists) throw notFound(target);
-  const client = await lsp.clientFor(ctx.ws.paths.toRel(target.real));
+  const client = await lsp.clientFor(target.realRel);
   const doc = await lsp.current(target);
   lsp.refresh(client);
   return { lsp, client, target, doc, lines: doc.lines };

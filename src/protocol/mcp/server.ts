@@ -161,7 +161,7 @@ export class McpAdapter {
   private async relOf(uri: string): Promise<string> {
     try {
       const target = await this.ws.paths.resolve(this.pathOf(uri));
-      return this.ws.paths.toRel(target.real);
+      return target.realRel;
     } catch (e) {
       if (e instanceof ProtocolError) throw e;
       throw new ProtocolError(INVALID_PARAMS, `${uri}: ${(e as Error).message}`);
