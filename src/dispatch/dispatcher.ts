@@ -3,7 +3,7 @@ import { ToolError, toolErrorOf } from "../errors.js";
 import type { AnyTool, DaemonApi, ToolContext, ToolResult } from "../tools/tool.js";
 import type { Workspace } from "../workspace.js";
 import { previewId } from "./preview.js";
-import { PREVIEW_PARAM, type Registry } from "./registry.js";
+import { PREVIEW_PARAM, type Registry, unknownToolError } from "./registry.js";
 
 /** A call with no timeout of its own is aborted after this; long tools (git, terminal) set theirs. */
 export const DEFAULT_TIMEOUT_MS = 60_000;
@@ -96,8 +96,8 @@ export class Dispatcher implements DaemonApi {
   private async run(request: CallRequest, key: string): Promise<Outcome> {
     const registered = this.registry.registered(request.tool_id);
     if (!registered) {
-      const known = this.registry.tools().map((t) => t.id).join(", ");
-      return failure(new ToolError("NOT_AVAILABLE", `There is no enabled tool "${request.tool_id}". Enabled tools: ${known}.`));
+      const known = this.registry.tools().map((t) => t.id);
+      return failure(unknownToolError(request.tool_id, known, `Enabled tools: ${known.join(", ")}.`));
     }
     const { tool } = registered;
     this.ws.views.touch(request.session_id);

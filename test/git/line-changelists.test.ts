@@ -249,6 +249,19 @@ describe("changelists", () => {
     expect(info.state).toMatchObject({ repository: true, changelists: { lists: ["default"], active: "default", store: ".git/tool-layer/changelists.json" } });
     expect(info.mutating).toBe(false);
   });
+
+  it("mark and edit change the persisted lists: not read-only (no approval needed, nothing destroyed), unlike the reads", async () => {
+    const hints = async (tool_id: string) => {
+      const r = await d.ok("info", { tool_id });
+      return { mutating: r.mutating, read_only: r.read_only, destructive: r.destructive, idempotent: r.idempotent };
+    };
+    for (const tool of ["git_changelist_mark", "git_changelist_edit"]) {
+      expect(await hints(tool), tool).toEqual({ mutating: false, read_only: false, destructive: false, idempotent: true });
+    }
+    for (const tool of ["git_changelists", "git_changelist_of", "git_changelist_lines"]) {
+      expect(await hints(tool), tool).toEqual({ mutating: false, read_only: true, destructive: false, idempotent: true });
+    }
+  });
 });
 
 describe("changelists across daemon restarts", () => {
