@@ -15,6 +15,7 @@ import { ToolError } from "../errors.js";
 import { ChildProcessTransport, type SpawnServer, defaultSpawn } from "./child-transport.js";
 import type { ServerConfig, ServerSource } from "./config.js";
 import { type PassthroughResult, renderContent } from "./results.js";
+import { stderrCause } from "./stderr-cause.js";
 
 /**
  * One connection to one configured MCP server (SPEC 12) through the SDK's Client: stdio over a child process the
@@ -362,8 +363,8 @@ export class ServerConnection {
 
   private failedError(why: string): ToolError {
     const s = this.status();
-    const tail = s.stderr_tail.trim();
-    return new ToolError("MCP_SERVER_FAILED", `MCP server "${this.name}" failed: ${why}.${tail ? ` Its stderr ends with: ${lastLines(tail, 5)}` : ""}`, {
+    const cause = stderrCause(s.stderr_tail);
+    return new ToolError("MCP_SERVER_FAILED", `MCP server "${this.name}" failed: ${why}.${cause ? ` Its stderr says: ${JSON.stringify(cause)} (stderr_tail has the rest).` : ""}`, {
       server: this.name,
       state: s.state,
       stderr_tail: s.stderr_tail,
@@ -404,8 +405,4 @@ function describeError(e: unknown): string {
   const cause = (e as { cause?: { code?: string; message?: string } }).cause;
   const detail = cause?.code ?? cause?.message;
   return detail && !e.message.includes(detail) ? `${e.message} (${detail})` : e.message;
-}
-
-function lastLines(s: string, n: number): string {
-  return s.split("\n").slice(-n).join("\n");
 }
