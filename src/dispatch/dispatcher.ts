@@ -126,9 +126,9 @@ export class Dispatcher implements DaemonApi {
         entry.committing = true;
         return step();
       },
-      exclusive: (work) => {
+      exclusive: (work, opts) => {
         if (dry) return work();
-        const attributed = () => this.ws.attributeDuring({ session: request.session_id, tool: tool.id }, work);
+        const attributed = opts?.announced ? work : () => this.ws.attributeDuring({ session: request.session_id, tool: tool.id }, work);
         return holdsTree ? attributed() : this.ws.lock.exclusive(attributed);
       },
       lockFile: (real, work) => (holdsTree ? work() : this.ws.lock.file(real, work)),
