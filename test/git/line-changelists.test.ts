@@ -318,7 +318,7 @@ describe("changelists across daemon restarts", () => {
       }
       // Moved aside as the message says: the lists start afresh.
       renameSync(state, `${state}.big`);
-      expect((await d.ok("git_changelists")).lists.map((l: any) => l.name)).toEqual(["default"]);
+      expect((await d.ok("git_changelists")).lists.map((l: { name: string }) => l.name)).toEqual(["default"]);
     } finally {
       await d.close();
       big.cleanup();

@@ -32,6 +32,15 @@ afterAll(() => rmSync(outside, { recursive: true, force: true }));
 
 const hashOf = (text: string) => fileHash(Buffer.from(text));
 
+interface Change {
+  path: string;
+  hash: string | null;
+  origin: string;
+  by: string | null;
+  tool: string | null;
+}
+const changesOf = (line: { event?: string; data?: { changes?: Change[] } }): Change[] => (line.event === "fs.changed" && line.data?.changes) || [];
+
 describe("lsp_rename", SLOW_TEST, () => {
   it("an outside append to a renamed file made on its answer is external, not the rename's", async () => {
     const renamed = MATH.replace("add", "plus");
@@ -41,11 +50,12 @@ describe("lsp_rename", SLOW_TEST, () => {
       return r;
     });
     expect(answer.result).toMatchObject({ count: 3, files: [{ path: "src/main.ts" }, { path: "src/math.ts", hash: hashOf(renamed) }] });
-    const change = await d.waitFor((l) => l.event === "fs.changed" && l.data.changes.some((c: any) => c.path === "src/math.ts" && c.hash === hashOf(appended)), WAIT_MS);
-    expect(change.data.changes.find((c: any) => c.path === "src/math.ts")).toMatchObject({ origin: "external", by: null, tool: null });
+    const isAppended = (c: Change) => c.path === "src/math.ts" && c.hash === hashOf(appended);
+    const line = await d.waitFor((l) => changesOf(l).some(isAppended), WAIT_MS);
+    expect(changesOf(line).find(isAppended)).toMatchObject({ origin: "external", by: null, tool: null });
     // The rename's own write of the other file is still its own.
     const main = MAIN.replaceAll("add", "plus");
-    await d.waitFor((l) => l.event === "fs.changed" && l.data.changes.some((c: any) => c.path === "src/main.ts" && c.hash === hashOf(main) && c.origin === "tool" && c.tool === "lsp_rename"), WAIT_MS);
+    await d.waitFor((l) => changesOf(l).some((c) => c.path === "src/main.ts" && c.hash === hashOf(main) && c.origin === "tool" && c.tool === "lsp_rename"), WAIT_MS);
   });
 
   it("refuses a rename whose symbol is declared through a link out of the root, naming the link; nothing changes", async () => {

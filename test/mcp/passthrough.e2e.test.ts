@@ -129,7 +129,7 @@ describe("a server that fails at start", () => {
     writeFileSync(config, JSON.stringify({ mcpServers: { broken: { command: process.execPath, args: ["-e", script] } } }));
     const d = await startDaemon(ws.dir, ["--mcp-config", config], state.env);
     try {
-      let status: any;
+      let status: { name: string; state: string; stderr_tail: string } | undefined;
       // No event says a server failed: ask until it has (each answer is a fresh look).
       while (status?.state !== "failed") status = (await d.ok("mcp_servers")).servers.find((s: { name: string }) => s.name === "broken");
       expect(status.stderr_tail).toMatch(/Node\.js v\d/); // the last line of its stderr is Node's footer, not the cause

@@ -48,11 +48,11 @@ describe("secrets in .mcp.json entries", () => {
     const added = d.waitFor((l) => l.event === "tools.changed" && l.data.added.includes("works_echo"), 30_000);
     await d.ok("mcp_approve", {});
     await added;
-    let servers: any[] = [];
+    let servers: { name: string; state: string; stderr_tail: string }[] = [];
     // No event says a server failed: ask until both have (each answer is a fresh look).
     while (!["tells", "remote"].every((n) => servers.find((s) => s.name === n)?.state === "failed")) servers = (await d.ok("mcp_servers")).servers;
     const tells = servers.find((s) => s.name === "tells");
-    expect(tells.stderr_tail).toContain(`args: --token=${REF} key: Bearer ${REF}`);
+    expect(tells?.stderr_tail).toContain(`args: --token=${REF} key: Bearer ${REF}`);
     expect((await d.ok("mcp_servers")).text).toContain(`--token=${REF}`);
     await d.ok("info", { tool_id: "works_echo" });
     // Nothing the daemon wrote on stdout so far (answers and events) has the value.
