@@ -45,7 +45,9 @@ export function referenceText(tools: readonly AnyTool[] = TOOLS): string {
   ];
   for (const e of manifest(tools)) {
     const hints = ["destructive", "idempotent", "open_world"].filter((h) => e[h as keyof ManifestEntry]);
-    out.push(`## \`${e.name}\``, "", `${e.mutating ? "mutating" : "read-only"}${hints.length ? ` · ${hints.join(", ")}` : ""}`, "", e.description, "");
+    // Not mutating is not read-only: bookkeeping such as changelists runs without approval but changes state.
+    const kind = e.mutating ? "mutating" : e.read_only ? "read-only" : "runs without approval, not read-only";
+    out.push(`## \`${e.name}\``, "", `${kind}${hints.length ? ` · ${hints.join(", ")}` : ""}`, "", e.description, "");
     const schema = e.input_schema as Schema;
     const props = Object.entries(schema.properties ?? {});
     if (!props.length) {

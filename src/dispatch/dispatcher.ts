@@ -3,7 +3,7 @@ import { ToolError, toolErrorOf } from "../errors.js";
 import type { AnyTool, DaemonApi, ToolContext, ToolResult } from "../tools/tool.js";
 import type { Workspace } from "../workspace.js";
 import { previewId } from "./preview.js";
-import { PREVIEW_PARAM, type Registry } from "./registry.js";
+import { PREVIEW_PARAM, type Registry, unknownToolError } from "./registry.js";
 
 /** A call with no timeout of its own is aborted after this; long tools (git, terminal) set theirs. */
 export const DEFAULT_TIMEOUT_MS = 60_000;
@@ -96,8 +96,8 @@ export class Dispatcher implements DaemonApi {
   private async run(request: CallRequest, key: string): Promise<Outcome> {
     const registered = this.registry.registered(request.tool_id);
     if (!registered) {
-      const known = this.registry.tools().map((t) => t.id).join(", ");
-      return failure(new ToolError("NOT_AVAILABLE", `There is no enabled tool "${request.tool_id}". Enabled tools: ${known}.`));
+      const known = this.registry.tools().map((t) => t.id);
+      return failure(unknownToolError(request.tool_id, known, `Enabled tools: ${known.join(", ")}.`));
     }
     const { tool } = registered;
     this.ws.views.touch(request.session_id);
@@ -126,9 +126,9 @@ export class Dispatcher implements DaemonApi {
         entry.committing = true;
         return step();
       },
-      exclusive: (work) => {
+      exclusive: (work, opts) => {
         if (dry) return work();
-        const attributed = () => this.ws.attributeDuring({ session: request.session_id, tool: tool.id }, work);
+        const attributed = opts?.announced ? work : () => this.ws.attributeDuring({ session: request.session_id, tool: tool.id }, work);
         return holdsTree ? attributed() : this.ws.lock.exclusive(attributed);
       },
       lockFile: (real, work) => (holdsTree ? work() : this.ws.lock.file(real, work)),

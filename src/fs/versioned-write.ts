@@ -24,7 +24,7 @@ export interface WriteContext {
 
 /** A move (a folder's files, two paths) and a write of several files need the worktree to itself: the dispatcher's exclusive. */
 export interface MultiWriteContext extends WriteContext {
-  exclusive<T>(work: () => Promise<T>): Promise<T>;
+  exclusive<T>(work: () => Promise<T>, opts?: { announced?: boolean }): Promise<T>;
 }
 
 /** A current version that is not UTF-8 text: only a whole-content overwrite may replace it (SPEC 5). */
@@ -123,6 +123,8 @@ export class VersionedFiles {
   writeMany<N extends { bytes: Buffer }>(ctx: MultiWriteContext, reqs: readonly WriteRequest<N>[]): Promise<WriteOutcome<N>[]> {
     const reals = new Set(reqs.map((r) => r.target.real));
     if (reals.size !== reqs.length) throw new Error("writeMany: the same file twice in one batch");
+    // Every write (and put-back) is announced by its hash in commitAll, as `write` does: no attribution window, which
+    // would also claim an outside edit landing just after the answer.
     return ctx.exclusive(async () => {
       const outcomes: (WriteOutcome<N> & { req: WriteRequest<N>; changed: boolean })[] = [];
       for (const req of reqs) {
@@ -150,7 +152,7 @@ export class VersionedFiles {
       await ctx.commit(() => this.commitAll(ctx, changed));
       for (const o of changed) this.ws.recordSeen(ctx.sessionId, o.req.target.realRel, o.hash, o.next.bytes);
       return outcomes.map(({ current, next, hash }) => ({ current, next, hash }));
-    });
+    }, { announced: true });
   }
 
   private async commitAll(ctx: WriteContext, files: readonly (WriteOutcome<{ bytes: Buffer }> & { req: WriteRequest<{ bytes: Buffer }> })[]): Promise<void> {
@@ -173,6 +175,7 @@ export class VersionedFiles {
       // Back to what they were: a rename that fails half-way must not leave half a rename.
       for (const { req, current } of files.slice(0, placed)) {
         const { target } = req;
+        this.ws.expectToolWrite({ session: ctx.sessionId, tool: ctx.toolId, rel: target.realRel, hash: current?.hash ?? null });
         if (current) await atomicWriteConfined(target.root, target.real, current.bytes, permissionBits(current.stats.mode), target.rel);
         else await unlink(target.real).catch(() => undefined);
       }

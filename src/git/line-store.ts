@@ -7,11 +7,11 @@
  * Every write is atomic (a temp file renamed over the old one): the bases a state names are written before the state,
  * and bases no state names any more are removed after it, so a crash at any point leaves a state whose bases exist.
  */
-import { readFile, readdir, unlink } from "node:fs/promises";
+import { open, readFile, readdir, unlink } from "node:fs/promises";
 import path from "node:path";
 import type { CrPolicy } from "../core/line-diff.js";
 import type { MarksJson } from "../core/changelist-marks.js";
-import { isNodeError } from "../errors.js";
+import { ToolError, isNodeError } from "../errors.js";
 import { atomicWrite } from "../fs/atomic-write.js";
 
 export const STORE_DIR = "tool-layer";
@@ -19,6 +19,12 @@ export const STORE_FILE = "changelists.json";
 const BASES_DIR = "changelist-bases";
 /** The format of changelists.json; a file of another version is set aside, not misread. */
 export const STORE_VERSION = 1;
+/**
+ * changelists.json above this is not read (TOO_LARGE, naming it). Real ones are kilobytes: an entry is ~150 bytes plus
+ * ~15 per run of marked lines, so 32 MiB holds 10,000 files of 200 runs each, and parses in well under a second. Read
+ * whole, a 1 GB file took 1.2 GB of memory and made every changelist call INTERNAL: that is damage, not a state.
+ */
+export const CHANGELIST_STATE_MAX_BYTES = 32 * 1024 * 1024;
 
 export interface StoredFile {
   /** The hash (SPEC 4) of the worktree version the marks are in; null: the file did not exist then. */
@@ -59,7 +65,7 @@ export class ChangelistStore {
     const bases = new Map<string, Buffer>();
     let text: string;
     try {
-      text = await readFile(this.file, "utf8");
+      text = await this.readState();
     } catch (e) {
       if (isNodeError(e, "ENOENT")) return { state: emptyState(), bases };
       throw e;
@@ -90,8 +96,32 @@ export class ChangelistStore {
     return { state, bases };
   }
 
+  /** The state's text, measured on the descriptor it is read from: TOO_LARGE above the bound, before any of it is read. */
+  private async readState(): Promise<string> {
+    const handle = await open(this.file, "r");
+    try {
+      const { size } = await handle.stat();
+      if (size > CHANGELIST_STATE_MAX_BYTES) throw this.tooLarge(size, "is");
+      return await handle.readFile("utf8");
+    } finally {
+      await handle.close();
+    }
+  }
+
+  private tooLarge(size: number, verb: "is" | "would be"): ToolError {
+    return new ToolError(
+      "TOO_LARGE",
+      `The changelist state ${this.file} ${verb} ${size} bytes, over the ${CHANGELIST_STATE_MAX_BYTES} bytes it may have, so it is not ${verb === "is" ? "read" : "written"}. ` +
+        "To start the changelists afresh (every change then joins default), move it aside or delete it; its folder's changelist-bases/ may go with it.",
+      { file: this.file, size, max_bytes: CHANGELIST_STATE_MAX_BYTES },
+    );
+  }
+
   /** Writes the state; `bases` has the bytes of every base it names that may not be on disk yet. */
   async save(state: StoredState, bases: ReadonlyMap<string, Buffer>): Promise<void> {
+    const text = Buffer.from(`${JSON.stringify(state)}\n`);
+    // One the next load would refuse is not written: the file keeps the last state that can be read.
+    if (text.length > CHANGELIST_STATE_MAX_BYTES) throw this.tooLarge(text.length, "would be");
     const named = new Set(Object.values(state.files).map((f) => f.base).filter((b): b is string => b !== null));
     for (const hash of named) {
       if (this.saved.has(hash)) continue;
@@ -100,7 +130,7 @@ export class ChangelistStore {
       await atomicWrite(path.join(this.dir, BASES_DIR, hash), bytes);
       this.saved.add(hash);
     }
-    await atomicWrite(this.file, Buffer.from(`${JSON.stringify(state)}\n`));
+    await atomicWrite(this.file, text);
     const dir = path.join(this.dir, BASES_DIR);
     const present = await readdir(dir).catch(() => [] as string[]);
     for (const name of present) {

@@ -43,9 +43,7 @@ export function planRename(
   contentOf: (path: string, hash: string | null) => { text: string; hash: string } | undefined,
 ): RenamePlan {
   const planned = files.map((f): PlannedFile => {
-    if (path.isAbsolute(f.path)) {
-      throw new ToolError("PATH_OUTSIDE_ROOT", `The rename would also edit ${f.path}, outside the workspace; nothing was changed. Rename a symbol the workspace defines.`, { path: f.path });
-    }
+    if (path.isAbsolute(f.path)) throw outsideEdit(f.path, f.path);
     const content = contentOf(f.path, f.hash);
     if (!content) {
       throw new ToolError("HASH_MISMATCH", `${f.path} changed while the language server computed the rename; nothing was changed: run it again.`, { path: f.path });
@@ -54,6 +52,27 @@ export function planRename(
     return { path: f.path, hash: content.hash, before: content.text, after, edits: f.edits.length, diff: unifiedDiff(f.path, content.text, after).diff };
   });
   return { ...asked, files: planned, count: planned.reduce((n, f) => n + f.edits, 0) };
+}
+
+/**
+ * A rename that would edit `file` (root-relative, or absolute when the server named it so), whose real path `real` is
+ * outside the root: refused whole, since the rest of it alone would leave the code broken.
+ */
+export function outsideEdit(file: string, real: string): ToolError {
+  const where = file === real ? "outside the workspace" : `a link out of the workspace (to ${real})`;
+  return new ToolError("PATH_OUTSIDE_ROOT", `The rename would also edit ${file}, ${where}, which tool-layer never writes; nothing was changed. Rename a symbol the workspace defines, or make ${file} a copy inside the root.`, { path: file, real_path: real });
+}
+
+/**
+ * Links in the root to code the sandboxed language server cannot see (service.ts unseenLinks): its rename leaves that
+ * code out without a word, and that code may use the name (a declaration, an import), so any rename is refused whole.
+ */
+export function unseenCode(links: readonly { path: string; target: string }[]): ToolError {
+  const shown = links.slice(0, 5).map((l) => `${l.path} (to ${l.target})`).join(", ");
+  const more = links.length > 5 ? ` and ${links.length - 5} more` : "";
+  return new ToolError("PATH_OUTSIDE_ROOT",
+    `${shown}${more} ${links.length === 1 ? "links" : "link"} out of the workspace to where the sandboxed language server cannot see, so its rename would leave any use of the name there as it was; nothing was changed. Make ${links.length === 1 ? "the link a copy" : "the links copies"} inside the root, or rename by hand.`,
+    { path: links[0].path, real_path: links[0].target, links: links.map((l) => l.path) });
 }
 
 /** A preview's plan is applied by an approval within this long; later the rename is computed again. */

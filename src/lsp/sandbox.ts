@@ -14,6 +14,9 @@ import type { ServerWrapper } from "./supervised-spawn.js";
 /** `--lsp-sandbox`: auto runs the servers sandboxed where bwrap works, on requires it, off never uses it. */
 export type LspSandboxMode = "auto" | "on" | "off";
 
+/** The private /tmp every sandboxed server gets (lspSandboxArgv). */
+const PRIVATE_TMP = "/tmp";
+
 /** bwrap and node start in tens of milliseconds; much longer means something is wrong, not slow. */
 const PROBE_TIMEOUT_MS = 10_000;
 
@@ -32,13 +35,23 @@ export interface LspSandboxOptions {
 export function lspSandboxArgv(opts: LspSandboxOptions, command: string, args: readonly string[]): string[] {
   const a = ["bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"];
   for (const p of PROC_READONLY) a.push("--ro-bind-try", p, p);
-  a.push("--perms", "1777", "--tmpfs", "/tmp");
+  a.push("--perms", "1777", "--tmpfs", PRIVATE_TMP);
   for (const d of opts.hidden) a.push("--tmpfs", d);
   for (const p of [...new Set([opts.root, ...opts.keep])]) a.push("--ro-bind", p, p);
   a.push("--chdir", opts.root, "--unshare-all");
   if (opts.disableUserns) a.push("--unshare-user", "--disable-userns");
   a.push("--die-with-parent", "--new-session", "--cap-drop", "ALL", "--", command, ...args);
   return a;
+}
+
+/**
+ * Whether a sandboxed server sees nothing of the host's `abs` (a real path): it is under the private /tmp or a hidden
+ * folder and not bound again (the root, the kept paths). A link from the root to such a place dangles in there.
+ */
+export function hiddenInSandbox(opts: Pick<LspSandboxOptions, "root" | "keep" | "hidden">, abs: string): boolean {
+  const under = (dir: string) => abs === dir || abs.startsWith(`${dir}/`);
+  if ([opts.root, ...opts.keep].some(under)) return false;
+  return [PRIVATE_TMP, ...opts.hidden].some(under);
 }
 
 /** What the servers need to see wherever the daemon is installed: our node_modules and node's own folder. */
@@ -48,7 +61,9 @@ export function keptPaths(): string[] {
   return [nodeModules, path.dirname(path.dirname(process.execPath))];
 }
 
-export type SandboxProbe = { available: true; wrapper: ServerWrapper; version: string } | { available: false; reason: string };
+export type SandboxProbe =
+  | { available: true; wrapper: ServerWrapper; version: string; hides: (abs: string) => boolean }
+  | { available: false; reason: string };
 
 /** Runs node inside the sandbox once: if that works, every server can run there. */
 export async function probeLspSandbox(processes: Pick<Supervisor, "run">, root: string): Promise<SandboxProbe> {
@@ -74,6 +89,7 @@ export async function probeLspSandbox(processes: Pick<Supervisor, "run">, root: 
   return {
     available: true,
     version: version.stdout.trim(),
+    hides: (abs) => hiddenInSandbox(opts, abs),
     wrapper: {
       isolated: true,
       wrap: (command, args, env) => {

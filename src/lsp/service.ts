@@ -8,8 +8,10 @@
  *   current(target): Promise<DocRef & {lines}>  the file as the disk has it now (SPEC 4 decoded)
  *   refresh(client): void                       every open document of that server made the disk's
  *   disk(rel): {text, hash} | undefined         a file as the servers are given it, read now
+ *   unseenLinks(language): UnseenLink[]        links to what the sandboxed servers cannot see
  *   clients(): LspClient[]; installed(): Language[]; info(): {sandbox, servers}; renames: RenamePlans
  */
+import { realpath, stat } from "node:fs/promises";
 import path from "node:path";
 import { ToolError } from "../errors.js";
 import { readText } from "../fs/read-text.js";
@@ -18,6 +20,8 @@ import type { EventBus } from "../platform/bus.js";
 import { childEnv } from "../platform/child-env.js";
 import type { Supervisor } from "../platform/supervisor.js";
 import type { FsChange } from "../vfs/events.js";
+import { DEFAULT_IGNORES, IgnoreRules } from "../vfs/ignore-rules.js";
+import { walk } from "../vfs/listing.js";
 import { type DocRef, type LspClient, readSource } from "./client.js";
 import { type DiagnosticsEvent, DiagnosticsPublisher } from "./publisher.js";
 import { RenamePlans } from "./rename-plan.js";
@@ -48,7 +52,15 @@ export interface LspServiceOptions {
   maxOpenDocuments?: number;
 }
 
-type SandboxState = { kind: "unprobed" } | { kind: "on"; version: string } | { kind: "off"; reason: string };
+type SandboxState = { kind: "unprobed" } | { kind: "on"; version: string; hides: (abs: string) => boolean } | { kind: "off"; reason: string };
+
+/** A link in the root to a place the sandboxed servers cannot see (unseenLinks). */
+export interface UnseenLink {
+  /** Root-relative. */
+  path: string;
+  /** Its real path, outside the root. */
+  target: string;
+}
 
 export class LspService {
   private readonly servers: LanguageServers;
@@ -125,6 +137,27 @@ export class LspService {
     return this.readDisk(path.join(this.ws.root, rel));
   }
 
+  /**
+   * The root's links (to a file of `language`, or to a folder) whose targets the sandboxed servers cannot see: they
+   * dangle in there (a link into another folder of /tmp), so that code is in no answer of theirs, a rename's included.
+   * None when the servers run unsandboxed: then they read through the link, and name it in their answers.
+   */
+  async unseenLinks(language: Language): Promise<UnseenLink[]> {
+    await this.probeSandbox();
+    const sandbox = this.sandbox;
+    if (sandbox.kind !== "on") return [];
+    const links: string[] = [];
+    await walk(this.ws.root, "", new IgnoreRules(DEFAULT_IGNORES), [], undefined, true, links);
+    const unseen: UnseenLink[] = [];
+    for (const rel of links) {
+      const target = await realpath(path.join(this.ws.root, rel)).catch(() => null);
+      if (!target || !sandbox.hides(target)) continue; // dangling here too, or seen in there
+      const folder = (await stat(target).catch(() => null))?.isDirectory() ?? false;
+      if (folder || languageOf(rel)?.language === language) unseen.push({ path: rel, target });
+    }
+    return unseen;
+  }
+
   info(): { sandbox: string; servers: (ServerInfo & { state: string })[] } {
     const s = this.sandbox;
     const sandbox = s.kind === "on" ? `on (${s.version}): workspace read-only, no network` : s.kind === "off" ? `off: ${s.reason}` : "not probed yet (on the first server start)";
@@ -142,7 +175,7 @@ export class LspService {
     this.probing ??= probeLspSandbox(this.ws.processes, this.ws.root).then((probe: SandboxProbe) => {
       if (probe.available) {
         this.wrapper = probe.wrapper;
-        this.sandbox = { kind: "on", version: probe.version };
+        this.sandbox = { kind: "on", version: probe.version, hides: probe.hides };
       } else if (this.options.sandbox === "on") {
         this.probing = undefined; // asked again on the next call: bwrap may be installed meanwhile
         throw new ToolError("LSP_UNAVAILABLE", `The language servers must run sandboxed (--lsp-sandbox on), and the sandbox does not work here: ${probe.reason}.`);

@@ -109,6 +109,7 @@ export function codegraphEnv(stateDir: string, env: Readonly<Record<string, stri
 export function codegraphServerEntry(root: string, stateDir: string, env = process.env): StdioServerConfig | null {
   const cg = codegraphInstalled();
   if (!cg) return null;
+  const args = ["serve", "--mcp", "--path", root];
   return {
     name: CODEGRAPH_SERVER_NAME,
     source: "builtin",
@@ -117,9 +118,12 @@ export function codegraphServerEntry(root: string, stateDir: string, env = proce
     timeoutMs: DEFAULT_TOOL_TIMEOUT_MS,
     transport: "stdio",
     command: cg.bin,
-    args: ["serve", "--mcp", "--path", root],
+    args,
     env: codegraphEnv(stateDir, env),
     cwd: root,
+    // Shown as its command line: its variables are the daemon's own settings (codegraphEnv), no secret and no choice.
+    written: { command: cg.bin, args, env: {}, cwd: null },
+    expanded: [],
   };
 }
 

@@ -24,6 +24,21 @@ interface EntryBase {
   /** Digest of the entry as written (before `${VAR}` expansion), what an approval is bound to. */
   digest: string;
   timeoutMs: number;
+  /** The entry as written, for everything a model reads (describeEntry): `${VAR}` stays a reference, never its value. */
+  written: WrittenEntry;
+  /** The values `${VAR}` took from the environment, with their references: redact() puts the references back. */
+  expanded: Expansion[];
+}
+
+/** The fields of an entry that describeEntry shows, unexpanded. */
+export type WrittenEntry =
+  | { command: string; args: string[]; env: Record<string, string>; cwd: string | null }
+  | { url: string; headers: Record<string, string> };
+
+export interface Expansion {
+  /** `${NAME}`, as the entry wrote it (a default is left out: the value came from the environment). */
+  ref: string;
+  value: string;
 }
 
 export interface StdioServerConfig extends EntryBase {
@@ -118,8 +133,9 @@ function parseEntry(name: string, raw: unknown, opts: ParseOptions): ServerConfi
   if (!isPlainObject(raw)) throw new Error(`${where} must be an object with "command" (a program) or "url" (an HTTP server).`);
   const isHttp = "url" in raw || (typeof raw.type === "string" && raw.type !== "stdio");
   if (!isHttp && !("command" in raw)) throw new Error(`${where} needs "command" (a program to run) or "url" (an HTTP server).`);
-  const base = { name, source: opts.source, file: opts.file, digest: entryDigest(raw) };
-  const expand = (value: string, field: string) => expandVars(value, opts.env, `${where}, ${field}`);
+  const expanded: Expansion[] = [];
+  const base = { name, source: opts.source, file: opts.file, digest: entryDigest(raw), expanded };
+  const expand = (value: string, field: string) => expandVars(value, opts.env, `${where}, ${field}`, expanded);
   const expandMap = (m: Record<string, string> | undefined, field: string) =>
     Object.fromEntries(Object.entries(m ?? {}).map(([k, v]) => [k, expand(v, `${field}.${k}`)]));
 
@@ -129,13 +145,15 @@ function parseEntry(name: string, raw: unknown, opts: ParseOptions): ServerConfi
     if (!pre.success) throw new Error(describe(where, pre.error));
     const url = expand(pre.data.url, "url");
     const checked = httpEntry.shape.url.safeParse(url);
-    if (!checked.success) throw new Error(`${where}: url ${JSON.stringify(url)} must be an http:// or https:// URL.`);
+    // As written: the expanded URL may carry a key (`?key=${API_KEY}`).
+    if (!checked.success) throw new Error(`${where}: url ${JSON.stringify(pre.data.url)} must be an http:// or https:// URL once expanded.`);
     return {
       ...base,
       transport: pre.data.type === "sse" ? "sse" : "http",
       url,
       headers: expandMap(pre.data.headers, "headers"),
       timeoutMs: pre.data.timeout_ms ?? DEFAULT_TOOL_TIMEOUT_MS,
+      written: { url: pre.data.url, headers: pre.data.headers ?? {} },
     };
   }
   const parsed = stdioEntry.safeParse(raw);
@@ -149,6 +167,7 @@ function parseEntry(name: string, raw: unknown, opts: ParseOptions): ServerConfi
     env: expandMap(e.env, "env"),
     cwd: path.resolve(opts.root, e.cwd === undefined ? "." : expand(e.cwd, "cwd")),
     timeoutMs: e.timeout_ms ?? DEFAULT_TOOL_TIMEOUT_MS,
+    written: { command: e.command, args: e.args ?? [], env: e.env ?? {}, cwd: e.cwd ?? null },
   };
 }
 
@@ -165,15 +184,32 @@ const VAR = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-((?:[^}\\]|\\.)*))?\}/g;
 
 /**
  * `${VAR}` and `${VAR:-default}` from `env`, as MCP clients expand them; `$VAR` without braces stays as written.
- * A variable that is unset (or empty, for the `:-` form) and has no default is an error naming it.
+ * A variable that is unset (or empty, for the `:-` form) and has no default is an error naming it. Each value taken
+ * from `env` is added to `found` with its reference (a default is the file's own text, no secret).
  */
-export function expandVars(value: string, env: Readonly<Record<string, string | undefined>>, where = "value"): string {
+export function expandVars(value: string, env: Readonly<Record<string, string | undefined>>, where = "value", found: Expansion[] = []): string {
   return value.replace(VAR, (_m, name: string, fallback: string | undefined) => {
     const v = env[name];
-    if (fallback !== undefined) return v === undefined || v === "" ? fallback : v;
+    if (fallback !== undefined && (v === undefined || v === "")) return fallback;
     if (v === undefined) throw new Error(`${where}: \${${name}} is not set; set ${name} in the daemon's environment or write \${${name}:-default}.`);
+    found.push({ ref: `\${${name}}`, value: v });
     return v;
   });
+}
+
+/**
+ * Shorter values are left in text: they are flags, ports and names (`1`, `true`, `8080`), not secrets, and replacing
+ * them would garble every message that happens to contain them.
+ */
+export const REDACT_MIN_CHARS = 6;
+
+/**
+ * `text` with every value `${VAR}` took from the environment put back as its reference: what the daemon composes from a
+ * server's stderr, errors and spawn failures is read by a model, and a server may well print the token it was given.
+ */
+export function redact(text: string, expanded: readonly Expansion[]): string {
+  const secrets = expanded.filter((e) => e.value.length >= REDACT_MIN_CHARS).sort((a, b) => b.value.length - a.value.length);
+  return secrets.reduce((t, e) => t.replaceAll(e.value, e.ref), text);
 }
 
 /**
@@ -193,10 +229,20 @@ export function entryDigest(raw: unknown): string {
   return createHash("sha256").update(canonicalJson(raw)).digest("hex");
 }
 
-/** The command line a preview shows for an entry, or its URL. */
+/** A word a shell would take as it is: safe characters and `${VAR}` references (which it expands, as the daemon does). */
+const PLAIN_WORD = /^(?:[\w@%+=:,./-]|\$\{[A-Za-z_][A-Za-z0-9_]*(?::-[\w@%+=:,./-]*)?\})+$/;
+
+/**
+ * What a preview and mcp_servers show of an entry, as written (references, never values): the command line with the
+ * variables it sets (`API_KEY=${API_KEY} npx server`) and its cwd, or the URL with its headers. Everything that decides
+ * what runs or where a request goes is there, for the person approving it.
+ */
 export function describeEntry(s: ServerConfig): string {
-  if (s.transport !== "stdio") return `${s.transport} ${s.url}`;
-  return [s.command, ...s.args].map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(" ");
+  const w = s.written;
+  if ("url" in w) return [`${s.transport} ${w.url}`, ...Object.entries(w.headers).map(([k, v]) => `(header ${k}: ${v})`)].join(" ");
+  const word = (a: string) => (PLAIN_WORD.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`);
+  const env = Object.entries(w.env).map(([k, v]) => `${k}=${word(v)}`);
+  return [...(w.cwd === null ? [] : [`(in ${word(w.cwd)})`]), ...env, ...[w.command, ...w.args].map(word)].join(" ");
 }
 
 function fileProblem(opts: ParseOptions, message: string): McpConfig {

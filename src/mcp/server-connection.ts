@@ -13,8 +13,9 @@ import {
 } from "@modelcontextprotocol/client";
 import { ToolError } from "../errors.js";
 import { ChildProcessTransport, type SpawnServer, defaultSpawn } from "./child-transport.js";
-import type { ServerConfig, ServerSource } from "./config.js";
+import { type ServerConfig, type ServerSource, redact } from "./config.js";
 import { type PassthroughResult, renderContent } from "./results.js";
+import { stderrCause } from "./stderr-cause.js";
 
 /**
  * One connection to one configured MCP server (SPEC 12) through the SDK's Client: stdio over a child process the
@@ -129,11 +130,11 @@ export class ServerConnection {
       state: this.stateValue,
       pid: t && !t.exit ? t.pid : null,
       tool_count: this.toolList.length,
-      last_error: this.lastError,
-      stderr_tail: t?.stderrTail() ?? "",
+      last_error: this.lastError === null ? null : this.hide(this.lastError),
+      stderr_tail: this.hide(t?.stderrTail() ?? ""),
       restarts: this.restartCount,
       garbage_lines: this.garbageLines,
-      last_garbage: this.lastGarbage,
+      last_garbage: this.lastGarbage === null ? null : this.hide(this.lastGarbage),
       server_info: this.client?.getServerVersion() ?? null,
     };
   }
@@ -179,11 +180,12 @@ export class ServerConnection {
     const structuredContent = result.structuredContent as Record<string, unknown> | undefined;
     const text = renderContent(content, structuredContent);
     if (result.isError) {
-      throw new ToolError("TOOL_ERROR", `${name} (MCP server "${this.name}") failed: ${text || "the server gave no message"}`, {
+      // A failure's words are the daemon's to pass on, and a server may quote the token it was given (a 401): hidden.
+      throw new ToolError("TOOL_ERROR", this.hide(`${name} (MCP server "${this.name}") failed: ${text || "the server gave no message"}`), {
         server: this.name,
         tool: name,
-        content,
-        ...(structuredContent ? { structuredContent } : {}),
+        content: this.hideIn(content),
+        ...(structuredContent ? { structuredContent: this.hideIn(structuredContent) } : {}),
       });
     }
     return { text, content, ...(structuredContent ? { structuredContent } : {}) };
@@ -267,7 +269,7 @@ export class ServerConnection {
           if (gen !== this.generation) return;
           this.garbageLines++;
           this.lastGarbage = line;
-          this.opts.onWarning?.(`MCP server "${c.name}" wrote a line on stdout that is not JSON-RPC (skipped): ${line}`);
+          this.opts.onWarning?.(this.hide(`MCP server "${c.name}" wrote a line on stdout that is not JSON-RPC (skipped): ${line}`));
         },
       });
     } else {
@@ -281,7 +283,7 @@ export class ServerConnection {
           onChanged: (error, tools) => {
             if (gen !== this.generation || this.stateValue !== "ready") return;
             if (error || !tools) {
-              this.opts.onWarning?.(`MCP server "${c.name}" announced new tools but listing them failed: ${error?.message}`);
+              this.opts.onWarning?.(this.hide(`MCP server "${c.name}" announced new tools but listing them failed: ${error?.message}`));
               return;
             }
             this.toolList = tools.map(toToolInfo);
@@ -331,14 +333,14 @@ export class ServerConnection {
       });
     }
     if (e instanceof ProtocolError) {
-      return new ToolError("TOOL_ERROR", `${tool} (MCP server "${this.name}") answered with error ${e.code}: ${e.message}`, {
+      return new ToolError("TOOL_ERROR", this.hide(`${tool} (MCP server "${this.name}") answered with error ${e.code}: ${e.message}`), {
         server: this.name,
         tool,
         rpc_code: e.code,
       });
     }
     if (e instanceof SdkError && e.code === SdkErrorCode.InvalidResult) {
-      return new ToolError("TOOL_ERROR", `${tool} (MCP server "${this.name}") gave a result that does not fit MCP or its own output schema: ${e.message}`, {
+      return new ToolError("TOOL_ERROR", this.hide(`${tool} (MCP server "${this.name}") gave a result that does not fit MCP or its own output schema: ${e.message}`), {
         server: this.name,
         tool,
       });
@@ -362,8 +364,8 @@ export class ServerConnection {
 
   private failedError(why: string): ToolError {
     const s = this.status();
-    const tail = s.stderr_tail.trim();
-    return new ToolError("MCP_SERVER_FAILED", `MCP server "${this.name}" failed: ${why}.${tail ? ` Its stderr ends with: ${lastLines(tail, 5)}` : ""}`, {
+    const cause = stderrCause(s.stderr_tail);
+    return new ToolError("MCP_SERVER_FAILED", `MCP server "${this.name}" failed: ${this.hide(why)}.${cause ? ` Its stderr says: ${JSON.stringify(cause)} (stderr_tail has the rest).` : ""}`, {
       server: this.name,
       state: s.state,
       stderr_tail: s.stderr_tail,
@@ -375,6 +377,19 @@ export class ServerConnection {
       server: this.name,
       state: "closed",
     });
+  }
+
+  /** Text the daemon composes from what the server or the system said, its `${VAR}` values put back as references. */
+  private hide(text: string): string {
+    return redact(text, this.config.expanded);
+  }
+
+  /** The same through a server's content (its strings, at any depth). */
+  private hideIn<T>(value: T): T {
+    if (typeof value === "string") return this.hide(value) as T;
+    if (Array.isArray(value)) return value.map((v) => this.hideIn(v)) as T;
+    if (value && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, this.hideIn(v)])) as T;
+    return value;
   }
 
   private emitState(): void {
@@ -404,8 +419,4 @@ function describeError(e: unknown): string {
   const cause = (e as { cause?: { code?: string; message?: string } }).cause;
   const detail = cause?.code ?? cause?.message;
   return detail && !e.message.includes(detail) ? `${e.message} (${detail})` : e.message;
-}
-
-function lastLines(s: string, n: number): string {
-  return s.split("\n").slice(-n).join("\n");
 }

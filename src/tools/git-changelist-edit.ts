@@ -11,7 +11,9 @@ export const gitChangelistEditTool = defineTool({
     name: z.string().min(1).describe("The changelist to create, rename, delete or activate."),
     new_name: z.string().min(1).optional().describe("With rename: the new name."),
   },
+  // Bookkeeping, so no approval gate; but it changes the lists persisted in .git/tool-layer/, so it is not read-only.
   mutating: false,
+  hints: { read_only: false, destructive: false, idempotent: true },
   state: lineGitState,
   async run({ action, name, new_name }, ctx) {
     const lists = lineGit(ctx.ws).changelists;

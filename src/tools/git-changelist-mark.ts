@@ -14,7 +14,9 @@ export const gitChangelistMarkTool = defineTool({
     ranges: optionalRangesParam(),
     changelist: changelistParam("The changelist to move the changes to; created if it does not exist."),
   },
+  // Bookkeeping, so no approval gate; but it changes the lists persisted in .git/tool-layer/, so it is not read-only.
   mutating: false,
+  hints: { read_only: false, destructive: false, idempotent: true },
   state: lineGitState,
   async run({ path, hash, lines, ranges, changelist }, ctx) {
     const svc = lineGit(ctx.ws);

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ToolError } from "../errors.js";
+import { unknownToolError } from "../dispatch/registry.js";
 import { defineTool, hintsOf } from "./tool.js";
 
 export const infoTool = defineTool({
@@ -9,7 +9,7 @@ export const infoTool = defineTool({
   mutating: false,
   async run({ tool_id }, { daemon, ws }) {
     const tool = daemon.enabledTool(tool_id);
-    if (!tool) throw new ToolError("NOT_AVAILABLE", `There is no enabled tool "${tool_id}"; call list for the enabled ones.`);
+    if (!tool) throw unknownToolError(tool_id, daemon.enabledTools().map((t) => t.id), "Call list for the enabled ones.");
     const description = daemon.describe(tool);
     const state = tool.state ? await tool.state(ws) : { available: true };
     const input_schema = daemon.schemaOf(tool);

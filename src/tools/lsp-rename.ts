@@ -1,7 +1,9 @@
+import { realpath } from "node:fs/promises";
+import path from "node:path";
 import { z } from "zod";
 import { ToolError } from "../errors.js";
 import type { TextFile } from "../fs/read-text.js";
-import { type RenamePlan, RenamePlans, planRename } from "../lsp/rename-plan.js";
+import { type RenamePlan, RenamePlans, outsideEdit, planRename, unseenCode } from "../lsp/rename-plan.js";
 import { defineTool } from "./tool.js";
 import type { ToolContext } from "./tool.js";
 import { LSP_TIMEOUT_MS, lspState, openFile, positionOf, positionParams, serviceOf, whereText } from "./lsp-common.js";
@@ -33,7 +35,11 @@ export const lspRenameTool = defineTool({
     // A dry run always asks the server now; an approval applies its session's last identical preview when there is one.
     const previewed = ctx.dryRun ? undefined : lsp.renames.take(key);
     const plan = previewed ?? (await computePlan(params, ctx));
-    const targets = await Promise.all(plan.files.map((f) => ctx.ws.paths.resolve(f.path)));
+    // A file the server named through a link out of the root is refused here, dry run or not, before anything is written.
+    const targets = await Promise.all(plan.files.map((f) => ctx.ws.paths.resolve(f.path).catch(async (e: unknown) => {
+      if (!(e instanceof ToolError && e.code === "PATH_OUTSIDE_ROOT")) throw e;
+      throw outsideEdit(f.path, await realpath(path.join(ctx.ws.root, f.path)).catch(() => f.path));
+    })));
     // The dry run checks what the write would (hashes, sizes, that each file is still there), and writes nothing.
     const outcomes = await ctx.ws.files.writeMany(ctx, plan.files.map((f, i) => ({
       target: targets[i],
@@ -56,6 +62,8 @@ type RenameParams = Parameters<typeof positionOf>[0] & { path: string; new_name:
 async function computePlan(params: RenameParams, ctx: ToolContext): Promise<RenamePlan> {
   const opened = await openFile(ctx, params.path);
   const at = positionOf(params, opened.lines);
+  const unseen = await opened.lsp.unseenLinks(opened.client.spec.language);
+  if (unseen.length) throw unseenCode(unseen);
   const { hash, files } = await opened.client.rename(opened.doc, at, params.new_name, ctx.signal);
   return planRename({ path: opened.doc.path, hash, at, newName: params.new_name }, files, (path, fileHash) => {
     const open = opened.client.openDocument(path);

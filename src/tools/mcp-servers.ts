@@ -1,4 +1,5 @@
 import { ToolError } from "../errors.js";
+import { stderrCause } from "../mcp/stderr-cause.js";
 import type { Workspace } from "../workspace.js";
 import { defineTool } from "./tool.js";
 
@@ -14,7 +15,11 @@ export const mcpServersTool = defineTool({
   mutating: false,
   async run(_params, { ws }) {
     const { servers, problems } = passthrough(ws).status();
-    const lines = servers.map((s) => `${s.name} (${s.source}): ${s.state}${s.blocked ? ` (${s.blocked})` : ""}, ${(s.tools as string[]).length} tools${s.last_error ? `; last error: ${s.last_error}` : ""}`);
+    const lines = servers.map((s) => {
+      // The exit code alone says little; the cause is usually the last words of its stderr.
+      const cause = s.last_error && typeof s.stderr_tail === "string" ? stderrCause(s.stderr_tail) : null;
+      return `${s.name} (${s.source}): ${s.state}${s.blocked ? ` (${s.blocked})` : ""}, ${(s.tools as string[]).length} tools${s.last_error ? `; last error: ${s.last_error}` : ""}${cause ? `; its stderr says: ${cause}` : ""}`;
+    });
     for (const p of problems) lines.push(`problem${p.server ? ` in ${p.server}` : ""}: ${p.message}`);
     return { servers, problems, text: lines.length ? lines.join("\n") : "No MCP servers are configured (.mcp.json at the root, or --mcp-config)." };
   },

@@ -16,8 +16,10 @@ export interface ToolContext {
   /**
    * Runs `work` with the worktree to itself: no file write and no other worktree-changing operation interleaves, and every
    * change the watcher sees meanwhile is attributed to this session and tool (SPEC 7). In a dry run it only runs `work`.
+   * `announced`: `work` announces each change it makes by its hash (expectToolWrite), as a file write does, so no such
+   * window is opened: it would also claim an outside edit that lands while the watcher trails the disk.
    */
-  exclusive<T>(work: () => Promise<T>): Promise<T>;
+  exclusive<T>(work: () => Promise<T>, opts?: { announced?: boolean }): Promise<T>;
   /** Runs `work` as the only writer of one file (its real path); other files' writes go on. */
   lockFile<T>(real: string, work: () => Promise<T>): Promise<T>;
   /** The registry and the calls in flight, for the built-ins list, info, cancel and session_end. */

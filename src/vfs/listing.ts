@@ -133,8 +133,11 @@ export async function listPlain(root: string): Promise<Listing> {
   return { files, rules, ignoredDirs };
 }
 
-/** Adds every watched file under `rel` (a folder, "" for the root) to `files`; also used for folders that appear later. */
-export async function walk(root: string, rel: string, rules: IgnoreRules, files: string[], ignoredDirs?: string[], learnRules = true): Promise<string[]> {
+/**
+ * Adds every watched file under `rel` (a folder, "" for the root) to `files`; also used for folders that appear later.
+ * `skippedLinks`, when given, gets the links that are not watched (they leave the root, name a folder, or dangle).
+ */
+export async function walk(root: string, rel: string, rules: IgnoreRules, files: string[], ignoredDirs?: string[], learnRules = true, skippedLinks?: string[]): Promise<string[]> {
   const dirs: string[] = [];
   let entries;
   try {
@@ -157,8 +160,9 @@ export async function walk(root: string, rel: string, rules: IgnoreRules, files:
     else if (TEMP_FILE_PATTERN.test(child)) continue; // a file tool's temp file, left by a kill mid-write
     // A FIFO, socket or device is not a file to watch; nor is a link unless it names a regular file inside the root.
     else if (e.isFile() || (e.isSymbolicLink() && linkTarget(root, path.join(root, child)))) files.push(child);
+    else if (e.isSymbolicLink()) skippedLinks?.push(child);
   }
   dirs.push(...subdirs);
-  for (const d of subdirs) dirs.push(...(await walk(root, d, rules, files, ignoredDirs, learnRules)));
+  for (const d of subdirs) dirs.push(...(await walk(root, d, rules, files, ignoredDirs, learnRules, skippedLinks)));
   return dirs;
 }

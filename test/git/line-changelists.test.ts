@@ -1,8 +1,9 @@
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, renameSync, truncateSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { type DaemonClient, daemonForSuite, startDaemon } from "../helpers/daemon.js";
 import { tagOf } from "../../src/core/hash.js";
+import { CHANGELIST_STATE_MAX_BYTES } from "../../src/git/line-store.js";
 import { tmpWorkspace } from "../helpers/tmp.js";
 import { commitFile, expectUnchanged, git, snapshot, writeFile } from "./fixture.js";
 import { gitAddOf, indexEntry } from "./line-oracle.js";
@@ -249,6 +250,19 @@ describe("changelists", () => {
     expect(info.state).toMatchObject({ repository: true, changelists: { lists: ["default"], active: "default", store: ".git/tool-layer/changelists.json" } });
     expect(info.mutating).toBe(false);
   });
+
+  it("mark and edit change the persisted lists: not read-only (no approval needed, nothing destroyed), unlike the reads", async () => {
+    const hints = async (tool_id: string) => {
+      const r = await d.ok("info", { tool_id });
+      return { mutating: r.mutating, read_only: r.read_only, destructive: r.destructive, idempotent: r.idempotent };
+    };
+    for (const tool of ["git_changelist_mark", "git_changelist_edit"]) {
+      expect(await hints(tool), tool).toEqual({ mutating: false, read_only: false, destructive: false, idempotent: true });
+    }
+    for (const tool of ["git_changelists", "git_changelist_of", "git_changelist_lines"]) {
+      expect(await hints(tool), tool).toEqual({ mutating: false, read_only: true, destructive: false, idempotent: true });
+    }
+  });
 });
 
 describe("changelists across daemon restarts", () => {
@@ -284,6 +298,30 @@ describe("changelists across daemon restarts", () => {
       expect(lists.lists.map((l: any) => l.name)).toEqual(["default", "kept"]);
     } finally {
       await d.close();
+    }
+  });
+
+  it("a state file over its bound is refused by every changelist call, naming the file and how to start afresh", async () => {
+    const big = tmpWorkspace({ git: true });
+    commitFile(big.dir, "k.txt", text(TEN));
+    const state = path.join(big.dir, ".git/tool-layer/changelists.json");
+    mkdirSync(path.dirname(state), { recursive: true });
+    writeFileSync(state, "");
+    truncateSync(state, CHANGELIST_STATE_MAX_BYTES + 1); // sparse: no time or disk spent on it
+    const d = await startDaemon(big.dir);
+    try {
+      for (const [tool, params] of [["git_changelists", {}], ["git_changelist_edit", { action: "create", name: "x" }], ["git_line_status", { path: "k.txt" }]] as const) {
+        const r = await d.call(tool, params);
+        expect(r.result, tool).toMatchObject({ code: "TOO_LARGE", file: state, size: CHANGELIST_STATE_MAX_BYTES + 1, max_bytes: CHANGELIST_STATE_MAX_BYTES });
+        expect(r.result.message, tool).toContain(state);
+        expect(r.result.message, tool).toMatch(/move it aside or delete it/);
+      }
+      // Moved aside as the message says: the lists start afresh.
+      renameSync(state, `${state}.big`);
+      expect((await d.ok("git_changelists")).lists.map((l: { name: string }) => l.name)).toEqual(["default"]);
+    } finally {
+      await d.close();
+      big.cleanup();
     }
   });
 

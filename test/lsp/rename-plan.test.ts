@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { MAX_PLANS, PLAN_TTL_MS, type RenamePlan, RenamePlans, planRename } from "../../src/lsp/rename-plan.js";
+import { hiddenInSandbox } from "../../src/lsp/sandbox.js";
 import { toolErrorFrom } from "../helpers/tool-error.js";
 
 const edit = (line: number, from: number, to: number, newText: string) => ({ range: { start: { line, character: from }, end: { line, character: to } }, newText });
@@ -59,5 +60,18 @@ describe("RenamePlans", () => {
     expect(plans.take("k2")).toBeUndefined();
     expect(plans.take("k1")).toEqual(plan(1));
     expect(plans.take(`k${MAX_PLANS}`)).toEqual(plan(MAX_PLANS));
+  });
+});
+
+describe("what a sandboxed server cannot see", () => {
+  const opts = { root: "/tmp/ws", keep: ["/opt/tool-layer/node_modules"], hidden: ["/run"] };
+
+  it("the private /tmp and the hidden folders, except the root and the kept paths bound again", () => {
+    expect(hiddenInSandbox(opts, "/tmp/elsewhere/decl.ts")).toBe(true);
+    expect(hiddenInSandbox(opts, "/run/user/1000/x.ts")).toBe(true);
+    expect(hiddenInSandbox(opts, "/tmp/ws/src/a.ts")).toBe(false);
+    expect(hiddenInSandbox(opts, "/tmp/wsx/a.ts")).toBe(true); // a sibling with the root's name as a prefix is not in it
+    expect(hiddenInSandbox(opts, "/home/u/lib/decl.ts")).toBe(false);
+    expect(hiddenInSandbox({ ...opts, root: "/home/u/ws" }, "/tmp")).toBe(true);
   });
 });

@@ -91,6 +91,7 @@ describe("passthrough of MCP servers named by --mcp-config", () => {
     const pid = (await d.ok("test_pid")).text;
     const r = await d.call("test_crash", {});
     expect(r.result.code).toBe("MCP_SERVER_FAILED");
+    expect(r.result.message).toContain('Its stderr says: "crash: exiting on purpose with code 3"');
     await waitDead(Number(pid));
     const again = await d.ok("test_echo", { text: "back" });
     expect(again.text).toBe("back");
@@ -116,6 +117,30 @@ describe("passthrough of MCP servers named by --mcp-config", () => {
 
   it("gives a server none of the daemon's secrets", async () => {
     expect((await d.ok("test_env", { name: "SECRET_FOR_TEST" })).text).toBe("(unset)");
+  });
+});
+
+describe("a server that fails at start", () => {
+  it("mcp_servers says why in its text: the last line of its stderr that is not a stack frame or Node's footer", async () => {
+    const ws = tmpWorkspace();
+    const state = stateEnv();
+    const config = path.join(state.env.XDG_STATE_HOME, "servers.json");
+    const script = "console.error('starting up'); throw new Error('GITHUB_TOKEN is not set')";
+    writeFileSync(config, JSON.stringify({ mcpServers: { broken: { command: process.execPath, args: ["-e", script] } } }));
+    const d = await startDaemon(ws.dir, ["--mcp-config", config], state.env);
+    try {
+      let status: { name: string; state: string; stderr_tail: string } | undefined;
+      // No event says a server failed: ask until it has (each answer is a fresh look).
+      while (status?.state !== "failed") status = (await d.ok("mcp_servers")).servers.find((s: { name: string }) => s.name === "broken");
+      expect(status.stderr_tail).toMatch(/Node\.js v\d/); // the last line of its stderr is Node's footer, not the cause
+      const text = (await d.ok("mcp_servers")).text;
+      expect(text).toContain("broken (mcp-config): failed");
+      expect(text).toContain("Error: GITHUB_TOKEN is not set");
+    } finally {
+      await d.close();
+      ws.cleanup();
+      state.cleanup();
+    }
   });
 });
 
