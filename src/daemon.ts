@@ -116,7 +116,7 @@ export class Daemon {
 
   /** The language servers: none runs until a call needs one; all are stopped before the supervisor's final sweep. */
   private startLanguageServers(): void {
-    const lsp = new LspService(this.ws, { sandbox: this.options.lspSandbox });
+    const lsp = new LspService(this.ws, { sandbox: this.options.lspSandbox, hide: [this.stateDir] });
     this.ws.lsp = lsp;
     this.ws.onDispose(() => lsp.stop());
   }
