@@ -2,6 +2,7 @@ import type { Readable, Writable } from "node:stream";
 import { Dispatcher } from "./dispatch/dispatcher.js";
 import { Registry, readManifest } from "./dispatch/registry.js";
 import { defaultStateDir } from "./mcp/approvals.js";
+import { prepareStateDir } from "./paths.js";
 import { type CodegraphMode, McpPassthrough } from "./mcp/passthrough.js";
 import { startLineGit } from "./git/line-service.js";
 import type { LspSandboxMode } from "./lsp/sandbox.js";
@@ -51,10 +52,10 @@ export class Daemon {
   private readonly stateDir: string;
 
   constructor(private readonly options: DaemonOptions) {
-    this.stateDir = options.stateDir ?? defaultStateDir();
-    // Both throw with a sentence for stderr: a bad root or --tools file stops the daemon before it says ready.
+    // These throw with a sentence for stderr: a bad root, state folder or --tools file stops the daemon before it says ready.
     const tools = process.env.TOOL_LAYER_DEBUG_TOOLS === "1" ? [...TOOLS, debugSleepTool] : TOOLS;
     this.ws = new Workspace({ root: options.root, watcher: options.watcher, maxFileBytes: options.maxFileBytes }, this.processes, this.bus, log);
+    this.stateDir = prepareStateDir(options.stateDir ?? defaultStateDir(), this.ws.root);
     const manifest = options.toolsFile ? readManifest(options.toolsFile, TOOLS, log) : undefined;
     this.registry = new Registry(tools, manifest, this.bus, log);
     this.dispatcher = new Dispatcher(this.registry, this.ws);
@@ -115,7 +116,7 @@ export class Daemon {
 
   /** The language servers: none runs until a call needs one; all are stopped before the supervisor's final sweep. */
   private startLanguageServers(): void {
-    const lsp = new LspService(this.ws, { sandbox: this.options.lspSandbox });
+    const lsp = new LspService(this.ws, { sandbox: this.options.lspSandbox, hide: [this.stateDir] });
     this.ws.lsp = lsp;
     this.ws.onDispose(() => lsp.stop());
   }

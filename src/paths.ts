@@ -1,4 +1,4 @@
-import { realpathSync, statSync } from "node:fs";
+import { mkdirSync, realpathSync, statSync } from "node:fs";
 import { lstat } from "node:fs/promises";
 import path from "node:path";
 import { ToolError, isNodeError, toolErrorOf } from "./errors.js";
@@ -42,6 +42,41 @@ export function hasGitComponent(rel: string): boolean {
 export function isInside(root: string, abs: string): boolean {
   const rel = path.relative(root, abs);
   return rel === "" || (rel !== ".." && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel));
+}
+
+/** The real path of `p`, missing or not: its nearest existing parent's real path joined with the rest. */
+function realPathOf(p: string): string {
+  let rest = "";
+  for (let probe = path.resolve(p); ; probe = path.dirname(probe)) {
+    try {
+      return path.join(realpathSync.native(probe), rest);
+    } catch (e) {
+      if (!isNodeError(e, "ENOENT") || path.dirname(probe) === probe) throw e;
+      rest = path.join(path.basename(probe), rest);
+    }
+  }
+}
+
+/**
+ * The daemon's state folder (approvals, output files) as a real path, made (only the daemon's user may enter it) if it
+ * is missing. Refused, with a sentence for stderr, when it lies inside the workspace or holds it: a repository could
+ * arrive with approvals of its own there (HOME or XDG_STATE_HOME at or under the root), and every command could write
+ * them (SPEC 12). Refused rather than moved: an approvals file that silently lived elsewhere would be one a person
+ * cannot find, and the one variable that fixes it is named in the message.
+ */
+export function prepareStateDir(dir: string, root: string): string {
+  const real = realPathOf(dir);
+  const shown = real === path.resolve(dir) ? dir : `${dir} (really ${real})`;
+  if (isInside(root, real)) {
+    throw new Error(`the state folder ${shown} is inside the workspace ${root}, where a repository could bring approvals of its own; set XDG_STATE_HOME to a folder outside the workspace`);
+  }
+  if (isInside(real, root)) throw new Error(`the workspace ${root} is inside the state folder ${shown}; set XDG_STATE_HOME to a folder outside the workspace`);
+  try {
+    mkdirSync(real, { recursive: true, mode: 0o700 });
+  } catch {
+    /* a read-only home: approvals cannot be kept, output files go to the system temp folder (OutputStore) */
+  }
+  return real;
 }
 
 export class PathResolver {

@@ -4,11 +4,12 @@
  * Here the whole system is read-only, /tmp private, /run hidden (unix sockets on a read-only mount still accept
  * connections), no network and no capabilities, and the server dies with the daemon (--die-with-parent).
  */
+import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import type { Supervisor } from "../platform/supervisor.js";
 import { hasDisableUserns, hostSandboxPaths } from "../terminal/sandbox-probe.js";
-import { PROC_READONLY } from "../terminal/sandbox.js";
+import { PROC_READONLY, type View, guardMounts } from "../terminal/sandbox.js";
 import type { ServerWrapper } from "./supervised-spawn.js";
 
 /** `--lsp-sandbox`: auto runs the servers sandboxed where bwrap works, on requires it, off never uses it. */
@@ -29,6 +30,8 @@ export interface LspSandboxOptions {
   hidden: readonly string[];
   /** `--unshare-user --disable-userns` (bwrap 0.8 and later): no nested user namespaces. */
   disableUserns: boolean;
+  /** Host folders covered by an empty read-only tmpfs wherever they show (the daemon's state folder: approvals). */
+  hide?: readonly string[];
 }
 
 /** The bwrap command line around a server's own (argv[0] is `bwrap`). */
@@ -37,7 +40,11 @@ export function lspSandboxArgv(opts: LspSandboxOptions, command: string, args: r
   for (const p of PROC_READONLY) a.push("--ro-bind-try", p, p);
   a.push("--perms", "1777", "--tmpfs", PRIVATE_TMP);
   for (const d of opts.hidden) a.push("--tmpfs", d);
-  for (const p of [...new Set([opts.root, ...opts.keep])]) a.push("--ro-bind", p, p);
+  const bound = [...new Set([opts.root, ...opts.keep])];
+  for (const p of bound) a.push("--ro-bind", p, p);
+  // Nothing is writable but the private tmpfs mounts, so the guard pins nothing.
+  const views: View[] = [{ dest: "/", src: "/", writable: false }, ...["/tmp", ...opts.hidden].map((dest) => ({ dest, writable: true })), ...bound.map((p) => ({ dest: p, src: p, writable: false }))];
+  a.push(...guardMounts(views, [], opts.hide ?? []).args);
   a.push("--chdir", opts.root, "--unshare-all");
   if (opts.disableUserns) a.push("--unshare-user", "--disable-userns");
   a.push("--die-with-parent", "--new-session", "--cap-drop", "ALL", "--", command, ...args);
@@ -66,13 +73,13 @@ export type SandboxProbe =
   | { available: false; reason: string };
 
 /** Runs node inside the sandbox once: if that works, every server can run there. */
-export async function probeLspSandbox(processes: Pick<Supervisor, "run">, root: string): Promise<SandboxProbe> {
+export async function probeLspSandbox(processes: Pick<Supervisor, "run">, root: string, hide: readonly string[] = []): Promise<SandboxProbe> {
   const run = (args: string[]) => processes.run({ cmd: "bwrap", args, cwd: root, group: false, label: "lsp sandbox probe" }, { timeoutMs: PROBE_TIMEOUT_MS })
     .catch((e: NodeJS.ErrnoException) => ({ code: null, stdout: "", stderr: e.code === "ENOENT" ? "bubblewrap (bwrap) is not installed" : e.message }));
   const version = await run(["--version"]);
   if (version.code !== 0) return { available: false, reason: (version.stderr.trim() || `bwrap --version exited ${version.code}`).split("\n")[0] };
   const host = await hostSandboxPaths();
-  const base = { root, keep: keptPaths(), hidden: host.hidden };
+  const base = { root, keep: keptPaths(), hidden: host.hidden, hide: hide.filter((d) => existsSync(d)) };
   const attempt = async (disableUserns: boolean) => {
     const argv = lspSandboxArgv({ ...base, disableUserns }, process.execPath, ["-e", ""]);
     return run(argv.slice(1));

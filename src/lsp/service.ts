@@ -47,6 +47,8 @@ export interface LspWorkspace {
 
 export interface LspServiceOptions {
   sandbox?: LspSandboxMode;
+  /** Host folders the sandboxed servers must not see (the daemon's state folder). */
+  hide?: readonly string[];
   /** Replaces built-in server specs (tests). */
   specs?: Partial<Record<Language, ServerSpec | { missing: string }>>;
   maxOpenDocuments?: number;
@@ -172,7 +174,7 @@ export class LspService {
 
   private probeSandbox(): Promise<void> {
     if (this.sandbox.kind !== "unprobed") return Promise.resolve();
-    this.probing ??= probeLspSandbox(this.ws.processes, this.ws.root).then((probe: SandboxProbe) => {
+    this.probing ??= probeLspSandbox(this.ws.processes, this.ws.root, this.options.hide).then((probe: SandboxProbe) => {
       if (probe.available) {
         this.wrapper = probe.wrapper;
         this.sandbox = { kind: "on", version: probe.version, hides: probe.hides };

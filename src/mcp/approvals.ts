@@ -1,9 +1,11 @@
 import { createHash } from "node:crypto";
+import { realpathSync } from "node:fs";
 import { mkdir, readFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { atomicWrite } from "../fs/atomic-write.js";
 import { isNodeError } from "../errors.js";
+import { isInside } from "../paths.js";
 
 /**
  * Approvals of the workspace's `.mcp.json` entries (SPEC 12). They live in the daemon's state folder, outside the
@@ -79,6 +81,7 @@ export class ApprovalStore {
    * seen at once. A file that cannot be parsed approves nothing rather than stopping the daemon.
    */
   private async read(): Promise<ApprovalFile> {
+    if (this.insideRoot()) return { root: this.root, servers: {} };
     let text: string;
     try {
       text = await readFile(this.file, "utf8");
@@ -98,8 +101,21 @@ export class ApprovalStore {
     }
   }
 
+  /**
+   * Whether the file's folder has come to lie in the workspace (the daemon refuses a state folder there, so only a link
+   * made since leads in): a repository could have brought what it holds, so it approves nothing.
+   */
+  private insideRoot(): boolean {
+    try {
+      return isInside(this.root, realpathSync.native(path.dirname(this.file)));
+    } catch {
+      return false; // not there yet: nothing to read
+    }
+  }
+
   private update(change: (f: ApprovalFile) => void): Promise<void> {
     const run = this.queue.then(async () => {
+      if (this.insideRoot()) throw new Error(`the approvals file ${this.file} lies inside the workspace ${this.root} (through a link); remove the link from the daemon's state folder`);
       const f = await this.read();
       change(f);
       await mkdir(path.dirname(this.file), { recursive: true, mode: DIR_MODE });

@@ -31,6 +31,8 @@ export interface ProcessSpec {
    * order written (a terminal command). `child.stdout` and `child.stderr` are then null; the caller closes its copy.
    */
   output?: number;
+  /** Descriptors the child gets as 3, 4, … in this order (folders the sandbox binds by descriptor); the caller closes its copies. */
+  fds?: readonly number[];
   /**
    * Own process group (default), so a kill reaches its children too (hooks, ssh, a test runner). Node makes a group only
    * with setsid(), which on Linux also starts a scheduler autogroup: on a busy machine that group gets one share of the
@@ -260,7 +262,7 @@ export class Supervisor {
     const child = spawn(spec.cmd, spec.args, {
       cwd: spec.cwd,
       env: spec.exactEnv ?? childEnv(spec.env),
-      stdio: [spec.stdin ?? "ignore", spec.output ?? "pipe", spec.output ?? "pipe"],
+      stdio: [spec.stdin ?? "ignore", spec.output ?? "pipe", spec.output ?? "pipe", ...(spec.fds ?? [])],
       detached: group,
     }) as PipedChild;
     const pid = child.pid;

@@ -1,7 +1,6 @@
-import { type Dirent, lstatSync, readdirSync, realpathSync } from "node:fs";
-import { readFile } from "node:fs/promises";
+import { type Dirent, readdirSync, realpathSync } from "node:fs";
 import path from "node:path";
-import { parentOf } from "../vfs/file-index.js";
+import { readSmallText } from "../vfs/file-probe.js";
 
 /**
  * The git directories a sandboxed command must see read-only (SPEC 11: history and refs change only through the git
@@ -17,12 +16,15 @@ export const MAX_SCAN_DIRS = 200_000;
  */
 const SLICE_DIRS = 128;
 
+/** A gitfile or commondir file is one short line; a bigger one, or a FIFO a command left as `.git`, is not read. */
+const MAX_POINTER_BYTES = 4096;
+
 async function gitdirOf(dotGit: string): Promise<string[]> {
-  const text = await readFile(dotGit, "utf8").catch(() => "");
+  const text = await readSmallText(dotGit, MAX_POINTER_BYTES);
   const m = /^gitdir:\s*(.+?)\s*$/m.exec(text);
   if (!m) return [];
   const dir = path.resolve(path.dirname(dotGit), m[1]);
-  const common = (await readFile(path.join(dir, "commondir"), "utf8").catch(() => "")).trim();
+  const common = (await readSmallText(path.join(dir, "commondir"), MAX_POINTER_BYTES)).trim();
   return common ? [dir, path.resolve(dir, common)] : [dir];
 }
 
@@ -44,47 +46,35 @@ async function add(dotGit: string, isDir: boolean, isLink: boolean, found: Set<s
 
 const yieldToLoop = () => new Promise((r) => setImmediate(r));
 
-/** By a walk of every folder (symlinked ones not followed); `truncated` when it stopped at `maxDirs`. */
-export async function findGitDirs(root: string, maxDirs = MAX_SCAN_DIRS): Promise<{ dirs: string[]; truncated: boolean }> {
+/** Sees each folder a walk reads: its root-relative path ("" for the root) and its entries. */
+export type FolderVisitor = (rel: string, entries: readonly Dirent[]) => void;
+
+/**
+ * Every `.git` in the tree by a walk of every folder (ignored ones too: a repository in build/ or node_modules/ is one
+ * all the same), symlinked folders not followed and git dirs not entered; `visit` sees each folder read. `truncated`
+ * when it stopped at `maxDirs`. A path is joined only for what is walked on: on 100,000 files in 5,500 folders the walk
+ * takes about 90 ms here, a third of what it took with a path made for every entry.
+ */
+export async function findGitDirs(root: string, opts: { maxDirs?: number; visit?: FolderVisitor } = {}): Promise<{ dirs: string[]; truncated: boolean }> {
+  const maxDirs = opts.maxDirs ?? MAX_SCAN_DIRS;
   const found = new Set<string>();
-  const queue = [root];
+  const queue: string[] = [""];
   for (let i = 0; i < queue.length; i++) {
     if (i >= maxDirs) return { dirs: [...found].sort(), truncated: true };
+    const rel = queue[i];
+    const abs = rel ? `${root}/${rel}` : root;
     let entries: Dirent[] = [];
     try {
-      entries = readdirSync(queue[i], { withFileTypes: true });
+      entries = readdirSync(abs, { withFileTypes: true });
     } catch {
       /* gone or unreadable: nothing to protect there */
     }
+    opts.visit?.(rel, entries);
     for (const e of entries) {
-      const abs = path.join(queue[i], e.name);
-      if (e.name === ".git") await add(abs, e.isDirectory(), e.isSymbolicLink(), found);
-      else if (e.isDirectory()) queue.push(abs); // a git dir is not walked into
+      if (e.name === ".git") await add(path.join(abs, e.name), e.isDirectory(), e.isSymbolicLink(), found);
+      else if (e.isDirectory()) queue.push(rel ? `${rel}/${e.name}` : e.name); // a git dir is not walked into
     }
     if ((i + 1) % SLICE_DIRS === 0) await yieldToLoop();
   }
   return { dirs: [...found].sort(), truncated: false };
-}
-
-/** The folders that hold `files` (root-relative paths) and every folder above them, the root ("") included. Pure. */
-export function foldersOf(files: Iterable<string>): string[] {
-  const folders = new Set<string>([""]);
-  for (const f of files) for (let d = parentOf(f); !folders.has(d); d = parentOf(d)) folders.add(d);
-  return [...folders];
-}
-
-/**
- * The same as a walk, from `folders` (root-relative, foldersOf the VFS's watched files): a `.git` is looked for in each,
- * so ignored folders (node_modules/, build output) cost nothing. A repository with no watched file (nested in an
- * ignored folder, or with an empty worktree) is not found this way.
- */
-export async function gitDirsIn(root: string, folders: readonly string[]): Promise<string[]> {
-  const found = new Set<string>();
-  for (let i = 0; i < folders.length; i++) {
-    const dotGit = path.join(root, folders[i], ".git");
-    const st = lstatSync(dotGit, { throwIfNoEntry: false });
-    if (st) await add(dotGit, st.isDirectory(), st.isSymbolicLink(), found);
-    if ((i + 1) % (SLICE_DIRS * 8) === 0) await yieldToLoop();
-  }
-  return [...found].sort();
 }

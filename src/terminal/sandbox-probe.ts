@@ -1,6 +1,8 @@
+import { closeSync, constants, openSync, readlinkSync } from "node:fs";
 import { lstat, readFile, realpath } from "node:fs/promises";
 import os from "node:os";
 import { type CgroupParents, type CommandCgroup, JOIN_FAILED_EXIT, type Limits, createCommandCgroup, defaultLimits, hostCgroupParents } from "./cgroup-limits.js";
+import { ToolError } from "../errors.js";
 import { FALLBACK_HOME, HIDDEN_DIRS, buildSandboxArgv, sandboxEnv, sandboxHome } from "./sandbox.js";
 
 export interface RunOutcome {
@@ -54,6 +56,26 @@ export async function hostSandboxPaths(): Promise<HostSandboxPaths> {
   return { hidden, keep, homePath: (await isRealDir(home)) ? home : FALLBACK_HOME };
 }
 
+/**
+ * Opens the folders a sandbox pins, each as itself: O_NOFOLLOW refuses a symlink at the end, and the descriptor's own
+ * path must be the one asked for, so no symlink swapped in above it since the walk leads elsewhere. A folder that moved
+ * or went since the walk (a background job) fails the launch: the sandbox would not hold what the preview showed.
+ */
+export function openPins(folders: readonly string[]): number[] {
+  const fds: number[] = [];
+  let folder = "";
+  try {
+    for (folder of folders) {
+      fds.push(openSync(folder, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW));
+      if (readlinkSync(`/proc/self/fd/${fds.at(-1)}`) !== folder) throw new Error("moved");
+    }
+    return fds;
+  } catch {
+    for (const fd of fds) closeSync(fd);
+    throw new ToolError("BUSY", `${folder} changed while the sandbox was being set up (moved, removed or replaced by a link); nothing ran. Run the command again.`);
+  }
+}
+
 async function sysctl(name: string): Promise<string | undefined> {
   return (await readFile(`/proc/sys/${name.replaceAll(".", "/")}`, "utf8").catch(() => undefined))?.trim();
 }
@@ -88,7 +110,7 @@ export function hasDisableUserns(version: string): boolean {
  * the workspace controls), inside a per-command cgroup when one can be made, so a cgroup that cannot be joined shows.
  * `host` and `parents`: what the caller read already (read here when not given).
  */
-export async function probeSandbox(run: RunFn, opts: { root: string; network: boolean; limits?: Limits; parents?: CgroupParents; host?: HostSandboxPaths }): Promise<SandboxProbe> {
+export async function probeSandbox(run: RunFn, opts: { root: string; network: boolean; limits?: Limits; parents?: CgroupParents; host?: HostSandboxPaths; hide?: readonly string[] }): Promise<SandboxProbe> {
   const version = await run("bwrap", ["--version"], { env: process.env, cwd: opts.root, timeoutMs: PROBE_TIMEOUT_MS });
   if (version.error || version.code !== 0) {
     return { available: false, reason: await failureReason(version), network: opts.network, disableUserns: false, limits: { pids: false, memory: false, reason: "no sandbox" } };
@@ -97,7 +119,7 @@ export async function probeSandbox(run: RunFn, opts: { root: string; network: bo
   const host = opts.host ?? (await hostSandboxPaths());
   const homePath = host.homePath;
   const argvFor = (disable: boolean) =>
-    buildSandboxArgv({ root: opts.root, gitDirs: [], homePath, network: opts.network, cwd: opts.root, command: "true", hidden: host.hidden, keep: host.keep, disableUserns: disable });
+    buildSandboxArgv({ root: opts.root, gitDirs: [], homePath, network: opts.network, cwd: opts.root, command: "true", hidden: host.hidden, keep: host.keep, disableUserns: disable, hide: opts.hide });
   let argv = argvFor(disableUserns);
   const env = sandboxEnv({ base: process.env, home: sandboxHome({ root: opts.root, homePath }) });
   const parents = opts.parents ?? (await hostCgroupParents());

@@ -62,13 +62,110 @@ export interface SandboxOptions {
   /** `--unshare-user --disable-userns` (bwrap 0.8 and later; the probe says whether it works here, default on): the
    * command cannot make user namespaces of its own, the kernel surface most sandbox escapes go through. */
   disableUserns?: boolean;
-  /** `--json-status-fd`: bwrap writes `{"child-pid":…}` then `{"exit-code":…}` as JSON lines to this descriptor. */
+  /** `--json-status-fd`: bwrap writes `{"child-pid":…}` then `{"exit-code":…}` as JSON lines to this descriptor (one
+   * after the pinned folders' descriptors, see Guard.pins). */
   statusFd?: number;
+  /** Host folders no command may see or change (the daemon's state folder, SPEC 12): an empty read-only tmpfs over each,
+   * wherever a bind shows it. Each must exist (bwrap cannot make a mount point in the read-only system). */
+  hide?: readonly string[];
 }
+
+/** What a sandbox's file system shows at `dest`, in the order bwrap mounts it: a host folder (`src`), or something of
+ * the sandbox's own (`src` undefined: a tmpfs, or a folder in one) that holds nothing of the host's. */
+export interface View {
+  dest: string;
+  src?: string;
+  writable: boolean;
+}
+
+/** The mounts that keep git dirs read-only and hidden folders hidden, and the folders they pin. */
+export interface Guard {
+  /** bwrap arguments, after every mount in `views`. */
+  args: string[];
+  /** Folders the host opens (O_DIRECTORY, no symlink anywhere in the path) and hands to bwrap as descriptors
+   * `firstFd`, `firstFd + 1`, … in this order: `--bind-fd` takes the folder itself, where a path would follow a symlink
+   * swapped in meanwhile (a relative one out of the workspace would bind a host folder such as /etc read-write). */
+  pins: string[];
+}
+
+/** The descriptor of the first pinned folder: after stdin, stdout and stderr. */
+export const FIRST_PIN_FD = 3;
 
 function inside(p: string, dir: string): boolean {
   const rel = path.posix.relative(dir, p);
-  return rel === "" || (!rel.startsWith("..") && !path.posix.isAbsolute(rel));
+  return rel === "" || (rel !== ".." && !rel.startsWith("../") && !path.posix.isAbsolute(rel));
+}
+
+const depth = (p: string) => (p === "/" ? 0 : p.split("/").length - 1);
+
+/** The last view that holds `p`: what the sandbox shows there. */
+function viewOf(views: readonly View[], p: string): View | undefined {
+  for (let i = views.length - 1; i >= 0; i--) if (inside(p, views[i].dest)) return views[i];
+  return undefined;
+}
+
+/** Where host path `h` shows through `v`, if it does: under it, or the whole view when `v` shows a part of `h`. */
+function sightThrough(v: View, h: string): string | undefined {
+  if (v.src === undefined) return undefined;
+  if (inside(h, v.src)) return path.posix.join(v.dest, path.posix.relative(v.src, h));
+  return inside(v.src, h) ? v.dest : undefined;
+}
+
+/**
+ * The folders between a writable view's top and `p`, each to be a mount point of its own: the kernel refuses to rename
+ * a mount point (EBUSY) but moves a folder that merely holds one, so without them `mv build b2` would carry
+ * `build/inner/.git` away with its read-only mount and leave `build/inner/.git` free to be made anew.
+ */
+function chainTo(v: View, p: string): { dest: string; src: string }[] {
+  const out: { dest: string; src: string }[] = [];
+  for (let d = path.posix.dirname(p); d !== v.dest && inside(d, v.dest); d = path.posix.dirname(d)) {
+    out.push({ dest: d, src: path.posix.join(v.src!, path.posix.relative(v.dest, d)) });
+  }
+  return out;
+}
+
+/**
+ * After the mounts in `views`: every path of `readOnly` bound read-only on itself (git dirs: shown even where the
+ * view above hides them, so git in the sandbox still reads a linked worktree's dir), every place where a folder of
+ * `hide` shows covered by an empty read-only tmpfs, and the folders above both in a writable view pinned as mount points
+ * (see chainTo). Parents before children, each place once; nothing inside a hidden or read-only place. Pure.
+ */
+export function guardMounts(views: readonly View[], readOnly: readonly string[], hide: readonly string[], firstFd = FIRST_PIN_FD): Guard {
+  type Entry = { dest: string; kind: "ro" | "hide" | "pin"; src: string };
+  const entries: Entry[] = [];
+  const protect = (v: View | undefined, dest: string, kind: "ro" | "hide", src: string) => {
+    if (v?.writable && v.src !== undefined) for (const c of chainTo(v, dest)) entries.push({ ...c, kind: "pin" });
+    entries.push({ dest, kind, src });
+  };
+  for (const g of readOnly) {
+    const v = viewOf(views, g);
+    // Pinned only where the sandbox shows the host's own folders above it (not a home bound from elsewhere).
+    protect(v && sightThrough(v, g) === g ? v : undefined, g, "ro", g);
+  }
+  for (const h of hide) {
+    for (const v of views) {
+      const at = sightThrough(v, h);
+      if (at !== undefined && viewOf(views, at) === v) protect(v, at, "hide", h);
+    }
+  }
+  const hidden = entries.filter((e) => e.kind === "hide").map((e) => e.dest);
+  const ro = entries.filter((e) => e.kind === "ro").map((e) => e.dest);
+  const covered = (e: Entry) =>
+    hidden.some((d) => d !== e.dest && inside(e.dest, d)) ||
+    (e.kind !== "hide" && ro.some((d) => d !== e.dest && inside(e.dest, d))) ||
+    (e.kind === "pin" && entries.some((o) => o.kind !== "pin" && o.dest === e.dest));
+  const unique = new Map(entries.filter((e) => !covered(e)).map((e) => [`${e.kind} ${e.dest}`, e]));
+  const kept = [...unique.values()].sort((x, y) => depth(x.dest) - depth(y.dest) || (x.dest < y.dest ? -1 : x.dest > y.dest ? 1 : 0));
+  const args: string[] = [];
+  const pins: string[] = [];
+  for (const e of kept) {
+    if (e.kind === "pin") {
+      args.push("--bind-fd", String(firstFd + pins.length), e.dest);
+      pins.push(e.src);
+    } else if (e.kind === "ro") args.push("--ro-bind-try", e.src, e.dest);
+    else args.push("--tmpfs", e.dest, "--remount-ro", e.dest);
+  }
+  return { args, pins };
 }
 
 /** The HOME path the command gets. */
@@ -86,26 +183,38 @@ export function bashArgv(command: string): string[] {
   return ["bash", "--noprofile", "--norc", "-c", command];
 }
 
-/** The bubblewrap command line for one terminal command (argv[0] is `bwrap`). */
-export function buildSandboxArgv(opts: SandboxOptions): string[] {
+/** One terminal command's bubblewrap command line (argv[0] is `bwrap`), the folders it pins (Guard.pins) and what its
+ * file system shows where. */
+export function buildSandbox(opts: SandboxOptions): { argv: string[]; pins: string[]; views: View[] } {
   for (const [name, p] of [["root", opts.root], ["cwd", opts.cwd]] as const) {
     if (!path.posix.isAbsolute(p)) throw new Error(`sandbox ${name} must be absolute: ${p}`);
   }
   const home = sandboxHome(opts);
   const a = ["bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"];
+  const views: View[] = [{ dest: "/", src: "/", writable: false }];
   for (const p of PROC_READONLY) a.push("--ro-bind-try", p, p);
   if (opts.tmpDir) a.push("--bind", opts.tmpDir, "/tmp");
   else a.push("--perms", "1777", "--tmpfs", "/tmp");
-  for (const d of opts.hidden ?? ["/run"]) a.push("--tmpfs", d);
-  for (const k of opts.keep ?? []) a.push("--ro-bind", k, k);
+  views.push({ dest: "/tmp", src: opts.tmpDir, writable: true });
+  for (const d of opts.hidden ?? ["/run"]) {
+    a.push("--tmpfs", d);
+    views.push({ dest: d, writable: true });
+  }
+  for (const k of opts.keep ?? []) {
+    a.push("--ro-bind", k, k);
+    views.push({ dest: k, src: k, writable: false });
+  }
   if (opts.home) a.push("--bind", opts.home, home);
   else if (home === FALLBACK_HOME) a.push("--dir", home); // an empty folder in the private /tmp
   else a.push("--tmpfs", home);
-  // After /tmp and HOME, so a workspace under either is still there, and git dirs after it, so they win over it.
-  // `-try`: a git dir removed since it was found (between a preview and its run) has nothing left to protect, and a
-  // missing source would stop bwrap before the command starts.
+  views.push({ dest: home, src: opts.home, writable: true });
+  // After /tmp and HOME, so a workspace under either is still there, and the guards after it, so they win over it.
+  // `-try`: a git dir removed since it was found has nothing left to protect, and a missing source would stop bwrap
+  // before the command starts.
   a.push("--bind", opts.root, opts.root);
-  for (const g of [...new Set(opts.gitDirs)].sort()) a.push("--ro-bind-try", g, g);
+  views.push({ dest: opts.root, src: opts.root, writable: true });
+  const guard = guardMounts(views, [...new Set(opts.gitDirs)].sort(), opts.hide ?? []);
+  a.push(...guard.args);
   a.push("--chdir", opts.cwd);
   a.push("--unshare-all");
   if (opts.disableUserns ?? true) a.push("--unshare-user", "--disable-userns");
@@ -115,7 +224,43 @@ export function buildSandboxArgv(opts: SandboxOptions): string[] {
   a.push("--die-with-parent", "--new-session", "--cap-drop", "ALL");
   if (opts.statusFd !== undefined) a.push("--json-status-fd", String(opts.statusFd));
   a.push("--", ...(typeof opts.command === "string" ? bashArgv(opts.command) : opts.command));
-  return a;
+  return { argv: a, pins: guard.pins, views };
+}
+
+/** The bubblewrap command line alone (a sandbox that pins nothing, or a preview). */
+export function buildSandboxArgv(opts: SandboxOptions): string[] {
+  return buildSandbox(opts).argv;
+}
+
+/** What a hidden place is called in a hint, and what to do about it. */
+function hiddenPlace(dest: string, homeFlag: boolean): string {
+  if (dest === "/tmp") return "/tmp is private in the sandbox (an empty tmpfs of its own)";
+  if (dest === FALLBACK_HOME || !HIDDEN_DIRS.includes(dest)) return `HOME (${dest}) is an empty folder in the sandbox${homeFlag ? " (--terminal-home DIR binds a real one)" : ""}`;
+  return `${dest} is hidden in the sandbox (an empty tmpfs)`;
+}
+
+/** Absolute paths in a line, as a shell's or env's "not found" message quotes them. */
+const ABSOLUTE_PATH = /(?<![\w.~-])\/[^\s'"`:]+/g;
+
+/**
+ * A program not found (exit 127) that may be on the host all the same: the path the message names, or for a bare name
+ * the PATH entries, lie where the sandbox shows something of its own (the private /tmp, the empty HOME, /run). The hint
+ * says so and what to do; undefined when nothing points there. `homeFlag`: HOME is empty for want of --terminal-home.
+ * Pure.
+ */
+export function notFoundHint(output: string, pathVar: string, views: readonly View[], opts: { homeFlag: boolean }): string | undefined {
+  const lines = output.split("\n").filter((l) => /command not found|No such file or directory/.test(l));
+  const named = lines.flatMap((l) => l.match(ABSOLUTE_PATH) ?? []);
+  const bareName = lines.some((l) => /command not found|env: '[^'/]+': No such file/.test(l));
+  const candidates = [...named, ...(bareName ? pathVar.split(":").filter((p) => p.startsWith("/")) : [])];
+  const byPlace = new Map<string, Set<string>>();
+  for (const p of candidates) {
+    const v = viewOf(views, path.posix.normalize(p));
+    if (v && v.src === undefined) byPlace.set(v.dest, (byPlace.get(v.dest) ?? new Set()).add(p));
+  }
+  if (!byPlace.size) return undefined;
+  const said = [...byPlace].map(([dest, paths]) => `${hiddenPlace(dest, opts.homeFlag)}, so ${[...paths].join(", ")} ${paths.size === 1 ? "is" : "are"} not there`);
+  return `hint: ${said.join("; ")}. Put the toolchain outside those places (under the workspace, or a system folder such as /opt or /usr/local), or start the daemon with --terminal-sandbox off.`;
 }
 
 /** Repository variables: the root decides the repository (SPEC 1). */

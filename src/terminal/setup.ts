@@ -50,11 +50,11 @@ async function outerGitDirs(ws: Workspace): Promise<string[]> {
 }
 
 /** Probes the sandbox (the daemon's real argv on `true`), the host's paths and cgroups; sweeps a dead daemon's cgroups. */
-export async function prepareSetup(ws: Workspace, opts: { network: boolean; limits?: Limits }): Promise<Setup> {
+export async function prepareSetup(ws: Workspace, opts: { network: boolean; limits?: Limits; hide?: readonly string[] }): Promise<Setup> {
   const limits = opts.limits ?? defaultLimits();
   const [host, parents] = await Promise.all([hostSandboxPaths(), hostCgroupParents()]);
   if (!parents.reason) await sweepStaleCgroups(parents);
-  const probe = await probeSandbox(supervisedRun(ws), { root: ws.root, network: opts.network, limits, parents, host });
+  const probe = await probeSandbox(supervisedRun(ws), { root: ws.root, network: opts.network, limits, parents, host, hide: opts.hide });
   let held = probe.limits;
   if (!probe.available && !parents.reason) held = await tryLimits(parents, limits); // unsandboxed commands get them too
   return { probe, host, parents, limits, held, outerGitDirs: await outerGitDirs(ws) };

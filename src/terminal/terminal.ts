@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { stat } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -5,10 +6,12 @@ import { ToolError } from "../errors.js";
 import { KILL_GRACE_MS, type LimitOptions, type ManagedChild } from "../platform/supervisor.js";
 import type { Workspace } from "../workspace.js";
 import { type CommandCgroup, type Limits, createCommandCgroup } from "./cgroup-limits.js";
-import { findGitDirs, foldersOf, gitDirsIn } from "./git-dirs.js";
+import { findGitDirs } from "./git-dirs.js";
+import { type IgnoredChanges, UnwatchedSnapshot, type Watched, filesPerFolder, startStamp } from "./ignored-changes.js";
 import { Job } from "./jobs.js";
 import { MAX_FILE_BYTES, OutputStore, closeQuietly, readCapped } from "./output-store.js";
-import { bashArgv, buildSandboxArgv, sandboxEnv, sandboxHome } from "./sandbox.js";
+import { type View, bashArgv, buildSandbox, notFoundHint, sandboxEnv, sandboxHome } from "./sandbox.js";
+import { openPins } from "./sandbox-probe.js";
 import { type Setup, prepareSetup } from "./setup.js";
 import { checkCommand, initShellParser, shellWriteRefused } from "./shell-parse.js";
 
@@ -55,6 +58,12 @@ export interface Plan {
   /** The simple commands the check found, for the preview. */
   commands: string[];
   stdin?: string;
+  /** Folders bwrap binds by descriptor (opened at launch, handed over as 3, 4, …). */
+  pins: string[];
+  /** What the sandbox's file system shows where (for the hint on a program not found). */
+  views: View[];
+  /** The unwatched files before the command, to count what it changed there (a terminal_run in the foreground). */
+  unwatched?: UnwatchedSnapshot;
 }
 
 export interface Launched {
@@ -62,6 +71,8 @@ export interface Launched {
   file: string;
   startedAt: number;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** startStamp of the output file, made just before the command: anything it changes has a ctime at or after it. */
+  changesSince: number;
   /** Whether it was stopped because its output passed the file limit. */
   outputLimitHit(): boolean;
 }
@@ -78,6 +89,10 @@ export interface RunOutcome {
   output_bytes: number;
   /** Stopped because its output passed MAX_FILE_BYTES. */
   output_limit_hit: boolean;
+  /** Launched.changesSince. */
+  changesSince: number;
+  /** Why a program was not found (exit 127) when the sandbox hides where it is. */
+  hint?: string;
 }
 
 /** An argv run (a custom check): no shell, no write check, the same sandbox and environment rules. */
@@ -98,16 +113,12 @@ export class Terminal {
   readonly jobs = new Map<string, Job>();
   readonly store: OutputStore;
   private setup?: Promise<Setup>;
-  private gitDirsCache?: { key: string; dirs: string[] };
-  /** The folders of the VFS's files, per index generation: a command that adds or removes no file needs only the look
-   * for `.git` in each again, not a pass over every path. */
-  private foldersCache?: { generation: number; folders: string[] };
-  /** Bumped when git dirs may have come or gone without the file index noticing (a git operation, a command's end). */
-  private gitEpoch = 0;
+  /** The folders of the VFS's files, per index generation: what counts as watched for UnwatchedSnapshot. */
+  private foldersCache?: { generation: number; folders: Map<string, number> };
+  private walkTruncatedLogged = false;
   /** Numbers for output files and job ids, per kind. */
   private readonly sequences = { run: 0, job: 0, check: 0 };
   private readonly releases = new Set<Promise<unknown>>();
-  private readonly offGit: () => void;
   private cgroupFailureLogged = false;
 
   constructor(
@@ -115,7 +126,6 @@ export class Terminal {
     private readonly options: TerminalOptions,
   ) {
     this.store = new OutputStore(options.stateDir, ws.root);
-    this.offGit = ws.bus.on("git.changed", () => this.gitEpoch++);
   }
 
   get mode(): SandboxMode {
@@ -129,7 +139,7 @@ export class Terminal {
   }
 
   ready(): Promise<Setup> {
-    this.setup ??= prepareSetup(this.ws, { network: !!this.options.network, limits: this.options.limits });
+    this.setup ??= prepareSetup(this.ws, { network: !!this.options.network, limits: this.options.limits, hide: this.hidden() });
     return this.setup;
   }
 
@@ -169,7 +179,7 @@ export class Terminal {
     }
     const verdict = await checkCommand(req.command, { root: this.ws.root, stdin: req.stdin });
     if (!verdict.ok) throw shellWriteRefused(verdict.reason);
-    const plan = await this.build(req.command, req);
+    const plan = await this.build(req.command, req, this.watched());
     return { ...plan, commands: verdict.commands };
   }
 
@@ -179,43 +189,56 @@ export class Terminal {
     return this.build(req.argv, req);
   }
 
-  private async build(command: string | readonly string[], req: { cwd?: string; env?: Record<string, string>; stdin?: string }): Promise<Plan> {
+  /** `watched`: note the unwatched files on the way, to count what the command changes there. */
+  private async build(command: string | readonly string[], req: { cwd?: string; env?: Record<string, string>; stdin?: string }, watched?: Watched): Promise<Plan> {
     const s = await this.requireSandbox();
     const where = await this.ws.paths.resolve(req.cwd ?? ".");
     if (!where.exists) throw new ToolError("NOT_FOUND", `cwd ${req.cwd} does not exist; use a folder inside the workspace.`);
     if (!(await stat(where.real)).isDirectory()) throw new ToolError("INVALID_PARAMS", `cwd: ${req.cwd} is a file, not a folder.`);
     const sandboxed = this.mode === "on";
     const home = sandboxed ? sandboxHome({ root: this.ws.root, homePath: s.host.homePath }) : (this.options.home ?? os.homedir());
-    const argv = sandboxed
-      ? buildSandboxArgv({
-          root: this.ws.root, gitDirs: await this.gitDirs(s), homePath: s.host.homePath, home: this.options.home, network: !!this.options.network,
+    const unwatched = watched && new UnwatchedSnapshot(this.ws.root, watched);
+    const gitDirs = sandboxed || unwatched ? await this.gitDirs(s, unwatched) : [];
+    const built = sandboxed
+      ? buildSandbox({
+          root: this.ws.root, gitDirs, homePath: s.host.homePath, home: this.options.home, network: !!this.options.network, hide: this.hidden(),
           cwd: where.real, command, hidden: s.host.hidden, keep: s.host.keep, disableUserns: s.probe.disableUserns,
         })
-      : typeof command === "string" ? bashArgv(command) : [...command];
+      : { argv: typeof command === "string" ? bashArgv(command) : [...command], pins: [], views: [] };
     const env = sandboxEnv({ base: process.env, passThrough: this.options.passEnv, callEnv: req.env, home });
-    return { sandboxed, argv, env, cwd: where.real, cwdRel: where.realRel, commands: [], stdin: req.stdin };
+    return { sandboxed, argv: built.argv, env, cwd: where.real, cwdRel: where.realRel, commands: [], stdin: req.stdin, pins: built.pins, views: built.views, unwatched };
   }
 
   /**
-   * The git dirs to bind read-only: looked for in the folders of the VFS's files (a walk of the whole tree when there
-   * is no VFS), again when files came or went, after a git operation and after a command.
+   * The git dirs to bind read-only, found afresh for every command by a walk of the whole tree (the VFS's index skips
+   * ignored folders, and a repository a command made a moment ago must be in), plus the root's own outside it.
    */
-  private async gitDirs(s: Setup): Promise<string[]> {
-    const index = this.ws.fileIndex;
-    const key = `${index?.generation}:${this.gitEpoch}`;
-    if (index && this.gitDirsCache?.key === key) return this.gitDirsCache.dirs;
-    let found: string[];
-    if (index) {
-      if (this.foldersCache?.generation !== index.generation) this.foldersCache = { generation: index.generation, folders: foldersOf(index.paths()) };
-      found = await gitDirsIn(this.ws.root, this.foldersCache.folders);
-    } else {
-      const walked = await findGitDirs(this.ws.root);
-      if (walked.truncated) this.ws.log("the workspace has more folders than the git-dir walk reads; git dirs beyond them are writable to commands");
-      found = walked.dirs;
+  private async gitDirs(s: Setup, unwatched?: UnwatchedSnapshot): Promise<string[]> {
+    const walked = await findGitDirs(this.ws.root, { visit: unwatched?.visit });
+    if (walked.truncated && !this.walkTruncatedLogged) {
+      this.walkTruncatedLogged = true;
+      this.ws.log("the workspace has more folders than the git-dir walk reads; git dirs beyond them are writable to commands");
     }
-    const dirs = [...new Set([...s.outerGitDirs, ...found])].sort();
-    this.gitDirsCache = { key, dirs };
-    return dirs;
+    return [...new Set([...s.outerGitDirs, ...walked.dirs])].sort();
+  }
+
+  /** The daemon's state folder, which no command may see (SPEC 12: approvals live there), once it exists. */
+  private hidden(): string[] {
+    return existsSync(this.options.stateDir) ? [this.options.stateDir] : [];
+  }
+
+  /** The VFS's files and their folders, as the index has them now; undefined without a VFS (nothing to count against). */
+  private watched(): Watched | undefined {
+    const index = this.ws.fileIndex;
+    if (!index) return undefined;
+    if (this.foldersCache?.generation !== index.generation) this.foldersCache = { generation: index.generation, folders: filesPerFolder(index.paths()) };
+    return { has: (rel) => index.has(rel), folders: this.foldersCache.folders };
+  }
+
+  /** What a foreground command changed at the unwatched places, once the watcher has caught up with its end. */
+  ignoredChanges(plan: Plan, outcome: RunOutcome): IgnoredChanges | undefined {
+    const now = this.watched();
+    return now && plan.unwatched?.changesSince(outcome.changesSince, now);
   }
 
   /** What a preview shows of the sandbox (deterministic: no generated names, so preview_id digests it). */
@@ -230,9 +253,12 @@ export class Terminal {
   async launch(plan: Plan, name: string, label: string, limits: LimitOptions = {}): Promise<Launched> {
     const s = await this.ready();
     const { file, fd } = this.store.create(name);
+    const changesSince = startStamp(fd);
     let cgroup: CommandCgroup | undefined;
     let managed: ManagedChild;
+    let pins: number[] = [];
     try {
+      pins = openPins(plan.pins);
       if (s.held.pids || s.held.memory) {
         cgroup = await createCommandCgroup(s.parents, s.limits).catch((e: unknown) => {
           if (!this.cgroupFailureLogged) this.ws.log(`commands run without their cgroup limits: ${e instanceof Error ? e.message : String(e)}`);
@@ -242,14 +268,14 @@ export class Terminal {
       }
       const argv = cgroup ? cgroup.wrap(plan.argv) : plan.argv;
       managed = await this.ws.processes.spawnLong({
-        cmd: argv[0], args: argv.slice(1), cwd: plan.cwd, exactEnv: plan.env, stdin: plan.stdin !== undefined ? "pipe" : "ignore", output: fd, label,
+        cmd: argv[0], args: argv.slice(1), cwd: plan.cwd, exactEnv: plan.env, stdin: plan.stdin !== undefined ? "pipe" : "ignore", output: fd, fds: pins, label,
       }, limits);
     } catch (e) {
       if (cgroup) this.release(cgroup);
       void this.store.done(file);
       throw e;
     } finally {
-      closeQuietly(fd); // the child has its own copy
+      for (const d of [fd, ...pins]) closeQuietly(d); // the child has its own copies
     }
     const startedAt = Date.now();
     if (plan.stdin !== undefined) {
@@ -270,11 +296,10 @@ export class Terminal {
     const exited = managed.exited.then((exit) => {
       ended = true;
       clearInterval(watch);
-      this.gitEpoch++; // it may have made or removed a repository
       if (cgroup) this.release(cgroup);
       return exit;
     });
-    return { managed, file, startedAt, exited, outputLimitHit: () => overLimit };
+    return { managed, file, startedAt, exited, changesSince, outputLimitHit: () => overLimit };
   }
 
   private release(cgroup: CommandCgroup): void {
@@ -293,9 +318,10 @@ export class Terminal {
     try {
       opts.signal?.throwIfAborted();
       const out = await readCapped(l.file);
+      const hint = plan.sandboxed && exit.code === 127 ? notFoundHint(out.output, plan.env.PATH ?? "", plan.views, { homeFlag: !this.options.home }) : undefined;
       return {
         exit_code: exit.code, signal: exit.signal, timed_out: l.managed.timedOut, duration_ms: duration, output: out.output, truncated: out.truncated,
-        output_file: l.file, output_bytes: out.bytes, output_limit_hit: l.outputLimitHit(),
+        output_file: l.file, output_bytes: out.bytes, output_limit_hit: l.outputLimitHit(), changesSince: l.changesSince, ...(hint ? { hint } : {}),
       };
     } finally {
       await this.store.done(l.file);
@@ -330,7 +356,6 @@ export class Terminal {
   }
 
   async dispose(): Promise<void> {
-    this.offGit();
     const running = [...this.jobs.values()].filter((j) => j.running);
     for (const j of running) j.detach();
     await Promise.race([Promise.all(running.map((j) => j.kill())), new Promise((r) => setTimeout(r, KILL_GRACE_MS + 500).unref())]);

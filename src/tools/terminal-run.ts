@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ToolError } from "../errors.js";
 import { ChangeCollector, type ChangedFile } from "../terminal/changes.js";
+import type { IgnoredChanges } from "../terminal/ignored-changes.js";
 import { DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, type RunOutcome, terminalOf } from "../terminal/terminal.js";
 import { defineTool } from "./tool.js";
 
@@ -8,11 +9,6 @@ import { defineTool } from "./tool.js";
 const SETTLE_ALLOWANCE_MS = 60_000;
 /** Paths `text` names; the rest are counted (changed_files has them all up to its own bound). */
 const TEXT_CHANGED_FILES = 20;
-
-const IGNORED_CHANGES = {
-  counted: false,
-  reason: "changes under paths the VFS ignores (node_modules/, build output in .gitignore) are not watched, and counting them would mean walking those folders after every command",
-};
 
 const noNul = (s: string) => !s.includes("\0");
 
@@ -68,11 +64,12 @@ export const terminalRunTool = defineTool({
       const r = await ctx.ws.attributeDuring(actor, () => terminal.run(plan, { timeoutMs, signal: ctx.signal, label: `terminal: ${p.command.slice(0, 60)}` }));
       await ctx.ws.settle(); // the watcher has delivered everything up to the command's end
       const changed = changes.result();
+      const ignored = terminal.ignoredChanges(plan, r);
       return {
         exit_code: r.exit_code, signal: r.signal, timed_out: r.timed_out, duration_ms: r.duration_ms, output: r.output, truncated: r.truncated,
         output_file: r.output_file, output_bytes: r.output_bytes, ...(r.output_limit_hit ? { output_limit_hit: true } : {}),
-        changed_files: changed.files, changed_files_total: changed.total, ignored_changes: IGNORED_CHANGES, sandboxed: plan.sandboxed,
-        text: resultText(r, timeoutMs, changed, plan.sandboxed),
+        changed_files: changed.files, changed_files_total: changed.total, ...(ignored ? { ignored_changes: ignored } : {}), sandboxed: plan.sandboxed,
+        text: resultText(r, timeoutMs, changed, plan.sandboxed, ignored),
       };
     } finally {
       changes.stop();
@@ -94,7 +91,7 @@ function previewText(command: string, cwd: string, commands: string[], sandbox: 
   ].join("\n");
 }
 
-function resultText(r: RunOutcome, timeoutMs: number, changed: { files: ChangedFile[]; total: number }, sandboxed: boolean): string {
+function resultText(r: RunOutcome, timeoutMs: number, changed: { files: ChangedFile[]; total: number }, sandboxed: boolean, ignored?: IgnoredChanges): string {
   const seconds = (r.duration_ms / 1000).toFixed(r.duration_ms < 10_000 ? 2 : 1);
   const status = r.timed_out
     ? `timed out after ${timeoutMs} ms: the command and everything it started were killed`
@@ -108,6 +105,12 @@ function resultText(r: RunOutcome, timeoutMs: number, changed: { files: ChangedF
     const more = changed.total - shown.length;
     lines.push(`changed: ${shown.join(", ")}${more > 0 ? ` (and ${more} more)` : ""}`);
   }
+  if (ignored?.count) {
+    // not_counted alone is not said: a big node_modules/ would be named after every command.
+    const uncounted = ignored.not_counted ? `; not counted (too many files): ${ignored.not_counted.join(", ")}` : "";
+    lines.push(`${ignored.count} change${ignored.count === 1 ? "" : "s"} under ignored paths, not in changed_files (${ignored.created} created, ${ignored.modified} modified, ${ignored.deleted} deleted)${uncounted}`);
+  }
+  if (r.hint) lines.push(r.hint);
   return lines.join("\n");
 }
 

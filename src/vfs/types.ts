@@ -24,4 +24,6 @@ export interface FileIndexView {
   readonly generation: number;
   /** Root-relative paths (with `/`) of every watched, not ignored, file. */
   paths(): readonly string[];
+  /** Whether the index has this root-relative path. */
+  has(rel: string): boolean;
 }

@@ -1,4 +1,4 @@
-import { readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ApprovalStore, approvalsFile, defaultStateDir } from "../../src/mcp/approvals.js";
@@ -19,6 +19,26 @@ describe("ApprovalStore", () => {
 
   const digestOf = (entry: unknown) =>
     parseMcpConfig(JSON.stringify({ mcpServers: { s: entry } }), { source: "workspace", file: null, root: "/work/repo", env: {} }).servers[0].digest;
+
+  it("a file that has come to lie in the workspace (its folder a link into it) approves nothing and is not written", async () => {
+    const ws = tmpWorkspace();
+    try {
+      const d = digestOf({ command: "srv" });
+      const shipped = path.join(ws.dir, "shipped");
+      mkdirSync(shipped);
+      writeFileSync(path.join(shipped, "mcp-approvals.json"), JSON.stringify({ root: ws.dir, servers: { s: { digest: d, approved_at: "" } } }));
+      const linked = path.join(state.dir, "roots", "key");
+      mkdirSync(path.dirname(linked), { recursive: true });
+      symlinkSync(shipped, linked);
+      const inside = new ApprovalStore(path.join(linked, "mcp-approvals.json"), ws.dir);
+      expect(await inside.isApproved("s", d)).toBe(false);
+      expect(await inside.list()).toEqual({});
+      await expect(inside.approve("t", d)).rejects.toThrow(/inside the workspace/);
+      expect(JSON.parse(readFileSync(path.join(shipped, "mcp-approvals.json"), "utf8")).servers).not.toHaveProperty("t");
+    } finally {
+      ws.cleanup();
+    }
+  });
 
   it("nothing is approved until approved; then exactly that entry is", async () => {
     const d = digestOf({ command: "srv", args: ["--safe"] });

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "vitest";
 import { ChangeCollector, mergeChanges } from "../../src/terminal/changes.js";
 import { EventBus } from "../../src/platform/bus.js";
-import type { FsChange } from "../../src/vfs/pipeline.js";
+import type { FsChange } from "../../src/vfs/events.js";
 
 const c = (path: string, kind: "created" | "modified" | "deleted", hash: string | null = kind === "deleted" ? null : "h") => ({ path, kind, hash });
 

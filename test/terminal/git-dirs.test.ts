@@ -1,7 +1,7 @@
 import { mkdirSync, symlinkSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
-import { findGitDirs, foldersOf, gitDirsIn } from "../../src/terminal/git-dirs.js";
+import { findGitDirs } from "../../src/terminal/git-dirs.js";
 import { git, tmpWorkspace } from "../helpers/tmp.js";
 
 let ws: ReturnType<typeof tmpWorkspace>;
@@ -30,23 +30,8 @@ describe("findGitDirs", () => {
     expect(rel).toEqual([".git", ".git/worktrees/wt", "deep/nested/.git", "node_modules/pkg/repo/.git", "wt/.git"]);
   });
 
-  test("from the folders of watched files: the same dirs, none in folders without files", async () => {
-    git(ws.dir, "add", ".");
-    git(ws.dir, "commit", "-qm", "init");
-    git(ws.dir, "worktree", "add", "-q", "-b", "wt", "wt");
-    git(ws.dir, "init", "-q", "deep/nested");
-    git(ws.dir, "init", "-q", "empty/repo");
-    const dirs = await gitDirsIn(ws.dir, foldersOf(["a.txt", "deep/nested/x.ts", "wt/a.txt"]));
-    expect(dirs.map((d) => path.relative(ws.dir, d))).toEqual([".git", ".git/worktrees/wt", "deep/nested/.git", "wt/.git"]);
-  });
-
-  test("the folders of files: each once, every folder above them and the root too", () => {
-    expect(foldersOf(["a.txt", "src/x/y.ts", "src/x/z.ts", "src/w.ts", "lib/q/r.ts"]).sort()).toEqual(["", "lib", "lib/q", "src", "src/x"]);
-    expect(foldersOf([])).toEqual([""]);
-  });
-
   test("a walk past its bound says so", async () => {
     mkdirSync(path.join(ws.dir, "a", "b", "c"), { recursive: true });
-    expect(await findGitDirs(ws.dir, 2)).toMatchObject({ truncated: true });
+    expect(await findGitDirs(ws.dir, { maxDirs: 2 })).toMatchObject({ truncated: true });
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
 import { hasDisableUserns } from "../../src/terminal/sandbox-probe.js";
-import { FALLBACK_HOME, PROC_READONLY, type SandboxOptions, buildSandboxArgv, isSecretName, sandboxEnv, sandboxHome } from "../../src/terminal/sandbox.js";
+import { FALLBACK_HOME, PROC_READONLY, type SandboxOptions, buildSandbox, buildSandboxArgv, isSecretName, notFoundHint, sandboxEnv, sandboxHome } from "../../src/terminal/sandbox.js";
 
 const BASE: SandboxOptions = { root: "/work/ws", gitDirs: ["/work/ws/.git"], homePath: "/root", network: false, cwd: "/work/ws", command: "npm test" };
 
@@ -61,6 +61,58 @@ describe("sandbox argv", () => {
       expect(indexOf(a, "--ro-bind-try", g, g)).toBeGreaterThan(root);
       expect(a.filter((x) => x === g)).toHaveLength(2);
     }
+  });
+
+  test("the folders between the workspace and a nested git dir are pinned as mount points, parents first, each once", () => {
+    const gitDirs = ["/work/ws/.git", "/work/ws/build/inner/.git", "/work/ws/build/other/.git", "/work/ws/.git/modules/sub", "/work/ws/sub/.git"];
+    const { argv, pins } = buildSandbox({ ...BASE, gitDirs });
+    expect(pins).toEqual(["/work/ws/build", "/work/ws/sub", "/work/ws/build/inner", "/work/ws/build/other"]);
+    const guard = argv.slice(indexOf(argv, "--bind", "/work/ws", "/work/ws") + 3, argv.indexOf("--chdir"));
+    expect(guard).toEqual([
+      "--ro-bind-try", "/work/ws/.git", "/work/ws/.git",
+      "--bind-fd", "3", "/work/ws/build",
+      "--bind-fd", "4", "/work/ws/sub",
+      "--bind-fd", "5", "/work/ws/build/inner",
+      "--bind-fd", "6", "/work/ws/build/other",
+      "--ro-bind-try", "/work/ws/sub/.git", "/work/ws/sub/.git",
+      "--ro-bind-try", "/work/ws/build/inner/.git", "/work/ws/build/inner/.git",
+      "--ro-bind-try", "/work/ws/build/other/.git", "/work/ws/build/other/.git",
+    ]); // .git/modules/sub is inside the read-only .git already
+    // A git dir outside every writable place needs no pins: its folders are read-only already; nor does one where a
+    // home bound from elsewhere shows other folders than its own above it.
+    expect(buildSandbox({ ...BASE, gitDirs: ["/work/main/.git/worktrees/ws"] }).pins).toEqual([]);
+    expect(buildSandbox({ ...BASE, home: "/data/h", gitDirs: ["/root/proj/.git"] }).pins).toEqual([]);
+    expect(buildSandbox({ ...BASE, home: "/root", gitDirs: ["/root/proj/.git"] }).pins).toEqual(["/root/proj"]);
+  });
+
+  test("a hidden folder is covered wherever a bind shows it, read-only, with the folders above it in a chosen home pinned", () => {
+    const state = "/data/h/.local/state/tool-layer";
+    const { argv, pins } = buildSandbox({ ...BASE, home: "/data/h", hide: [state] });
+    expect(indexOf(argv, "--tmpfs", state, "--remount-ro", state)).toBeGreaterThan(0); // through the read-only /
+    expect(indexOf(argv, "--tmpfs", "/root/.local/state/tool-layer", "--remount-ro", "/root/.local/state/tool-layer")).toBeGreaterThan(indexOf(argv, "--bind", "/data/h", "/root"));
+    expect(pins).toEqual(["/data/h/.local", "/data/h/.local/state"]);
+    expect(indexOf(argv, "--bind-fd", "3", "/root/.local")).toBeGreaterThan(0);
+    // A home inside the state folder is hidden whole; one in the private /tmp hides nothing of the host's.
+    const inside = buildSandbox({ ...BASE, home: `${state}/roots`, hide: [state] });
+    expect(indexOf(inside.argv, "--tmpfs", "/root", "--remount-ro", "/root")).toBeGreaterThan(0);
+    expect(inside.pins).toEqual([]);
+    expect(buildSandboxArgv({ ...BASE, hide: ["/tmp/tool-layer-state"] })).not.toContain("/tmp/tool-layer-state");
+  });
+
+  test("a program not found where the sandbox shows nothing of the host's gets a hint; elsewhere none", () => {
+    const { views } = buildSandbox({ ...BASE, root: "/tmp/ws", cwd: "/tmp/ws" });
+    const path = "/tmp/tc/bin:/root/.cargo/bin:/usr/bin:/tmp/ws/node_modules/.bin";
+    const bare = notFoundHint("bash: line 1: cargo: command not found\n", path, views, { homeFlag: true })!;
+    expect(bare).toContain("/tmp is private in the sandbox");
+    expect(bare).toContain("/tmp/tc/bin is not there");
+    expect(bare).toContain("HOME (/root) is an empty folder in the sandbox (--terminal-home DIR binds a real one), so /root/.cargo/bin is not there");
+    expect(bare).not.toContain("/tmp/ws/node_modules"); // the workspace is bound, also under /tmp
+    expect(bare).toContain("--terminal-sandbox off");
+    expect(notFoundHint("bash: line 1: /tmp/tc/bin/cc: No such file or directory\n", "/usr/bin", views, { homeFlag: true })).toContain("/tmp/tc/bin/cc is not there");
+    expect(notFoundHint("/usr/bin/env: 'node': No such file or directory\n", "/tmp/n/bin:/usr/bin", views, { homeFlag: true })).toContain("/tmp/n/bin");
+    expect(notFoundHint("bash: line 1: ./x: No such file or directory\n", "/tmp/tc/bin", views, { homeFlag: true })).toBeUndefined();
+    expect(notFoundHint("bash: line 1: nope: command not found\n", "/usr/local/bin:/usr/bin", views, { homeFlag: true })).toBeUndefined();
+    expect(notFoundHint("exit code 127 from /tmp/tc/bin/x\n", "/tmp/tc/bin", views, { homeFlag: true })).toBeUndefined();
   });
 
   test("HOME: an empty tmpfs, a chosen folder, or an empty folder in /tmp when the home is the workspace", () => {

@@ -1,12 +1,13 @@
 import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { lspSandboxArgv } from "../../src/lsp/sandbox.js";
 import { type CommandCgroup, createCommandCgroup, hostCgroupParents } from "../../src/terminal/cgroup-limits.js";
-import { type SandboxOptions, buildSandboxArgv, sandboxEnv, sandboxHome } from "../../src/terminal/sandbox.js";
-import { type RunFn, hasDisableUserns, hostSandboxPaths, probeSandbox } from "../../src/terminal/sandbox-probe.js";
+import { type SandboxOptions, buildSandbox, sandboxEnv, sandboxHome } from "../../src/terminal/sandbox.js";
+import { type RunFn, hasDisableUserns, hostSandboxPaths, openPins, probeSandbox } from "../../src/terminal/sandbox-probe.js";
 import { git, tmpWorkspace } from "../helpers/tmp.js";
 
 /** The probe's runner on child_process.execFile: this test has no daemon (src/ runs it through the supervisor). */
@@ -42,10 +43,12 @@ interface Started {
 }
 
 function start(opts: SandboxOptions, extra: { env?: Record<string, string>; cgroup?: CommandCgroup } = {}): Started {
-  const argv = buildSandboxArgv({ hidden: host.hidden, keep: host.keep, disableUserns: probe.disableUserns, ...opts });
+  const { argv, pins } = buildSandbox({ hidden: host.hidden, keep: host.keep, disableUserns: probe.disableUserns, ...opts });
   const env = sandboxEnv({ base: { ...process.env, ...SECRETS }, home: sandboxHome(opts), callEnv: extra.env });
   const full = extra.cgroup ? extra.cgroup.wrap(argv) : argv;
-  const child = spawn(full[0], full.slice(1), { env, stdio: ["ignore", "pipe", "pipe"], detached: true });
+  const fds = openPins(pins);
+  const child = spawn(full[0], full.slice(1), { env, stdio: ["ignore", "pipe", "pipe", ...fds], detached: true });
+  for (const fd of fds) closeSync(fd);
   let out = "";
   child.stdout!.on("data", (d: Buffer) => (out += d));
   child.stderr!.on("data", (d: Buffer) => (out += d));
@@ -160,6 +163,64 @@ describe.skipIf(bwrapMissing)(`inside the bubblewrap sandbox (${probe.available 
     expect(existsSync(path.join(ws.dir, "sub", ".git", "x"))).toBe(false);
     expect(git(ws.dir, "rev-parse", "HEAD")).toBe(head);
     expect(existsSync(path.join(ws.dir, "sub", "file"))).toBe(true);
+  });
+
+  test("a git dir gone since it was found does not stop the command", async () => {
+    mkdirSync(path.join(ws.dir, "deep", "er"), { recursive: true });
+    const nested = path.join(ws.dir, "deep", "er", ".git");
+    const r = await start({ ...opts, gitDirs: [...opts.gitDirs, nested], command: "echo ran" }).done;
+    expect(r).toMatchObject({ code: 0, out: "ran\n" });
+  });
+
+  test("the folders above a nested git dir cannot be moved away to make the repository anew", async () => {
+    git(ws.dir, "init", "-q", "build/inner");
+    const gitDirs = [...opts.gitDirs, path.join(ws.dir, "build", "inner", ".git")];
+    const command = ["mv build/inner build/gone 2>/dev/null; echo inner=$?", "mv build gone 2>/dev/null; echo build=$?", "mv sub sub-gone 2>/dev/null; echo sub=$?", "touch build/new; echo write=$?"].join("\n");
+    const r = await start({ ...opts, gitDirs, command }).done;
+    expect(r.out).toBe("inner=1\nbuild=1\nsub=1\nwrite=0\n");
+    expect(existsSync(path.join(ws.dir, "build", "inner", ".git", "HEAD"))).toBe(true);
+  });
+
+  test("a pinned folder swapped for a link before the launch is refused, never followed", () => {
+    git(ws.dir, "init", "-q", "lib/inner");
+    const { pins } = buildSandbox({ ...opts, gitDirs: [path.join(ws.dir, "lib", "inner", ".git")] });
+    expect(pins).toEqual([path.join(ws.dir, "lib"), path.join(ws.dir, "lib", "inner")]);
+    // A relative link out of the workspace: bound by path, `--bind lib lib` would make the host's /etc writable.
+    rmSync(path.join(ws.dir, "lib"), { recursive: true });
+    symlinkSync(path.relative(ws.dir, "/etc"), path.join(ws.dir, "lib"));
+    expect(() => openPins(pins)).toThrow(/changed while the sandbox was being set up/);
+    // A link above the last folder is caught too: the descriptor's path is not the one asked for.
+    rmSync(path.join(ws.dir, "lib"));
+    mkdirSync(path.join(outside, "inner"));
+    symlinkSync(outside, path.join(ws.dir, "lib"));
+    expect(() => openPins([path.join(ws.dir, "lib", "inner")])).toThrow(/lib\/inner changed/);
+  });
+
+  test("a hidden folder (the daemon's state) shows empty and read-only, in a chosen home too, and cannot be moved away", async () => {
+    const state = path.join(home, ".local", "state", "tool-layer");
+    mkdirSync(state, { recursive: true });
+    writeFileSync(path.join(state, "approvals.json"), "approved\n");
+    const command = [
+      `cat ${state}/approvals.json 2>/dev/null; echo read=$?`,
+      `ls -A ${state} | wc -l`,
+      `mkdir ${state}/roots 2>/dev/null; echo write=$?`,
+      `mv ${home}/.local/state ${home}/.local/away 2>/dev/null; echo move=$?`,
+      `touch ${home}/.local/other; echo home=$?`,
+    ].join("\n");
+    const r = await start({ ...opts, home, hide: [state], command }).done;
+    expect(r.out).toBe("read=1\n0\nwrite=1\nmove=1\nhome=0\n");
+    expect(readFileSync(path.join(state, "approvals.json"), "utf8")).toBe("approved\n");
+    // Without a chosen home it is out of sight through the read-only system too.
+    writeFileSync(path.join(outside, "seen"), "x");
+    const plain = await start({ ...opts, hide: [outside], command: `ls -A ${outside} | wc -l; touch ${outside}/x 2>/dev/null; echo write=$?` }).done;
+    expect(plain.out).toBe("0\nwrite=1\n");
+  });
+
+  test("a language server's sandbox hides the state folder too", async () => {
+    writeFileSync(path.join(outside, "approvals.json"), "approved\n");
+    const argv = lspSandboxArgv({ root: ws.dir, keep: [], hidden: host.hidden, disableUserns: probe.disableUserns, hide: [outside] }, "sh", ["-c", `cat ${outside}/approvals.json 2>/dev/null; echo read=$?; ls -A ${outside} | wc -l`]);
+    const r = await new Promise<string>((resolve) => execFile(argv[0], argv.slice(1), { encoding: "utf8" }, (_e, out) => resolve(out)));
+    expect(r).toBe("read=1\n0\n");
   });
 
   test("/tmp is private to the command", async () => {

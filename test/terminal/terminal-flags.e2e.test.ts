@@ -90,6 +90,34 @@ describe("the terminal's flags", () => {
     }
   });
 
+  it("a program not found (exit 127) under the host's /tmp gets a hint that /tmp is private in the sandbox", async () => {
+    const bin = path.join(scratch, "toolchain", "bin");
+    mkdirSync(bin, { recursive: true });
+    writeFileSync(path.join(bin, "mytool"), "#!/bin/sh\necho tool ran\n", { mode: 0o755 });
+    const d = await startDaemon(ws.dir, [], { PATH: `${bin}:${process.env.PATH}` });
+    try {
+      for (const command of ["mytool --version", `${bin}/mytool`]) {
+        const r = await d.ok("terminal_run", { command });
+        expect(r.exit_code, command).toBe(127);
+        expect(r.text, command).toMatch(/\/tmp is private in the sandbox/);
+        expect(r.text, command).toContain(bin);
+        expect(r.text, command).toContain("--terminal-sandbox off");
+      }
+      // Found, or not found in a place the sandbox shows: no hint.
+      expect((await d.ok("terminal_run", { command: "./no-such-script" })).text).not.toContain("private");
+    } finally {
+      await d.close();
+    }
+    const plain = await startDaemon(ws.dir);
+    try {
+      const r = await plain.ok("terminal_run", { command: "no-such-tool-here" });
+      expect(r.exit_code).toBe(127);
+      expect(r.text).not.toContain("private");
+    } finally {
+      await plain.close();
+    }
+  });
+
   it("a bad value is one line on stderr naming the flag, exit 2", () => {
     for (const args of [["--terminal-sandbox", "maybe"], ["--terminal-home", "/no/such/dir"], ["--terminal-env", "NOT-A-NAME"]]) {
       const r = spawnSync(process.execPath, [MAIN, "--root", ws.dir, ...args], { input: "", encoding: "utf8" });

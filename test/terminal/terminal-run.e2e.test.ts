@@ -30,6 +30,12 @@ writeFile(ws.dir, "sub/x.txt", "x\n");
 let d: DaemonClient;
 daemonForSuite(ws, (c) => (d = c), [], SECRETS);
 
+/** git's list of the ignored files (each file, not their folders), with their content. */
+function ignoredFiles(): Map<string, string> {
+  const list = git(ws.dir, "ls-files", "-z", "--others", "--ignored", "--exclude-standard").split("\0").filter(Boolean);
+  return new Map(list.map((f) => [f, readFileSync(path.join(ws.dir, f), "utf8")]));
+}
+
 const refused = [
   ["a redirection into a file", "echo hi > a.txt"],
   ["an append in bash -c", `bash -c "echo x >> a.txt"`],
@@ -95,7 +101,7 @@ describe("terminal_run", () => {
       "a.txt": { path: "a.txt", kind: "modified", hash: fileHash(Buffer.from("a\nmore\n")) },
     });
     expect(r.changed_files_total).toBe(3);
-    expect(r.ignored_changes).toMatchObject({ counted: false });
+    expect(r.ignored_changes).toEqual({ count: 1, created: 1, modified: 0, deleted: 0 });
     expect(r.text).toContain("created build/out.js");
     // The events said the same, before the call answered.
     const changes = d.events.filter((e) => e.event === "fs.changed").flatMap((e) => e.data.changes);
@@ -104,6 +110,25 @@ describe("terminal_run", () => {
     // The session did not see what the command wrote: it stays stale for it.
     expect(changes.find((c) => c.path === "a.txt")).toMatchObject({ by: "s1", stale_sessions: ["s1"] });
     expect(changes.some((c) => c.path.startsWith("dist/"))).toBe(false);
+  });
+
+  it("counts the changes under ignored paths that changed_files leaves out, as git sees them", async () => {
+    writeFile(ws.dir, "dist/keep.js", "1\n");
+    writeFile(ws.dir, "dist/gone.js", "1\n");
+    writeFile(ws.dir, "dist/deep/same.js", "1\n");
+    writeFile(ws.dir, "dist/deep/edit.js", "1\n");
+    const before = ignoredFiles();
+    const script = "const fs=require('fs');fs.writeFileSync('dist/keep.js','2\\n');fs.writeFileSync('dist/deep/edit.js','2\\n');fs.rmSync('dist/gone.js');fs.mkdirSync('dist/new/x',{recursive:true});fs.writeFileSync('dist/new/a.js','a');fs.writeFileSync('dist/new/x/b.js','b')";
+    const r = await d.ok("terminal_run", { command: `node -e "${script}"` });
+    expect(r.exit_code).toBe(0);
+    const after = ignoredFiles();
+    const created = [...after.keys()].filter((f) => !before.has(f)).length;
+    const deleted = [...before.keys()].filter((f) => !after.has(f)).length;
+    const modified = [...after.keys()].filter((f) => before.has(f) && before.get(f) !== after.get(f)).length;
+    expect({ created, deleted, modified }).toEqual({ created: 2, deleted: 1, modified: 2 }); // the oracle saw the command
+    expect(r.ignored_changes).toEqual({ count: created + deleted + modified, created, modified, deleted });
+    expect(r.text).toContain("5 changes under ignored paths");
+    expect((await d.ok("terminal_run", { command: "cat dist/keep.js" })).ignored_changes).toEqual({ count: 0, created: 0, modified: 0, deleted: 0 });
   });
 
   it("does not hold file writes while it runs: a file_write meanwhile goes through and is file_write's", async () => {
@@ -149,14 +174,16 @@ describe("terminal_run", () => {
     expect(existsSync(path.join(ws.dir, "lib", ".git", "evil"))).toBe(false);
   });
 
-  it("a nested .git removed between the preview and the run does not stop the command", async () => {
+  it("a nested .git removed between the preview and the run: the sandbox changed, so the preview is stale; the new one runs", async () => {
     writeFile(ws.dir, "vendored/v.txt", "v\n");
     git(ws.dir, "init", "-q", "vendored");
-    await d.waitFor((e) => e.event === "fs.changed" && e.data.changes.some((c: { path: string }) => c.path === "vendored/v.txt"));
     const dry = await d.ok("terminal_run", { command: "echo ran" }, { approved: false });
     expect(dry.sandbox.argv).toContain(path.join(ws.dir, "vendored", ".git"));
     rmSync(path.join(ws.dir, "vendored", ".git"), { recursive: true });
-    expect(await d.ok("terminal_run", { command: "echo ran", preview_id: dry.preview_id })).toMatchObject({ exit_code: 0, output: "ran\n" });
+    const stale = await d.call("terminal_run", { command: "echo ran", preview_id: dry.preview_id });
+    expect(stale.result.code).toBe("PREVIEW_STALE");
+    expect(stale.result.preview.sandbox.argv).not.toContain(path.join(ws.dir, "vendored", ".git"));
+    expect(await d.ok("terminal_run", { command: "echo ran", preview_id: stale.result.preview_id })).toMatchObject({ exit_code: 0, output: "ran\n" });
   });
 
   it("caps output as head and tail with a note, the whole of it in output_file; ANSI escapes are removed from output and text only", async () => {

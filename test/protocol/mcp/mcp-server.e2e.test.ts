@@ -19,6 +19,8 @@ const textOf = (r: { content?: unknown }) => ((r.content as Text[])[0]?.text ?? 
 describe("tool-layer --mcp, driven by the SDK's own Client", () => {
   const ws = tmpWorkspace({ git: true, files: { "a.txt": "one\ntwo\nthree\n" } });
   const config = path.join(ws.dir, "..", `${path.basename(ws.dir)}-servers.json`);
+  /** Outside the workspace: the daemon refuses a state folder inside it. */
+  const state = tmpWorkspace();
   let client: Client;
   const updated: string[] = [];
   let listChanged = 0;
@@ -38,11 +40,12 @@ describe("tool-layer --mcp, driven by the SDK's own Client", () => {
       listChanged++;
       changedWaiter?.();
     });
-    await client.connect(new StdioClientTransport({ command: process.execPath, args: [MAIN, "--mcp", "--root", ws.dir, "--mcp-config", config], stderr: "pipe", env: { ...process.env, XDG_STATE_HOME: path.join(ws.dir, ".git", "state") } as Record<string, string> }));
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [MAIN, "--mcp", "--root", ws.dir, "--mcp-config", config], stderr: "pipe", env: { ...process.env, XDG_STATE_HOME: state.dir } as Record<string, string> }));
   });
   afterAll(async () => {
     await client.close();
     ws.cleanup();
+    state.cleanup();
   });
 
   async function toolNames(): Promise<string[]> {
