@@ -23,6 +23,7 @@ const SHELLS = new Set(["bash", "sh", "dash", "zsh", "ksh", "mksh", "ash", "rbas
 /** A script operand (`bash FILE`, `source FILE`): a file runs like any program, a pipe hides what it runs. */
 function scriptOperand(w: Word, sink: ArgvSink, via: string): void {
   if (w.kind === "process_substitution") refuse(`${show(via + " " + w.text)} runs the output of a command as a script, which cannot be checked`);
+  if (w.value !== null) sink.reads(w.value, show(`${via} ${w.value}`));
   if (w.value !== null && STDIN_PATHS.has(w.value)) sink.stdinScript(via);
   else if (w.value !== null && descriptorOfPath(w.value) !== null) refuse(`${show(via + " " + w.value)} runs a script from a descriptor, which cannot be checked`);
 }
@@ -262,6 +263,7 @@ const RULES: Record<string, Rule> = {
   watch,
   find,
   tee,
+  sponge: tee,
   perl,
   dd,
   truncate,
@@ -313,6 +315,7 @@ export function checkArgv(words: readonly Word[], sink: ArgvSink): void {
   if (RESERVED_AS_COMMAND.has(first.value)) refuse(`the parser read ${show(first.value)} as a command (a group after \`time\`, \`!\` or \`coproc\`), so the line could not be checked; use ( … ) there`);
   const name = programName(first.value);
   const args = words.slice(1);
+  if (first.value.includes("/")) sink.reads(first.value, show(first.value));
   if (SHELLS.has(name)) return shell(args, sink, name);
   // A path is a program: `/usr/local` is not the builtin `local`. (hasOwn: a command named `__proto__` is no rule.)
   if (!Object.hasOwn(RULES, name) || (first.value.includes("/") && Object.hasOwn(BUILTIN_RULES, name))) return;

@@ -103,7 +103,26 @@ function copy(args: Word[], sink: ArgvSink, name: string): void {
   const intoFolder = p.options.some((o) => o.name === "t" || o.name === "target-directory");
   for (const w of intoFolder ? p.operands : p.operands.slice(0, -1)) {
     if (fedByShell(w)) refuse(`${show(`${name} ${w.text}`)} copies what the shell feeds it (stdin, a descriptor or a device) into a file`);
+    if (w.value !== null) sink.reads(w.value, show(`${name} ${w.value}`));
   }
+}
+
+/** `patch`, `git apply`, `git am`: a patch from a file is fine; one the line or the call feeds on stdin is content from the shell. */
+function patchInput(files: Word[], readsStdin: boolean, form: string, sink: ArgvSink): void {
+  for (const w of files) {
+    if (w.value !== null) sink.reads(w.value, show(`${form} ${w.value}`));
+    if (fedByShell(w) && !(w.value !== null && STDIN_PATHS.has(w.value))) refuse(`${show(`${form} ${w.text}`)} applies a patch the shell feeds it, which is writing file content from the shell`);
+  }
+  if ((readsStdin || files.some((w) => w.value !== null && STDIN_PATHS.has(w.value))) && sink.stdinFromLine()) {
+    refuse(`${show(form)} applies a patch from stdin that the line or the call gives it, which is writing file content from the shell (give the patch as a file)`);
+  }
+}
+
+function patch(args: Word[], sink: ArgvSink): void {
+  const p = parseArgs(args, { permute: true, shortArg: "BDFgioprVYzd", longArg: ["input", "output", "directory", "strip", "reject-file", "prefix", "basename-prefix", "suffix", "fuzz", "define", "version-control", "get", "quoting-style"] });
+  const input = p.options.filter((o) => o.name === "i" || o.name === "input").map((o) => (typeof o.value === "string" ? literalWord(o.value) : o.value)).filter((w): w is Word => !!w);
+  const files = input.length ? input : p.operands.slice(1, 2);
+  patchInput(files, files.length === 0, "patch", sink);
 }
 
 /** Config keys git runs as shell commands (with arguments appended), as `section.variable` or `section.*.variable`. */
@@ -167,7 +186,12 @@ function git(args: Word[], sink: ArgvSink): void {
       else gitConfigKey(key, null, "git --config-env", sink, "takes its value from the environment");
     } else if (["-C", "--git-dir", "--work-tree", "--namespace", "--super-prefix", "--list-cmds"].includes(v)) i++;
   }
-  if (args[i]?.value === "config") gitConfig(args.slice(i + 1), sink);
+  const sub = args[i]?.value;
+  if (sub === "config") gitConfig(args.slice(i + 1), sink);
+  if (sub === "apply" || sub === "am") {
+    const p = parseArgs(args.slice(i + 1), { permute: true, shortArg: "pC" });
+    patchInput(p.operands, p.operands.length === 0, `git ${sub}`, sink);
+  }
 }
 
 /** `git config` that sets a value (not `--get`, `--list`, …): the key is checked, and `--file F` is a file it writes. */
@@ -195,6 +219,7 @@ function make(args: Word[], sink: ArgvSink): void {
     if (o.name !== "f" && o.name !== "file" && o.name !== "makefile") continue;
     const w = typeof o.value === "string" ? literalWord(o.value) : o.value;
     if (!w) continue;
+    if (w.value !== null) sink.reads(w.value, show(`make -f ${w.value}`));
     if (w.value === null && w.kind !== "process_substitution") refuse(`the makefile ${show(w.text)} of \`make -f\` is not a literal word, so it could not be checked`);
     if (fedByShell(w)) refuse(`${show(`make -f ${w.text}`)} reads a makefile from stdin, a pipe or a descriptor, which could not be checked`);
   }
@@ -221,4 +246,5 @@ export const PROGRAM_RULES: Record<string, Rule> = {
   git,
   make,
   gmake: make,
+  patch,
 };

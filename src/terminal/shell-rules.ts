@@ -3,7 +3,7 @@ import { checkArgv } from "./shell-argv.js";
 import { Descriptors } from "./shell-descriptors.js";
 import { type ArgvSink, Refusal, refuse } from "./shell-sink.js";
 import { assignment, nameOperand } from "./shell-vars.js";
-import { type Word, UNKNOWN, backtickScripts, descriptorOfPath, isHarmlessTarget, literalWord, show, wordOf } from "./shell-words.js";
+import { type Word, UNKNOWN, backtickScripts, descriptorOfPath, inPrivateTmp, isHarmlessTarget, literalWord, show, wordOf } from "./shell-words.js";
 
 /** What SPEC 11 decides about a command line before anything runs. */
 export type Verdict =
@@ -43,11 +43,13 @@ interface Walk {
   aliases: Map<string, string>;
   /** The literal names of the simple commands, to find an alias used anywhere on the line. */
   names: { name: string; display: string }[];
+  /** Shell writes into the private /tmp, and files there a program runs or copies: the two together launder a write. */
+  tmp: { writes: string[]; reads: string[] };
 }
 
 /** Checks a command line: a pure function of the line, the parser and the options. */
 export function verdictOf(line: string, parse: ParseFn, opts: CheckOptions = {}): Verdict {
-  const walk: Walk = { parse, opts, commands: [], nesting: 0, fds: new Descriptors(), aliases: new Map(), names: [] };
+  const walk: Walk = { parse, opts, commands: [], nesting: 0, fds: new Descriptors(), aliases: new Map(), names: [], tmp: { writes: [], reads: [] } };
   try {
     const top = sinkOf(walk, { kind: "call" });
     for (const [name, value] of Object.entries(opts.env ?? {})) assignment(name, literalWord(value), top, "the call's env", "the call's env");
@@ -60,10 +62,16 @@ export function verdictOf(line: string, parse: ParseFn, opts: CheckOptions = {})
   }
 }
 
-/** What only the whole line shows: a write through a descriptor opened on a file, an alias used after its definition. */
+/**
+ * What only the whole line shows: a write through a descriptor opened on a file, an alias used after its definition, a
+ * file the shell wrote into the private /tmp and a program then runs or copies.
+ */
 function finish(walk: Walk): void {
   const write = walk.fds.writeToFile();
   if (write) refuse(write);
+  const [read] = walk.tmp.reads;
+  const [tmpWrite] = walk.tmp.writes;
+  if (read && tmpWrite) refuse(`${read} runs or copies a file from the private /tmp, and the line writes files there from the shell (${tmpWrite}), so what it runs or copies could not be checked`);
   for (const { name, display } of walk.names) {
     const definition = walk.aliases.get(name);
     if (definition !== undefined) refuse(`${show(name)} is an alias the line defines (${show("alias " + definition)}): what it runs with its arguments could not be checked (in ${show(display)})`);
@@ -79,6 +87,8 @@ function sinkOf(walk: Walk, stdin: Stdin): ArgvSink {
     evaluated: (text, what) => evaluated(text, what, walk, stdin),
     harmless: (target, form) => harmless(walk, target, form),
     alias: (name, definition) => void walk.aliases.set(name, definition),
+    reads: (target, form) => void (inPrivateTmp(target, walk.opts.root) && walk.tmp.reads.push(form)),
+    stdinFromLine: () => stdin.kind === "text" || stdin.kind === "pipe" || (stdin.kind === "call" && walk.opts.stdin !== undefined),
   };
   return sink;
 }
@@ -97,9 +107,9 @@ function evaluated(text: string, what: string, walk: Walk, stdin: Stdin): void {
 /** A write target that changes no workspace file; one through a descriptor is kept for the end of the line. */
 function harmless(walk: Walk, target: string, form: string): boolean {
   const fd = descriptorOfPath(target);
-  if (fd === null) return isHarmlessTarget(target, walk.opts.root);
-  walk.fds.wrote(fd, form);
-  return true;
+  if (fd !== null) walk.fds.wrote(fd, form);
+  else if (inPrivateTmp(target, walk.opts.root)) walk.tmp.writes.push(form);
+  return fd !== null || isHarmlessTarget(target, walk.opts.root);
 }
 
 function checkScript(source: string, walk: Walk, stdin: Stdin): void {

@@ -28,6 +28,13 @@ export interface ArgvSink {
   harmless(target: string, form: string): boolean;
   /** `alias NAME=…`: a later command named NAME runs the alias with its arguments. */
   alias(name: string, definition: string): void;
+  /**
+   * A program runs or copies into the workspace the file at `path` (`bash FILE`, `cp FILE`, `make -f FILE`): one in the
+   * private /tmp holds what the same line put there, which is refused if the line wrote it from the shell.
+   */
+  reads(path: string, form: string): void;
+  /** Whether the command's stdin is text the line or the call gives it (a here-document, a pipe, the call's stdin). */
+  stdinFromLine(): boolean;
 }
 
 export type Rule = (args: Word[], sink: ArgvSink, name: string) => void;

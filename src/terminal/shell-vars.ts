@@ -50,6 +50,7 @@ export function assignment(name: string, value: Word | undefined, sink: ArgvSink
     if (octal) refuse(`${where} is a prompt, and bash decodes the escape ${show(octal[0])} in it before it expands it, so it could not be checked`);
   } else if (FILE_VARS.has(name)) {
     if (value.kind === "process_substitution" || STDIN_PATHS.has(v) || descriptorOfPath(v) !== null) refuse(`${where} (${show(value.text)}) is code read from a pipe or a descriptor, which could not be checked`);
+    sink.reads(v, show(`${name}=${v}`));
   } else if (name === "HISTFILE") checkTarget(v, "HISTFILE=", sink);
   else if (name === "MAKEFLAGS") sink.argv(["make", ...v.split(/\s+/).filter(Boolean)].map(literalWord));
   sink.evaluated(v, where);

@@ -124,12 +124,13 @@ export function descriptorOfPath(target: string): number | null {
 /** The sandbox's private /tmp: a write there is gone when the command ends, so it is no file the workspace holds. */
 const PRIVATE_TMP = "/tmp";
 
-/**
- * A write target that is allowed: a harmless device, a descriptor, or a path in the sandbox's private /tmp (after `..`
- * is resolved, and not inside the workspace when the workspace itself lives under /tmp).
- */
+/** A write target that is allowed: a harmless device, a descriptor, or a path in the sandbox's private /tmp. */
 export function isHarmlessTarget(target: string, root?: string): boolean {
-  if (HARMLESS_DEVICES.has(target) || FD_PATH.test(target)) return true;
+  return HARMLESS_DEVICES.has(target) || FD_PATH.test(target) || inPrivateTmp(target, root);
+}
+
+/** A path in the sandbox's private /tmp, after `..` is resolved, and not inside a workspace that lives under /tmp. */
+export function inPrivateTmp(target: string, root?: string): boolean {
   if (!target.startsWith("/")) return false;
   const norm = path.posix.normalize(target);
   if (!norm.startsWith(PRIVATE_TMP + "/") || norm === PRIVATE_TMP + "/") return false;

@@ -168,6 +168,13 @@ const ALLOWED: Record<string, string[]> = {
     "git config --get user.name",
     "git config user.name x",
   ],
+  "the private /tmp: a program's own output there, or shell writes there nothing reads back": [
+    "gcc -o /tmp/app main.c && /tmp/app",
+    "make > /tmp/build.log 2>&1; tail -5 /tmp/build.log",
+    "echo x > /tmp/x; bash script.sh",
+    "cp /tmp/out.txt result.txt",
+  ],
+  "patches from files": ["patch -p1 < fix.diff", "patch -p1 -i fix.diff", "git apply fix.diff", "git am 0001.patch", "patch a.c fix.diff"],
   "names that are no rule: a path is a program, not a builtin; no object key is a rule": ["__proto__ x", "constructor", "/opt/bin/declare 'a[$(tee f)]'"],
   "make with a makefile and plain variables": [
     "make -f Makefile",
@@ -506,6 +513,22 @@ const REFUSED: Record<string, [string, string][]> = {
     ["git config core.pager 'tee f'", "inside the value of `git config core.pager`"],
     ["git config --file f.cfg a.b c", "`git config --file f.cfg` writes the file f.cfg"],
   ],
+  "a file the line writes into the private /tmp from the shell, then runs or copies": [
+    ["echo 'echo x > f' > /tmp/s.sh; bash /tmp/s.sh", "`bash /tmp/s.sh` runs or copies a file from the private /tmp, and the line writes files there from the shell (`> /tmp/s.sh`)"],
+    ["echo x > /tmp/x && cp /tmp/x f", "`cp /tmp/x`"],
+    ["printf 'tee f' | tee /tmp/s >/dev/null; source /tmp/s", "`source /tmp/s`"],
+    ["echo 'tee f' > /tmp/s; chmod +x /tmp/s; /tmp/s", "`/tmp/s`"],
+    ["echo 'all:;tee f' > /tmp/mk; make -f /tmp/mk", "`make -f /tmp/mk`"],
+    ["echo '[core]pager=tee f' > /tmp/c; GIT_CONFIG_GLOBAL=/tmp/c git -p log", "`GIT_CONFIG_GLOBAL=/tmp/c`"],
+    ["echo diff > /tmp/p; patch -i /tmp/p", "`patch /tmp/p`"],
+  ],
+  "patches the line or the call feeds on stdin": [
+    ["patch -p1 <<'EOF'\n--- a/f\n+++ b/f\nEOF", "`patch` applies a patch from stdin"],
+    ["printf 'x' | git apply", "`git apply` applies a patch from stdin"],
+    ["git am /dev/stdin <<< x", "`git am` applies a patch from stdin"],
+    ["patch -i <(echo x)", "applies a patch the shell feeds it"],
+    ["echo x | sponge f", "`tee f`"],
+  ],
   "make reading a makefile the check cannot see": [
     ["make -f - <<< 'all:;tee f'", "`make -f -`"],
     ["make -f /dev/stdin < x", "`make -f /dev/stdin`"],
@@ -592,6 +615,8 @@ describe("shell check", () => {
     expect(checkCommandSync("bash -s", { stdin: "echo ok" })).toEqual({ ok: true, commands: ["bash -s", "echo ok"] });
     expect(checkCommandSync("cat", { stdin: "echo x > f" }).ok).toBe(true); // data, not a script
     expect(checkCommandSync("bash < run.sh", { stdin: "echo x > f" }).ok).toBe(true); // stdin is the file
+    expect(checkCommandSync("patch -p1", { stdin: "--- a/f\n+++ b/f\n" }).ok).toBe(false); // a patch from the call
+    expect(checkCommandSync("patch -p1").ok).toBe(true); // no stdin: patch reads its end at once
   });
 
   test("the call's env is checked like assignments on the line: a pager or editor it sets runs as a command", async () => {
