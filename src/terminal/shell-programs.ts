@@ -97,11 +97,21 @@ function fedByShell(w: Word): boolean {
   return v !== null && (STDIN_PATHS.has(v) || descriptorOfPath(v) !== null || v.startsWith("/dev/") || v.startsWith("/proc/"));
 }
 
-/** cp, mv, install: copying a file is fine; copying stdin or a descriptor is writing content from the shell. */
+/**
+ * cp, mv, install, ln, link: copying a file is fine; copying stdin or a descriptor is writing content from the shell. A
+ * link made in the private /tmp (`ln -s $PWD/f /tmp/l`) makes a write there a write to the workspace file.
+ */
 function copy(args: Word[], sink: ArgvSink, name: string): void {
   const p = parseArgs(args, { permute: true, shortArg: "gmoSt", longArg: ["suffix", "target-directory", "group", "mode", "owner", "strip-program"] });
-  const intoFolder = p.options.some((o) => o.name === "t" || o.name === "target-directory");
-  for (const w of intoFolder ? p.operands : p.operands.slice(0, -1)) {
+  const folder = p.options.find((o) => o.name === "t" || o.name === "target-directory");
+  const links = name === "ln" || name === "link" || p.options.some((o) => ["s", "l", "link", "symbolic-link"].includes(o.name));
+  const destination = folder ? folder.value : p.operands.length > 1 ? p.operands[p.operands.length - 1] : undefined;
+  if (links && destination !== undefined) {
+    const d = typeof destination === "string" ? destination : destination.value;
+    sink.reads(d, show(`${name} … ${typeof destination === "string" ? destination : destination.text}`));
+  }
+  if (name === "ln" || name === "link") return;
+  for (const w of folder ? p.operands : p.operands.slice(0, -1)) {
     if (fedByShell(w)) refuse(`${show(`${name} ${w.text}`)} copies what the shell feeds it (stdin, a descriptor or a device) into a file`);
     if (w.value !== null) sink.reads(w.value, show(`${name} ${w.value}`));
   }
@@ -243,6 +253,8 @@ export const PROGRAM_RULES: Record<string, Rule> = {
   cp: copy,
   mv: copy,
   install: copy,
+  ln: copy,
+  link: copy,
   git,
   make,
   gmake: make,

@@ -70,7 +70,7 @@ function finish(walk: Walk): void {
   const write = walk.fds.writeToFile();
   if (write) refuse(write);
   const [read] = walk.tmp.reads;
-  const [tmpWrite] = walk.tmp.writes;
+  const tmpWrite = walk.tmp.writes[0] ?? walk.fds.writeToTmp();
   if (read && tmpWrite) refuse(`${read} runs or copies a file from the private /tmp, and the line writes files there from the shell (${tmpWrite}), so what it runs or copies could not be checked`);
   for (const { name, display } of walk.names) {
     const definition = walk.aliases.get(name);
@@ -87,7 +87,7 @@ function sinkOf(walk: Walk, stdin: Stdin): ArgvSink {
     evaluated: (text, what) => evaluated(text, what, walk, stdin),
     harmless: (target, form) => harmless(walk, target, form),
     alias: (name, definition) => void walk.aliases.set(name, definition),
-    reads: (target, form) => void (inPrivateTmp(target, walk.opts.root) && walk.tmp.reads.push(form)),
+    reads: (target, form) => void ((target === null || inPrivateTmp(target, walk.opts.root, true)) && walk.tmp.reads.push(form)),
     stdinFromLine: () => stdin.kind === "text" || stdin.kind === "pipe" || (stdin.kind === "call" && walk.opts.stdin !== undefined),
   };
   return sink;
@@ -330,7 +330,9 @@ function trackDescriptors(walk: Walk, op: string, w: Word, fds: number[], shown:
   const v = w.value;
   const from = v === null ? null : op.endsWith("&") && /^\d+-?$/.test(v) ? parseInt(v, 10) : descriptorOfPath(v);
   if (from !== null) for (const fd of fds) walk.fds.copied(fd, from);
-  else if ((op === "<" || op === "<&") && (v === null || !isHarmlessTarget(v, walk.opts.root))) for (const fd of fds) walk.fds.opened(fd, shown);
+  else if (op !== "<" && op !== "<&") return;
+  else if (v !== null && inPrivateTmp(v, walk.opts.root)) for (const fd of fds) walk.fds.opened(fd, shown, "tmp");
+  else if (v === null || !isHarmlessTarget(v, walk.opts.root)) for (const fd of fds) walk.fds.opened(fd, shown, "file");
 }
 
 function heredocRedirect(node: Node, walk: Walk, stdin: Stdin, depth: number): void {

@@ -29,10 +29,11 @@ export interface ArgvSink {
   /** `alias NAME=…`: a later command named NAME runs the alias with its arguments. */
   alias(name: string, definition: string): void;
   /**
-   * A program runs or copies into the workspace the file at `path` (`bash FILE`, `cp FILE`, `make -f FILE`): one in the
-   * private /tmp holds what the same line put there, which is refused if the line wrote it from the shell.
+   * A program runs or copies into the workspace the file at `path` (`bash FILE`, `cp FILE`, `make -f FILE`), or links a
+   * workspace file to it (`ln -s`): one in the private /tmp holds what the same line put there, or is the workspace file
+   * itself, which is refused if the line writes into the private /tmp from the shell. Null: a path that is not literal.
    */
-  reads(path: string, form: string): void;
+  reads(path: string | null, form: string): void;
   /** Whether the command's stdin is text the line or the call gives it (a here-document, a pipe, the call's stdin). */
   stdinFromLine(): boolean;
 }

@@ -129,11 +129,14 @@ export function isHarmlessTarget(target: string, root?: string): boolean {
   return HARMLESS_DEVICES.has(target) || FD_PATH.test(target) || inPrivateTmp(target, root);
 }
 
-/** A path in the sandbox's private /tmp, after `..` is resolved, and not inside a workspace that lives under /tmp. */
-export function inPrivateTmp(target: string, root?: string): boolean {
+/**
+ * A path in the sandbox's private /tmp (or /tmp itself, with `orFolder`), after `..` is resolved, and not inside a
+ * workspace that lives under /tmp.
+ */
+export function inPrivateTmp(target: string, root?: string, orFolder = false): boolean {
   if (!target.startsWith("/")) return false;
-  const norm = path.posix.normalize(target);
-  if (!norm.startsWith(PRIVATE_TMP + "/") || norm === PRIVATE_TMP + "/") return false;
+  const norm = path.posix.normalize(target + "/");
+  if (!norm.startsWith(PRIVATE_TMP + "/") || (norm === PRIVATE_TMP + "/" && !orFolder)) return false;
   if (root !== undefined) {
     const r = path.posix.normalize(root).replace(/\/+$/, "");
     if (norm === r || norm.startsWith(r + "/")) return false;

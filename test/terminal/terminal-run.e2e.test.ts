@@ -51,6 +51,8 @@ const refused = [
   ["cp from stdin", "cp /dev/stdin f.txt <<< x"],
   ["a git alias that runs the shell", "git -c alias.w='!echo x > f.txt' w"],
   ["a makefile from stdin", "make -f - <<< $'all:\\n\\techo x > f.txt'"],
+  ["a write into the private /tmp through a link to a workspace file", 'ln -s "$PWD/a.txt" /tmp/l; echo x > /tmp/l'],
+  ["a script the line writes into the private /tmp, then runs", "echo 'echo x > f.txt' > /tmp/s; bash /tmp/s"],
 ];
 
 describe("terminal_run refuses shell writes before anything runs", () => {
