@@ -123,9 +123,56 @@ function patchInput(files: Word[], readsStdin: boolean, form: string, sink: Argv
     if (w.value !== null) sink.reads(w.value, show(`${form} ${w.value}`));
     if (fedByShell(w) && !(w.value !== null && STDIN_PATHS.has(w.value))) refuse(`${show(`${form} ${w.text}`)} applies a patch the shell feeds it, which is writing file content from the shell`);
   }
-  if ((readsStdin || files.some((w) => w.value !== null && STDIN_PATHS.has(w.value))) && sink.stdinFromLine()) {
-    refuse(`${show(form)} applies a patch from stdin that the line or the call gives it, which is writing file content from the shell (give the patch as a file)`);
+  if (readsStdin || files.some((w) => w.value !== null && STDIN_PATHS.has(w.value))) fromStdin(form, "applies a patch", sink);
+}
+
+/** A program that turns its stdin into files: refused when the line or the call gives it, checked like a file otherwise. */
+function fromStdin(form: string, does: string, sink: ArgvSink): void {
+  const source = sink.stdin();
+  if (source.kind === "line") refuse(`${show(form)} ${does} from stdin that the line or the call gives it, which is writing file content from the shell (give it a file)`);
+  if (source.kind === "file" && source.path !== undefined) sink.reads(source.path, show(`${form} < ${source.path}`));
+}
+
+/** rsync: like cp, and `-e CMD` runs CMD (the remote shell) with arguments. */
+function rsync(args: Word[], sink: ArgvSink): void {
+  const p = parseArgs(args, { permute: true, shortArg: "eBfMT", longArg: ["rsh", "filter", "exclude", "include", "temp-dir", "backup-dir", "suffix"] });
+  for (const o of p.options) {
+    if (o.name !== "e" && o.name !== "rsh") continue;
+    const cmd = typeof o.value === "string" ? o.value : (o.value?.value ?? null);
+    if (cmd === null) refuse("the command of `rsync -e` is not literal, so it could not be checked");
+    sink.script(`${cmd} "$@"`, `the value of ${show("rsync -e")}`);
   }
+  for (const w of p.operands.slice(0, -1)) {
+    if (fedByShell(w)) refuse(`${show(`rsync ${w.text}`)} copies what the shell feeds it (stdin, a descriptor or a device) into a file`);
+    if (w.value !== null) sink.reads(w.value, show(`rsync ${w.value}`));
+  }
+}
+
+/** tar and cpio extracting, unzip: an archive from a file is fine; one the line or the call feeds on stdin is not. */
+function archive(file: Word | string | undefined, form: string, sink: ArgvSink): void {
+  const w = typeof file === "string" ? literalWord(file) : file;
+  if (w === undefined || (w.value !== null && STDIN_PATHS.has(w.value))) return fromStdin(form, "extracts an archive", sink);
+  if (fedByShell(w)) refuse(`${show(`${form} ${w.text}`)} extracts an archive the shell feeds it, which is writing file content from the shell`);
+  sink.reads(w.value, show(`${form} ${w.text}`));
+}
+
+function tar(args: Word[], sink: ArgvSink): void {
+  // Old style (`tar xzf a.tgz`): the first word is a cluster of letters without a dash, `f` taking the next word.
+  const old = args[0]?.value;
+  const words = old && /^[A-Za-z]+$/.test(old) ? [literalWord("-" + old), ...args.slice(1)] : args;
+  const p = parseArgs(words, { permute: true, shortArg: "fCbTXgKNVL", longArg: ["file", "directory", "files-from", "exclude-from"] });
+  if (!p.options.some((o) => ["x", "extract", "get"].includes(o.name))) return;
+  archive(p.options.find((o) => o.name === "f" || o.name === "file")?.value, "tar -x", sink);
+}
+
+function unzip(args: Word[], sink: ArgvSink): void {
+  archive(parseArgs(args, { permute: true, shortArg: "dP" }).operands[0], "unzip", sink);
+}
+
+function cpio(args: Word[], sink: ArgvSink): void {
+  const p = parseArgs(args, { permute: true, shortArg: "FIEHMOR", longArg: ["file", "pattern-file", "format", "message", "owner"] });
+  if (!p.options.some((o) => o.name === "i" || o.name === "extract")) return;
+  archive(p.options.find((o) => o.name === "F" || o.name === "I" || o.name === "file")?.value, "cpio -i", sink);
 }
 
 function patch(args: Word[], sink: ArgvSink): void {
@@ -142,6 +189,7 @@ const GIT_COMMAND_KEYS = new Set([
   "filter.*.smudge", "filter.*.process", "gpg.program", "gpg.*.program", "remote.*.uploadpack", "remote.*.receivepack",
   "browser.*.cmd", "browser.*.path", "man.*.cmd", "man.*.path", "difftool.*.cmd", "difftool.*.path", "mergetool.*.cmd",
   "mergetool.*.path", "interactive.difffilter", "trailer.*.command", "trailer.*.cmd", "submodule.*.update", "alias.*",
+  "gpg.*.defaultkeycommand",
 ]);
 /** Keys that make git run what no value shows: hooks from a folder, more configuration, transports that run commands. */
 const GIT_REFUSED_KEYS: Record<string, string> = {
@@ -153,6 +201,9 @@ const GIT_REFUSED_KEYS: Record<string, string> = {
   "protocol.allow": "allows transports that run commands (ext::)",
   "protocol.*.allow": "allows transports that run commands (ext::)",
   "uploadpack.packobjectshook": "runs a command",
+  "init.templatedir": "copies hooks from a folder into the repositories it makes",
+  "sendemail.*": "runs mail programs",
+  "instaweb.*": "runs a web server and a browser",
 };
 
 /** `core.pager` → `core.pager`; `diff.x.textconv` → `diff.*.textconv`; `pager.log` → `pager.*` (case as git folds it). */
@@ -160,7 +211,7 @@ function keyPattern(key: string): string[] {
   const parts = key.split(".");
   const section = parts[0].toLowerCase();
   const variable = parts[parts.length - 1].toLowerCase();
-  return parts.length > 2 ? [`${section}.*.${variable}`] : [`${section}.${variable}`, `${section}.*`];
+  return parts.length > 2 ? [`${section}.*.${variable}`, `${section}.*`] : [`${section}.${variable}`, `${section}.*`];
 }
 
 /** One configuration value git is given (`-c KEY=VALUE`, `git config KEY VALUE`); `value` null: not known, `unknown` says why. */
@@ -194,7 +245,8 @@ function git(args: Word[], sink: ArgvSink): void {
       const key = eq < 0 ? w.value : w.value.slice(0, eq);
       if (v === "-c") gitConfigKey(key, eq < 0 ? "true" : w.value.slice(eq + 1), "git -c", sink);
       else gitConfigKey(key, null, "git --config-env", sink, "takes its value from the environment");
-    } else if (["-C", "--git-dir", "--work-tree", "--namespace", "--super-prefix", "--list-cmds"].includes(v)) i++;
+    } else if (v.startsWith("--exec-path=")) sink.reads(v.slice("--exec-path=".length), show(v));
+    else if (["-C", "--git-dir", "--work-tree", "--namespace", "--super-prefix", "--list-cmds"].includes(v)) i++;
   }
   const sub = args[i]?.value;
   if (sub === "config") gitConfig(args.slice(i + 1), sink);
@@ -255,6 +307,11 @@ export const PROGRAM_RULES: Record<string, Rule> = {
   install: copy,
   ln: copy,
   link: copy,
+  rsync,
+  tar,
+  bsdtar: tar,
+  unzip,
+  cpio,
   git,
   make,
   gmake: make,

@@ -1,7 +1,7 @@
 import type { Node, Tree } from "web-tree-sitter";
 import { checkArgv } from "./shell-argv.js";
 import { Descriptors } from "./shell-descriptors.js";
-import { type ArgvSink, Refusal, refuse } from "./shell-sink.js";
+import { type ArgvSink, Refusal, type StdinSource, refuse } from "./shell-sink.js";
 import { assignment, nameOperand } from "./shell-vars.js";
 import { type Word, UNKNOWN, backtickScripts, descriptorOfPath, inPrivateTmp, isHarmlessTarget, literalWord, show, wordOf } from "./shell-words.js";
 
@@ -25,7 +25,7 @@ export type ParseFn = (source: string) => Tree | null;
 type Stdin =
   | { kind: "call" }
   | { kind: "pipe" }
-  | { kind: "file" }
+  | { kind: "file"; /** The file a redirection names, when literal. */ path?: string }
   | { kind: "text"; text: string | null; what: string };
 
 /** Real commands nest `bash -c` in `eval` in `bash -c` two or three deep; a bound keeps a crafted line cheap to check. */
@@ -45,11 +45,13 @@ interface Walk {
   names: { name: string; display: string }[];
   /** Shell writes into the private /tmp, and files there a program runs or copies: the two together launder a write. */
   tmp: { writes: string[]; reads: string[] };
+  /** A `cd` that may go into the private /tmp: then a relative path may be a file there. */
+  cdTmp: boolean;
 }
 
 /** Checks a command line: a pure function of the line, the parser and the options. */
 export function verdictOf(line: string, parse: ParseFn, opts: CheckOptions = {}): Verdict {
-  const walk: Walk = { parse, opts, commands: [], nesting: 0, fds: new Descriptors(), aliases: new Map(), names: [], tmp: { writes: [], reads: [] } };
+  const walk: Walk = { parse, opts, commands: [], nesting: 0, fds: new Descriptors(), aliases: new Map(), names: [], tmp: { writes: [], reads: [] }, cdTmp: false };
   try {
     const top = sinkOf(walk, { kind: "call" });
     for (const [name, value] of Object.entries(opts.env ?? {})) assignment(name, literalWord(value), top, "the call's env", "the call's env");
@@ -87,10 +89,21 @@ function sinkOf(walk: Walk, stdin: Stdin): ArgvSink {
     evaluated: (text, what) => evaluated(text, what, walk, stdin),
     harmless: (target, form) => harmless(walk, target, form),
     alias: (name, definition) => void walk.aliases.set(name, definition),
-    reads: (target, form) => void ((target === null || inPrivateTmp(target, walk.opts.root, true)) && walk.tmp.reads.push(form)),
-    stdinFromLine: () => stdin.kind === "text" || stdin.kind === "pipe" || (stdin.kind === "call" && walk.opts.stdin !== undefined),
+    reads: (target, form) => reads(walk, target, form),
+    stdin: () => stdinSource(walk, stdin),
+    cd: (target) => void ((target === null || inPrivateTmp(target, walk.opts.root, true)) && (walk.cdTmp = true)),
   };
   return sink;
+}
+
+/** A file a program runs or copies (ArgvSink.reads): kept when it may be in the private /tmp. */
+function reads(walk: Walk, target: string | null, form: string): void {
+  if (target === null || inPrivateTmp(target, walk.opts.root, true) || (walk.cdTmp && !target.startsWith("/"))) walk.tmp.reads.push(form);
+}
+
+function stdinSource(walk: Walk, stdin: Stdin): StdinSource {
+  if (stdin.kind === "text" || stdin.kind === "pipe" || (stdin.kind === "call" && walk.opts.stdin !== undefined)) return { kind: "line" };
+  return stdin.kind === "file" ? { kind: "file", path: stdin.path } : { kind: "none" };
 }
 
 /** Delimits text the check reads as a here-document: expanded as bash expands a double-quoted string, any quote allowed. */
@@ -276,7 +289,10 @@ function stdinAfter(redirects: Node[], stdin: Stdin): Stdin {
       const lit = r.namedChildren.find((c) => c && c.type !== "file_descriptor");
       const w = lit ? wordOf(lit) : null;
       s = { kind: "text", text: w?.value == null ? null : w.value + "\n", what: "a here-string" };
-    } else if (r.type === "file_redirect" && operatorOf(r).startsWith("<")) s = { kind: "file" };
+    } else if (r.type === "file_redirect" && operatorOf(r).startsWith("<")) {
+      const target = r.childForFieldName("destination");
+      s = { kind: "file", path: (target && operatorOf(r) === "<" && wordOf(target).value) || undefined };
+    }
   }
   return s;
 }
@@ -446,7 +462,9 @@ function command(node: Node, display: string, extra: Node[], walk: Walk, stdin: 
 function stdinScript(via: string, walk: Walk, stdin: Stdin): void {
   switch (stdin.kind) {
     case "file":
-      return; // `sh < script.sh`: a script file, run like any program
+      // `sh < script.sh`: a script file, run like any program
+      if (stdin.path !== undefined) reads(walk, stdin.path, show(`${via} < ${stdin.path}`));
+      return;
     case "pipe":
       refuse(`${show(via)} reads its script from a pipe, which cannot be checked (pass it as ${show(via + " -c '…'")} or write a script with file_write)`);
     case "call":

@@ -34,9 +34,14 @@ export interface ArgvSink {
    * itself, which is refused if the line writes into the private /tmp from the shell. Null: a path that is not literal.
    */
   reads(path: string | null, form: string): void;
-  /** Whether the command's stdin is text the line or the call gives it (a here-document, a pipe, the call's stdin). */
-  stdinFromLine(): boolean;
+  /** Where the command's stdin comes from. */
+  stdin(): StdinSource;
+  /** `cd DIR`: null when where it goes is not known (not literal, `..`, `-`, HOME). */
+  cd(target: string | null): void;
 }
+
+/** A command's stdin: text the line or the call gives it (a here-document, a pipe, the call's stdin), a file, nothing. */
+export type StdinSource = { kind: "line" } | { kind: "none" } | { kind: "file"; /** when literal */ path?: string };
 
 export type Rule = (args: Word[], sink: ArgvSink, name: string) => void;
 

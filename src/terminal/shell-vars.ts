@@ -1,6 +1,6 @@
 import { parseArgs } from "./shell-getopt.js";
 import { type ArgvSink, type Rule, checkTarget, refuse } from "./shell-sink.js";
-import { type Word, STDIN_PATHS, descriptorOfPath, literalWord, show } from "./shell-words.js";
+import { type Word, STDIN_PATHS, UNKNOWN, descriptorOfPath, literalWord, show } from "./shell-words.js";
 
 /**
  * Variables, and the builtins that set them or take their names. Bash evaluates some strings as code long after the
@@ -18,7 +18,9 @@ const COMMAND_VARS = new Set([
 /** Prompt strings: bash decodes their escapes and then expands them, command substitutions included. */
 const PROMPT_VARS = /^PS[0-4]$/;
 /** A file a shell or git reads as code or configuration: a file is reviewed like any script; stdin or a pipe is not. */
-const FILE_VARS = new Set(["BASH_ENV", "ENV", "GIT_CONFIG", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM"]);
+const FILE_VARS = new Set(["BASH_ENV", "ENV", "GIT_CONFIG", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_EXEC_PATH", "GIT_TEMPLATE_DIR"]);
+/** Folders programs and libraries are loaded from: one in the private /tmp runs what the line may have written there. */
+const PATH_LIST_VARS = new Set(["PATH", "LD_LIBRARY_PATH", "LD_PRELOAD", "BASH_LOADABLES_PATH"]);
 /** What no value makes checkable: aliases and the command hash table, configuration injected into git, less's filters. */
 const REFUSED_VARS = /^(BASH_ALIASES|BASH_CMDS|GIT_CONFIG_PARAMETERS|GIT_CONFIG_COUNT|GIT_CONFIG_(KEY|VALUE)_\d+|GIT_ALLOW_PROTOCOL|LESSOPEN|LESSCLOSE|MAKEFILES|BASH_FUNC_.*)$/;
 
@@ -39,6 +41,9 @@ export function assignment(name: string, value: Word | undefined, sink: ArgvSink
   if (REFUSED_VARS.test(name)) refuse(`${show(setter)} sets ${show(name)}, which changes what later commands run in a way that could not be checked`);
   if (code && value === undefined) refuse(`${show(setter)} sets ${show(name)}, whose value runs as code, to a value only known when it runs, so it could not be checked`);
   if (value === undefined) return;
+  if (PATH_LIST_VARS.has(name)) {
+    for (const dir of value.template.split(/[:\s]+/)) if (dir && !dir.includes(UNKNOWN)) sink.reads(dir, show(`${name}=${dir}`));
+  }
   const v = value.value;
   if (v === null) {
     if (code) refuse(`${where} (${show(value.text)}) is not literal, and it runs as code, so it could not be checked`);
@@ -192,7 +197,16 @@ function compgen(args: Word[], sink: ArgvSink): void {
   }
 }
 
+/** `cd DIR`, `pushd DIR`: where it goes, when the check can tell (`..` climbs to anywhere, `-` and HOME are elsewhere). */
+function cd(args: Word[], sink: ArgvSink): void {
+  const target = args.find((w) => w.value === null || !/^-[LPe@]+$/.test(w.value))?.value;
+  const unknown = target === undefined || target === null || target === "-" || target.startsWith("~") || target.split("/").includes("..");
+  sink.cd(unknown ? null : target);
+}
+
 export const BUILTIN_RULES: Record<string, Rule> = {
+  cd,
+  pushd: cd,
   printf,
   read,
   mapfile,
