@@ -29,6 +29,12 @@ function endsOperand(t: Token | undefined): boolean {
   return t.kind === "op" && [")", "]", "++", "--"].includes(t.value);
 }
 
+function startsStatement(t: Token | undefined): boolean {
+  if (!t) return true;
+  if (t.kind === "name") return t.value === "else" || t.value === "do";
+  return t.kind === "op" && ["{", "}", ";", "\n", ")"].includes(t.value);
+}
+
 function tokenize(p: string): Token[] {
   const out: Token[] = [];
   let i = 0;
@@ -69,12 +75,17 @@ function tokenize(p: string): Token[] {
     } else if (/[0-9]/.test(c) || (c === "." && /[0-9]/.test(p[i + 1] ?? ""))) {
       i += /^(0[xX][0-9a-fA-F]+|[0-9]*\.?[0-9]*([eE][+-]?[0-9]+)?)/.exec(p.slice(i))![0].length;
       out.push({ kind: "number" });
+    } else if (c === UNKNOWN) {
+      // A shell variable as an operand (`awk "NR==$n"`) is taken as a value; where a statement starts it is the program.
+      if (startsStatement(out[out.length - 1])) fail("a shell variable where a statement starts");
+      i++;
+      out.push({ kind: "number" });
     } else if (/[A-Za-z_@]/.test(c)) {
       const word = /^@?[A-Za-z_][A-Za-z0-9_]*/.exec(p.slice(i))?.[0] ?? fail("a lone @");
       i += word.length;
       out.push(word.startsWith("@") ? { kind: "directive", value: word } : { kind: "name", value: word });
     } else {
-      const op = OPERATORS.find((o) => p.startsWith(o, i)) ?? fail(c === UNKNOWN ? "a shell variable outside a string or a regular expression" : `an unexpected ${JSON.stringify(c)}`);
+      const op = OPERATORS.find((o) => p.startsWith(o, i)) ?? fail(`an unexpected ${JSON.stringify(c)}`);
       i += op.length;
       out.push({ kind: "op", value: op });
     }
@@ -85,7 +96,8 @@ function tokenize(p: string): Token[] {
 /**
  * Finds the effects of an awk program (POSIX awk, gawk and mawk): output redirections and pipes of `print`/`printf`,
  * `cmd | getline`, `system(…)`, and gawk's `@include`/`@load`. A lexical scan, fail closed: a program it cannot read is
- * an error. UNKNOWN (a shell variable in the program) may sit only inside strings and regular expressions.
+ * an error. UNKNOWN (a shell variable in the program) is a value inside strings, regular expressions and expressions, and
+ * refused where a statement starts; what a variable's value adds to the program is not seen.
  */
 export function scanAwk(program: string): AwkScan {
   let toks: Token[];

@@ -155,6 +155,8 @@ const ALLOWED: Record<string, string[]> = {
     "awk '/[/]/ { n++ } END { print n }' f",
     "awk '{ getline line < \"other\"; print line }' f",
     "gawk '{print}' f",
+    'awk "NR==$n" f',
+    'awk "{ print \\$$col }" f',
   ],
   "copies from files": ["cp a b", "cp -r src dst", "cp a /dev/stdout", "install -m 644 a b", "mv a b", "cp -t dir a b"],
   "git -c with keys that run nothing, and git config reads": [
@@ -496,6 +498,8 @@ const REFUSED: Record<string, [string, string][]> = {
     ["gawk -i inplace '{print}' f", "`gawk -i`"],
     ["awk '@include \"x\"'", "`@include`"],
     ['awk "{print > \\"$f\\"}"', "not a literal string"],
+    ['awk "$prog" f', "a shell variable where a statement starts"],
+    ['awk "NR==1 { $cmd }" f', "a shell variable where a statement starts"],
     ["gawk -d '{print}' f", "`gawk -d awkvars.out` writes the file awkvars.out"],
     ["mawk 'BEGIN { print |& \"tee f\" }'", "inside `awk |`"],
   ],
