@@ -49,16 +49,27 @@ function awk(args: Word[], sink: ArgvSink, name: string): void {
   for (const o of p.options) {
     const flag = show(`${name} -${o.name.length === 1 ? o.name : "-" + o.name}`);
     switch (o.name) {
-      case "f": case "file": case "E": case "exec":
+      case "f":
+      case "file":
+      case "E":
+      case "exec":
         refuse(`${show(`${name} -f`)} reads its program from a file, which could not be checked (give the program as an argument)`);
-      case "i": case "include": case "l": case "load":
+      case "i":
+      case "include":
+      case "l":
+      case "load":
         refuse(`${flag} loads awk code or an extension (\`-i inplace\` edits files in place), which could not be checked`);
-      case "D": case "debug":
+      case "D":
+      case "debug":
         refuse(`${flag} runs awk's debugger, which reads commands from stdin, so it could not be checked`);
-      case "d": case "dump-variables":
+      case "d":
+      case "dump-variables":
         checkTarget(optionValue(o) || "awkvars.out", `${name} -d`, sink);
         break;
-      case "p": case "profile": case "o": case "pretty-print":
+      case "p":
+      case "profile":
+      case "o":
+      case "pretty-print":
         checkTarget(optionValue(o) || "awkprof.out", `${name} -${o.name[0]}`, sink);
         break;
       case "W": {
@@ -66,11 +77,14 @@ function awk(args: Word[], sink: ArgvSink, name: string): void {
         if (w === null || !HARMLESS_W.test(w)) refuse(`${show(`${name} -W ${w ?? "…"}`)} could not be checked`);
         break;
       }
-      case "e": case "source":
+      case "e":
+      case "source":
         programs.push(templateOf(o));
         break;
-      case "S": case "sandbox":
-        return; // gawk then refuses redirections, pipes and system()
+      case "S":
+      case "sandbox":
+        if (name === "gawk") return; // gawk then refuses redirections, pipes and system(); another awk may not know it
+        break;
     }
   }
   if (!programs.length && p.operands[0]) programs.push(p.operands[0].template);
