@@ -100,8 +100,14 @@ function env(args: Word[], sink: ArgvSink): void {
     if (s === null) refuse(`the string of ${show("env -S")} is not literal, so it could not be checked`);
     rest = [...s.split(/\s+/).filter(Boolean).map(literalWord), ...rest];
   }
+  afterAssignments(rest, sink, "env");
+}
+
+/** `env A=1 cmd`, `sudo A=1 cmd`: the assignments are checked, then the command. */
+function afterAssignments(words: Word[], sink: ArgvSink, setter: string): void {
+  let rest = words;
   for (let a = envAssignment(rest[0]); a; a = envAssignment(rest[0])) {
-    if (a.name) assignment(a.name, a.value, sink, "env");
+    if (a.name) assignment(a.name, a.value, sink, show(setter));
     rest = rest.slice(1);
   }
   if (rest.length) checkArgv(rest, sink);
@@ -161,7 +167,7 @@ function watch(args: Word[], sink: ArgvSink): void {
 /** `sudo -s` and `sudo -i` without a command start a shell that reads its script from stdin. */
 function sudo(args: Word[], sink: ArgvSink): void {
   const p = parseArgs(args, { shortArg: "ugCDhpRrtTU", longArg: ["user", "group", "close-from", "chdir", "host", "prompt", "role", "type", "command-timeout", "other-user", "chroot"] });
-  if (p.firstOperand < args.length) return wrapped(args, p.firstOperand, sink);
+  if (p.firstOperand < args.length) return afterAssignments(args.slice(p.firstOperand), sink, "sudo");
   if (p.options.some((o) => ["s", "i", "shell", "login"].includes(o.name))) sink.stdinScript("sudo -s");
 }
 

@@ -33,13 +33,14 @@ export function isCodeVariable(name: string): boolean {
  * An assignment to NAME: `value` is the word assigned, or undefined when it is set at run time (`read`, `printf -v`,
  * `for NAME in`). A variable whose value runs as code needs a literal value, which is checked; any other literal value's
  * command substitutions are checked too, since arithmetic, `${!x}` and namerefs evaluate them later (`x='a[$(cmd)]'`).
- * `setter` names what sets it (for the message), `origin` where the assignment comes from when it is not the line.
+ * `setter` is what sets it as the message shows it (`` `export PS4=…` ``), `origin` where the assignment comes from when it
+ * is not the line.
  */
 export function assignment(name: string, value: Word | undefined, sink: ArgvSink, setter: string, origin?: string): void {
   const where = `the value of ${show(name)}${origin ? ` (${origin})` : ""}`;
   const code = isCodeVariable(name);
-  if (REFUSED_VARS.test(name)) refuse(`${show(setter)} sets ${show(name)}, which changes what later commands run in a way that could not be checked`);
-  if (code && value === undefined) refuse(`${show(setter)} sets ${show(name)}, whose value runs as code, to a value only known when it runs, so it could not be checked`);
+  if (REFUSED_VARS.test(name)) refuse(`${setter} sets ${show(name)}, which changes what later commands run in a way that could not be checked`);
+  if (code && value === undefined) refuse(`${setter} sets ${show(name)}, whose value runs as code, to a value only known when it runs, so it could not be checked`);
   if (value === undefined) return;
   if (PATH_LIST_VARS.has(name)) {
     for (const dir of value.template.split(/[:\s]+/)) if (dir && !dir.includes(UNKNOWN)) sink.reads(dir, show(`${name}=${dir}`));
@@ -79,7 +80,7 @@ export function nameOperand(w: Word, setter: string, sink: ArgvSink): string {
 /** A name a builtin assigns at run time. */
 function setAtRunTime(w: Word | string | undefined, setter: string, sink: ArgvSink): void {
   if (w === undefined) return;
-  assignment(nameOperand(typeof w === "string" ? literalWord(w) : w, setter, sink), undefined, sink, setter);
+  assignment(nameOperand(typeof w === "string" ? literalWord(w) : w, setter, sink), undefined, sink, show(setter));
 }
 
 function printf(args: Word[], sink: ArgvSink): void {
@@ -147,7 +148,7 @@ function declaration(args: Word[], sink: ArgvSink, name: string): void {
     const cut = (s: string): string => s.slice(eq + 1);
     const value: Word = { ...w, value: w.value === null ? null : cut(w.value), prefix: cut(w.prefix), template: cut(w.template) };
     if (flags.has("n")) namerefTarget(value.value, w.text, name, sink);
-    else assignment(variable, value, sink, name);
+    else assignment(variable, value, sink, show(name));
   }
 }
 

@@ -414,6 +414,8 @@ const REFUSED: Record<string, [string, string][]> = {
     ["export PS4='`tee f`'", "`PS4`"],
     ["PS4='$(tee f)' bash -xc ls", "`PS4`"],
     ["env PS4='$(tee f)' bash -xc ls", "`PS4`"],
+    ["sudo GIT_EDITOR='tee f' git commit", "inside the value of `GIT_EDITOR`"],
+    ["sudo A=1 sed -i s/a/b/ f", "`sed -i`"],
     ["PS4=\"$x\"; set -x; ls", "`PS4`"],
     ["printf -v PS4 '%s' x", "`PS4`"],
     ["read PS4 <<< x", "`PS4`"],
