@@ -1,41 +1,8 @@
 import { type OptionSpec, optionValue, parseArgs } from "./shell-getopt.js";
-import { type Word, isHarmlessTarget, literalWord, programName, show } from "./shell-words.js";
-
-/** Thrown inside the rule walk to stop at the first write form; the walk turns it into a verdict. */
-export class Refusal extends Error {
-  constructor(readonly reason: string) {
-    super(reason);
-  }
-}
-
-/** What a simple command's rules hand back to the tree walk: scripts it must parse and check in turn. */
-export interface ArgvSink {
-  /** A literal script a shell runs (`bash -c`, `eval`, `trap`, `alias`, `watch`, `flock -c`). */
-  script(source: string, via: string): void;
-  /** A shell reads its script from stdin: the walk knows what stdin is (a here-document, a pipe, the call's stdin). */
-  stdinScript(via: string): void;
-  /** The workspace root, so a "private /tmp" target inside a workspace under /tmp is still refused. */
-  root?: string;
-}
-
-type Rule = (args: Word[], sink: ArgvSink, name: string) => void;
-
-function refuse(reason: string): never {
-  throw new Refusal(reason);
-}
-
-function needLiteral(w: Word, what: string): string {
-  if (w.value === null) refuse(`${what} ${show(w.text)} is not a literal word, so it could not be checked`);
-  return w.value;
-}
-
-/** A word a program writes to: allowed only when it names a device or the private /tmp. */
-function checkTarget(target: Word | string | undefined, form: string, sink: ArgvSink): void {
-  if (target === undefined) return;
-  if (typeof target !== "string" && target.kind === "process_substitution") return; // `tee >(gzip)`: a pipe
-  const value = typeof target === "string" ? target : needLiteral(target, `the file of ${form}`);
-  if (!isHarmlessTarget(value, sink.root)) refuse(`${show(form + (form.endsWith("=") ? "" : " ") + value)} writes the file ${value}`);
-}
+import { PROGRAM_RULES } from "./shell-programs.js";
+import { type ArgvSink, type Rule, checkTarget, needLiteral, refuse } from "./shell-sink.js";
+import { BUILTIN_RULES, assignment } from "./shell-vars.js";
+import { type Word, STDIN_PATHS, UNKNOWN, descriptorOfPath, literalWord, programName, show } from "./shell-words.js";
 
 /** Runs the rules on what a wrapper runs, if anything. */
 function wrapped(args: Word[], from: number, sink: ArgvSink): void {
@@ -52,14 +19,13 @@ function wrapper(spec: OptionSpec, stop?: (opts: string[]) => boolean): Rule {
 
 /** Shells whose `-c` string and stdin script are bash-like enough for the bash grammar. */
 const SHELLS = new Set(["bash", "sh", "dash", "zsh", "ksh", "mksh", "ash", "rbash"]);
-/** Where a script operand is a pipe, not a file someone wrote with file_write. */
-const STDIN_PATHS = new Set(["/dev/stdin", "/dev/fd/0", "/proc/self/fd/0", "-"]);
 
 /** A script operand (`bash FILE`, `source FILE`): a file runs like any program, a pipe hides what it runs. */
 function scriptOperand(w: Word, sink: ArgvSink, via: string): void {
   if (w.kind === "process_substitution") refuse(`${show(via + " " + w.text)} runs the output of a command as a script, which cannot be checked`);
+  if (w.value !== null) sink.reads(w.value, show(`${via} ${w.value}`));
   if (w.value !== null && STDIN_PATHS.has(w.value)) sink.stdinScript(via);
-  else if (w.value !== null && /^\/(dev\/fd|proc\/self\/fd)\/\d+$/.test(w.value)) refuse(`${show(via + " " + w.value)} runs a script from a descriptor, which cannot be checked`);
+  else if (w.value !== null && descriptorOfPath(w.value) !== null) refuse(`${show(via + " " + w.value)} runs a script from a descriptor, which cannot be checked`);
 }
 
 function shell(args: Word[], sink: ArgvSink, name: string): void {
@@ -89,7 +55,7 @@ function shell(args: Word[], sink: ArgvSink, name: string): void {
     if (operands.length === 0) return; // bash itself rejects `-c` without a string
     const script = operands[0];
     if (script.value === null) refuse(`the script of ${show(name + " -c")} (${show(script.text)}) is not a literal string, so it could not be checked`);
-    sink.script(script.value, `${name} -c`);
+    sink.script(script.value, show(`${name} -c`));
   } else if (fromStdin || operands.length === 0) sink.stdinScript(name);
   else scriptOperand(operands[0], sink, name);
 }
@@ -103,7 +69,7 @@ function evalRule(args: Word[], sink: ArgvSink): void {
     if (w.value === null) refuse(`${show("eval " + w.text)} evaluates a word that is not literal, so what it runs could not be checked`);
     return w.value;
   });
-  if (parts.length) sink.script(parts.join(" "), "eval");
+  if (parts.length) sink.script(parts.join(" "), show("eval"));
 }
 
 function trap(args: Word[], sink: ArgvSink): void {
@@ -111,14 +77,16 @@ function trap(args: Word[], sink: ArgvSink): void {
   if (p.operands.length < 2) return; // `trap -p`, `trap SIG`: nothing is installed
   const action = p.operands[0];
   if (action.value === null) refuse(`the action of ${show("trap " + action.text)} is not a literal string, so it could not be checked`);
-  if (action.value !== "-") sink.script(action.value, "trap");
+  if (action.value !== "-") sink.script(action.value, show("trap"));
 }
 
 function alias(args: Word[], sink: ArgvSink): void {
   for (const w of args) {
     const v = needLiteral(w, "the alias");
     const eq = v.indexOf("=");
-    if (eq > 0) sink.script(v.slice(eq + 1), "alias");
+    if (eq <= 0) continue;
+    sink.script(v.slice(eq + 1), show("alias"));
+    sink.alias(v.slice(0, eq), v);
   }
 }
 
@@ -126,18 +94,36 @@ function env(args: Word[], sink: ArgvSink): void {
   const spec: OptionSpec = { shortArg: "uCS", longArg: ["unset", "chdir", "split-string"], longNames: ["unset", "chdir", "split-string", "ignore-environment", "null", "debug", "default-signal", "ignore-signal", "block-signal", "list-signal-handling"] };
   const p = parseArgs(args, spec);
   let rest = args.slice(p.firstOperand);
-  while (rest[0]?.value !== undefined && rest[0].value !== null && /^(-|[A-Za-z_][A-Za-z0-9_]*=[\s\S]*)$/.test(rest[0].value)) rest = rest.slice(1);
   const split = p.options.find((o) => o.name === "S" || o.name === "split-string");
   if (split) {
     const s = optionValue(split);
     if (s === null) refuse(`the string of ${show("env -S")} is not literal, so it could not be checked`);
     rest = [...s.split(/\s+/).filter(Boolean).map(literalWord), ...rest];
   }
+  afterAssignments(rest, sink, "env");
+}
+
+/** `env A=1 cmd`, `sudo A=1 cmd`: the assignments are checked, then the command. */
+function afterAssignments(words: Word[], sink: ArgvSink, setter: string): void {
+  let rest = words;
+  for (let a = envAssignment(rest[0]); a; a = envAssignment(rest[0])) {
+    if (a.name) assignment(a.name, a.value, sink, show(setter));
+    rest = rest.slice(1);
+  }
   if (rest.length) checkArgv(rest, sink);
 }
 
+/** `env`'s operands before the command: `-` and `NAME=VALUE` (the value may be an expansion: `env "A=$x"`). */
+function envAssignment(w: Word | undefined): { name?: string; value: Word } | null {
+  if (w?.value === "-") return { value: w };
+  const m = w && /^([A-Za-z_][A-Za-z0-9_]*)=/.exec(w.prefix);
+  if (!w || !m) return null;
+  const cut = (s: string): string => s.slice(m[0].length);
+  return { name: m[1], value: { ...w, value: w.value === null ? null : cut(w.value), prefix: cut(w.prefix), template: cut(w.template) } };
+}
+
 /** The words xargs reads from stdin and appends: unknown, so `xargs tee` writes files nobody named on the line. */
-const STDIN_WORDS: Word = { value: null, prefix: "", text: "<words xargs reads from stdin>", kind: "stdin" };
+const STDIN_WORDS: Word = { value: null, prefix: "", template: UNKNOWN, text: "<words xargs reads from stdin>", kind: "stdin" };
 
 function xargs(args: Word[], sink: ArgvSink): void {
   const p = parseArgs(args, { shortArg: "adEILnPs", shortOptArg: "eil", longArg: ["arg-file", "delimiter", "max-args", "max-procs", "max-chars", "process-slot-var"] });
@@ -165,7 +151,7 @@ function flock(args: Word[], sink: ArgvSink): void {
   if (script !== undefined) {
     const s = typeof script === "string" ? script : script.value;
     if (s === null) refuse(`the command of ${show("flock -c")} is not a literal string, so it could not be checked`);
-    sink.script(s, "flock -c");
+    sink.script(s, show("flock -c"));
   } else wrapped(args, lockIndex + 1, sink);
 }
 
@@ -175,13 +161,13 @@ function watch(args: Word[], sink: ArgvSink): void {
   if (p.options.some((o) => o.name === "x" || o.name === "exec")) return wrapped(args, p.firstOperand, sink);
   if (rest.length === 0) return;
   // watch joins its arguments and runs them with `sh -c`.
-  sink.script(rest.map((w) => needLiteral(w, "the command of watch")).join(" "), "watch");
+  sink.script(rest.map((w) => needLiteral(w, "the command of watch")).join(" "), show("watch"));
 }
 
 /** `sudo -s` and `sudo -i` without a command start a shell that reads its script from stdin. */
 function sudo(args: Word[], sink: ArgvSink): void {
   const p = parseArgs(args, { shortArg: "ugCDhpRrtTU", longArg: ["user", "group", "close-from", "chdir", "host", "prompt", "role", "type", "command-timeout", "other-user", "chroot"] });
-  if (p.firstOperand < args.length) return wrapped(args, p.firstOperand, sink);
+  if (p.firstOperand < args.length) return afterAssignments(args.slice(p.firstOperand), sink, "sudo");
   if (p.options.some((o) => ["s", "i", "shell", "login"].includes(o.name))) sink.stdinScript("sudo -s");
 }
 
@@ -192,7 +178,7 @@ function su(args: Word[], sink: ArgvSink): void {
     if (o.name !== "c" && o.name !== "command" && o.name !== "session-command") continue;
     const s = optionValue(o);
     if (s === null) refuse(`the command of ${show("su -c")} is not a literal string, so it could not be checked`);
-    sink.script(s, "su -c");
+    sink.script(s, show("su -c"));
   }
 }
 
@@ -203,7 +189,7 @@ function script(args: Word[], sink: ArgvSink): void {
     if (o.name === "c" || o.name === "command") {
       const s = optionValue(o);
       if (s === null) refuse(`the command of ${show("script -c")} is not a literal string, so it could not be checked`);
-      sink.script(s, "script -c");
+      sink.script(s, show("script -c"));
     } else if (["I", "O", "B", "T", "log-in", "log-out", "log-io", "log-timing"].includes(o.name) || (o.name === "t" && o.value)) {
       checkTarget(o.value, `script ${o.name.length === 1 ? "-" : "--"}${o.name}`, sink);
     }
@@ -228,12 +214,6 @@ function find(args: Word[], sink: ArgvSink): void {
 function tee(args: Word[], sink: ArgvSink): void {
   const p = parseArgs(args, { permute: true, longNames: ["append", "ignore-interrupts", "output-error", "help", "version"] });
   for (const f of p.operands) checkTarget(f, "tee", sink);
-}
-
-function sed(args: Word[]): void {
-  const longNames = ["in-place", "expression", "file", "line-length", "quiet", "silent", "debug", "posix", "regexp-extended", "separate", "sandbox", "unbuffered", "null-data", "zero-terminated", "follow-symlinks", "binary", "help", "version"];
-  const p = parseArgs(args, { permute: true, shortArg: "efl", shortOptArg: "i", longArg: ["expression", "file", "line-length"], longNames });
-  if (p.options.some((o) => o.name === "i" || o.name === "in-place")) refuse("`sed -i` edits files in place");
 }
 
 /** perl reads switches up to its script; `-i` takes the rest of its cluster as the backup suffix (`-pie` is `-i` with suffix "e"). */
@@ -289,7 +269,7 @@ const RULES: Record<string, Rule> = {
   watch,
   find,
   tee,
-  sed,
+  sponge: tee,
   perl,
   dd,
   truncate,
@@ -315,6 +295,8 @@ const RULES: Record<string, Rule> = {
   sudo,
   doas: wrapper({ shortArg: "uC" }),
   xargs,
+  ...BUILTIN_RULES,
+  ...PROGRAM_RULES,
 };
 
 /** Reserved words bash never runs as a command name. */
@@ -339,6 +321,9 @@ export function checkArgv(words: readonly Word[], sink: ArgvSink): void {
   if (RESERVED_AS_COMMAND.has(first.value)) refuse(`the parser read ${show(first.value)} as a command (a group after \`time\`, \`!\` or \`coproc\`), so the line could not be checked; use ( … ) there`);
   const name = programName(first.value);
   const args = words.slice(1);
+  if (first.value.includes("/")) sink.reads(first.value, show(first.value));
   if (SHELLS.has(name)) return shell(args, sink, name);
-  RULES[name]?.(args, sink, name);
+  // A path is a program: `/usr/local` is not the builtin `local`. (hasOwn: a command named `__proto__` is no rule.)
+  if (!Object.hasOwn(RULES, name) || (first.value.includes("/") && Object.hasOwn(BUILTIN_RULES, name))) return;
+  RULES[name](args, sink, name);
 }

@@ -1,6 +1,10 @@
 import type { Node, Tree } from "web-tree-sitter";
-import { type ArgvSink, Refusal, checkArgv } from "./shell-argv.js";
-import { type Word, backtickScripts, isHarmlessTarget, show, wordOf } from "./shell-words.js";
+import { checkArgv } from "./shell-argv.js";
+import { Descriptors } from "./shell-descriptors.js";
+import { type ArgvSink, Refusal, type StdinSource, refuse } from "./shell-sink.js";
+import { arithmetic, assignmentNode, expansion, testCommand } from "./shell-nodes.js";
+import { assignment } from "./shell-vars.js";
+import { type Word, backtickScripts, descriptorOfPath, inPrivateTmp, isHarmlessTarget, literalWord, show, wordOf } from "./shell-words.js";
 
 /** What SPEC 11 decides about a command line before anything runs. */
 export type Verdict =
@@ -12,6 +16,8 @@ export interface CheckOptions {
   root?: string;
   /** The call's `stdin`: a shell at the top of the line (`bash -s`) runs it as its script, so it is checked too. */
   stdin?: string;
+  /** The call's `env`: a pager or editor set there runs as a command, like one assigned on the line. */
+  env?: Record<string, string>;
 }
 
 export type ParseFn = (source: string) => Tree | null;
@@ -20,7 +26,7 @@ export type ParseFn = (source: string) => Tree | null;
 type Stdin =
   | { kind: "call" }
   | { kind: "pipe" }
-  | { kind: "file" }
+  | { kind: "file"; /** The file a redirection names, when literal. */ path?: string }
   | { kind: "text"; text: string | null; what: string };
 
 /** Real commands nest `bash -c` in `eval` in `bash -c` two or three deep; a bound keeps a crafted line cheap to check. */
@@ -33,22 +39,91 @@ interface Walk {
   opts: CheckOptions;
   commands: string[];
   nesting: number;
-}
-
-function refuse(reason: string): never {
-  throw new Refusal(reason);
+  fds: Descriptors;
+  /** `alias NAME=…` anywhere on the line, by name. */
+  aliases: Map<string, string>;
+  /** The literal names of the simple commands, to find an alias used anywhere on the line. */
+  names: { name: string; display: string }[];
+  /** Shell writes into the private /tmp, and files there a program runs or copies: the two together launder a write. */
+  tmp: { writes: string[]; reads: string[] };
+  /** A `cd` that may go into the private /tmp: then a relative path may be a file there. */
+  cdTmp: boolean;
 }
 
 /** Checks a command line: a pure function of the line, the parser and the options. */
 export function verdictOf(line: string, parse: ParseFn, opts: CheckOptions = {}): Verdict {
-  const walk: Walk = { parse, opts, commands: [], nesting: 0 };
+  const walk: Walk = { parse, opts, commands: [], nesting: 0, fds: new Descriptors(), aliases: new Map(), names: [], tmp: { writes: [], reads: [] }, cdTmp: false };
   try {
+    const top = sinkOf(walk, { kind: "call" });
+    for (const [name, value] of Object.entries(opts.env ?? {})) assignment(name, literalWord(value), top, "the call's env", "the call's env");
     checkScript(line, walk, { kind: "call" });
+    finish(walk);
     return { ok: true, commands: walk.commands };
   } catch (e) {
     if (e instanceof Refusal) return { ok: false, reason: e.reason };
     throw e;
   }
+}
+
+/**
+ * What only the whole line shows: a write through a descriptor opened on a file, an alias used after its definition, a
+ * file the shell wrote into the private /tmp and a program then runs or copies.
+ */
+function finish(walk: Walk): void {
+  const write = walk.fds.writeToFile();
+  if (write) refuse(write);
+  const [read] = walk.tmp.reads;
+  const tmpWrite = walk.tmp.writes[0] ?? walk.fds.writeToTmp();
+  if (read && tmpWrite) refuse(`${read} runs or copies a file from the private /tmp, and the line writes files there from the shell (${tmpWrite}), so what it runs or copies could not be checked`);
+  for (const { name, display } of walk.names) {
+    const definition = walk.aliases.get(name);
+    if (definition !== undefined) refuse(`${show(name)} is an alias the line defines (${show("alias " + definition)}): what it runs with its arguments could not be checked (in ${show(display)})`);
+  }
+}
+
+/** The rules' view of the walk at one command. */
+function sinkOf(walk: Walk, stdin: Stdin): ArgvSink {
+  const sink: ArgvSink = {
+    script: (source, where) => checkNested(source, where, walk, stdin),
+    stdinScript: (via) => stdinScript(via, walk, stdin),
+    argv: (words) => checkArgv(words, sink),
+    evaluated: (text, what) => evaluated(text, what, walk, stdin),
+    harmless: (target, form) => harmless(walk, target, form),
+    alias: (name, definition) => void walk.aliases.set(name, definition),
+    reads: (target, form) => reads(walk, target, form),
+    stdin: () => stdinSource(walk, stdin),
+    cd: (target) => void ((target === null || inPrivateTmp(target, walk.opts.root, true)) && (walk.cdTmp = true)),
+  };
+  return sink;
+}
+
+/** A file a program runs or copies (ArgvSink.reads): kept when it may be in the private /tmp. */
+function reads(walk: Walk, target: string | null, form: string): void {
+  if (target === null || inPrivateTmp(target, walk.opts.root, true) || (walk.cdTmp && !target.startsWith("/"))) walk.tmp.reads.push(form);
+}
+
+function stdinSource(walk: Walk, stdin: Stdin): StdinSource {
+  if (stdin.kind === "text" || stdin.kind === "pipe" || (stdin.kind === "call" && walk.opts.stdin !== undefined)) return { kind: "line" };
+  return stdin.kind === "file" ? { kind: "file", path: stdin.path } : { kind: "none" };
+}
+
+/** Delimits text the check reads as a here-document: expanded as bash expands a double-quoted string, any quote allowed. */
+const EVALUATED = "TOOL_LAYER_EVALUATED_TEXT";
+const EVALUATED_SCRIPT = `: <<${EVALUATED}\n`;
+
+/** Text bash evaluates once more (arithmetic, a subscript, a prompt, a value): the substitutions in it are checked. */
+function evaluated(text: string, what: string, walk: Walk, stdin: Stdin): void {
+  if (!/[`$]/.test(text)) return;
+  if (text.split("\n").includes(EVALUATED)) refuse(`${show(text)} (${what}) could not be checked`);
+  checkNested(`${EVALUATED_SCRIPT}${text}\n${EVALUATED}\n`, `${show(text)} (${what}), which bash evaluates`, walk, stdin);
+}
+
+/** A write target that changes no workspace file; one through a descriptor is kept for the end of the line. */
+function harmless(walk: Walk, target: string, form: string): boolean {
+  const fd = descriptorOfPath(target);
+  if (fd !== null) walk.fds.wrote(fd, form);
+  else if (inPrivateTmp(target, walk.opts.root)) walk.tmp.writes.push(form);
+  return fd !== null || isHarmlessTarget(target, walk.opts.root);
 }
 
 function checkScript(source: string, walk: Walk, stdin: Stdin): void {
@@ -112,8 +187,36 @@ function visit(node: Node, walk: Walk, stdin: Stdin, depth: number): void {
     case "heredoc_redirect":
       return heredocRedirect(node, walk, stdin, depth);
     case "test_command":
-      testCommand(node);
+      testCommand(node, sinkOf(walk, stdin));
       break;
+    case "variable_assignment":
+      assignmentNode(node, sinkOf(walk, stdin));
+      break;
+    case "declaration_command":
+    case "unset_command":
+      // `declare …`, `unset …`: the grammar's own nodes, checked as the builtins they are.
+      inCommand(node.text, () => checkArgv([literalWord(node.firstChild?.text ?? ""), ...namedWords(node)], sinkOf(walk, stdin)));
+      break;
+    case "expansion":
+      expansion(node, sinkOf(walk, stdin));
+      break;
+    case "compound_statement":
+      if (node.firstChild?.type === "((") arithmetic(node, sinkOf(walk, stdin));
+      break;
+    case "arithmetic_expansion":
+    case "c_style_for_statement":
+      arithmetic(node, sinkOf(walk, stdin));
+      break;
+    case "subscript": {
+      const index = node.childForFieldName("index");
+      if (index) arithmetic(index, sinkOf(walk, stdin));
+      break;
+    }
+    case "for_statement": {
+      const variable = node.childForFieldName("variable");
+      if (variable) assignment(variable.text, undefined, sinkOf(walk, stdin), show(`for ${variable.text} in`));
+      break;
+    }
     case "process_substitution":
       // `>( cmd )` reads what the outer command writes into it.
       if (node.text.startsWith(">(")) return visitChildren(node, walk, { kind: "pipe" }, depth);
@@ -187,7 +290,10 @@ function stdinAfter(redirects: Node[], stdin: Stdin): Stdin {
       const lit = r.namedChildren.find((c) => c && c.type !== "file_descriptor");
       const w = lit ? wordOf(lit) : null;
       s = { kind: "text", text: w?.value == null ? null : w.value + "\n", what: "a here-string" };
-    } else if (r.type === "file_redirect" && operatorOf(r).startsWith("<")) s = { kind: "file" };
+    } else if (r.type === "file_redirect" && operatorOf(r).startsWith("<")) {
+      const target = r.childForFieldName("destination");
+      s = { kind: "file", path: (target && operatorOf(r) === "<" && wordOf(target).value) || undefined };
+    }
   }
   return s;
 }
@@ -209,18 +315,41 @@ function redirectedStatement(node: Node, walk: Walk, stdin: Stdin, depth: number
   for (const r of redirects) visit(r, walk, stdin, depth + 1);
 }
 
+/** The descriptors a redirection sets when it names none: `<` stdin, `>` stdout, `&>` both. */
+const DEFAULT_DESCRIPTORS: Record<string, number[]> = { "<": [0], "<&": [0], ">": [1], ">>": [1], ">|": [1], ">&": [1], "&>": [1, 2], "&>>": [1, 2] };
+
 function fileRedirect(node: Node, walk: Walk): void {
   const op = operatorOf(node);
-  if (op === "<" || op === "<&" || op === "<&-" || op === ">&-") return;
   const target = node.childForFieldName("destination");
   if (!target) return;
   const w = wordOf(target);
   const fd = node.childForFieldName("descriptor")?.text ?? "";
   const shown = show(`${fd}${op} ${target.text}`);
+  const fds = namedDescriptor(node) ? [Descriptors.NAMED] : fd ? [Number(fd)] : (DEFAULT_DESCRIPTORS[op] ?? []);
+  trackDescriptors(walk, op, w, fds, shown);
+  if (op === "<" || op === "<&" || op === "<&-" || op === ">&-") return;
   if (op === ">&" && w.value !== null && /^(\d+-?|-)$/.test(w.value)) return; // 2>&1, >&2, 1>&2-: descriptors, not files
   if (target.type === "process_substitution") return; // `> >(cmd)` writes into a pipe; cmd is checked where it stands
   if (w.value === null) refuse(`the redirection ${shown} writes to a path that is not literal, so it could not be checked`);
-  if (!isHarmlessTarget(w.value, walk.opts.root)) refuse(`the output redirection ${shown} writes the file ${w.value}`);
+  if (!harmless(walk, w.value, shown)) refuse(`the output redirection ${shown} writes the file ${w.value}`);
+}
+
+/** `exec {fd}<f`: the grammar reads `{fd}` as the word just before the redirection. */
+function namedDescriptor(redirect: Node): boolean {
+  let prev = redirect.previousSibling;
+  while (prev?.type === "command" && prev.lastChild) prev = prev.lastChild;
+  return !!prev && prev.endIndex === redirect.startIndex && /^\{[A-Za-z_][A-Za-z0-9_]*\}$/.test(prev.text);
+}
+
+/** What a redirection makes its descriptors point to: a file it opens to read, or another descriptor. */
+function trackDescriptors(walk: Walk, op: string, w: Word, fds: number[], shown: string): void {
+  if (w.kind === "process_substitution" || op.endsWith("-")) return;
+  const v = w.value;
+  const from = v === null ? null : op.endsWith("&") && /^\d+-?$/.test(v) ? parseInt(v, 10) : descriptorOfPath(v);
+  if (from !== null) for (const fd of fds) walk.fds.copied(fd, from);
+  else if (op !== "<" && op !== "<&") return;
+  else if (v !== null && inPrivateTmp(v, walk.opts.root)) for (const fd of fds) walk.fds.opened(fd, shown, "tmp");
+  else if (v === null || !isHarmlessTarget(v, walk.opts.root)) for (const fd of fds) walk.fds.opened(fd, shown, "file");
 }
 
 function heredocRedirect(node: Node, walk: Walk, stdin: Stdin, depth: number): void {
@@ -232,18 +361,18 @@ function heredocRedirect(node: Node, walk: Walk, stdin: Stdin, depth: number): v
   }
 }
 
-/** Inside `[ … ]` (not `[[ … ]]`), `>` is bash's output redirection: `[ "$a" > b ]` creates the file b. */
-function testCommand(node: Node): void {
-  if (node.firstChild?.type !== "[") return;
-  const look = (n: Node): void => {
-    if (n.type === "command_substitution" || n.type === "process_substitution") return;
-    if (n.type === "binary_expression" && n.childForFieldName("operator")?.type === ">") {
-      const right = n.childForFieldName("right")?.text ?? "";
-      refuse(`inside ${show("[ … ]")}, ${show("> " + right)} is an output redirection that writes the file ${right} (compare strings with ${show("[[ … > … ]]")})`);
-    }
-    for (const c of n.namedChildren) if (c) look(c);
-  };
-  look(node);
+function namedWords(node: Node): Word[] {
+  return node.namedChildren.filter((c): c is Node => !!c && c.type !== "comment").map(wordOf);
+}
+
+/** A refusal in a command's rules names the command it was found in. */
+function inCommand(display: string, check: () => void): void {
+  try {
+    check();
+  } catch (e) {
+    if (e instanceof Refusal && !e.reason.includes(", inside ")) throw new Refusal(`${e.reason} (in ${show(display.trim())})`);
+    throw e;
+  }
 }
 
 function command(node: Node, display: string, extra: Node[], walk: Walk, stdin: Stdin, depth: number, outer: Stdin = stdin): void {
@@ -252,22 +381,13 @@ function command(node: Node, display: string, extra: Node[], walk: Walk, stdin: 
   const name = node.childForFieldName("name");
   if (name) {
     const words: Word[] = [name, ...node.childrenForFieldName("argument"), ...extra].sort((a, b) => a.startIndex - b.startIndex).map(wordOf);
-    walk.commands.push(display.trim());
+    if (!display.startsWith(EVALUATED_SCRIPT)) walk.commands.push(display.trim());
+    if (words[0].value !== null) walk.names.push({ name: words[0].value, display: display.trim() });
     // `exec <<EOF` makes the text the shell's own stdin, which a later `bash` would read as its script.
     if (words.length === 1 && words[0].value === "exec" && inner.kind === "text" && inner !== outer) {
       refuse(`${show("exec")} with ${inner.what} makes it the shell's stdin for the commands after it, which could not be checked`);
     }
-    const sink: ArgvSink = {
-      root: walk.opts.root,
-      script: (source, via) => checkNested(source, show(via), walk, inner),
-      stdinScript: (via) => stdinScript(via, walk, inner),
-    };
-    try {
-      checkArgv(words, sink);
-    } catch (e) {
-      if (e instanceof Refusal && !e.reason.includes(", inside ")) throw new Refusal(`${e.reason} (in ${show(display.trim())})`);
-      throw e;
-    }
+    inCommand(display, () => checkArgv(words, sinkOf(walk, inner)));
   }
   // Substitutions in the words run in the shell itself, before the command's own redirections apply.
   visitChildren(node, walk, outer, depth, new Set(redirects.map((r) => r.id)));
@@ -278,7 +398,9 @@ function command(node: Node, display: string, extra: Node[], walk: Walk, stdin: 
 function stdinScript(via: string, walk: Walk, stdin: Stdin): void {
   switch (stdin.kind) {
     case "file":
-      return; // `sh < script.sh`: a script file, run like any program
+      // `sh < script.sh`: a script file, run like any program
+      if (stdin.path !== undefined) reads(walk, stdin.path, show(`${via} < ${stdin.path}`));
+      return;
     case "pipe":
       refuse(`${show(via)} reads its script from a pipe, which cannot be checked (pass it as ${show(via + " -c '…'")} or write a script with file_write)`);
     case "call":

@@ -7,6 +7,8 @@ export interface Word {
   value: string | null;
   /** The literal text before the first expansion: enough to tell that `"s/$a/b/"` is not an option. */
   prefix: string;
+  /** The value with each expansion replaced by UNKNOWN: a sed or awk script whose variables sit only in its patterns. */
+  template: string;
   /** The source text, for messages. */
   text: string;
   /** The node type: a `process_substitution` operand is a pipe, not a file. */
@@ -34,9 +36,17 @@ function decodeAnsiC(s: string): string {
   });
 }
 
+/** Stands for what an expansion gives in a word's template: a NUL cannot be in a shell word. */
+export const UNKNOWN = "\u0000";
+
 interface Literal {
   value: string | null;
   prefix: string;
+  template: string;
+}
+
+function known(v: string): Literal {
+  return { value: v, prefix: v, template: v };
 }
 
 function literal(node: Node): Literal {
@@ -45,75 +55,88 @@ function literal(node: Node): Literal {
     case "number":
     case "file_descriptor":
     case "variable_name":
-    case "extglob_pattern": {
-      const v = unescapeBare(node.text);
-      return { value: v, prefix: v };
-    }
-    case "raw_string": {
-      const v = node.text.slice(1, -1);
-      return { value: v, prefix: v };
-    }
-    case "ansi_c_string": {
-      const v = decodeAnsiC(node.text.slice(2, -1));
-      return { value: v, prefix: v };
-    }
+    case "extglob_pattern":
+      return known(unescapeBare(node.text));
+    case "raw_string":
+      return known(node.text.slice(1, -1));
+    case "ansi_c_string":
+      return known(decodeAnsiC(node.text.slice(2, -1)));
     case "string":
-    case "translated_string": {
-      let acc = "";
-      for (const c of node.namedChildren) {
-        if (!c) continue;
-        if (c.type === "string_content") acc += unescapeDouble(c.text);
-        else if (c.type === "string") {
-          const inner = literal(c); // translated_string wraps a string
-          if (inner.value === null) return { value: null, prefix: acc + inner.prefix };
-          acc += inner.value;
-        } else return { value: null, prefix: acc };
-      }
-      return { value: acc, prefix: acc };
-    }
-    case "concatenation": {
-      let acc = "";
-      for (const c of node.children) {
-        if (!c) continue;
-        const part = literal(c);
-        if (part.value === null) return { value: null, prefix: acc + part.prefix };
-        acc += part.value;
-      }
-      return { value: acc, prefix: acc };
+    case "translated_string":
+      // translated_string wraps a string
+      return joined(node.namedChildren, (c) => (c.type === "string_content" ? known(unescapeDouble(c.text)) : literal(c)));
+    case "concatenation":
+      return joined(node.children, literal);
+    case "variable_assignment": {
+      // `NAME=VALUE` as a word (`env A=1`, `declare 'A=1'` read back): the name and operator as written, then the value.
+      const value = node.childForFieldName("value");
+      return joined(node.children, (c) => (c.id === value?.id ? literal(c) : known(c.text)));
     }
     default:
       // A bare `$` the grammar leaves unnamed is literal text; anything else (expansions, substitutions) is not.
-      if (!node.isNamed) return { value: node.text, prefix: node.text };
-      return { value: null, prefix: "" };
+      if (!node.isNamed) return known(node.text);
+      return { value: null, prefix: "", template: UNKNOWN };
   }
+}
+
+/** The parts of a word one after the other: literal while every part is. */
+function joined(parts: (Node | null)[], part: (n: Node) => Literal): Literal {
+  let value: string | null = "";
+  let prefix = "";
+  let template = "";
+  for (const c of parts) {
+    if (!c) continue;
+    const p = part(c);
+    if (value !== null) prefix += p.prefix;
+    value = value === null || p.value === null ? null : value + p.value;
+    template += p.template;
+  }
+  return { value, prefix: value ?? prefix, template };
 }
 
 export function wordOf(node: Node): Word {
   const target = node.type === "command_name" && node.firstChild ? node.firstChild : node;
   const lit = literal(target);
-  return { value: lit.value, prefix: lit.prefix, text: node.text, kind: target.type };
+  return { ...lit, text: node.text, kind: target.type };
 }
 
 /** A word made up by a rule (the split string of `env -S`, the script of `watch`): literal by construction. */
 export function literalWord(value: string): Word {
-  return { value, prefix: value, text: value, kind: "word" };
+  return { ...known(value), text: value, kind: "word" };
 }
 
 /** Devices a write to which changes no file's content. */
 const HARMLESS_DEVICES = new Set(["/dev/null", "/dev/stdout", "/dev/stderr", "/dev/stdin", "/dev/tty", "/dev/zero", "/dev/full"]);
-const FD_PATH = /^\/(dev\/fd|proc\/self\/fd)\/\d+$/;
+const FD_PATH = /^\/(dev\/fd|proc\/self\/fd)\/(\d+)$/;
+const STANDARD_DESCRIPTORS: Record<string, number> = { "/dev/stdin": 0, "/dev/stdout": 1, "/dev/stderr": 2 };
+/** Where a program reading a "file" reads what the shell feeds it (stdin), not a file someone wrote with file_write. */
+export const STDIN_PATHS = new Set(["/dev/stdin", "/dev/fd/0", "/proc/self/fd/0", "-"]);
+
+/**
+ * The descriptor a path names (`/dev/stdout`, `/dev/fd/3`, `/proc/self/fd/3`), or null. Opening one reopens what the
+ * descriptor points to: a file, if a redirection opened it on one.
+ */
+export function descriptorOfPath(target: string): number | null {
+  if (target in STANDARD_DESCRIPTORS) return STANDARD_DESCRIPTORS[target];
+  const m = FD_PATH.exec(target);
+  return m ? Number(m[2]) : null;
+}
 /** The sandbox's private /tmp: a write there is gone when the command ends, so it is no file the workspace holds. */
 const PRIVATE_TMP = "/tmp";
 
-/**
- * A write target that is allowed: a harmless device, a descriptor, or a path in the sandbox's private /tmp (after `..`
- * is resolved, and not inside the workspace when the workspace itself lives under /tmp).
- */
+/** A write target that is allowed: a harmless device, a descriptor, or a path in the sandbox's private /tmp. */
 export function isHarmlessTarget(target: string, root?: string): boolean {
-  if (HARMLESS_DEVICES.has(target) || FD_PATH.test(target)) return true;
+  return HARMLESS_DEVICES.has(target) || FD_PATH.test(target) || inPrivateTmp(target, root);
+}
+
+/**
+ * A path in the sandbox's private /tmp (or /tmp itself, with `orFolder`), after `..` is resolved, and not inside a
+ * workspace that lives under /tmp.
+ */
+export function inPrivateTmp(target: string, root?: string, orFolder = false): boolean {
   if (!target.startsWith("/")) return false;
-  const norm = path.posix.normalize(target);
-  if (!norm.startsWith(PRIVATE_TMP + "/") || norm === PRIVATE_TMP + "/") return false;
+  const norm = path.posix.normalize(target + "/");
+  if (!norm.startsWith(PRIVATE_TMP + "/") || (norm === PRIVATE_TMP + "/" && !orFolder)) return false;
   if (root !== undefined) {
     const r = path.posix.normalize(root).replace(/\/+$/, "");
     if (norm === r || norm.startsWith(r + "/")) return false;

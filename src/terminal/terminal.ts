@@ -177,7 +177,7 @@ export class Terminal {
     for (const name of Object.keys(req.env ?? {})) {
       if (HIDDEN_CODE_VARS.test(name)) throw new ToolError("INVALID_PARAMS", `env.${name}: bash would run code from it (or split the line by it) that the write check cannot see; put what it does in the command itself.`);
     }
-    const verdict = await checkCommand(req.command, { root: this.ws.root, stdin: req.stdin });
+    const verdict = await checkCommand(req.command, { root: this.ws.root, stdin: req.stdin, env: req.env });
     if (!verdict.ok) throw shellWriteRefused(verdict.reason);
     const plan = await this.build(req.command, req, this.watched());
     return { ...plan, commands: verdict.commands };

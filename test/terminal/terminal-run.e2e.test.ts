@@ -48,6 +48,17 @@ const refused = [
   ["dd of= behind env", "env A=1 dd if=/dev/zero of=f.txt count=1"],
   ["a line that does not parse", 'echo "unterminated'],
   ["eval of a variable", 'eval "$CMD"'],
+  ["a descriptor opened on a file, written through /dev/stdout", "echo x 1<a.txt >/dev/stdout"],
+  ["an alias the line defines and uses", "shopt -s expand_aliases\nalias w=tee\nw f.txt < /dev/null"],
+  ["PS4 under set -x", "PS4='$(echo x > f.txt)'; set -x; true"],
+  ["an arithmetic subscript that runs a command", "(( 'a[$(echo x > f.txt)]' ))"],
+  ["sed's w command", "sed -n 'w f.txt' a.txt"],
+  ["awk's print into a file", `awk '{ print > "f.txt" }' a.txt`],
+  ["cp from stdin", "cp /dev/stdin f.txt <<< x"],
+  ["a git alias that runs the shell", "git -c alias.w='!echo x > f.txt' w"],
+  ["a makefile from stdin", "make -f - <<< $'all:\\n\\techo x > f.txt'"],
+  ["a write into the private /tmp through a link to a workspace file", 'ln -s "$PWD/a.txt" /tmp/l; echo x > /tmp/l'],
+  ["a script the line writes into the private /tmp, then runs", "echo 'echo x > f.txt' > /tmp/s; bash /tmp/s"],
 ];
 
 describe("terminal_run refuses shell writes before anything runs", () => {
@@ -62,6 +73,14 @@ describe("terminal_run refuses shell writes before anything runs", () => {
     expect(existsSync(path.join(ws.dir, "f.txt"))).toBe(false);
   });
 
+  it("an editor the call's env sets runs as a command, so it is checked: refused, nothing written", async () => {
+    const env = { GIT_EDITOR: "echo x > f.txt #" };
+    const r = await d.call("terminal_run", { command: "git config --edit --file /tmp/x.cfg", env });
+    expect(r.result.code).toBe("SHELL_WRITE_REFUSED");
+    expect(r.result.message).toContain("inside the value of `GIT_EDITOR` (the call's env)");
+    expect(existsSync(path.join(ws.dir, "f.txt"))).toBe(false);
+  });
+
   it("says why a line could not be checked", async () => {
     const r = await d.call("terminal_run", { command: "echo 'open" });
     expect(r.result.message).toMatch(/could not be checked|parse/);
@@ -69,6 +88,17 @@ describe("terminal_run refuses shell writes before anything runs", () => {
 });
 
 describe("terminal_run", () => {
+  it("runs the ordinary forms that look like the refused ones", async () => {
+    // `| cat`: the command's own stdout is a file, which `> /dev/stdout` would reopen and truncate.
+    const command = [
+      "ls a.txt > /dev/stdout | cat", "cat < a.txt > /dev/stdout | cat", "sed -n p a.txt", "sed 's/a/b/' a.txt", "awk '{ print $1 }' a.txt",
+      "git -c color.ui=always log --oneline -1 > /dev/null", "printf '%s\\n' x", "declare -a arr=(1 2)", "i=0; (( i++ ))",
+      "[[ -v HOME ]] && echo home",
+    ].join("; ");
+    const r = await d.ok("terminal_run", { command });
+    expect(r).toMatchObject({ exit_code: 0, output: "a.txt\na\na\nb\na\nx\nhome\n", changed_files: [] });
+  });
+
   it("allows 2>&1, > /dev/null, pipes and the private /tmp; a dry run runs nothing and shows the sandbox", async () => {
     const command = "echo one 2>&1; echo two > /dev/null; printf 'a\\nb\\n' | tr a-z A-Z; echo tmp > /tmp/x && cat /tmp/x; touch ran.txt";
     const dry = await d.ok("terminal_run", { command }, { approved: false });
