@@ -107,11 +107,20 @@ export class Dispatcher implements DaemonApi {
     const bound = registered.previewParam ? (params[PREVIEW_PARAM] as string | undefined) : undefined;
     if (registered.previewParam) delete params[PREVIEW_PARAM];
 
-    const controller = new AbortController();
-    const entry: Running = { controller, committing: false };
+    const entry: Running = { controller: new AbortController(), committing: false };
     this.running.set(key, entry);
+    try {
+      return await this.execute(request, tool, params, bound, entry);
+    } finally {
+      this.running.delete(key);
+    }
+  }
+
+  /** Runs one call under `entry`'s controller (cancel, timeout, shutdown) and turns whatever happens into an Outcome. */
+  private async execute(request: CallRequest, tool: AnyTool, params: Record<string, unknown>, bound: string | undefined, entry: Running): Promise<Outcome> {
+    const { controller } = entry;
     const timeoutMs = tool.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    const timer = setTimeout(() => controller.abort(new Aborted(`timeout after ${timeoutMs} ms`)), timeoutMs);
+    const stopTimer = this.startTimeout(controller, timeoutMs);
     const dryRun = tool.mutating && !request.approved;
     const context = (dry: boolean, holdsTree: boolean): ToolContext => ({
       ws: this.ws,
@@ -161,25 +170,43 @@ export class Dispatcher implements DaemonApi {
       const result = await raceAbort(work, controller.signal, entry);
       return { success: true, result: capText(result) };
     } catch (e) {
-      if (controller.signal.aborted && !entry.committing) {
-        const timedOut = String((controller.signal.reason as Error)?.message ?? "").startsWith("timeout");
-        return failure(timedOut
-          ? new ToolError("TIMEOUT", `${tool.id} took longer than ${timeoutMs} ms and was stopped; nothing it had not finished was changed. Narrow the request.`)
-          : new ToolError("CANCELLED", `${tool.id} was cancelled; nothing it had not finished was changed.`));
-      }
+      if (controller.signal.aborted && !entry.committing) return abortedOutcome(tool.id, controller.signal.reason, timeoutMs);
       const known = toolErrorOf(e);
       if (known) return failure(known);
       this.ws.log(`INTERNAL in ${tool.id} (call ${JSON.stringify(request.call_id)}): ${e instanceof Error ? e.stack : String(e)}`);
       return failure(new ToolError("INTERNAL", `${tool.id} failed unexpectedly (${e instanceof Error ? e.message : String(e)}). This is a fault in tool-layer, not in your request; retrying may help.`));
     } finally {
-      clearTimeout(timer);
-      this.running.delete(key);
+      stopTimer();
     }
+  }
+
+  /**
+   * Aborts the call once it has run `timeoutMs`. Time its work spent waiting for a pool slot does not count: a call
+   * queued behind a burst gets its whole timeout once its process starts, and still answers CANCELLED to a cancel.
+   */
+  private startTimeout(controller: AbortController, timeoutMs: number): () => void {
+    const start = performance.now();
+    let timer: NodeJS.Timeout;
+    const check = () => {
+      const left = timeoutMs - (performance.now() - start - this.ws.processes.waitedMs(controller.signal));
+      if (left >= 1) timer = setTimeout(check, left);
+      else controller.abort(new Aborted(`timeout after ${timeoutMs} ms`));
+    };
+    timer = setTimeout(check, timeoutMs);
+    return () => clearTimeout(timer);
   }
 }
 
 export function failure(error: ToolError): Outcome {
   return { success: false, result: { code: error.code, message: error.message, ...error.details } };
+}
+
+/** An aborted call's answer: TIMEOUT when its timeout stopped it, else CANCELLED (a cancel, the daemon's shutdown). */
+function abortedOutcome(toolId: string, reason: unknown, timeoutMs: number): Outcome {
+  const timedOut = String((reason as Error | undefined)?.message ?? "").startsWith("timeout");
+  return failure(timedOut
+    ? new ToolError("TIMEOUT", `${toolId} took longer than ${timeoutMs} ms and was stopped; nothing it had not finished was changed. Narrow the request.`)
+    : new ToolError("CANCELLED", `${toolId} was cancelled; nothing it had not finished was changed.`));
 }
 
 function keyOf(id: CallId): string {

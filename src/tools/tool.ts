@@ -55,7 +55,7 @@ export interface ToolDef<P extends z.ZodType = z.ZodType> {
   mutating: boolean;
   /** The finer hints; unset ones follow from `mutating` (hintsOf). */
   hints?: Partial<ToolHints>;
-  /** Upper bound of one call before it is aborted with TIMEOUT. */
+  /** Upper bound of one call before it is aborted with TIMEOUT; time spent waiting for a pool slot does not count. */
   timeoutMs?: number;
   /**
    * Runs for minutes (a terminal command): an approval bound to a preview is checked, then the call runs without holding
