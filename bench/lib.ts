@@ -63,6 +63,17 @@ export class BenchDaemon {
     return r.result;
   }
 
+  /** Sends `calls` in one write (as a Gateway flushing a backlog does) and resolves with every answer, in call order. */
+  burst(calls: { tool_id: string; params: Record<string, unknown> }[], session = "bench"): Promise<any[]> {
+    const answers = calls.map((c) => {
+      const id = this.nextId++;
+      const line = JSON.stringify({ tool_id: c.tool_id, session_id: session, toolcall_id: id, approved: true, params: c.params });
+      return { line, answer: new Promise<any>((resolve) => this.waiters.set(id, resolve)) };
+    });
+    this.child.stdin.write(answers.map((a) => `${a.line}\n`).join(""));
+    return Promise.all(answers.map((a) => a.answer));
+  }
+
   nextEvent(): Promise<any> {
     return new Promise((resolve) => this.eventWaiters.push(resolve));
   }

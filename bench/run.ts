@@ -16,6 +16,7 @@ const SUITES: Record<string, () => Promise<{ default: () => Promise<void> }>> = 
   agent: () => import("./agent.js"),
   terminal: () => import("./terminal.js"),
   "line-git": () => import("./line-git.js"),
+  burst: () => import("./burst.js"),
 };
 
 const wanted = process.argv.slice(2);

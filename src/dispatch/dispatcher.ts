@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import { canonicalJson } from "../core/canonical-json.js";
 import { ToolError, toolErrorOf } from "../errors.js";
 import type { AnyTool, DaemonApi, ToolContext, ToolResult } from "../tools/tool.js";
 import type { Workspace } from "../workspace.js";
@@ -32,21 +33,35 @@ interface Running {
   committing: boolean;
 }
 
+/** A run identical calls share (single flight): its own controller and outcome, and how many callers still wait on it. */
+interface Flight {
+  run: Running;
+  outcome: Promise<Outcome>;
+  joiners: number;
+}
+
 class Aborted extends Error {}
 
 /**
  * The shared work of every call, whatever the transport: validation, the approval gate and its binding to a preview,
- * timeouts, cancellation, and errors as values. `call` never rejects: every failure is an Outcome.
+ * timeouts, cancellation, single flight for shareable tools, and errors as values. `call` never rejects: every failure
+ * is an Outcome.
  */
 export class Dispatcher implements DaemonApi {
   private closing = false;
   private readonly running = new Map<string, Running>();
   private readonly settled = new Set<Promise<Outcome>>();
+  /** Shared runs still open to callers, by tool id and canonical params. */
+  private readonly flights = new Map<string, Flight>();
 
   constructor(
     private readonly registry: Registry,
     private readonly ws: Workspace,
-  ) {}
+  ) {
+    // A change after a shared run began may be missing from its answer: calls from now on start a new run.
+    ws.bus.on("fs.changed", () => this.flights.clear());
+    ws.bus.on("git.changed", () => this.flights.clear());
+  }
 
   call(request: CallRequest): Promise<Outcome> {
     if (this.closing) return Promise.resolve(failure(new ToolError("NOT_AVAILABLE", "The daemon is shutting down; no new calls are taken.")));
@@ -107,11 +122,60 @@ export class Dispatcher implements DaemonApi {
     const bound = registered.previewParam ? (params[PREVIEW_PARAM] as string | undefined) : undefined;
     if (registered.previewParam) delete params[PREVIEW_PARAM];
 
-    const controller = new AbortController();
-    const entry: Running = { controller, committing: false };
+    if (tool.shareable && !tool.mutating) return this.join(request, key, tool, params);
+    const entry: Running = { controller: new AbortController(), committing: false };
     this.running.set(key, entry);
+    try {
+      return await this.execute(request, tool, params, bound, entry);
+    } finally {
+      this.running.delete(key);
+      // Its changes reach the bus only once the watcher sees them: a call after its answer must not join a run begun before.
+      if (tool.mutating && request.approved) this.flights.clear();
+    }
+  }
+
+  /**
+   * Joins the run in flight of an identical call, or starts one. Each caller gets its own answer; a caller that leaves
+   * (cancel, shutdown) gets CANCELLED, and the run is stopped only when the last one has left.
+   */
+  private async join(request: CallRequest, key: string, tool: AnyTool, params: Record<string, unknown>): Promise<Outcome> {
+    const id = `${tool.id}\n${canonicalJson(params)}`;
+    let flight = this.flights.get(id);
+    if (!flight) {
+      const run: Running = { controller: new AbortController(), committing: false };
+      const started: Flight = { run, joiners: 0, outcome: this.execute(request, tool, params, undefined, run) };
+      void started.outcome.finally(() => this.flights.get(id) === started && this.flights.delete(id));
+      this.flights.set(id, (flight = started));
+    }
+    const shared = flight;
+    shared.joiners++;
+    const mine: Running = { controller: new AbortController(), committing: false };
+    this.running.set(key, mine);
+    const { signal } = mine.controller;
+    let onAbort!: () => void;
+    const left = new Promise<Outcome>((resolve) => {
+      onAbort = () => {
+        if (--shared.joiners === 0) {
+          if (this.flights.get(id) === shared) this.flights.delete(id);
+          shared.run.controller.abort(signal.reason);
+        }
+        resolve(abortedOutcome(tool.id, signal.reason, tool.timeoutMs ?? DEFAULT_TIMEOUT_MS));
+      };
+      signal.addEventListener("abort", onAbort, { once: true });
+    });
+    try {
+      return await Promise.race([shared.outcome, left]);
+    } finally {
+      signal.removeEventListener("abort", onAbort);
+      this.running.delete(key);
+    }
+  }
+
+  /** Runs one call under `entry`'s controller (cancel, timeout, shutdown) and turns whatever happens into an Outcome. */
+  private async execute(request: CallRequest, tool: AnyTool, params: Record<string, unknown>, bound: string | undefined, entry: Running): Promise<Outcome> {
+    const { controller } = entry;
     const timeoutMs = tool.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    const timer = setTimeout(() => controller.abort(new Aborted(`timeout after ${timeoutMs} ms`)), timeoutMs);
+    const stopTimer = this.startTimeout(controller, timeoutMs);
     const dryRun = tool.mutating && !request.approved;
     const context = (dry: boolean, holdsTree: boolean): ToolContext => ({
       ws: this.ws,
@@ -161,25 +225,43 @@ export class Dispatcher implements DaemonApi {
       const result = await raceAbort(work, controller.signal, entry);
       return { success: true, result: capText(result) };
     } catch (e) {
-      if (controller.signal.aborted && !entry.committing) {
-        const timedOut = String((controller.signal.reason as Error)?.message ?? "").startsWith("timeout");
-        return failure(timedOut
-          ? new ToolError("TIMEOUT", `${tool.id} took longer than ${timeoutMs} ms and was stopped; nothing it had not finished was changed. Narrow the request.`)
-          : new ToolError("CANCELLED", `${tool.id} was cancelled; nothing it had not finished was changed.`));
-      }
+      if (controller.signal.aborted && !entry.committing) return abortedOutcome(tool.id, controller.signal.reason, timeoutMs);
       const known = toolErrorOf(e);
       if (known) return failure(known);
       this.ws.log(`INTERNAL in ${tool.id} (call ${JSON.stringify(request.call_id)}): ${e instanceof Error ? e.stack : String(e)}`);
       return failure(new ToolError("INTERNAL", `${tool.id} failed unexpectedly (${e instanceof Error ? e.message : String(e)}). This is a fault in tool-layer, not in your request; retrying may help.`));
     } finally {
-      clearTimeout(timer);
-      this.running.delete(key);
+      stopTimer();
     }
+  }
+
+  /**
+   * Aborts the call once it has run `timeoutMs`. Time its work spent waiting for a pool slot does not count: a call
+   * queued behind a burst gets its whole timeout once its process starts, and still answers CANCELLED to a cancel.
+   */
+  private startTimeout(controller: AbortController, timeoutMs: number): () => void {
+    const start = performance.now();
+    let timer: NodeJS.Timeout;
+    const check = () => {
+      const left = timeoutMs - (performance.now() - start - this.ws.processes.waitedMs(controller.signal));
+      if (left >= 1) timer = setTimeout(check, left);
+      else controller.abort(new Aborted(`timeout after ${timeoutMs} ms`));
+    };
+    timer = setTimeout(check, timeoutMs);
+    return () => clearTimeout(timer);
   }
 }
 
 export function failure(error: ToolError): Outcome {
   return { success: false, result: { code: error.code, message: error.message, ...error.details } };
+}
+
+/** An aborted call's answer: TIMEOUT when its timeout stopped it, else CANCELLED (a cancel, the daemon's shutdown). */
+function abortedOutcome(toolId: string, reason: unknown, timeoutMs: number): Outcome {
+  const timedOut = String((reason as Error | undefined)?.message ?? "").startsWith("timeout");
+  return failure(timedOut
+    ? new ToolError("TIMEOUT", `${toolId} took longer than ${timeoutMs} ms and was stopped; nothing it had not finished was changed. Narrow the request.`)
+    : new ToolError("CANCELLED", `${toolId} was cancelled; nothing it had not finished was changed.`));
 }
 
 function keyOf(id: CallId): string {

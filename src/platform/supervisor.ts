@@ -92,6 +92,13 @@ interface Slot {
   signal?: AbortSignal;
 }
 
+/** The waits for a pool slot of one call (its signal): how many now, since when, and the time waited before. */
+interface Waits {
+  now: number;
+  since: number;
+  before: number;
+}
+
 /**
  * The one owner of every child process: each is started here, in its own process group, with the workspace
  * environment, a timeout, and a watchdog process that kills it if the daemon dies without cleaning up (SIGKILL).
@@ -104,6 +111,7 @@ export class Supervisor {
   /** The most short-lived children that ever ran at once (for info, and to show the pool's bound holds). */
   private peak = 0;
   private started = 0;
+  private readonly waits = new WeakMap<AbortSignal, Waits>();
   private watchdog?: ChildProcess & { stdin: Writable };
   private closed = false;
 
@@ -170,6 +178,16 @@ export class Supervisor {
     return this.start(spec, opts.timeoutMs, opts.signal);
   }
 
+  /**
+   * Milliseconds the work of `signal` (a call's) has spent waiting for a pool slot, a wait in progress included: a call's
+   * timeout leaves them out, so a burst that queues behind the pool does not spend its callers' timeouts waiting.
+   */
+  waitedMs(signal: AbortSignal): number {
+    const w = this.waits.get(signal);
+    if (!w) return 0;
+    return w.before + (w.now ? performance.now() - w.since : 0);
+  }
+
   /** What `info` shows. */
   state(): Record<string, unknown> {
     return {
@@ -204,26 +222,42 @@ export class Supervisor {
       return Promise.resolve();
     }
     return new Promise((resolve, reject) => {
+      const waited = this.waiting(signal);
       const slot: Slot = {
         signal,
         start: () => {
           signal?.removeEventListener("abort", onAbort);
+          waited();
           this.take();
           resolve();
         },
         reject: (e) => {
           signal?.removeEventListener("abort", onAbort);
+          waited();
           reject(e);
         },
       };
       const onAbort = () => {
         const i = this.queue.indexOf(slot);
         if (i >= 0) this.queue.splice(i, 1);
+        waited();
         reject(signal!.reason);
       };
       signal?.addEventListener("abort", onAbort, { once: true });
       this.queue.push(slot);
     });
+  }
+
+  /** Counts a wait of `signal`'s call for a slot, from now until the function returned is called. */
+  private waiting(signal: AbortSignal | undefined): () => void {
+    if (!signal) return () => undefined;
+    let w = this.waits.get(signal);
+    if (!w) this.waits.set(signal, (w = { now: 0, since: 0, before: 0 }));
+    if (w.now++ === 0) w.since = performance.now();
+    const waits = w;
+    return () => {
+      if (--waits.now === 0) waits.before += performance.now() - waits.since;
+    };
   }
 
   private take(): void {

@@ -9,6 +9,8 @@ export const gitStatusTool = defineTool({
   description: "Shows the branch, its upstream (ahead/behind), and the staged, unstaged, untracked and conflicted files, plus any merge or rebase in progress. A submodule counts as changed when its HEAD moved; changes inside its own worktree are not examined (that would run its repository's configuration).",
   params: {},
   mutating: false,
+  // Every git_status that comes while one runs is answered by it (a burst of 2,500 started 2,500 git processes).
+  shareable: true,
   state: gitState,
   async run(_params, ctx) {
     // Every git call runs without optional locks: a status must not rewrite the index or block a commit beside it.

@@ -57,6 +57,8 @@ export const searchTool = defineTool({
     hidden: z.boolean().optional().describe("Also search hidden files and folders (names starting with a dot); .git/ never."),
   },
   mutating: false,
+  // The answer depends on the params and the files only: identical searches at once share one rg.
+  shareable: true,
   timeoutMs: SEARCH_TIMEOUT_MS,
   state: () => ({ ripgrep: existsSync(rgPath) ? rgPath : `missing: ${rgPath}` }),
   async run(params, { ws, signal }) {

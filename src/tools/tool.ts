@@ -57,7 +57,13 @@ export interface ToolDef<P extends z.ZodType = z.ZodType> {
   mutating: boolean;
   /** The finer hints; unset ones follow from `mutating` (hintsOf). */
   hints?: Partial<ToolHints>;
-  /** Upper bound of one call before it is aborted with TIMEOUT. */
+  /**
+   * Identical calls in flight at once share one run (single flight, in the dispatcher): for a read-only tool whose answer
+   * depends on its params and the workspace only, never on the session. Not for a tool that records what a session saw
+   * (file_read does: a shared run would record it for one session only).
+   */
+  shareable?: boolean;
+  /** Upper bound of one call before it is aborted with TIMEOUT; time spent waiting for a pool slot does not count. */
   timeoutMs?: number;
   /**
    * Runs for minutes (a terminal command): an approval bound to a preview is checked, then the call runs without holding

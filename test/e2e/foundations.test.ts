@@ -97,7 +97,8 @@ describe("child processes belong to the daemon", () => {
     const ws = tmpWorkspace({ git: true, files: { "a.txt": "a\n" } });
     const d = await startDaemon(ws.dir);
     try {
-      const burst = Array.from({ length: 120 }, () => d.call("git_status"));
+      // git_log, not git_status: identical git_status calls at once share one run (single flight).
+      const burst = Array.from({ length: 120 }, () => d.call("git_log"));
       const read = d.call("file_read", { path: "a.txt" }, { id: "read" });
       const results = await Promise.all(burst);
       expect((await read).success).toBe(true);

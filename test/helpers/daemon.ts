@@ -70,6 +70,15 @@ export class DaemonClient {
     return done;
   }
 
+  /** Sends every call in one write (as a Gateway flushing a backlog does) and resolves with their responses, in call order. */
+  burst(calls: { tool_id: string; params?: Record<string, unknown>; session?: string }[]): Promise<Response[]> {
+    const ids = calls.map(() => this.nextId++);
+    const answers = ids.map((id) => new Promise<Response>((resolve) => this.waiters.set(JSON.stringify(id), resolve)));
+    const lines = calls.map((c, i) => JSON.stringify({ tool_id: c.tool_id, session_id: c.session ?? "s1", toolcall_id: ids[i], approved: true, params: c.params ?? {} }));
+    this.sendRaw(`${lines.join("\n")}\n`);
+    return Promise.all(answers);
+  }
+
   /** Like call, but throws unless it succeeded; returns the result. */
   async ok(tool_id: string, params: Record<string, unknown> = {}, opts: { session?: string; approved?: boolean } = {}): Promise<any> {
     const r = await this.call(tool_id, params, opts);

@@ -71,6 +71,25 @@ describe("the process supervisor", () => {
     expect(supervisor.state()).toMatchObject({ pool: { busy: 0, queued: 0 } });
   });
 
+  it("counts the time a call waited for a slot (waitedMs, by its signal): none when a slot was free, frozen once it runs", async () => {
+    const free = new AbortController();
+    await supervisor.run(sh("true"), { signal: free.signal });
+    expect(supervisor.waitedMs(free.signal)).toBe(0);
+    const blockers = await Promise.all([0, 1, 2].map(() => supervisor.spawn(sh("sleep 30"))));
+    const queued = new AbortController();
+    const run = supervisor.run(sh("true"), { signal: queued.signal });
+    expect(supervisor.state()).toMatchObject({ pool: { queued: 1 } });
+    blockers[0].stop();
+    await blockers[0].exited;
+    await run;
+    const waited = supervisor.waitedMs(queued.signal);
+    expect(waited).toBeGreaterThan(0);
+    await supervisor.run(sh("true"));
+    expect(supervisor.waitedMs(queued.signal)).toBe(waited);
+    for (const b of blockers.slice(1)) b.stop();
+    await Promise.all(blockers.map((b) => b.exited));
+  });
+
   it("a command that cannot start rejects with its error and frees its slot", async () => {
     await expect(supervisor.run({ cmd: "/no/such/program", args: [], cwd: process.cwd() })).rejects.toMatchObject({ code: "ENOENT" });
     expect(supervisor.state()).toMatchObject({ pool: { busy: 0 } });

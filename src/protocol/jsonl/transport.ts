@@ -13,6 +13,14 @@ import { windowLiteral } from "./json-text.js";
  * stops reading stdout must not make the daemon buffer answers without bound (20,000 unread reads took 4.3 GB before).
  */
 export const MAX_PENDING_OUTPUT_BYTES = 32 * 1024 * 1024;
+/**
+ * Requests dispatched per turn of the event loop; the rest wait for the next turn. A write of 10,000 requests arrives in
+ * one read, and dispatching all of it at once made every cheap answer in one go, before stdout could drain or the young
+ * garbage be collected: the daemon reached 495 MB. Between turns answers are written and the back-pressure is checked.
+ */
+export const REQUESTS_PER_TURN = 64;
+/** Requests read but not yet dispatched beyond this stop the reading of stdin: the read-ahead is bounded too. */
+export const MAX_WAITING_REQUESTS = 1_024;
 /** Events other than fs.changed held while stdout is blocked; past this they are dropped and counted (SPEC 7). */
 export const MAX_HELD_EVENTS = 1_000;
 /** Changes per held `fs.changed` line when they are written out (as the pipeline chunks them). */
@@ -37,10 +45,19 @@ export interface JsonlOptions {
 export class JsonlTransport {
   private readonly writer: LineWriter;
   private readonly reader: LineReader;
-  private readonly queued: string[] = [];
+  /** Lines read and not yet dispatched, in order (all of them until ready). */
+  private readonly waiting: string[] = [];
+  /** Dispatches left in this turn of the event loop. */
+  private turnBudget = REQUESTS_PER_TURN;
+  private nextTurnScheduled = false;
   private ready = false;
   private closing = false;
-  private paused = false;
+  /** Answers back up (over MAX_PENDING_OUTPUT_BYTES): no request is dispatched or read until they drain. */
+  private outputBacked = false;
+  private reading = true;
+  /** stdin ended: the end is reported once every line read is dispatched. */
+  private inputEnded = false;
+  private endReported = false;
   private seq = 0;
   private readonly events: HeldEvents;
   private readonly unsubscribe: () => void;
@@ -53,7 +70,11 @@ export class JsonlTransport {
     private readonly options: JsonlOptions,
   ) {
     this.writer = new LineWriter(output, () => options.onEnd());
-    this.reader = new LineReader(input, (line) => this.handleLine(line), () => this.fail(null, new ToolError("PARSE_ERROR", "The request line is too long; send files in smaller pieces.")), () => options.onEnd());
+    const inputEnd = () => {
+      this.inputEnded = true;
+      this.pump();
+    };
+    this.reader = new LineReader(input, (line) => this.handleLine(line), () => this.fail(null, new ToolError("PARSE_ERROR", "The request line is too long; send files in smaller pieces.")), inputEnd);
     this.events = new HeldEvents();
     this.unsubscribe = bus.onAny((event, data) => this.event(event, data));
   }
@@ -62,12 +83,13 @@ export class JsonlTransport {
   start(): void {
     this.emitLine("ready", this.options.readyData());
     this.ready = true;
-    for (const line of this.queued.splice(0)) this.handleLine(line);
+    this.pump();
   }
 
-  /** No more requests are taken (calls in flight still answer). */
+  /** No more requests are taken (calls in flight still answer); those already read are dispatched now. */
   stopReading(): void {
     this.closing = true;
+    for (const line of this.waiting.splice(0)) this.dispatch(line);
   }
 
   /** Resolves once every line so far is handed to stdout; stops forwarding events. */
@@ -79,10 +101,40 @@ export class JsonlTransport {
 
   private handleLine(line: string): void {
     if (this.closing || !line.trim()) return;
-    if (!this.ready) {
-      this.queued.push(line);
-      return;
+    this.waiting.push(line);
+    this.pump();
+  }
+
+  /**
+   * Dispatches waiting requests in order: at most REQUESTS_PER_TURN per turn of the event loop, none while answers back
+   * up. Reads on while few wait; reports the end of input once the last line read is dispatched.
+   */
+  private pump(): void {
+    while (this.ready && !this.outputBacked && this.turnBudget > 0 && this.waiting.length) {
+      this.turnBudget--;
+      this.dispatch(this.waiting.shift()!);
     }
+    if (this.turnBudget < REQUESTS_PER_TURN && !this.nextTurnScheduled) {
+      this.nextTurnScheduled = true;
+      setImmediate(() => {
+        this.nextTurnScheduled = false;
+        this.turnBudget = REQUESTS_PER_TURN;
+        this.pump();
+      });
+    }
+    const read = !this.outputBacked && this.waiting.length < MAX_WAITING_REQUESTS;
+    if (read !== this.reading) {
+      this.reading = read;
+      if (read) this.reader.resume();
+      else this.reader.pause();
+    }
+    if (this.inputEnded && !this.waiting.length && !this.endReported) {
+      this.endReported = true;
+      this.options.onEnd();
+    }
+  }
+
+  private dispatch(line: string): void {
     const request = this.parseEnvelope(line);
     if (!request) return;
     void this.dispatcher.call(request).then((outcome) => this.answer(request.call_id, outcome));
@@ -101,13 +153,13 @@ export class JsonlTransport {
   }
 
   private applyBackpressure(): void {
-    if (this.paused || this.writer.pendingBytes <= MAX_PENDING_OUTPUT_BYTES) return;
-    this.paused = true;
-    this.reader.pause();
+    if (this.outputBacked || this.writer.pendingBytes <= MAX_PENDING_OUTPUT_BYTES) return;
+    this.outputBacked = true;
+    this.pump();
     const wait = async () => {
       while (!this.writer.isClosed && this.writer.pendingBytes > MAX_PENDING_OUTPUT_BYTES / 2) await this.writer.drained();
-      this.paused = false;
-      this.reader.resume();
+      this.outputBacked = false;
+      this.pump();
     };
     void wait();
   }
