@@ -1,6 +1,7 @@
 import { type ChildProcess, type ChildProcessByStdio, spawn } from "node:child_process";
 import type { Readable, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
+import { CgroupTree, type Leaf } from "./cgroup-tree.js";
 import { type Env, childEnv } from "./child-env.js";
 
 /**
@@ -32,7 +33,8 @@ export interface ProcessSpec {
    */
   output?: number;
   /**
-   * Own process group (default), so a kill reaches its children too (hooks, ssh, a test runner). Node makes a group only
+   * Own process group (default), so a kill reaches its children too (hooks, ssh, a test runner), and own cgroup where
+   * the machine allows (cgroup-tree.ts), so what leaves the group with setsid() is still reached. Node makes a group only
    * with setsid(), which on Linux also starts a scheduler autogroup: on a busy machine that group gets one share of the
    * CPU, which halved the speed of git status's parallel lstat threads. Commands that start no children opt out.
    */
@@ -91,7 +93,7 @@ interface Slot {
 }
 
 /**
- * The one owner of every child process: each is started here, in its own process group, with the workspace
+ * The one owner of every child process: each is started here, in its own process group and cgroup, with the workspace
  * environment, a timeout, and a watchdog process that kills it if the daemon dies without cleaning up (SIGKILL).
  * Short-lived children go through a bounded pool; long-lived ones (language servers, MCP servers, background jobs) do not.
  */
@@ -104,17 +106,23 @@ export class Supervisor {
   private started = 0;
   private watchdog?: ChildProcess & { stdin: Writable };
   private closed = false;
+  /** Where the children that may start children of their own are contained (or why they cannot be). */
+  private readonly cgroups: CgroupTree;
 
   constructor(
     private readonly maxConcurrent = MAX_CONCURRENT,
     private readonly log: (message: string) => void = () => undefined,
-  ) {}
+  ) {
+    this.cgroups = new CgroupTree(log);
+  }
 
   /** Starts the watchdog; until it runs, children are still killed by stop(), just not after a SIGKILL of the daemon. */
   startWatchdog(): void {
     if (this.watchdog || this.closed) return;
+    this.cgroups.prepare(); // says in the log when children can only be contained by their process group
     const script = fileURLToPath(new URL("./watchdog.js", import.meta.url));
-    const dog = spawn(process.execPath, [script], { detached: true, stdio: ["pipe", "ignore", "inherit"] });
+    const tree = this.cgroups.dir ? ["--cgroup", this.cgroups.dir] : [];
+    const dog = spawn(process.execPath, [script, ...tree], { detached: true, stdio: ["pipe", "ignore", "inherit"] });
     dog.on("error", (e) => this.log(`the child-process watchdog failed to start: ${e.message}`));
     dog.stdin.on("error", () => undefined); // it died: children are still killed by stop()
     dog.unref();
@@ -175,6 +183,7 @@ export class Supervisor {
       pool: { busy: this.running, queued: this.queue.length, max: this.maxConcurrent, peak: this.peak },
       started: this.started,
       watchdog: this.watchdog ? (this.watchdog.exitCode === null ? "running" : "exited") : "not started",
+      containment: this.cgroups.state(),
       children: [...this.live.values()].map((c) => ({ pid: c.pid, label: c.label })),
     };
   }
@@ -187,6 +196,7 @@ export class Supervisor {
     for (const c of children) c.stop();
     const all = Promise.all(children.map((c) => c.exited.catch(() => undefined)));
     await Promise.race([all, new Promise<void>((resolve) => setTimeout(resolve, graceMs + 200).unref())]);
+    await this.cgroups.close(); // what left its group (setsid) and the children that did not exit
     this.watchdog?.stdin.end(); // it kills whatever still runs (a group whose leader exited but members did not)
   }
 
@@ -257,13 +267,17 @@ export class Supervisor {
   private launch(spec: ProcessSpec, timeoutMs: number | undefined, signal: AbortSignal | undefined): { child: PipedChild; managed?: ManagedChild } {
     const group = spec.group ?? true;
     const label = spec.label ?? spec.cmd;
-    const child = spawn(spec.cmd, spec.args, {
+    const env = spec.exactEnv ?? childEnv(spec.env); // before stepping into the cgroup: the less done there, the better
+    const start = () => spawn(spec.cmd, spec.args, {
       cwd: spec.cwd,
-      env: spec.exactEnv ?? childEnv(spec.env),
+      env,
       stdio: [spec.stdin ?? "ignore", spec.output ?? "pipe", spec.output ?? "pipe"],
       detached: group,
     }) as PipedChild;
+    // One that may start children gets a cgroup: setsid() leaves a process group, never a cgroup.
+    const { value: child, leaf } = group ? this.cgroups.spawnInside(start) : { value: start() };
     const pid = child.pid;
+    if (pid === undefined && leaf) void this.cgroups.release(leaf);
     // Kept for the child's life: a later 'error' (a kill that fails) must not be an unhandled event.
     child.on("error", (e) => {
       if (pid !== undefined) this.log(`${label}: ${e.message}`);
@@ -272,15 +286,17 @@ export class Supervisor {
     this.started++;
     let timedOut = false;
     let timer: NodeJS.Timeout | undefined;
-    const stop = () => killTree(child, group);
+    const stop = () => killTree(child, group, leaf);
     const onAbort = () => stop();
     const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) => {
       child.once("close", (code, sig) => {
         clearTimeout(timer);
         signal?.removeEventListener("abort", onAbort);
         this.live.delete(pid);
-        // What the command left in its group (a hook's `sleep &`) dies with it; the watchdog then forgets it.
+        // What the command left in its group (a hook's `sleep &`) or its cgroup (`setsid sleep &`) dies with it; the
+        // watchdog then forgets it.
         if (group) signalGroup(pid, "SIGKILL");
+        if (leaf) void this.cgroups.release(leaf);
         this.tell(`- ${pid}`);
         done({ code, signal: sig });
       });
@@ -314,8 +330,11 @@ function signalGroup(pid: number, signal: NodeJS.Signals): boolean {
   }
 }
 
-/** SIGTERM to the child's group (or to the child), SIGKILL after the grace, whatever the leader did meanwhile. */
-function killTree(child: PipedChild, group: boolean): void {
+/**
+ * SIGTERM to the child's group (or to the child), SIGKILL after the grace, whatever the leader did meanwhile; the
+ * SIGKILL reaches its cgroup too, so what left the group with setsid() goes as well.
+ */
+function killTree(child: PipedChild, group: boolean, leaf: Leaf | undefined): void {
   const pid = child.pid;
   if (pid === undefined) return;
   const alive = () => child.exitCode === null && child.signalCode === null;
@@ -327,6 +346,7 @@ function killTree(child: PipedChild, group: boolean): void {
   setTimeout(() => {
     // The group may outlive its leader (a grandchild ignoring TERM): kill it whatever the leader did.
     if (group) signalGroup(pid, "SIGKILL");
+    leaf?.kill();
     if (alive()) child.kill("SIGKILL");
   }, KILL_GRACE_MS).unref();
 }

@@ -3,7 +3,7 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { childEnv } from "../../src/platform/child-env.js";
 import { Supervisor } from "../../src/platform/supervisor.js";
-import { alive, processes, waitDead } from "../helpers/process.js";
+import { alive, processes, waitDead, waitForFile } from "../helpers/process.js";
 import { tmpWorkspace } from "../helpers/tmp.js";
 
 const supervisor = new Supervisor(3);
@@ -118,5 +118,53 @@ describe("the process supervisor", () => {
     await own.stop(300);
     for (const pid of [server.pid, ...members]) await waitDead(pid);
     expect(alive(server.pid)).toBe(false);
+  });
+});
+
+/** A grandchild in a session (and process group) of its own, so no group kill reaches it; its pid goes to `file`. */
+const escape = (file: string) => `setsid sleep 30 < /dev/null > /dev/null 2>&1 & echo $! > ${file}`;
+const pidIn = (dir: string, file: string) => waitForFile(path.join(dir, file)).then(Number);
+/** The cgroup v2 a process is in, as a path of the hierarchy ("0::" in /proc/PID/cgroup). */
+const cgroupOf = (pid: number) => readFileSync(`/proc/${pid}/cgroup`, "utf8").split("\n").find((l) => l.startsWith("0::"))!.slice(3);
+
+describe("containment: what a child starts cannot leave it by setsid (SPEC 1)", () => {
+  it("a child that may start children runs in a cgroup of its own under the supervisor's tree; a childless one does not", async () => {
+    const containment = supervisor.state().containment as { kind: string; tree: string };
+    expect(containment).toMatchObject({ kind: "cgroup", tree: expect.stringMatching(/tool-layer-tree-\d+-\d+$/) });
+    const mine = cgroupOf(process.pid);
+    const own = await supervisor.run(sh("cat /proc/self/cgroup"));
+    const leaf = own.stdout.split("\n").find((l) => l.startsWith("0::"))!.slice(3);
+    expect(leaf).toMatch(new RegExp(`/${path.basename(containment.tree)}/c\\d+$`));
+    expect(cgroupOf(process.pid)).toBe(mine); // the supervisor stepped back out
+    const childless = await supervisor.run({ cmd: "cat", args: ["/proc/self/cgroup"], cwd: process.cwd(), group: false });
+    expect(childless.stdout.split("\n").find((l) => l.startsWith("0::"))!.slice(3)).toBe(mine);
+  });
+
+  it("a grandchild that left the group with setsid dies when the command exits, on a timeout, and on stop()", async () => {
+    const ws = tmpWorkspace();
+    const own = new Supervisor();
+    try {
+      expect((await supervisor.run(sh(escape("exited.pid"), ws.dir))).code).toBe(0);
+      await waitDead(await pidIn(ws.dir, "exited.pid"));
+
+      const timedOut = await supervisor.run(sh(`${escape("timeout.pid")}; sleep 30`, ws.dir), { timeoutMs: 300 });
+      expect(timedOut.timedOut).toBe(true);
+      await waitDead(await pidIn(ws.dir, "timeout.pid"));
+
+      const server = await own.spawnLong({ ...sh(`${escape("stop.pid")}; exec sleep 30`, ws.dir), label: "server" });
+      const escaped = await pidIn(ws.dir, "stop.pid");
+      expect(processes().find((p) => p.pid === escaped)?.pgid).not.toBe(server.pid);
+      await own.stop(300);
+      await waitDead(escaped);
+    } finally {
+      await own.stop(0);
+      ws.cleanup();
+    }
+  });
+
+  it("a contained child's exit code, signal, stdin and stdout are its own", async () => {
+    expect(await supervisor.run(sh("exit 3"))).toMatchObject({ code: 3, signal: null });
+    expect(await supervisor.run(sh("kill -TERM $$"))).toMatchObject({ code: null, signal: "SIGTERM" });
+    expect(await supervisor.run({ cmd: "cat", args: [], cwd: process.cwd() }, { input: "through\n" })).toMatchObject({ code: 0, stdout: "through\n" });
   });
 });
