@@ -33,12 +33,17 @@ export interface ProcessSpec {
    */
   output?: number;
   /**
-   * Own process group (default), so a kill reaches its children too (hooks, ssh, a test runner), and own cgroup where
-   * the machine allows (cgroup-tree.ts), so what leaves the group with setsid() is still reached. Node makes a group only
+   * Own process group (default), so a kill reaches its children too (hooks, ssh, a test runner); a long-lived one also
+   * gets its own cgroup (cgroup-tree.ts), so what leaves the group with setsid() is still reached. Node makes a group only
    * with setsid(), which on Linux also starts a scheduler autogroup: on a busy machine that group gets one share of the
    * CPU, which halved the speed of git status's parallel lstat threads. Commands that start no children opt out.
    */
   group?: boolean;
+  /**
+   * It runs in a PID namespace of its own that ends with it (bubblewrap's): that already takes along whatever it
+   * started, so a long-lived one needs no cgroup of its own (whose move costs its start a grace period of RCU).
+   */
+  isolated?: boolean;
   /** What `info` and logs call it. */
   label?: string;
 }
@@ -84,6 +89,8 @@ export interface ManagedChild {
   readonly timedOut: boolean;
   /** SIGTERM to the whole group, SIGKILL after KILL_GRACE_MS. */
   stop(): void;
+  /** SIGKILL now to the child, its group and its cgroup: nothing it started is left. */
+  kill(): void;
 }
 
 interface Slot {
@@ -93,8 +100,9 @@ interface Slot {
 }
 
 /**
- * The one owner of every child process: each is started here, in its own process group and cgroup, with the workspace
- * environment, a timeout, and a watchdog process that kills it if the daemon dies without cleaning up (SIGKILL).
+ * The one owner of every child process: each is started here, in its own process group, inside the supervisor's cgroup
+ * tree, with the workspace environment, a timeout, and a watchdog process that kills it (and the tree) if the daemon
+ * dies without cleaning up (SIGKILL).
  * Short-lived children go through a bounded pool; long-lived ones (language servers, MCP servers, background jobs) do not.
  */
 export class Supervisor {
@@ -116,13 +124,17 @@ export class Supervisor {
     this.cgroups = new CgroupTree(log);
   }
 
-  /** Starts the watchdog; until it runs, children are still killed by stop(), just not after a SIGKILL of the daemon. */
+  /**
+   * Starts the watchdog and moves the daemon into its cgroup tree; until then, children are still killed by stop(),
+   * just not after a SIGKILL of the daemon, and only long-lived ones are in the tree.
+   */
   startWatchdog(): void {
     if (this.watchdog || this.closed) return;
-    this.cgroups.prepare(); // says in the log when children can only be contained by their process group
     const script = fileURLToPath(new URL("./watchdog.js", import.meta.url));
     const tree = this.cgroups.dir ? ["--cgroup", this.cgroups.dir] : [];
     const dog = spawn(process.execPath, [script, ...tree], { detached: true, stdio: ["pipe", "ignore", "inherit"] });
+    // After the watchdog, which must stay outside the tree it kills: from here every child is born in the tree.
+    this.cgroups.enter();
     dog.on("error", (e) => this.log(`the child-process watchdog failed to start: ${e.message}`));
     dog.stdin.on("error", () => undefined); // it died: children are still killed by stop()
     dog.unref();
@@ -173,7 +185,12 @@ export class Supervisor {
    * (a terminal command, which may run for minutes and must not hold a slot git needs).
    */
   spawnLong(spec: ProcessSpec, opts: LimitOptions = {}): Promise<ManagedChild> {
-    return this.start(spec, opts.timeoutMs, opts.signal);
+    return this.start(spec, opts.timeoutMs, opts.signal, true);
+  }
+
+  /** SIGKILL now to a child the supervisor owns, its group and its cgroup (a server whose owner kills it itself). */
+  kill(pid: number): void {
+    this.live.get(pid)?.kill();
   }
 
   /** What `info` shows. */
@@ -245,10 +262,10 @@ export class Supervisor {
     if (next) next.start();
   }
 
-  private start(spec: ProcessSpec, timeoutMs: number | undefined, signal: AbortSignal | undefined): Promise<ManagedChild> {
+  private start(spec: ProcessSpec, timeoutMs: number | undefined, signal: AbortSignal | undefined, longLived = false): Promise<ManagedChild> {
     if (this.closed) return Promise.reject(new Error("the daemon is shutting down"));
     signal?.throwIfAborted();
-    const { child, managed } = this.launch(spec, timeoutMs, signal);
+    const { child, managed } = this.launch(spec, timeoutMs, signal, longLived);
     if (managed) return Promise.resolve(managed);
     return new Promise((_, reject) => child.once("error", reject)); // it never started (ENOENT, EACCES)
   }
@@ -260,22 +277,26 @@ export class Supervisor {
    */
   attach(spec: ProcessSpec): PipedChild {
     if (this.closed) throw new Error("the daemon is shutting down");
-    return this.launch(spec, undefined, undefined).child;
+    return this.launch(spec, undefined, undefined, true).child;
   }
 
-  /** Spawns and registers synchronously (the pid is known at once), so no child is ever unknown to the watchdog. */
-  private launch(spec: ProcessSpec, timeoutMs: number | undefined, signal: AbortSignal | undefined): { child: PipedChild; managed?: ManagedChild } {
+  /**
+   * Spawns and registers synchronously (the pid is known at once), so no child is ever unknown to the watchdog. A
+   * long-lived child with a group gets a cgroup of its own (its start waits for the kernel's move, about a grace period
+   * of RCU: nothing for a server, too much for every git call), so what it leaves, setsid() or not, dies when it ends.
+   */
+  private launch(spec: ProcessSpec, timeoutMs: number | undefined, signal: AbortSignal | undefined, longLived: boolean): { child: PipedChild; managed?: ManagedChild } {
     const group = spec.group ?? true;
     const label = spec.label ?? spec.cmd;
-    const env = spec.exactEnv ?? childEnv(spec.env); // before stepping into the cgroup: the less done there, the better
-    const start = () => spawn(spec.cmd, spec.args, {
+    const env = spec.exactEnv ?? childEnv(spec.env);
+    const start = (cmd: string, args: readonly string[]) => spawn(cmd, args, {
       cwd: spec.cwd,
       env,
       stdio: [spec.stdin ?? "ignore", spec.output ?? "pipe", spec.output ?? "pipe"],
       detached: group,
     }) as PipedChild;
-    // One that may start children gets a cgroup: setsid() leaves a process group, never a cgroup.
-    const { value: child, leaf } = group ? this.cgroups.spawnInside(start) : { value: start() };
+    // setsid() leaves a process group, never a cgroup.
+    const { value: child, leaf } = group && longLived && !spec.isolated ? this.cgroups.start(spec.cmd, spec.args, env, spec.cwd, start) : { value: start(spec.cmd, spec.args) };
     const pid = child.pid;
     if (pid === undefined && leaf) void this.cgroups.release(leaf);
     // Kept for the child's life: a later 'error' (a kill that fails) must not be an unhandled event.
@@ -301,8 +322,13 @@ export class Supervisor {
         done({ code, signal: sig });
       });
     });
+    const kill = () => {
+      if (group) signalGroup(pid, "SIGKILL");
+      leaf?.kill();
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+    };
     const managed: ManagedChild = {
-      child, pid, exited, stop, label, group,
+      child, pid, exited, stop, kill, label, group,
       get timedOut() {
         return timedOut;
       },

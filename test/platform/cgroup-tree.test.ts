@@ -19,6 +19,12 @@ describe("the daemon's own cgroup v2", () => {
     expect(ownV2Cgroup(unified, "0::/user.slice/app\\040one.scope\n")).toEqual({ dir: "/sys/fs/cgroup/user.slice/app\\040one.scope" });
   });
 
+  it("is the one the daemon was in before it entered its tree", () => {
+    expect(ownV2Cgroup(HYBRID, "0::/tool-layer-tree-12-1/daemon\n")).toEqual({ dir: "/sys/fs/cgroup/unified" });
+    expect(ownV2Cgroup(HYBRID, "0::/a/b/tool-layer-tree-12-3/daemon\n")).toEqual({ dir: "/sys/fs/cgroup/unified/a/b" });
+    expect(ownV2Cgroup(HYBRID, "0::/a/tool-layer-tree-12-3/c4\n")).toEqual({ dir: "/sys/fs/cgroup/unified/a/tool-layer-tree-12-3/c4" });
+  });
+
   it("is missing, with a reason, when no cgroup2 is mounted or the daemon's cgroup is not under the mount", () => {
     expect(ownV2Cgroup("39 31 0:36 / /sys/fs/cgroup/pids rw - cgroup cgroup rw,pids", "8:pids:/\n0::/\n")).toEqual({ reason: "no cgroup v2 hierarchy is mounted" });
     expect(ownV2Cgroup(HYBRID, "8:pids:/\n")).toMatchObject({ reason: expect.stringContaining("no 0:: line") });
@@ -39,8 +45,8 @@ describe("the supervisor's cgroup tree", () => {
       for (const [own, reason] of cases) {
         const said: string[] = [];
         const tree = new CgroupTree((m) => said.push(m), own);
-        tree.prepare();
-        expect(tree.spawnInside(() => spawnSync("true").status)).toEqual({ value: 0 }); // it ran, in no leaf
+        tree.enter();
+        expect(tree.start("true", [], { PATH: "/usr/bin:/bin" }, "/", (cmd, args) => spawnSync(cmd, args).status)).toEqual({ value: 0 }); // it ran, in no leaf
         expect(tree.state()).toMatchObject({ kind: "process-group" });
         expect(said).toEqual([expect.stringMatching(/^child processes are contained by their process group only; one that starts a session of its own \(setsid\)/)]);
         expect(said[0]).toMatch(reason);
@@ -48,6 +54,28 @@ describe("the supervisor's cgroup tree", () => {
     } finally {
       plain.cleanup();
     }
+  });
+
+  it("once entered, the daemon and every child it forks are in the tree; close() steps out and kills what they left", async () => {
+    const cgroupOf = (pid: number) => readFileSync(`/proc/${pid}/cgroup`, "utf8").split("\n").find((l) => l.startsWith("0::"))!.slice(3);
+    const mine = cgroupOf(process.pid);
+    const tree = new CgroupTree();
+    tree.enter();
+    const state = tree.state();
+    if (state.kind !== "cgroup") throw new Error(state.reason);
+    const inside = `${mine === "/" ? "" : mine}/${path.basename(state.tree)}/daemon`;
+    let escaped: number | undefined;
+    try {
+      expect(cgroupOf(process.pid)).toBe(inside);
+      // A short-lived child (a hook under git) that leaves a grandchild in a session of its own.
+      escaped = Number(spawnSync("sh", ["-c", "setsid sleep 30 </dev/null >/dev/null 2>&1 & echo $!"], { encoding: "utf8" }).stdout);
+      expect(cgroupOf(escaped)).toBe(inside);
+    } finally {
+      await tree.close();
+    }
+    expect(cgroupOf(process.pid)).toBe(mine);
+    await waitDead(escaped!);
+    expect(existsSync(state.tree)).toBe(false);
   });
 
   it("kills and removes the tree of a daemon that died with its watchdog", async () => {
@@ -60,7 +88,7 @@ describe("the supervisor's cgroup tree", () => {
     try {
       await until(() => readFileSync(path.join(stale, "c1", "cgroup.procs"), "utf8").trim() === String(left.pid), "the leftover to join");
       const tree = new CgroupTree();
-      tree.prepare();
+      tree.start("true", [], { PATH: "/usr/bin:/bin" }, "/", (cmd, args) => spawnSync(cmd, args)); // the first leaf makes the tree
       await waitDead(left.pid!);
       await until(() => !existsSync(stale), "the stale tree to go");
       await tree.close();

@@ -54,14 +54,15 @@ function fakePython(sleepArg: string) {
 }
 
 /**
- * A repository whose pre-commit hook starts `sleep MARK` in a new session and then waits; an MCP config with the test
- * server; a Python file, so a call starts pyright (which runs `python3` from PATH to learn its search paths).
+ * A repository whose pre-commit hook starts `sleep MARK` in a new session (and then waits, or lets the commit go on);
+ * an MCP config with the test server; a Python file, so a call starts pyright (which runs `python3` from PATH to learn
+ * its search paths).
  */
-function setUp(marks: { hook: string; python: string }) {
+function setUp(marks: { hook: string; python: string }, hookWaits = true) {
   const ws = tmpWorkspace({ git: true, files: { "a.txt": "a\n", "main.py": "x: int = 1\n" } });
   git(ws.dir, "add", "-A");
   git(ws.dir, "commit", "-q", "-m", "initial");
-  writeFileSync(path.join(ws.dir, ".git", "hooks", "pre-commit"), `#!/bin/sh\nsetsid sleep ${marks.hook} </dev/null >/dev/null 2>&1 &\nexec sleep 60\n`, { mode: 0o755 });
+  writeFileSync(path.join(ws.dir, ".git", "hooks", "pre-commit"), `#!/bin/sh\nsetsid sleep ${marks.hook} </dev/null >/dev/null 2>&1 &\n${hookWaits ? "exec sleep 60" : "exit 0"}\n`, { mode: 0o755 });
   writeFileSync(path.join(ws.dir, "a.txt"), "changed\n");
   git(ws.dir, "add", "a.txt");
   const state = mkdtempSync(path.join(tmpdir(), "tool-layer-state-"));
@@ -121,15 +122,16 @@ describe("a setsid grandchild does not outlive the daemon (SPEC 1)", () => {
     }
   }, SLOW_MS);
 
-  it("a clean shutdown (stdin EOF) ends the setsid grandchildren of an MCP server, a language server and a terminal job too", async () => {
-    const m = { mcp: mark(), python: mark(), job: mark() };
-    const s = setUp({ ...m, hook: mark() });
+  it("a clean shutdown (stdin EOF) ends the setsid grandchildren of an MCP server, a language server, a hook and a terminal job too", async () => {
+    const m = { mcp: mark(), python: mark(), hook: mark(), job: mark() };
+    const s = setUp(m, false);
     const d = await startDaemon(s.ws.dir, [...s.args, "--lsp-sandbox", "off", "--terminal-sandbox", "off"], s.env);
     try {
       await mcpReady(d);
       void d.call("lsp_diagnostics", { path: "main.py", wait_ms: 1000 }, { id: "lsp" });
       await d.ok("terminal_run", { command: `setsid sleep ${m.job} </dev/null >/dev/null 2>&1 & sleep 60`, background: true });
       await d.ok("test_escape", { seconds: m.mcp });
+      await d.ok("git_commit", { message: "the hook has run" });
       for (const x of Object.values(m)) await escaped(x);
       d.child.stdin.end();
       expect(await d.exited).toEqual({ code: 0, signal: null });
