@@ -82,7 +82,8 @@ function hostOwnV2Cgroup(): { dir: string } | { reason: string } {
 /**
  * The child's first step: join the leaf named by $1, give PWD back what the caller chose ($2 = 1: $3; else unset: a
  * shell sets it to the working directory), become the command ($4…, argv[0] as given, found on the child's PATH).
- * A join the kernel refuses is silent (the command's stderr is not ours to write on): the child runs in its group only.
+ * A join the kernel refuses is silent (the command's stderr is not ours to write on): the child stays where it was born,
+ * the daemon's cgroup (the tree's, once entered).
  */
 const JOIN_SCRIPT = '{ echo $$ > "$1"; } 2>/dev/null; if [ "$2" = 1 ]; then PWD=$3; else unset PWD; fi; shift 3; exec "$@"';
 const SHELL = "/bin/sh";
@@ -123,7 +124,7 @@ const TREE_PREFIX = "tool-layer-tree-";
 const STALE_TREE = new RegExp(`^${TREE_PREFIX}(\\d+)-\\d+$`);
 /** After cgroup.kill the processes take a few milliseconds to exit: between tries to remove their cgroup. */
 const EMPTY_POLL_MS = 5;
-/** Empty leaves kept for the next children (a pool's worth of git calls), instead of a mkdir and rmdir each. */
+/** Empty leaves kept for the next long-lived children, instead of a mkdir and rmdir each. */
 const MAX_SPARE_LEAVES = 8;
 let sequence = 0;
 
