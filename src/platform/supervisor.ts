@@ -1,6 +1,7 @@
 import { type ChildProcess, type ChildProcessByStdio, spawn } from "node:child_process";
 import type { Readable, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
+import { CgroupTree, type Leaf } from "./cgroup-tree.js";
 import { type Env, childEnv } from "./child-env.js";
 
 /**
@@ -34,11 +35,17 @@ export interface ProcessSpec {
   /** Descriptors the child gets as 3, 4, … in this order (folders the sandbox binds by descriptor); the caller closes its copies. */
   fds?: readonly number[];
   /**
-   * Own process group (default), so a kill reaches its children too (hooks, ssh, a test runner). Node makes a group only
+   * Own process group (default), so a kill reaches its children too (hooks, ssh, a test runner); a long-lived one also
+   * gets its own cgroup (cgroup-tree.ts), so what leaves the group with setsid() is still reached. Node makes a group only
    * with setsid(), which on Linux also starts a scheduler autogroup: on a busy machine that group gets one share of the
    * CPU, which halved the speed of git status's parallel lstat threads. Commands that start no children opt out.
    */
   group?: boolean;
+  /**
+   * It runs in a PID namespace of its own that ends with it (bubblewrap's): that already takes along whatever it
+   * started, so a long-lived one needs no cgroup of its own (whose move costs its start a grace period of RCU).
+   */
+  isolated?: boolean;
   /** What `info` and logs call it. */
   label?: string;
 }
@@ -84,6 +91,8 @@ export interface ManagedChild {
   readonly timedOut: boolean;
   /** SIGTERM to the whole group, SIGKILL after KILL_GRACE_MS. */
   stop(): void;
+  /** SIGKILL now to the child, its group and its cgroup: nothing it started is left. */
+  kill(): void;
 }
 
 interface Slot {
@@ -100,8 +109,9 @@ interface Waits {
 }
 
 /**
- * The one owner of every child process: each is started here, in its own process group, with the workspace
- * environment, a timeout, and a watchdog process that kills it if the daemon dies without cleaning up (SIGKILL).
+ * The one owner of every child process: each is started here, in its own process group, inside the supervisor's cgroup
+ * tree, with the workspace environment, a timeout, and a watchdog process that kills it (and the tree) if the daemon
+ * dies without cleaning up (SIGKILL).
  * Short-lived children go through a bounded pool; long-lived ones (language servers, MCP servers, background jobs) do not.
  */
 export class Supervisor {
@@ -114,17 +124,27 @@ export class Supervisor {
   private readonly waits = new WeakMap<AbortSignal, Waits>();
   private watchdog?: ChildProcess & { stdin: Writable };
   private closed = false;
+  /** Where the children that may start children of their own are contained (or why they cannot be). */
+  private readonly cgroups: CgroupTree;
 
   constructor(
     private readonly maxConcurrent = MAX_CONCURRENT,
     private readonly log: (message: string) => void = () => undefined,
-  ) {}
+  ) {
+    this.cgroups = new CgroupTree(log);
+  }
 
-  /** Starts the watchdog; until it runs, children are still killed by stop(), just not after a SIGKILL of the daemon. */
+  /**
+   * Starts the watchdog and moves the daemon into its cgroup tree; until then, children are still killed by stop(),
+   * just not after a SIGKILL of the daemon, and only long-lived ones are in the tree.
+   */
   startWatchdog(): void {
     if (this.watchdog || this.closed) return;
     const script = fileURLToPath(new URL("./watchdog.js", import.meta.url));
-    const dog = spawn(process.execPath, [script], { detached: true, stdio: ["pipe", "ignore", "inherit"] });
+    const tree = this.cgroups.dir ? ["--cgroup", this.cgroups.dir] : [];
+    const dog = spawn(process.execPath, [script, ...tree], { detached: true, stdio: ["pipe", "ignore", "inherit"] });
+    // After the watchdog, which must stay outside the tree it kills: from here every child is born in the tree.
+    this.cgroups.enter();
     dog.on("error", (e) => this.log(`the child-process watchdog failed to start: ${e.message}`));
     dog.stdin.on("error", () => undefined); // it died: children are still killed by stop()
     dog.unref();
@@ -175,7 +195,12 @@ export class Supervisor {
    * (a terminal command, which may run for minutes and must not hold a slot git needs).
    */
   spawnLong(spec: ProcessSpec, opts: LimitOptions = {}): Promise<ManagedChild> {
-    return this.start(spec, opts.timeoutMs, opts.signal);
+    return this.start(spec, opts.timeoutMs, opts.signal, true);
+  }
+
+  /** SIGKILL now to a child the supervisor owns, its group and its cgroup (a server whose owner kills it itself). */
+  kill(pid: number): void {
+    this.live.get(pid)?.kill();
   }
 
   /**
@@ -195,6 +220,7 @@ export class Supervisor {
       pool: { busy: this.running, queued: this.queue.length, max: this.maxConcurrent, peak: this.peak },
       started: this.started,
       watchdog: this.watchdog ? (this.watchdog.exitCode === null ? "running" : "exited") : "not started",
+      containment: this.cgroups.state(),
       children: [...this.live.values()].map((c) => ({ pid: c.pid, label: c.label })),
     };
   }
@@ -207,6 +233,7 @@ export class Supervisor {
     for (const c of children) c.stop();
     const all = Promise.all(children.map((c) => c.exited.catch(() => undefined)));
     await Promise.race([all, new Promise<void>((resolve) => setTimeout(resolve, graceMs + 200).unref())]);
+    await this.cgroups.close(); // what left its group (setsid) and the children that did not exit
     this.watchdog?.stdin.end(); // it kills whatever still runs (a group whose leader exited but members did not)
   }
 
@@ -271,10 +298,10 @@ export class Supervisor {
     if (next) next.start();
   }
 
-  private start(spec: ProcessSpec, timeoutMs: number | undefined, signal: AbortSignal | undefined): Promise<ManagedChild> {
+  private start(spec: ProcessSpec, timeoutMs: number | undefined, signal: AbortSignal | undefined, longLived = false): Promise<ManagedChild> {
     if (this.closed) return Promise.reject(new Error("the daemon is shutting down"));
     signal?.throwIfAborted();
-    const { child, managed } = this.launch(spec, timeoutMs, signal);
+    const { child, managed } = this.launch(spec, timeoutMs, signal, longLived);
     if (managed) return Promise.resolve(managed);
     return new Promise((_, reject) => child.once("error", reject)); // it never started (ENOENT, EACCES)
   }
@@ -286,20 +313,28 @@ export class Supervisor {
    */
   attach(spec: ProcessSpec): PipedChild {
     if (this.closed) throw new Error("the daemon is shutting down");
-    return this.launch(spec, undefined, undefined).child;
+    return this.launch(spec, undefined, undefined, true).child;
   }
 
-  /** Spawns and registers synchronously (the pid is known at once), so no child is ever unknown to the watchdog. */
-  private launch(spec: ProcessSpec, timeoutMs: number | undefined, signal: AbortSignal | undefined): { child: PipedChild; managed?: ManagedChild } {
+  /**
+   * Spawns and registers synchronously (the pid is known at once), so no child is ever unknown to the watchdog. A
+   * long-lived child with a group gets a cgroup of its own (its start waits for the kernel's move, about a grace period
+   * of RCU: nothing for a server, too much for every git call), so what it leaves, setsid() or not, dies when it ends.
+   */
+  private launch(spec: ProcessSpec, timeoutMs: number | undefined, signal: AbortSignal | undefined, longLived: boolean): { child: PipedChild; managed?: ManagedChild } {
     const group = spec.group ?? true;
     const label = spec.label ?? spec.cmd;
-    const child = spawn(spec.cmd, spec.args, {
+    const env = spec.exactEnv ?? childEnv(spec.env);
+    const start = (cmd: string, args: readonly string[]) => spawn(cmd, args, {
       cwd: spec.cwd,
-      env: spec.exactEnv ?? childEnv(spec.env),
+      env,
       stdio: [spec.stdin ?? "ignore", spec.output ?? "pipe", spec.output ?? "pipe", ...(spec.fds ?? [])],
       detached: group,
     }) as PipedChild;
+    // setsid() leaves a process group, never a cgroup.
+    const { value: child, leaf } = group && longLived && !spec.isolated ? this.cgroups.start(spec.cmd, spec.args, env, spec.cwd, start) : { value: start(spec.cmd, spec.args) };
     const pid = child.pid;
+    if (pid === undefined && leaf) void this.cgroups.release(leaf);
     // Kept for the child's life: a later 'error' (a kill that fails) must not be an unhandled event.
     child.on("error", (e) => {
       if (pid !== undefined) this.log(`${label}: ${e.message}`);
@@ -308,21 +343,28 @@ export class Supervisor {
     this.started++;
     let timedOut = false;
     let timer: NodeJS.Timeout | undefined;
-    const stop = () => killTree(child, group);
+    const stop = () => killTree(child, group, leaf);
     const onAbort = () => stop();
     const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) => {
       child.once("close", (code, sig) => {
         clearTimeout(timer);
         signal?.removeEventListener("abort", onAbort);
         this.live.delete(pid);
-        // What the command left in its group (a hook's `sleep &`) dies with it; the watchdog then forgets it.
+        // What the command left in its group (a hook's `sleep &`) or its cgroup (`setsid sleep &`) dies with it; the
+        // watchdog then forgets it.
         if (group) signalGroup(pid, "SIGKILL");
+        if (leaf) void this.cgroups.release(leaf);
         this.tell(`- ${pid}`);
         done({ code, signal: sig });
       });
     });
+    const kill = () => {
+      if (group) signalGroup(pid, "SIGKILL");
+      leaf?.kill();
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+    };
     const managed: ManagedChild = {
-      child, pid, exited, stop, label, group,
+      child, pid, exited, stop, kill, label, group,
       get timedOut() {
         return timedOut;
       },
@@ -350,8 +392,11 @@ function signalGroup(pid: number, signal: NodeJS.Signals): boolean {
   }
 }
 
-/** SIGTERM to the child's group (or to the child), SIGKILL after the grace, whatever the leader did meanwhile. */
-function killTree(child: PipedChild, group: boolean): void {
+/**
+ * SIGTERM to the child's group (or to the child), SIGKILL after the grace, whatever the leader did meanwhile; the
+ * SIGKILL reaches its cgroup too, so what left the group with setsid() goes as well.
+ */
+function killTree(child: PipedChild, group: boolean, leaf: Leaf | undefined): void {
   const pid = child.pid;
   if (pid === undefined) return;
   const alive = () => child.exitCode === null && child.signalCode === null;
@@ -363,6 +408,7 @@ function killTree(child: PipedChild, group: boolean): void {
   setTimeout(() => {
     // The group may outlive its leader (a grandchild ignoring TERM): kill it whatever the leader did.
     if (group) signalGroup(pid, "SIGKILL");
+    leaf?.kill();
     if (alive()) child.kill("SIGKILL");
   }, KILL_GRACE_MS).unref();
 }

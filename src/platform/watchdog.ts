@@ -4,9 +4,11 @@
  * announces each child as it starts and ends:
  *   `+g PID`  a process group led by PID      `+p PID`  a single process      `- PID`  gone, forget it
  * When stdin ends (the daemon exited, cleanly or not) or the daemon is no longer its parent, every group and process
- * still listed gets SIGTERM, then SIGKILL, and the watchdog exits. It ignores SIGINT and SIGTERM: a Ctrl-C meant for
- * the daemon must not take away the one thing that cleans up after it.
+ * still listed gets SIGTERM, then SIGKILL, and so does the supervisor's cgroup tree (`--cgroup DIR`, cgroup-tree.ts):
+ * what left its group with setsid() is still in it. Then the watchdog removes the tree and exits. It ignores SIGINT and
+ * SIGTERM: a Ctrl-C meant for the daemon must not take away the one thing that cleans up after it.
  */
+import { killCgroupTree } from "./cgroup-tree.js";
 
 /** Between SIGTERM and SIGKILL: git removes its index.lock on SIGTERM, never on SIGKILL. */
 const TERM_GRACE_MS = 300;
@@ -14,6 +16,8 @@ const TERM_GRACE_MS = 300;
 const PARENT_CHECK_MS = 500;
 
 const tracked = new Map<number, "g" | "p">();
+const treeAt = process.argv.indexOf("--cgroup");
+const tree = treeAt > 0 ? process.argv[treeAt + 1] : undefined;
 const parent = process.ppid;
 let buffered = "";
 let ending = false;
@@ -34,7 +38,8 @@ function end(): void {
   signalAll("SIGTERM");
   setTimeout(() => {
     signalAll("SIGKILL");
-    process.exit(0);
+    if (!tree) process.exit(0);
+    void killCgroupTree(tree).finally(() => process.exit(0));
   }, tracked.size ? TERM_GRACE_MS : 0);
 }
 

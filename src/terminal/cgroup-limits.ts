@@ -2,6 +2,7 @@ import { mkdir, readFile, readdir, rmdir, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { isNodeError } from "../errors.js";
+import { mountedPath, ownV2Cgroup, parseMountinfo } from "../platform/cgroup-tree.js";
 import { pidAlive } from "../platform/pid-alive.js";
 
 /**
@@ -34,34 +35,6 @@ export interface CgroupParents {
   reason?: string;
 }
 
-interface Mount {
-  root: string;
-  point: string;
-  fstype: string;
-  options: string[];
-}
-
-const unescapeMount = (s: string) => s.replace(/\\([0-7]{3})/g, (_m, o: string) => String.fromCharCode(parseInt(o, 8)));
-
-function parseMountinfo(text: string): Mount[] {
-  const mounts: Mount[] = [];
-  for (const line of text.split("\n")) {
-    const sep = line.indexOf(" - ");
-    if (sep < 0) continue;
-    const left = line.slice(0, sep).split(" ");
-    const right = line.slice(sep + 3).split(" ");
-    if (left.length < 5 || right.length < 3) continue;
-    mounts.push({ root: unescapeMount(left[3]), point: unescapeMount(left[4]), fstype: right[0], options: right[2].split(",") });
-  }
-  return mounts;
-}
-
-function under(mount: Mount, cgPath: string): string | undefined {
-  const rel = path.posix.relative(mount.root, cgPath);
-  if (rel.startsWith("..")) return undefined; // our cgroup is not visible through this mount
-  return path.posix.join(mount.point, rel);
-}
-
 /** Pure: the daemon's cgroup per controller, from /proc/self/mountinfo and /proc/self/cgroup. Prefers cgroup v1
  * controllers where they are mounted (a hybrid host keeps pids and memory there and none in v2). */
 export function cgroupParents(mountinfo: string, selfCgroup: string): CgroupParents {
@@ -74,18 +47,16 @@ export function cgroupParents(mountinfo: string, selfCgroup: string): CgroupPare
   for (const c of ["pids", "memory"] as const) {
     const m = mounts.find((x) => x.fstype === "cgroup" && x.options.includes(c));
     const own = lines.find((l) => l.controllers.includes(c));
-    const dir = m && own ? under(m, own.path) : undefined;
+    const dir = m && own ? mountedPath(m, own.path) : undefined;
     if (dir) {
       out[c] = dir;
       out.version = 1;
     }
   }
   if (out.pids || out.memory) return out;
-  const v2 = mounts.find((x) => x.fstype === "cgroup2");
-  const own = lines.find((l) => l.controllers.length === 1 && l.controllers[0] === "");
-  const dir = v2 && own ? under(v2, own.path) : undefined;
-  if (!dir) return { reason: "no cgroup hierarchy with the pids or memory controller is mounted" };
-  return { version: 2, pids: dir, memory: dir };
+  const v2 = ownV2Cgroup(mountinfo, selfCgroup);
+  if ("reason" in v2) return { reason: "no cgroup hierarchy with the pids or memory controller is mounted" };
+  return { version: 2, pids: v2.dir, memory: v2.dir };
 }
 
 export async function hostCgroupParents(): Promise<CgroupParents> {

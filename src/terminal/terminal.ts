@@ -269,6 +269,7 @@ export class Terminal {
       const argv = cgroup ? cgroup.wrap(plan.argv) : plan.argv;
       managed = await this.ws.processes.spawnLong({
         cmd: argv[0], args: argv.slice(1), cwd: plan.cwd, exactEnv: plan.env, stdin: plan.stdin !== undefined ? "pipe" : "ignore", output: fd, fds: pins, label,
+        isolated: plan.sandboxed,
       }, limits);
     } catch (e) {
       if (cgroup) this.release(cgroup);

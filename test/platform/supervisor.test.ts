@@ -2,8 +2,8 @@ import { closeSync, openSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { childEnv } from "../../src/platform/child-env.js";
-import { Supervisor } from "../../src/platform/supervisor.js";
-import { alive, processes, waitDead } from "../helpers/process.js";
+import { type LimitOptions, Supervisor } from "../../src/platform/supervisor.js";
+import { alive, processes, until, waitDead, waitForFile } from "../helpers/process.js";
 import { tmpWorkspace } from "../helpers/tmp.js";
 
 const supervisor = new Supervisor(3);
@@ -137,5 +137,98 @@ describe("the process supervisor", () => {
     await own.stop(300);
     for (const pid of [server.pid, ...members]) await waitDead(pid);
     expect(alive(server.pid)).toBe(false);
+  });
+});
+
+/** A grandchild in a session (and process group) of its own, so no group kill reaches it; its pid goes to `file`. */
+const escape = (file: string) => `setsid sleep 30 < /dev/null > /dev/null 2>&1 & echo $! > ${file}`;
+const pidIn = (dir: string, file: string) => waitForFile(path.join(dir, file)).then(Number);
+/** The cgroup v2 a process is in, as a path of the hierarchy ("0::" in /proc/PID/cgroup). */
+const cgroupOf = (pid: number) => readFileSync(`/proc/${pid}/cgroup`, "utf8").split("\n").find((l) => l.startsWith("0::"))!.slice(3);
+
+/** A long-lived child run to its end, with its stdout. */
+async function runLong(owner: Supervisor, spec: Parameters<Supervisor["spawnLong"]>[0], opts: LimitOptions = {}) {
+  const managed = await owner.spawnLong(spec, opts);
+  let stdout = "";
+  managed.child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+  return { ...(await managed.exited), stdout, timedOut: managed.timedOut };
+}
+
+describe("containment: what a child starts cannot leave it by setsid (SPEC 1)", () => {
+  it("a long-lived child runs in a cgroup of its own under the supervisor's tree; a short-lived one where the daemon is", async () => {
+    const containment = supervisor.state().containment as { kind: string; tree: string };
+    expect(containment).toMatchObject({ kind: "cgroup", tree: expect.stringMatching(/tool-layer-tree-\d+-\d+$/) });
+    const mine = cgroupOf(process.pid);
+    const long = await runLong(supervisor, { cmd: "cat", args: ["/proc/self/cgroup"], cwd: process.cwd() });
+    expect(long.stdout).toMatch(new RegExp(`^0::.*/${path.basename(containment.tree)}/c\\d+$`, "m"));
+    expect(cgroupOf(process.pid)).toBe(mine);
+    const short = await supervisor.run({ cmd: "cat", args: ["/proc/self/cgroup"], cwd: process.cwd() });
+    expect(short.stdout).toContain(`0::${mine}\n`);
+  });
+
+  it("a long-lived child's grandchild that left the group with setsid dies when the child exits, on a timeout and on stop()", async () => {
+    const ws = tmpWorkspace();
+    const own = new Supervisor();
+    try {
+      expect((await runLong(supervisor, sh(escape("exited.pid"), ws.dir))).code).toBe(0);
+      await waitDead(await pidIn(ws.dir, "exited.pid"));
+
+      const timedOut = await runLong(supervisor, sh(`${escape("timeout.pid")}; sleep 30`, ws.dir), { timeoutMs: 300 });
+      expect(timedOut.timedOut).toBe(true);
+      await waitDead(await pidIn(ws.dir, "timeout.pid"));
+
+      const server = await own.spawnLong({ ...sh(`${escape("stop.pid")}; exec sleep 30`, ws.dir), label: "server" });
+      const escaped = await pidIn(ws.dir, "stop.pid");
+      // Left the group (setsid runs just after the fork that `$!` names).
+      await until(() => processes().find((p) => p.pid === escaped)?.pgid === escaped, "the grandchild to lead a group of its own");
+      expect(server.pid).not.toBe(escaped);
+      await own.stop(300);
+      await waitDead(escaped);
+    } finally {
+      await own.stop(0);
+      ws.cleanup();
+    }
+  });
+
+  it("kill(pid) takes a long-lived child's whole tree at once, a setsid grandchild that holds its stdout included", async () => {
+    const ws = tmpWorkspace();
+    try {
+      // The grandchild keeps the child's stdout open, so no 'close' comes when the child itself dies.
+      const server = await supervisor.spawnLong(sh("setsid sleep 30 & echo $! > held.pid; exec sleep 30", ws.dir));
+      server.child.stdout.resume();
+      const held = await pidIn(ws.dir, "held.pid");
+      supervisor.kill(server.pid);
+      await waitDead(held);
+      expect(await server.exited).toEqual({ code: null, signal: "SIGKILL" });
+    } finally {
+      ws.cleanup();
+    }
+  });
+
+  it("a contained child gets exactly its environment and argv[0], and is in its cgroup, whichever way it joins it", async () => {
+    const tree = (supervisor.state().containment as { tree: string }).tree;
+    const node = path.basename(process.execPath);
+    const script = "console.log(JSON.stringify({ env: process.env, argv0: process.argv0, cgroup: require('fs').readFileSync('/proc/self/cgroup', 'utf8') }))";
+    const base = { PATH: path.dirname(process.execPath), SPACED: "a b=c" };
+    // No PWD (a shell would add one), a PWD that is not the working directory, and a name no shell keeps (A-B).
+    for (const env of [base, { ...base, PWD: "/not/the/cwd" }, { ...base, "ODD-NAME.X": "1" }]) {
+      const r = await runLong(supervisor, { cmd: node, args: ["-e", script], cwd: "/", exactEnv: env });
+      const seen = JSON.parse(r.stdout) as { env: Record<string, string>; argv0: string; cgroup: string };
+      expect(seen.env).toEqual(env);
+      expect(seen.argv0).toBe(node);
+      expect(seen.cgroup).toMatch(new RegExp(`^0::.*/${path.basename(tree)}/c\\d+$`, "m"));
+    }
+  });
+
+  it("a contained child's exit code, signal, stdin and stdout are its own; a missing program is still ENOENT", async () => {
+    expect(await runLong(supervisor, sh("exit 3"))).toMatchObject({ code: 3, signal: null });
+    expect(await runLong(supervisor, sh("kill -TERM $$"))).toMatchObject({ code: null, signal: "SIGTERM" });
+    const cat = await supervisor.spawnLong({ cmd: "cat", args: [], cwd: process.cwd(), stdin: "pipe" });
+    let out = "";
+    cat.child.stdout.on("data", (d: Buffer) => (out += d.toString()));
+    cat.child.stdin!.end("through\n");
+    expect(await cat.exited).toEqual({ code: 0, signal: null });
+    expect(out).toBe("through\n");
+    await expect(supervisor.spawnLong({ cmd: "no-such-program-here", args: [], cwd: process.cwd() })).rejects.toMatchObject({ code: "ENOENT" });
   });
 });
