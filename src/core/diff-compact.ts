@@ -6,7 +6,11 @@
  * from Michael Haggerty's diff-slider-tools study, as published in git's xdiff/xdiffi.c). This is that procedure,
  * written for our change flags, so ranges sit where `git diff --histogram` puts them.
  */
-import type { LineSeq } from "./line-diff.js";
+/** One version as the slides see it: each line's key (equal keys, equal lines: LineIds.keysOf) and its text. */
+export interface CompactSide {
+  readonly keys: Int32Array;
+  readonly lines: readonly string[];
+}
 
 /** Git's limits: indentation counted up to this, runs of blank lines up to that, slides tried up to the last. */
 const MAX_INDENT = 200;
@@ -87,10 +91,10 @@ const compare = (a: Score, b: Score) => INDENT_WEIGHT * Math.sign(a.indent - b.i
  * Slides the groups of changed lines of `side` (flags `ch`, 1 = changed), keeping them in step with the groups of the
  * other side (`och`): group k of each side sits between their k-th and (k+1)-th unchanged lines.
  */
-function compactSide(side: LineSeq, ch: Uint8Array, och: Uint8Array): void {
+function compactSide(side: CompactSide, ch: Uint8Array, och: Uint8Array): void {
   const n = ch.length;
   const on = och.length;
-  const same = (i: number, j: number) => side.lines[i] === side.lines[j] && side.eols[i] === side.eols[j];
+  const same = (i: number, j: number) => side.keys[i] === side.keys[j];
   let gs = 0;
   let ge = 0;
   while (ge < n && ch[ge]) ge++;
@@ -164,14 +168,14 @@ function compactSide(side: LineSeq, ch: Uint8Array, och: Uint8Array): void {
 }
 
 /** Can a changed group [from, to) of `side` slide at all (its first line equals the one after it, or its last the one before)? */
-function canSlide(side: LineSeq, from: number, to: number): boolean {
+function canSlide(side: CompactSide, from: number, to: number): boolean {
   if (from === to) return false;
-  const same = (i: number, j: number) => side.lines[i] === side.lines[j] && side.eols[i] === side.eols[j];
-  return (to < side.lines.length && same(from, to)) || (from > 0 && same(from - 1, to - 1));
+  const { keys } = side;
+  return (to < keys.length && keys[from] === keys[to]) || (from > 0 && keys[from - 1] === keys[to - 1]);
 }
 
 /** Matched blocks [oldStart, newStart, length] after sliding every ambiguous group as git does (sorted blocks in). */
-export function compactBlocks(old: LineSeq, now: LineSeq, blocks: readonly (readonly [number, number, number])[]): [number, number, number][] {
+export function compactBlocks(old: CompactSide, now: CompactSide, blocks: readonly (readonly [number, number, number])[]): [number, number, number][] {
   // Most diffs have no group that can move: then the blocks stand, and a 5,000-line file costs a look at each gap.
   let movable = false;
   let i = 0;

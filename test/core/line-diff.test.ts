@@ -79,6 +79,17 @@ describe("diffLines: JetBrains ranges", () => {
     expect(d.ranges[0].eolPairs).toEqual([[1, 1]]);
   });
 
+  it("matches lines as bytes, terminator included, as git diff --histogram does (issue 20)", () => {
+    // git: `-a\r\n +\n`, then b\r\n unchanged, then `-\r\n`; compared without \r, the blank lines matched and the
+    // byte-identical b\r\n became a change.
+    const d = diff("a\r\nb\r\n\r\n", "\nb\r\n");
+    expect(shape(d)).toEqual([["modified", 0, 1, 0, 1], ["deleted", 2, 3, 2, 2]]);
+    expect(d.oldOf[1]).toBe(1);
+    checkDiff(d);
+    // The LF blank line is the index's, the CRLF one is new.
+    expect(shape(diff("i\nx\n\ny\n", "i\nx\n\r\n\ny\n"))).toEqual([["added", 2, 2, 2, 3]]);
+  });
+
   it("ignores CR under cr:'ignore' (git's view after autocrlf), but never the final newline", () => {
     expect(diff("a\r\nb\r\n", "a\nb\n", "ignore").ranges).toEqual([]);
     expect(shape(diff("a\r\nb\r\n", "a\nb", "ignore"))).toEqual([["modified", 1, 2, 1, 2]]);
