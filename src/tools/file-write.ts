@@ -127,7 +127,7 @@ interface NextVersion {
 function describeChange(rel: string, current: CurrentFile | undefined, doc: TextDoc, ops: Op[] | undefined): { diff: string; spans: Span[]; shifts: Shift[] } {
   if (current && !current.doc) return { diff: "", spans: [{ from: 0, to: doc.lines.length }], shifts: [] };
   const old = current?.doc ?? EMPTY_DOC;
-  const { diff, hunks } = docDiff(rel, old, doc, ops);
+  const { diff, hunks } = docDiff(rel, old, doc);
   const spans = ops ? ops.map((o) => ({ from: o.newStart, to: o.newStart + o.added.length })) : changedSpans(hunks);
   // Edits say exactly where lines went; a whole-content write has only the diff to tell.
   const shifts = !current ? [] : ops ? opShifts(ops, old.lines.length) : lineShifts(hunks, old.lines.length);

@@ -2,12 +2,12 @@ import { remapMarks } from "../core/changelist-marks.js";
 import { diffLines } from "../core/line-diff.js";
 import { lineStatus } from "../core/line-status.js";
 import { rollbackLines } from "../core/stage-lines.js";
+import { patchOf, withBom } from "../core/render.js";
 import { dominantEol, serialize } from "../core/text.js";
 import { ToolError } from "../errors.js";
 import { existingHashParam, filePathParam, optionalLinesParam, optionalRangesParam } from "../git/line-params.js";
 import { lineGit, lineGitState } from "../git/line-service.js";
 import { checkHash } from "../git/line-stage.js";
-import { patchOf } from "../git/line-text.js";
 import { defineTool } from "./tool.js";
 
 export const gitRollbackLinesTool = defineTool({
@@ -31,7 +31,8 @@ export const gitRollbackLinesTool = defineTool({
     const built = rollbackLines(file.versions, sel, { eol: file.converts ? dominantEol(file.worktree.seq.eols) : undefined });
     if (!built.selected) throw new ToolError("NO_CHANGE", `The selection holds no changed line of ${file.rel}; git_line_status shows the changed lines and ranges.`);
     const next = { lines: built.lines, eols: built.eols };
-    const bytes = serialize({ bom: file.worktree.bom && next.lines.length > 0, ...next });
+    const bom = file.worktree.bom && next.lines.length > 0;
+    const bytes = serialize({ bom, ...next });
     const marks = await svc.changelists.marksFor(file);
     const written = await ctx.ws.files.write(ctx, { target: file.target, expected: file.hash, produce: () => ({ bytes }) });
     const after = file.versions.withWorktree(next);
@@ -39,8 +40,9 @@ export const gitRollbackLinesTool = defineTool({
     const edit = diffLines(file.worktree.seq, next, { cr, ids: file.versions.ids });
     const marksAfter = remapMarks(marks, edit, after.headToWorktree, svc.changelists.active);
     const { ranges: left } = lineStatus(after, { marks: marksAfter, lines: [] });
-    // The patch shows every byte written, a CR too: the same diff unless CRs are ignored for this path.
-    const diff = patchOf(file.rel, cr === "exact" ? edit : diffLines(file.worktree.seq, next, { ids: file.versions.ids }));
+    // The patch shows every byte written, a CR and the BOM too: the same diff unless CRs are ignored or there is a BOM.
+    const exact = cr === "exact" && !file.worktree.bom && !bom;
+    const diff = patchOf(file.rel, exact ? edit : diffLines(withBom(file.worktree.seq, file.worktree.bom), withBom(next, bom), { ids: file.versions.ids })).diff;
     const verb = ctx.dryRun ? "would roll back" : "rolled back";
     const emptied = !next.lines.length && file.head.sha === null ? "\nthe file is now empty (it is not in HEAD): delete it with file_delete if it should go" : "";
     return {

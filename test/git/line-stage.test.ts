@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { chmodSync, rmSync } from "node:fs";
 import path from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
@@ -17,6 +18,7 @@ describe("line staging", () => {
   const dir = ws.dir;
 
   beforeEach(() => {
+    rmSync(path.join(dir, ".gitattributes"), { force: true });
     for (const key of ["core.autocrlf", "core.safecrlf", "apply.whitespace", "core.whitespace"]) {
       try {
         git(dir, "config", "--unset-all", key);
@@ -274,6 +276,15 @@ describe("line staging", () => {
     expect(stale.result.code).toBe("HASH_MISMATCH");
     await d.ok("git_rollback_lines", { path: "rb.txt", hash: r.hash });
     expect(git(dir, "status", "--porcelain", "--", "rb.txt")).toBe("");
+  });
+
+  it("keeps the BOM on the first line of a staged diff, so git apply --cached takes it (issue 20)", async () => {
+    const hash = await edit("bom.txt", "\ufeffa\nb\n", "\ufeffa\nc\n");
+    const r = await stage({ path: "bom.txt", hash, lines: [2] }, false);
+    expect(r.staged).toBe("--- a/bom.txt\n+++ b/bom.txt\n@@ -1,2 +1,2 @@\n \ufeffa\n-b\n+c\n");
+    execFileSync("git", ["apply", "--cached", "--check", "-"], { cwd: dir, input: r.staged });
+    const rb = await d.ok("git_rollback_lines", { path: "bom.txt", hash, lines: [2] }, { approved: false });
+    execFileSync("git", ["apply", "--check", "-"], { cwd: dir, input: rb.diff });
   });
 
   it("rolls a CRLF worktree back to HEAD's lines with the worktree's line endings under autocrlf", async () => {
