@@ -176,24 +176,37 @@ export function diffLines(old: LineSeq, now: LineSeq, opts: { cr?: CrPolicy; old
   const ids = opts.ids ?? new LineIds();
   const a = ids.keysOf(old, opts.oldCr ?? cr);
   const b = ids.keysOf(now, cr, old);
-  const blocks = histogram(a, b, ids.keySpace, 0, a.length, 0, b.length);
+  const tables = new Occurrences(ids.keySpace, a.length);
+  const blocks = histogram(a, b, tables, 0, a.length, 0, b.length);
   const changed = blocks.length !== 1 || blocks[0][2] !== a.length || a.length !== b.length;
   const diff = build(old, now, cr, changed ? compactBlocks({ keys: a, lines: old.lines }, { keys: b, lines: now.lines }, blocks) : blocks);
-  for (const r of diff.ranges) if (r.kind === "modified") r.eolPairs = contentPairs(ids, diff, r);
+  for (const r of diff.ranges) if (r.kind === "modified") r.eolPairs = contentPairs(ids, tables, diff, r);
   return diff;
 }
 
 /**
- * xhistogram.c's histogram_diff over a[a0,a1) and b[b0,b1) (`values` bounds the elements): the matched blocks, sorted.
+ * The occurrences of each value in the current region of a, as xhistogram.c's index: first[v] -> next[pos] in
+ * ascending positions, with count[v]. Allocated once per diff and cleared after each region, not per region.
+ */
+class Occurrences {
+  readonly first: Int32Array;
+  readonly count: Int32Array;
+  readonly next: Int32Array;
+  constructor(values: number, length: number) {
+    this.first = new Int32Array(values).fill(-1);
+    this.count = new Int32Array(values);
+    this.next = new Int32Array(length);
+  }
+}
+
+/**
+ * xhistogram.c's histogram_diff over a[a0,a1) and b[b0,b1) (`tables` sized for their values): the matched blocks, sorted.
  * Each region is indexed whole, with no common prefix or suffix taken off first (git does not either: it changes which
  * run of which line is the rarest), and the occurrences of a line inside the run just tried are skipped, as git does.
  */
-function histogram(a: Int32Array, b: Int32Array, values: number, a0: number, a1: number, b0: number, b1: number): Block[] {
+function histogram(a: Int32Array, b: Int32Array, tables: Occurrences, a0: number, a1: number, b0: number, b1: number): Block[] {
   const blocks: Block[] = [];
-  // Occurrences of each value in the current region of a: first[v] -> next[pos] in ascending positions, cleared after.
-  const first = new Int32Array(values).fill(-1);
-  const count = new Int32Array(values);
-  const next = new Int32Array(a.length);
+  const { first, count, next } = tables;
   const stack = [a0, a1, b0, b1];
   while (stack.length) {
     b1 = stack.pop()!;
@@ -328,14 +341,14 @@ function build(old: LineSeq, now: LineSeq, cr: CrPolicy, blocks: Block[]): LineD
  * The fixed pairs of a modified range: the lines matched with another terminator (the final newline), and, between
  * them, the lines whose content alone is equal (a line whose CR came or went), by a histogram diff of the contents.
  */
-function contentPairs(ids: LineIds, diff: LineDiff, r: ChangeRange): [number, number][] {
+function contentPairs(ids: LineIds, tables: Occurrences, diff: LineDiff, r: ChangeRange): [number, number][] {
   const a = ids.of(diff.old);
   const b = ids.of(diff.new);
   const out: [number, number][] = [];
   let o = r.oldStart;
   let n = r.start;
   for (const [po, pn] of [...r.eolPairs, [r.oldEnd, r.end] as const]) {
-    for (const [x, y, len] of histogram(a, b, ids.size, o, po, n, pn)) for (let k = 0; k < len; k++) out.push([x + k, y + k]);
+    for (const [x, y, len] of histogram(a, b, tables, o, po, n, pn)) for (let k = 0; k < len; k++) out.push([x + k, y + k]);
     if (po < r.oldEnd) out.push([po, pn]);
     o = po + 1;
     n = pn + 1;
