@@ -6,10 +6,14 @@
  * from Michael Haggerty's diff-slider-tools study, as published in git's xdiff/xdiffi.c). This is that procedure,
  * written for our change flags, so ranges sit where `git diff --histogram` puts them.
  */
-/** One version as the slides see it: each line's key (equal keys, equal lines: LineIds.keysOf) and its text. */
+/**
+ * One version as the slides see it: each element's key (equal keys, equal elements: LineIds.keysOf) and, for the
+ * indent heuristic, each line's text. Without `lines` a group that lines up with no change stays as far down as it
+ * slides, as git leaves the words of its word diff (which runs without the heuristic).
+ */
 export interface CompactSide {
-  readonly keys: Int32Array;
-  readonly lines: readonly string[];
+  readonly keys: ArrayLike<number>;
+  readonly lines?: readonly string[];
 }
 
 /** Git's limits: indentation counted up to this, runs of blank lines up to that, slides tried up to the last. */
@@ -144,13 +148,14 @@ function compactSide(side: CompactSide, ch: Uint8Array, och: Uint8Array): void {
         // It cannot move.
       } else if (matchEnd !== -1) {
         while (oe === os) slideUp();
-      } else {
+      } else if (side.lines) {
+        const lines = side.lines;
         let best = -1;
         let bestScore: Score = { indent: 0, penalty: 0 };
         for (let shift = Math.max(earliestEnd, ge - size - 1, ge - MAX_SLIDING); shift <= ge; shift++) {
           const s: Score = { indent: 0, penalty: 0 };
-          scoreSplit(side.lines, shift, s);
-          scoreSplit(side.lines, shift - size, s);
+          scoreSplit(lines, shift, s);
+          scoreSplit(lines, shift - size, s);
           if (best === -1 || compare(s, bestScore) <= 0) {
             best = shift;
             bestScore = s;
@@ -167,6 +172,12 @@ function compactSide(side: CompactSide, ch: Uint8Array, och: Uint8Array): void {
   }
 }
 
+/** Slides the changed elements of both sides (flags, 1 = changed) as xdiff's xdl_change_compact does, old side first. */
+export function compactFlags(old: CompactSide, now: CompactSide, co: Uint8Array, cn: Uint8Array): void {
+  compactSide(old, co, cn);
+  compactSide(now, cn, co);
+}
+
 /** Can a changed group [from, to) of `side` slide at all (its first line equals the one after it, or its last the one before)? */
 function canSlide(side: CompactSide, from: number, to: number): boolean {
   if (from === to) return false;
@@ -180,7 +191,7 @@ export function compactBlocks(old: CompactSide, now: CompactSide, blocks: readon
   let movable = false;
   let i = 0;
   let j = 0;
-  for (const [x, y, len] of [...blocks, [old.lines.length, now.lines.length, 0] as const]) {
+  for (const [x, y, len] of [...blocks, [old.keys.length, now.keys.length, 0] as const]) {
     if (canSlide(old, i, x) || canSlide(now, j, y)) {
       movable = true;
       break;
@@ -189,14 +200,13 @@ export function compactBlocks(old: CompactSide, now: CompactSide, blocks: readon
     j = y + len;
   }
   if (!movable) return blocks.map(([x, y, len]) => [x, y, len]);
-  const co = new Uint8Array(old.lines.length).fill(1);
-  const cn = new Uint8Array(now.lines.length).fill(1);
+  const co = new Uint8Array(old.keys.length).fill(1);
+  const cn = new Uint8Array(now.keys.length).fill(1);
   for (const [x, y, len] of blocks) {
     co.fill(0, x, x + len);
     cn.fill(0, y, y + len);
   }
-  compactSide(old, co, cn);
-  compactSide(now, cn, co);
+  compactFlags(old, now, co, cn);
   const out: [number, number, number][] = [];
   for (let i = 0, j = 0; i < co.length && j < cn.length; ) {
     if (co[i]) i++;

@@ -7,11 +7,11 @@
  *
  * Algorithm: git's, so ranges sit where `git diff --histogram` puts them: xdiff's histogram diff (xhistogram.c, from
  * JGit) over the whole file, the common run built around the rarest line of a region anchoring it, then both sides diffed
- * the same way; a region whose common lines are all frequent (each more than MAX_CHAIN times) falls back to Myers (the
- * `diff` package, where git uses its own Myers: the one place ties may break differently). Then every ambiguous group
- * slides where git's indent heuristic puts it (diff-compact.ts). Anchoring on rare lines aligns code as a reader does: a
- * moved or inserted block of `}` and blank lines does not pull unrelated braces into pairs the way a shortest edit
- * script may. The property tests (test/property/line-git.test.ts) compare the ranges with git's on random edits.
+ * the same way; a region whose common lines are all frequent (each more than MAX_CHAIN times) falls back to git's Myers
+ * (myers.ts, its search bounded as git bounds it). Then every ambiguous group slides where git's indent heuristic puts
+ * it (diff-compact.ts). Anchoring on rare lines aligns code as a reader does: a moved or inserted block of `}` and blank
+ * lines does not pull unrelated braces into pairs the way a shortest edit script may. The property tests
+ * (test/property/line-diff.test.ts) compare the ranges with git's on random edits.
  *
  * Lines compare as git compares them: as bytes, terminator included (LineIds.keysOf), so `b\r\n` and `b\n` are
  * different lines unless git converts this path's line endings (`cr: "ignore"`: core.autocrlf, `.gitattributes`
@@ -20,8 +20,8 @@
  * (git shows the old last line removed and added again), and a change of only the final newline is a modified last line
  * (`eolPairs`).
  */
-import { diffArrays } from "diff";
 import { compactBlocks } from "./diff-compact.js";
+import { xdiffMyers } from "./myers.js";
 import { type Eol, dominantEol } from "./text.js";
 
 /** Lines of one version as splitText gives them: `lines[i]` without its terminator, `eols[i]` the terminator. */
@@ -63,12 +63,6 @@ export interface LineDiff {
 
 /** Git's xhistogram limit: a line occurring more often than this in a region cannot anchor it (then Myers). */
 export const MAX_CHAIN = 64;
-/**
- * Myers' diff costs about (old + new lines) x edits; two unrelated 40,000-line versions would take minutes. Past this
- * budget (~25 ms) the region is one change: still a correct diff, just not a minimal one.
- */
-export const MAX_DIFF_COST = 5_000_000;
-
 type Block = [oldStart: number, newStart: number, length: number];
 
 export function sameEol(a: "" | Eol, b: "" | Eol, cr: CrPolicy): boolean {
@@ -277,22 +271,19 @@ function histogram(a: Int32Array, b: Int32Array, tables: Occurrences, a0: number
   return blocks.sort((x, y) => x[0] - y[0]);
 }
 
-/** Myers on a region, bounded like every diff here (MAX_DIFF_COST): past it the region is one change. */
+/** The fallback of a region whose common lines are all frequent: git's Myers on the region alone (xdl_fall_back_diff). */
 function myers(a: Int32Array, b: Int32Array, a0: number, a1: number, b0: number, b1: number): Block[] {
-  const maxEditLength = Math.max(1, Math.floor(MAX_DIFF_COST / (a1 - a0 + b1 - b0 + 1)));
-  const parts = diffArrays(Array.from(a.subarray(a0, a1)), Array.from(b.subarray(b0, b1)), { maxEditLength });
-  if (!parts) return [];
+  const { ca, cb } = xdiffMyers(a.subarray(a0, a1), b.subarray(b0, b1));
   const out: Block[] = [];
-  let i = a0;
-  let j = b0;
-  for (const p of parts) {
-    const n = p.count ?? p.value.length;
-    if (p.added) j += n;
-    else if (p.removed) i += n;
+  for (let i = 0, j = 0; i < ca.length && j < cb.length; ) {
+    if (ca[i]) i++;
+    else if (cb[j]) j++;
     else {
-      out.push([i, j, n]);
-      i += n;
-      j += n;
+      const last = out[out.length - 1];
+      if (last && last[0] + last[2] === a0 + i && last[1] + last[2] === b0 + j) last[2]++;
+      else out.push([a0 + i, b0 + j, 1]);
+      i++;
+      j++;
     }
   }
   return out;
