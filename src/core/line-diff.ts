@@ -16,13 +16,13 @@
  * Lines compare as git compares them: as bytes, terminator included (LineIds.keysOf), so `b\r\n` and `b\n` are
  * different lines unless git converts this path's line endings (`cr: "ignore"`: core.autocrlf, `.gitattributes`
  * text/eol, where `git diff` sees the worktree after its clean filter). One rule departs from git, JetBrains' (eolImplied):
- * a last line without newline compares as if it had its version's usual one, so appending to such a file is an addition
- * (git shows the old last line removed and added again), and a change of only the final newline is a modified last line
- * (`eolPairs`).
+ * a last line without newline compares as the same line with LF, so appending to such a file (of LF lines) is an
+ * addition (git shows the old last line removed and added again), and a change of only the final newline is a modified
+ * last line (`eolPairs`).
  */
 import { compactBlocks } from "./diff-compact.js";
 import { xdiffMyers } from "./myers.js";
-import { type Eol, dominantEol } from "./text.js";
+import type { Eol } from "./text.js";
 
 /** Lines of one version as splitText gives them: `lines[i]` without its terminator, `eols[i]` the terminator. */
 export interface LineSeq {
@@ -59,6 +59,9 @@ export interface LineDiff {
   readonly oldOf: Int32Array;
   /** For each old line outside every range, the new line it equals; -1 inside a range. */
   readonly newOf: Int32Array;
+  /** Each line as the diff compared it (LineIds.keysOf): equal keys, lines the diff may swap. */
+  readonly oldKeys: Int32Array;
+  readonly newKeys: Int32Array;
 }
 
 /** Git's xhistogram limit: a line occurring more often than this in a region cannot anchor it (then Myers). */
@@ -132,19 +135,16 @@ export class LineIds {
 
   /**
    * The lines as git compares them, content and terminator: `2 * id`, plus one for a CRLF under `cr: "exact"` (under
-   * "ignore" CRLF is LF, as after git's clean filter). A last line without terminator takes its version's majority one,
-   * the one rule that is not git's (see the header).
+   * "ignore" CRLF is LF, as after git's clean filter). A last line without terminator compares as the same line with
+   * LF, the one rule that is not git's (see the header): the same in every version, so two byte-identical last lines
+   * always match.
    */
   keysOf(seq: LineSeq, cr: CrPolicy, like?: LineSeq): Int32Array {
     let keys = this.keyed[cr].get(seq);
     if (keys) return keys;
     const ids = this.of(seq, like);
     keys = new Int32Array(ids.length);
-    const last = cr === "exact" && dominantEol(seq.eols) === "\r\n" ? 1 : 0;
-    for (let i = 0; i < ids.length; i++) {
-      const eol = seq.eols[i];
-      keys[i] = 2 * ids[i] + (cr === "ignore" ? 0 : eol === "\r\n" ? 1 : eol === "" ? last : 0);
-    }
+    for (let i = 0; i < ids.length; i++) keys[i] = 2 * ids[i] + (cr === "exact" && seq.eols[i] === "\r\n" ? 1 : 0);
     this.keyed[cr].set(seq, keys);
     return keys;
   }
@@ -173,7 +173,7 @@ export function diffLines(old: LineSeq, now: LineSeq, opts: { cr?: CrPolicy; old
   const tables = new Occurrences(ids.keySpace, a.length);
   const blocks = histogram(a, b, tables, 0, a.length, 0, b.length);
   const changed = blocks.length !== 1 || blocks[0][2] !== a.length || a.length !== b.length;
-  const diff = build(old, now, cr, changed ? compactBlocks({ keys: a, lines: old.lines }, { keys: b, lines: now.lines }, blocks) : blocks);
+  const diff = build(old, now, cr, changed ? compactBlocks({ keys: a, lines: old.lines }, { keys: b, lines: now.lines }, blocks) : blocks, a, b);
   for (const r of diff.ranges) if (r.kind === "modified") r.eolPairs = contentPairs(ids, tables, diff, r);
   return diff;
 }
@@ -290,7 +290,7 @@ function myers(a: Int32Array, b: Int32Array, a0: number, a1: number, b0: number,
 }
 
 /** Ranges from matched blocks: the gaps between them, plus matched lines whose terminators differ (the final newline). */
-function build(old: LineSeq, now: LineSeq, cr: CrPolicy, blocks: Block[]): LineDiff {
+function build(old: LineSeq, now: LineSeq, cr: CrPolicy, blocks: Block[], oldKeys: Int32Array, newKeys: Int32Array): LineDiff {
   const oldOf = new Int32Array(now.lines.length).fill(-1);
   const newOf = new Int32Array(old.lines.length).fill(-1);
   const ranges: ChangeRange[] = [];
@@ -325,7 +325,7 @@ function build(old: LineSeq, now: LineSeq, cr: CrPolicy, blocks: Block[]): LineD
     j = y + n;
   }
   close();
-  return { old, new: now, cr, ranges, oldOf, newOf };
+  return { old, new: now, cr, ranges, oldOf, newOf, oldKeys, newKeys };
 }
 
 /**

@@ -90,6 +90,12 @@ describe("diffLines: JetBrains ranges", () => {
     expect(shape(diff("i\nx\n\ny\n", "i\nx\n\r\n\ny\n"))).toEqual([["added", 2, 2, 2, 3]]);
   });
 
+  it("matches byte-identical last lines without newline whatever terminators the rest of each file has (issue 20 fuzz)", () => {
+    const d = diff("N", "N\r\nN");
+    expect(shape(d)).toEqual([["added", 0, 0, 0, 1]]);
+    expect(d.oldOf[1]).toBe(0);
+  });
+
   it("ignores CR under cr:'ignore' (git's view after autocrlf), but never the final newline", () => {
     expect(diff("a\r\nb\r\n", "a\nb\n", "ignore").ranges).toEqual([]);
     expect(shape(diff("a\r\nb\r\n", "a\nb", "ignore"))).toEqual([["modified", 1, 2, 1, 2]]);
