@@ -133,7 +133,7 @@ describe("diffLines: JetBrains ranges", () => {
   });
 
   it("falls back to Myers in a region whose lines are all frequent", () => {
-    const many = Array.from({ length: MAX_CHAIN + 10 }, (_, i) => (i % 2 ? "}" : "{"));
+    const many: string[] = Array.from({ length: MAX_CHAIN + 10 }, (_, i) => (i % 2 ? "}" : "{"));
     const changed = many.slice();
     changed.splice(30, 1, "x");
     changed.splice(60, 0, "y");

@@ -35,7 +35,7 @@ export function version(opts: { max?: number; bom?: boolean } = {}): fc.Arbitrar
       bom: opts.bom === false ? fc.constant(false) : fc.boolean(),
     })
     .map(({ texts, style, final, bom }) => {
-      const eols = texts.map(([, p]) => eolFor(style, p));
+      const eols: ("" | Eol)[] = texts.map(([, p]) => eolFor(style, p));
       if (eols.length && !final) eols[eols.length - 1] = "";
       return settled({ bom, lines: texts.map(([t]) => t), eols });
     });
