@@ -168,9 +168,9 @@ export function stageLines(v: FileVersions, sel?: Selection, opts: { eol?: Eol }
   if (!sel) return built(iw, () => true, true, { base: "old", eol: opts.eol });
   const s = resolveSelection(v.headToWorktree, sel);
   const whole = rangesSlidingInto(iw, (c) => s.spans.some(([from, to]) => regionHit(from, to, c.start, c.end) && (c.start === c.end || (from <= c.start && c.end <= to))));
-  const spans = v.headToWorktree.ranges.map((r) => [r.start, r.end] as const);
+  const regions = v.headToWorktree.ranges.map((r) => [r.start, r.end] as const);
   const chosen = new Set((sel.ranges ?? []).map((id) => id - 1));
-  return built(iw, (p) => whole.has(p.rangeId) || pickedOnWorktree(p, s) || claimed(spans, chosen, p.newStart, p.newEnd), true, { base: "old", eol: opts.eol });
+  return built(iw, (p) => whole.has(p.rangeId) || pickedOnWorktree(p, s) || claimed(regions, chosen, p.newStart, p.newEnd), true, { base: "old", eol: opts.eol });
 }
 
 /**
@@ -204,7 +204,7 @@ interface Place {
  * can put such a group on different ones of equal neighbouring lines; a selection made on one names the other's group
  * through any of its places.
  */
-export function slides(diff: LineDiff, r: ChangeRange): Place[] {
+function slides(diff: LineDiff, r: ChangeRange): Place[] {
   if (r.kind === "modified") return [r];
   const added = r.kind === "added";
   const keys = added ? diff.newKeys : diff.oldKeys;
@@ -239,16 +239,15 @@ export function rollbackLines(v: FileVersions, sel?: Selection, opts: { eol?: Eo
  * claimed by it (see stageLines).
  */
 export function unstageLines(v: FileVersions, sel?: Selection, opts: { eol?: Eol } = {}): Built {
-  const s = sel && resolveSelection(v.headToWorktree, sel);
-  if (!s) return built(v.headToIndex, () => true, false, { base: "new", eol: opts.eol });
-  const lines = indexLines(v, s.lines);
-  const hw = v.headToWorktree.ranges;
   const hi = v.headToIndex;
-  const places = (sel!.ranges ?? []).map((id) => [hw[id - 1].oldStart, hw[id - 1].oldEnd] as const);
+  if (!sel) return built(hi, () => true, false, { base: "new", eol: opts.eol });
+  const lines = indexLines(v, resolveSelection(v.headToWorktree, sel).lines);
+  const hw = v.headToWorktree.ranges;
+  const places = (sel.ranges ?? []).map((id) => [hw[id - 1].oldStart, hw[id - 1].oldEnd] as const);
   const headOf = headSpans(hi);
   const whole = rangesSlidingInto(hi, (c) => places.some(([a, b]) => regionHit(a, b, c.oldStart, c.oldEnd)));
   const regions = hw.map((r) => [r.oldStart, r.oldEnd] as const);
-  const chosen = new Set((sel!.ranges ?? []).map((id) => id - 1));
+  const chosen = new Set((sel.ranges ?? []).map((id) => id - 1));
   const picked = (p: Piece) => {
     if (whole.has(p.rangeId) || (p.newStart < p.newEnd && lines.has(p.newStart))) return true;
     const [from, to] = headOf.get(p)!;
