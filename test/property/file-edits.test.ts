@@ -168,7 +168,7 @@ const batch = (doc: Version, sloppy: boolean) => {
       // An insert names its point by startline, endline, or both (adjacent; apart only when sloppy).
       if (start === undefined) return rest;
       if (endOnly) return { ...rest, end: start };
-      return endOffset === undefined ? { ...rest, start } : { ...rest, start, end: start + (sloppy ? endOffset : 1) };
+      return endOffset === undefined ? { ...rest, start } : { ...rest, start, end: Math.max(1, start + (sloppy ? endOffset : 1)) };
     }
     const end = endOffset === undefined || start === undefined ? undefined : Math.min(Math.max(1, start + endOffset), sloppy ? n + 1 : n);
     return { ...rest, start, end };
