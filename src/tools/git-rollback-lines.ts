@@ -8,8 +8,7 @@ import { ToolError } from "../errors.js";
 import { existingHashParam, filePathParam, optionalLinesParam, optionalRangesParam } from "../git/line-params.js";
 import { lineGit, lineGitState } from "../git/line-service.js";
 import { checkHash } from "../git/line-stage.js";
-import type { LineFile } from "../git/line-versions.js";
-import { checkoutEol } from "../git/line-versions.js";
+import { type LineFile, checkoutEol } from "../git/line-versions.js";
 import type { GitCtx } from "../git/run.js";
 import { defineTool } from "./tool.js";
 
