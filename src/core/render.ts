@@ -1,4 +1,4 @@
-import { type LineDiff, type LineSeq, diffLines } from "./line-diff.js";
+import { type LineDiff, type LineIds, type LineSeq, diffLines } from "./line-diff.js";
 import { type TextDoc, renderLine, splitText } from "./text.js";
 
 /** Lines of context in unified diffs: what `git diff` and `patch` expect. */
@@ -116,9 +116,12 @@ export function patchOf(path: string, diff: LineDiff): { diff: string; hunks: Hu
   return { diff: patchText(path, hunks), hunks };
 }
 
-/** The diff between two documents (BOM on the first line, CRLF lines keeping their `\r`). */
-export function docDiff(path: string, old: TextDoc, now: TextDoc): { diff: string; hunks: Hunk[] } {
-  return patchOf(path, diffLines(withBom(old, old.bom), withBom(now, now.bom)));
+/**
+ * The diff between two documents (BOM on the first line, CRLF lines keeping their `\r`). `ids`: a line table the old
+ * document's lines are in already (the new one's are hashed against them), so only new lines are hashed.
+ */
+export function docDiff(path: string, old: TextDoc, now: TextDoc, ids?: LineIds): { diff: string; hunks: Hunk[] } {
+  return patchOf(path, diffLines(withBom(old, old.bom), withBom(now, now.bom), { ids }));
 }
 
 /** A unified diff between two whole texts (a rename's preview). */
