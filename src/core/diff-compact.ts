@@ -6,7 +6,15 @@
  * from Michael Haggerty's diff-slider-tools study, as published in git's xdiff/xdiffi.c). This is that procedure,
  * written for our change flags, so ranges sit where `git diff --histogram` puts them.
  */
-import type { LineSeq } from "./line-diff.js";
+/**
+ * One version as the slides see it: each element's key (equal keys, equal elements: LineIds.keysOf) and, for the
+ * indent heuristic, each line's text. Without `lines` a group that lines up with no change stays as far down as it
+ * slides, as git leaves the words of its word diff (which runs without the heuristic).
+ */
+export interface CompactSide {
+  readonly keys: ArrayLike<number>;
+  readonly lines?: readonly string[];
+}
 
 /** Git's limits: indentation counted up to this, runs of blank lines up to that, slides tried up to the last. */
 const MAX_INDENT = 200;
@@ -87,10 +95,10 @@ const compare = (a: Score, b: Score) => INDENT_WEIGHT * Math.sign(a.indent - b.i
  * Slides the groups of changed lines of `side` (flags `ch`, 1 = changed), keeping them in step with the groups of the
  * other side (`och`): group k of each side sits between their k-th and (k+1)-th unchanged lines.
  */
-function compactSide(side: LineSeq, ch: Uint8Array, och: Uint8Array): void {
+function compactSide(side: CompactSide, ch: Uint8Array, och: Uint8Array): void {
   const n = ch.length;
   const on = och.length;
-  const same = (i: number, j: number) => side.lines[i] === side.lines[j] && side.eols[i] === side.eols[j];
+  const same = (i: number, j: number) => side.keys[i] === side.keys[j];
   let gs = 0;
   let ge = 0;
   while (ge < n && ch[ge]) ge++;
@@ -140,13 +148,14 @@ function compactSide(side: LineSeq, ch: Uint8Array, och: Uint8Array): void {
         // It cannot move.
       } else if (matchEnd !== -1) {
         while (oe === os) slideUp();
-      } else {
+      } else if (side.lines) {
+        const lines = side.lines;
         let best = -1;
         let bestScore: Score = { indent: 0, penalty: 0 };
         for (let shift = Math.max(earliestEnd, ge - size - 1, ge - MAX_SLIDING); shift <= ge; shift++) {
           const s: Score = { indent: 0, penalty: 0 };
-          scoreSplit(side.lines, shift, s);
-          scoreSplit(side.lines, shift - size, s);
+          scoreSplit(lines, shift, s);
+          scoreSplit(lines, shift - size, s);
           if (best === -1 || compare(s, bestScore) <= 0) {
             best = shift;
             bestScore = s;
@@ -163,20 +172,26 @@ function compactSide(side: LineSeq, ch: Uint8Array, och: Uint8Array): void {
   }
 }
 
+/** Slides the changed elements of both sides (flags, 1 = changed) as xdiff's xdl_change_compact does, old side first. */
+export function compactFlags(old: CompactSide, now: CompactSide, co: Uint8Array, cn: Uint8Array): void {
+  compactSide(old, co, cn);
+  compactSide(now, cn, co);
+}
+
 /** Can a changed group [from, to) of `side` slide at all (its first line equals the one after it, or its last the one before)? */
-function canSlide(side: LineSeq, from: number, to: number): boolean {
+function canSlide(side: CompactSide, from: number, to: number): boolean {
   if (from === to) return false;
-  const same = (i: number, j: number) => side.lines[i] === side.lines[j] && side.eols[i] === side.eols[j];
-  return (to < side.lines.length && same(from, to)) || (from > 0 && same(from - 1, to - 1));
+  const { keys } = side;
+  return (to < keys.length && keys[from] === keys[to]) || (from > 0 && keys[from - 1] === keys[to - 1]);
 }
 
 /** Matched blocks [oldStart, newStart, length] after sliding every ambiguous group as git does (sorted blocks in). */
-export function compactBlocks(old: LineSeq, now: LineSeq, blocks: readonly (readonly [number, number, number])[]): [number, number, number][] {
+export function compactBlocks(old: CompactSide, now: CompactSide, blocks: readonly (readonly [number, number, number])[]): [number, number, number][] {
   // Most diffs have no group that can move: then the blocks stand, and a 5,000-line file costs a look at each gap.
   let movable = false;
   let i = 0;
   let j = 0;
-  for (const [x, y, len] of [...blocks, [old.lines.length, now.lines.length, 0] as const]) {
+  for (const [x, y, len] of [...blocks, [old.keys.length, now.keys.length, 0] as const]) {
     if (canSlide(old, i, x) || canSlide(now, j, y)) {
       movable = true;
       break;
@@ -185,14 +200,13 @@ export function compactBlocks(old: LineSeq, now: LineSeq, blocks: readonly (read
     j = y + len;
   }
   if (!movable) return blocks.map(([x, y, len]) => [x, y, len]);
-  const co = new Uint8Array(old.lines.length).fill(1);
-  const cn = new Uint8Array(now.lines.length).fill(1);
+  const co = new Uint8Array(old.keys.length).fill(1);
+  const cn = new Uint8Array(now.keys.length).fill(1);
   for (const [x, y, len] of blocks) {
     co.fill(0, x, x + len);
     cn.fill(0, y, y + len);
   }
-  compactSide(old, co, cn);
-  compactSide(now, cn, co);
+  compactFlags(old, now, co, cn);
   const out: [number, number, number][] = [];
   for (let i = 0, j = 0; i < co.length && j < cn.length; ) {
     if (co[i]) i++;

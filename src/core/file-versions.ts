@@ -2,9 +2,9 @@
  * A file's three versions (SPEC 8: HEAD, the index, the worktree) and the three diffs between them, each computed once
  * on first use: status, word diff, staging and changelists of one state all share them.
  *
- * `worktreeCr` is the CR policy of the two diffs against the worktree (see line-diff.ts): "ignore" when git converts
- * this path's line endings, so a CRLF worktree over an LF index is not a change, as `git diff` shows it. HEAD against
- * the index is always "exact": both are git's own form.
+ * `worktreeCr` is the CR policy of the worktree side of the two diffs against it (see line-diff.ts): "ignore" when git
+ * converts this path's line endings, so a CRLF worktree over an LF index is not a change, as `git diff` shows it; HEAD
+ * and the index are compared as they are (git's own form, so a CRLF git holds is still a change there, as to git).
  */
 import { type CrPolicy, type LineDiff, LineIds, type LineSeq, diffLines } from "./line-diff.js";
 
@@ -52,13 +52,13 @@ export class FileVersions {
 
   /** HEAD -> worktree: the ranges every tool numbers (`range` ids). */
   get headToWorktree(): LineDiff {
-    return (this.hw ??= diffLines(this.head, this.worktree, { cr: this.worktreeCr, ids: this.hashed() }));
+    return (this.hw ??= diffLines(this.head, this.worktree, { cr: this.worktreeCr, oldCr: "exact", ids: this.hashed() }));
   }
 
   /** Index -> worktree: what is not staged. (Pass the same LineSeq for an index equal to HEAD: one diff serves both.) */
   get indexToWorktree(): LineDiff {
     if (this.index === this.head) return this.headToWorktree;
-    return (this.iw ??= diffLines(this.index, this.worktree, { cr: this.worktreeCr, ids: this.hashed() }));
+    return (this.iw ??= diffLines(this.index, this.worktree, { cr: this.worktreeCr, oldCr: "exact", ids: this.hashed() }));
   }
 
   /** HEAD -> index: what is staged. */

@@ -1,29 +1,27 @@
 /**
- * The line diff behind every line-level git tool (SPEC 8): two versions of a file become change ranges, JetBrains'
- * `Range` semantics. A range is a maximal run of new lines [start, end) replacing old lines [oldStart, oldEnd) (0-based,
- * half-open here; the wire is 1-based, see rangeJson), `added` when no old line goes, `deleted` when no new line comes
- * (it sits before new line `start`, that is after 1-based new line `start`), `modified` otherwise.
+ * The line diff behind every line-level git tool (SPEC 8) and every unified diff (render.ts): two versions of a file
+ * become change ranges, JetBrains' `Range` semantics. A range is a maximal run of new lines [start, end) replacing old
+ * lines [oldStart, oldEnd) (0-based, half-open here; the wire is 1-based, see rangeJson), `added` when no old line
+ * goes, `deleted` when no new line comes (it sits before new line `start`, that is after 1-based new line `start`),
+ * `modified` otherwise.
  *
- * Algorithm: histogram diff, the one of `git diff --histogram` (xdiff/xhistogram.c, JGit's HistogramDiff): the common
- * run built around the rarest line of a region anchors it, then both sides are diffed the same way. Anchoring on rare
- * lines aligns code as a reader does: a moved or inserted block of `}` and blank lines does not pull unrelated braces
- * into pairs the way Myers' shortest edit script may, so ranges stay small and land where the change is. A region whose
- * common lines are all frequent (each more than MAX_CHAIN times) falls back to Myers (the `diff` package), as git does.
- * Then every ambiguous group slides where git's indent heuristic puts it (diff-compact.ts). Checked against
- * `git diff --histogram` (git 2.39) on 2,000 random edits of this repository's sources: the same ranges in all but
- * 0.3%, which differ where many lines repeat (git's and this histogram break some ties differently), plus the final
- * newline rule of eolImplied. The default `git diff` uses Myers; it differs from both where a block moved.
+ * Algorithm: git's, so ranges sit where `git diff --histogram` puts them: xdiff's histogram diff (xhistogram.c, from
+ * JGit) over the whole file, the common run built around the rarest line of a region anchoring it, then both sides diffed
+ * the same way; a region whose common lines are all frequent (each more than MAX_CHAIN times) falls back to git's Myers
+ * (myers.ts, its search bounded as git bounds it). Then every ambiguous group slides where git's indent heuristic puts
+ * it (diff-compact.ts). Anchoring on rare lines aligns code as a reader does: a moved or inserted block of `}` and blank
+ * lines does not pull unrelated braces into pairs the way a shortest edit script may. The property tests
+ * (test/property/line-diff.test.ts) compare the ranges with git's on random edits.
  *
- * Lines compare without terminators, so one line has one alignment whatever its terminator. A line matched with a
- * different terminator is still a change (a modified line on its own, `eolPairs`): the final newline when the last
- * line gained or lost it (see eolImplied for lines added after it), and CRLF against LF under `cr: "exact"` (git compares
- * bytes, so a line whose `\r` went away is a change when no eol conversion applies). Pass `cr: "ignore"` when git
- * converts this path's line endings (core.autocrlf, `.gitattributes` text/eol) and the sides are not both in git's
- * form: then `\r\n` and `\n` are the same terminator, as `git diff` sees them after the clean filter.
+ * Lines compare as git compares them: as bytes, terminator included (LineIds.keysOf), so `b\r\n` and `b\n` are
+ * different lines unless git converts this path's line endings (`cr: "ignore"`: core.autocrlf, `.gitattributes`
+ * text/eol, where `git diff` sees the worktree after its clean filter). One rule departs from git, JetBrains' (eolImplied):
+ * a last line without newline compares as the same line with LF, so appending to such a file (of LF lines) is an
+ * addition (git shows the old last line removed and added again), and a change of only the final newline is a modified
+ * last line (`eolPairs`).
  */
-import { diffArrays } from "diff";
 import { compactBlocks } from "./diff-compact.js";
-import { MAX_DIFF_COST } from "./render.js";
+import { xdiffMyers } from "./myers.js";
 import type { Eol } from "./text.js";
 
 /** Lines of one version as splitText gives them: `lines[i]` without its terminator, `eols[i]` the terminator. */
@@ -45,7 +43,10 @@ export interface ChangeRange {
   /** Old lines [oldStart, oldEnd), 0-based; empty for `added`. */
   oldStart: number;
   oldEnd: number;
-  /** (old, new) lines of the range whose content is equal and only the terminator differs: fixed pairs. */
+  /**
+   * (old, new) lines of the range whose content is equal and only the terminator differs (CRLF against LF, or the final
+   * newline): fixed pairs, in order.
+   */
   eolPairs: readonly (readonly [number, number])[];
 }
 
@@ -58,11 +59,13 @@ export interface LineDiff {
   readonly oldOf: Int32Array;
   /** For each old line outside every range, the new line it equals; -1 inside a range. */
   readonly newOf: Int32Array;
+  /** Each line as the diff compared it (LineIds.keysOf): equal keys, lines the diff may swap. */
+  readonly oldKeys: Int32Array;
+  readonly newKeys: Int32Array;
 }
 
 /** Git's xhistogram limit: a line occurring more often than this in a region cannot anchor it (then Myers). */
 export const MAX_CHAIN = 64;
-
 type Block = [oldStart: number, newStart: number, length: number];
 
 export function sameEol(a: "" | Eol, b: "" | Eol, cr: CrPolicy): boolean {
@@ -89,9 +92,15 @@ export class LineIds {
   private readonly idOf = new Map<string, number>();
   private readonly cache = new WeakMap<LineSeq, Int32Array>();
   private readonly positions = new WeakMap<LineSeq, Int32Array>();
+  private readonly keyed = { exact: new WeakMap<LineSeq, Int32Array>(), ignore: new WeakMap<LineSeq, Int32Array>() };
 
   get size(): number {
     return this.idOf.size;
+  }
+
+  /** Keys run below this: a line's content id times two, plus one for a CRLF terminator (keysOf). */
+  get keySpace(): number {
+    return 2 * this.idOf.size;
   }
 
   /**
@@ -124,6 +133,22 @@ export class LineIds {
     return ids;
   }
 
+  /**
+   * The lines as git compares them, content and terminator: `2 * id`, plus one for a CRLF under `cr: "exact"` (under
+   * "ignore" CRLF is LF, as after git's clean filter). A last line without terminator compares as the same line with
+   * LF, the one rule that is not git's (see the header): the same in every version, so two byte-identical last lines
+   * always match.
+   */
+  keysOf(seq: LineSeq, cr: CrPolicy, like?: LineSeq): Int32Array {
+    let keys = this.keyed[cr].get(seq);
+    if (keys) return keys;
+    const ids = this.of(seq, like);
+    keys = new Int32Array(ids.length);
+    for (let i = 0; i < ids.length; i++) keys[i] = 2 * ids[i] + (cr === "exact" && seq.eols[i] === "\r\n" ? 1 : 0);
+    this.keyed[cr].set(seq, keys);
+    return keys;
+  }
+
   /** For each id known when `seq` was hashed, a line of `seq` that has it (-1 if none). */
   private positionsOf(seq: LineSeq, ids: Int32Array): Int32Array {
     let pos = this.positions.get(seq);
@@ -135,146 +160,137 @@ export class LineIds {
   }
 }
 
-export function diffLines(old: LineSeq, now: LineSeq, opts: { cr?: CrPolicy; ids?: LineIds } = {}): LineDiff {
+/**
+ * The diff of two versions. `cr` is how their terminators compare; `oldCr` overrides it for the old side: a diff of
+ * git's form (HEAD, the index) against the worktree of a path git converts compares the old side as it is, the new
+ * one after the clean filter (`{cr: "ignore", oldCr: "exact"}`), as `git diff` does.
+ */
+export function diffLines(old: LineSeq, now: LineSeq, opts: { cr?: CrPolicy; oldCr?: CrPolicy; ids?: LineIds } = {}): LineDiff {
   const cr = opts.cr ?? "exact";
   const ids = opts.ids ?? new LineIds();
-  // Common prefix and suffix first, on the strings: an edit of a large file hashes only the region it touched.
-  const a = old.lines;
-  const b = now.lines;
-  let pre = 0;
-  while (pre < a.length && pre < b.length && a[pre] === b[pre]) pre++;
-  let suf = 0;
-  while (suf < a.length - pre && suf < b.length - pre && a[a.length - 1 - suf] === b[b.length - 1 - suf]) suf++;
-  const aEnd = a.length - suf;
-  const bEnd = b.length - suf;
-  const blocks: Block[] = [];
-  if (pre) blocks.push([0, 0, pre]);
-  if (pre < aEnd && pre < bEnd) {
-    // A shared table is worth using whole; a private one needs only the middle.
-    const whole = opts.ids !== undefined;
-    const oldPart = whole ? old : { lines: a.slice(pre, aEnd), eols: [] };
-    const ia = ids.of(oldPart);
-    const ib = ids.of(whole ? now : { lines: b.slice(pre, bEnd), eols: [] }, oldPart);
-    const off = whole ? 0 : pre;
-    for (const [x, y, n] of histogram(ia, ib, ids.size, pre - off, aEnd - off, pre - off, bEnd - off)) blocks.push([x + off, y + off, n]);
-  }
-  if (suf) blocks.push([aEnd, bEnd, suf]);
-  const changed = pre < aEnd || pre < bEnd;
-  return build(old, now, cr, changed ? compactBlocks(old, now, blocks) : blocks);
+  const a = ids.keysOf(old, opts.oldCr ?? cr);
+  const b = ids.keysOf(now, cr, old);
+  const tables = new Occurrences(ids.keySpace, a.length);
+  const blocks = histogram(a, b, tables, 0, a.length, 0, b.length);
+  const changed = blocks.length !== 1 || blocks[0][2] !== a.length || a.length !== b.length;
+  const diff = build(old, now, cr, changed ? compactBlocks({ keys: a, lines: old.lines }, { keys: b, lines: now.lines }, blocks) : blocks, a, b);
+  for (const r of diff.ranges) if (r.kind === "modified") r.eolPairs = contentPairs(ids, tables, diff, r);
+  return diff;
 }
 
-/** Matched blocks of a and b, sorted, never crossing. */
-function histogram(a: Int32Array, b: Int32Array, ids: number, a0: number, a1: number, b0: number, b1: number): Block[] {
+/**
+ * The occurrences of each value in the current region of a, as xhistogram.c's index: first[v] -> next[pos] in
+ * ascending positions, with count[v]. Allocated once per diff and cleared after each region, not per region.
+ */
+class Occurrences {
+  readonly first: Int32Array;
+  readonly count: Int32Array;
+  readonly next: Int32Array;
+  constructor(values: number, length: number) {
+    this.first = new Int32Array(values).fill(-1);
+    this.count = new Int32Array(values);
+    this.next = new Int32Array(length);
+  }
+}
+
+/**
+ * xhistogram.c's histogram_diff over a[a0,a1) and b[b0,b1) (`tables` sized for their values): the matched blocks, sorted.
+ * Each region is indexed whole, with no common prefix or suffix taken off first (git does not either: it changes which
+ * run of which line is the rarest), and the occurrences of a line inside the run just tried are skipped, as git does.
+ */
+function histogram(a: Int32Array, b: Int32Array, tables: Occurrences, a0: number, a1: number, b0: number, b1: number): Block[] {
   const blocks: Block[] = [];
-  // Occurrences of each id in the current region of a: a chain head[id] -> next[pos] in ascending positions. An
-  // entry is valid only when its stamp is the region's, so no region pays for clearing the last one's.
-  const head = new Int32Array(ids);
-  const count = new Int32Array(ids);
-  const stamp = new Int32Array(ids);
-  const next = new Int32Array(a.length);
+  const { first, count, next } = tables;
   const stack = [a0, a1, b0, b1];
-  let region = 0;
   while (stack.length) {
     b1 = stack.pop()!;
     b0 = stack.pop()!;
     a1 = stack.pop()!;
     a0 = stack.pop()!;
-    let n = 0;
-    while (a0 + n < a1 && b0 + n < b1 && a[a0 + n] === b[b0 + n]) n++;
-    if (n) blocks.push([a0, b0, n]);
-    a0 += n;
-    b0 += n;
-    n = 0;
-    while (a1 - n > a0 && b1 - n > b0 && a[a1 - 1 - n] === b[b1 - 1 - n]) n++;
-    if (n) blocks.push([a1 - n, b1 - n, n]);
-    a1 -= n;
-    b1 -= n;
     if (a0 === a1 || b0 === b1) continue;
-
-    region++;
     for (let i = a1 - 1; i >= a0; i--) {
-      const id = a[i];
-      if (stamp[id] !== region) {
-        stamp[id] = region;
-        head[id] = -1;
-        count[id] = 0;
-      }
-      next[i] = head[id];
-      head[id] = i;
-      count[id]++;
+      const v = a[i];
+      next[i] = first[v];
+      first[v] = i;
+      count[v]++;
     }
+    let cnt = MAX_CHAIN + 1;
+    let hasCommon = false;
+    let span = 0;
     let bestA = -1;
     let bestB = -1;
     let bestLen = 0;
-    let bestCount = MAX_CHAIN;
-    let anyCommon = false;
     for (let bi = b0; bi < b1; ) {
-      const id = b[bi];
-      const c = stamp[id] === region ? count[id] : 0;
-      let nextBi = bi + 1;
-      if (c > 0) anyCommon = true;
-      if (c > 0 && c <= bestCount) {
-        for (let ai = head[id]; ai !== -1; ai = next[ai]) {
-          // Every line of a run is in this region of a, so its count is current: the run's lowest count on the way.
-          let runCount = c;
-          let as = ai;
+      let nextB = bi + 1;
+      const v = b[bi];
+      const head = first[v];
+      if (head !== -1) hasCommon = true;
+      if (head !== -1 && count[v] <= cnt) {
+        for (let as = head; ; ) {
+          let np = next[as];
           let bs = bi;
-          while (as > a0 && bs > b0 && a[as - 1] === b[bs - 1]) {
+          let ae = as;
+          let be = bi;
+          let rc = count[v];
+          while (a0 < as && b0 < bs && a[as - 1] === b[bs - 1]) {
             as--;
             bs--;
-            if (count[a[as]] < runCount) runCount = count[a[as]];
+            if (rc > 1) rc = Math.min(rc, count[a[as]]);
           }
-          let ae = ai + 1;
-          let be = bi + 1;
-          while (ae < a1 && be < b1 && a[ae] === b[be]) {
-            if (count[a[ae]] < runCount) runCount = count[a[ae]];
+          while (ae < a1 - 1 && be < b1 - 1 && a[ae + 1] === b[be + 1]) {
             ae++;
             be++;
+            if (rc > 1) rc = Math.min(rc, count[a[ae]]);
           }
-          if (be > nextBi) nextBi = be;
-          if (bestA < 0 || runCount < bestCount || (runCount === bestCount && ae - as > bestLen)) {
+          if (nextB <= be) nextB = be + 1;
+          if (span < ae - as || rc < cnt) {
+            span = ae - as;
             bestA = as;
             bestB = bs;
-            bestLen = ae - as;
-            bestCount = runCount;
+            bestLen = ae - as + 1;
+            cnt = rc;
           }
+          while (np !== -1 && np <= ae) np = next[np];
+          if (np === -1) break;
+          as = np;
         }
       }
-      bi = nextBi;
+      bi = nextB;
     }
-    if (bestA >= 0) {
+    for (let i = a0; i < a1; i++) {
+      first[a[i]] = -1;
+      count[a[i]] = 0;
+    }
+    if (hasCommon && cnt > MAX_CHAIN) {
+      for (const blk of myers(a, b, a0, a1, b0, b1)) blocks.push(blk);
+    } else if (bestA >= 0) {
       blocks.push([bestA, bestB, bestLen]);
       stack.push(bestA + bestLen, a1, bestB + bestLen, b1, a0, bestA, b0, bestB);
-    } else if (anyCommon) {
-      for (const blk of myers(a, b, a0, a1, b0, b1)) blocks.push(blk);
     }
   }
   return blocks.sort((x, y) => x[0] - y[0]);
 }
 
-/** Myers on a region, bounded like every diff here (MAX_DIFF_COST): past it the region is one change. */
+/** The fallback of a region whose common lines are all frequent: git's Myers on the region alone (xdl_fall_back_diff). */
 function myers(a: Int32Array, b: Int32Array, a0: number, a1: number, b0: number, b1: number): Block[] {
-  const maxEditLength = Math.max(1, Math.floor(MAX_DIFF_COST / (a1 - a0 + b1 - b0 + 1)));
-  const parts = diffArrays(Array.from(a.subarray(a0, a1)), Array.from(b.subarray(b0, b1)), { maxEditLength });
-  if (!parts) return [];
+  const { ca, cb } = xdiffMyers(a.subarray(a0, a1), b.subarray(b0, b1));
   const out: Block[] = [];
-  let i = a0;
-  let j = b0;
-  for (const p of parts) {
-    const n = p.count ?? p.value.length;
-    if (p.added) j += n;
-    else if (p.removed) i += n;
+  for (let i = 0, j = 0; i < ca.length && j < cb.length; ) {
+    if (ca[i]) i++;
+    else if (cb[j]) j++;
     else {
-      out.push([i, j, n]);
-      i += n;
-      j += n;
+      const last = out[out.length - 1];
+      if (last && last[0] + last[2] === a0 + i && last[1] + last[2] === b0 + j) last[2]++;
+      else out.push([a0 + i, b0 + j, 1]);
+      i++;
+      j++;
     }
   }
   return out;
 }
 
-/** Ranges from matched blocks: the gaps between them, plus matched lines whose terminators differ. */
-function build(old: LineSeq, now: LineSeq, cr: CrPolicy, blocks: Block[]): LineDiff {
+/** Ranges from matched blocks: the gaps between them, plus matched lines whose terminators differ (the final newline). */
+function build(old: LineSeq, now: LineSeq, cr: CrPolicy, blocks: Block[], oldKeys: Int32Array, newKeys: Int32Array): LineDiff {
   const oldOf = new Int32Array(now.lines.length).fill(-1);
   const newOf = new Int32Array(old.lines.length).fill(-1);
   const ranges: ChangeRange[] = [];
@@ -309,7 +325,26 @@ function build(old: LineSeq, now: LineSeq, cr: CrPolicy, blocks: Block[]): LineD
     j = y + n;
   }
   close();
-  return { old, new: now, cr, ranges, oldOf, newOf };
+  return { old, new: now, cr, ranges, oldOf, newOf, oldKeys, newKeys };
+}
+
+/**
+ * The fixed pairs of a modified range: the lines matched with another terminator (the final newline), and, between
+ * them, the lines whose content alone is equal (a line whose CR came or went), by a histogram diff of the contents.
+ */
+function contentPairs(ids: LineIds, tables: Occurrences, diff: LineDiff, r: ChangeRange): [number, number][] {
+  const a = ids.of(diff.old);
+  const b = ids.of(diff.new);
+  const out: [number, number][] = [];
+  let o = r.oldStart;
+  let n = r.start;
+  for (const [po, pn] of [...r.eolPairs, [r.oldEnd, r.end] as const]) {
+    for (const [x, y, len] of histogram(a, b, tables, o, po, n, pn)) for (let k = 0; k < len; k++) out.push([x + k, y + k]);
+    if (po < r.oldEnd) out.push([po, pn]);
+    o = po + 1;
+    n = pn + 1;
+  }
+  return out;
 }
 
 /** The range holding new line `line` (0-based), by binary search; undefined for an unchanged line. */

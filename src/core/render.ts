@@ -1,6 +1,5 @@
-import { FILE_HEADERS_ONLY, type StructuredPatchHunk, formatPatch, structuredPatch } from "diff";
-import type { Op } from "./edits.js";
-import { type TextDoc, renderLine } from "./text.js";
+import { type LineDiff, type LineIds, type LineSeq, diffLines } from "./line-diff.js";
+import { type TextDoc, renderLine, splitText } from "./text.js";
 
 /** Lines of context in unified diffs: what `git diff` and `patch` expect. */
 export const DIFF_CONTEXT = 3;
@@ -22,90 +21,115 @@ export function renderRange(lines: readonly string[], tagAt: (i: number) => stri
   return out.join("\n");
 }
 
-/**
- * Myers' diff costs about (old + new lines) × edits; two unrelated 40,000-line versions would take minutes. Past this
- * budget (~25 ms) the diff is one hunk replacing the region: still a correct patch, just not a minimal one.
- */
-export const MAX_DIFF_COST = 5_000_000;
 /** Rendered lines in a write's `text` at most, like file_read's largest window. */
 export const MAX_REGION_LINES = 2000;
 
 const NO_NEWLINE = "\\ No newline at end of file";
 
-function countLines(text: string): number {
-  let n = 0;
-  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) n++;
-  return text.length && !text.endsWith("\n") ? n + 1 : n;
+/**
+ * One hunk of a unified diff, its numbers as its `@@` line prints them (1-based; on an empty side, the line before),
+ * and its lines as the patch shows them: ` `, `-` or `+` and the line (a CRLF keeps its `\r`), or NO_NEWLINE.
+ */
+export interface Hunk {
+  oldStart: number;
+  oldLines: number;
+  newStart: number;
+  newLines: number;
+  lines: string[];
 }
 
-function sideLines(text: string, sign: string): string[] {
-  if (!text) return [];
-  const lines = (text.endsWith("\n") ? text.slice(0, -1) : text).split("\n").map((l) => sign + l);
-  if (!text.endsWith("\n")) lines.push(NO_NEWLINE);
-  return lines;
+/** A version's lines with its BOM at the start of the first, as git sees the bytes (SPEC 4 keeps it out of the lines). */
+export function withBom(seq: LineSeq, bom: boolean): LineSeq {
+  if (!bom) return seq;
+  if (!seq.lines.length) return { lines: ["\ufeff"], eols: [""] };
+  return { lines: [`\ufeff${seq.lines[0]}`, ...seq.lines.slice(1)], eols: seq.eols };
 }
 
-/** Hunks from old to new text, bounded by MAX_DIFF_COST (then one hunk replaces everything). */
-export function diffHunks(oldText: string, newText: string): StructuredPatchHunk[] {
-  const oldN = countLines(oldText);
-  const newN = countLines(newText);
-  const maxEditLength = Math.max(1, Math.floor(MAX_DIFF_COST / (oldN + newN + 1)));
-  const patch = structuredPatch("", "", oldText, newText, undefined, undefined, { context: DIFF_CONTEXT, maxEditLength });
-  if (patch) return patch.hunks;
-  return [{
-    oldStart: oldN ? 1 : 0,
-    oldLines: oldN,
-    newStart: newN ? 1 : 0,
-    newLines: newN,
-    lines: [...sideLines(oldText, "-"), ...sideLines(newText, "+")],
-  }];
+/**
+ * The hunks of a line diff (line-diff.ts, git's histogram diff) with DIFF_CONTEXT lines around each change, as git
+ * groups them: changes closer than two contexts share a hunk. A last line without newline is marked as git marks it,
+ * and a line the diff matched although its terminator differs (a CR under cr "ignore", or a last line that now goes
+ * on: line-diff.ts eolImplied) is shown removed and added, so the patch applies to the bytes.
+ */
+export function hunksOf(diff: LineDiff): Hunk[] {
+  const { old, new: now, ranges } = diff;
+  const hunks: Hunk[] = [];
+  let lines: string[] = [];
+  const emit = (sign: string, side: LineSeq, i: number) => {
+    const eol = side.eols[i];
+    lines.push(`${sign}${side.lines[i]}${eol === "\r\n" ? "\r" : ""}`);
+    if (eol === "") lines.push(NO_NEWLINE);
+  };
+  const context = (o: number, n: number, count: number) => {
+    for (let k = 0; k < count; k++) {
+      if (old.eols[o + k] === now.eols[n + k]) emit(" ", old, o + k);
+      else {
+        emit("-", old, o + k);
+        emit("+", now, n + k);
+      }
+    }
+  };
+  const start = (from: number, len: number) => (len ? from + 1 : from);
+  for (let g = 0; g < ranges.length; ) {
+    let e = g;
+    while (e + 1 < ranges.length && ranges[e + 1].oldStart - ranges[e].oldEnd <= 2 * DIFF_CONTEXT) e++;
+    const first = ranges[g];
+    const last = ranges[e];
+    const before = Math.min(DIFF_CONTEXT, first.oldStart - (g ? ranges[g - 1].oldEnd : 0));
+    const after = Math.min(DIFF_CONTEXT, old.lines.length - last.oldEnd);
+    const o0 = first.oldStart - before;
+    const n0 = first.start - before;
+    lines = [];
+    context(o0, n0, before);
+    for (let k = g; k <= e; k++) {
+      const r = ranges[k];
+      for (let i = r.oldStart; i < r.oldEnd; i++) emit("-", old, i);
+      for (let j = r.start; j < r.end; j++) emit("+", now, j);
+      if (k < e) context(r.oldEnd, r.end, ranges[k + 1].oldStart - r.oldEnd);
+    }
+    context(last.oldEnd, last.end, after);
+    const oldLines = last.oldEnd + after - o0;
+    const newLines = last.end + after - n0;
+    hunks.push({ oldStart: start(o0, oldLines), oldLines, newStart: start(n0, newLines), newLines, lines });
+    g = e + 1;
+  }
+  return hunks;
 }
 
-function patchText(path: string, hunks: StructuredPatchHunk[]): string {
+/** A patch of one file from its hunks ("" when there are none), headers `--- a/PATH` and `+++ b/PATH`, as git writes. */
+export function patchText(path: string, hunks: readonly Hunk[]): string {
   if (!hunks.length) return "";
-  return formatPatch({ oldFileName: `a/${path}`, newFileName: `b/${path}`, oldHeader: undefined, newHeader: undefined, hunks }, FILE_HEADERS_ONLY);
+  const span = (from: number, len: number) => (len === 1 ? `${from}` : `${from},${len}`);
+  const out = [`--- a/${path}`, `+++ b/${path}`];
+  for (const h of hunks) out.push(`@@ -${span(h.oldStart, h.oldLines)} +${span(h.newStart, h.newLines)} @@`, ...h.lines);
+  return `${out.join("\n")}\n`;
 }
 
-/** A unified diff between two whole texts (a caller's old version and the file now, or a whole-content overwrite). */
-export function unifiedDiff(path: string, oldText: string, newText: string): { diff: string; hunks: StructuredPatchHunk[] } {
-  const hunks = diffHunks(oldText, newText);
+/**
+ * The one unified diff producer (SPEC 5: three lines of context, a patch `git apply` accepts): file_write's `diff`,
+ * HASH_MISMATCH's and file_read's diff from a caller's version, the line tools' previews. The diff is git's
+ * (`git diff --histogram`, line-diff.ts), over the whole documents: a window around each edit cannot see where git's
+ * slides put a change, nor the context beyond it.
+ */
+export function patchOf(path: string, diff: LineDiff): { diff: string; hunks: Hunk[] } {
+  const hunks = hunksOf(diff);
   return { diff: patchText(path, hunks), hunks };
 }
 
-/** A document's text as a diff sees it: lines [from, to) with their own terminators (a CRLF keeps its \r), the BOM on line 1. */
-export function docText(doc: TextDoc, from = 0, to = doc.lines.length): string {
-  let out = from === 0 && doc.bom ? "\ufeff" : "";
-  for (let i = from; i < to; i++) out += doc.lines[i] + doc.eols[i];
-  return out;
+/**
+ * The diff between two documents (BOM on the first line, CRLF lines keeping their `\r`). `ids`: a line table the old
+ * document's lines are in already (the new one's are hashed against them), so only new lines are hashed.
+ */
+export function docDiff(path: string, old: TextDoc, now: TextDoc, ids?: LineIds): { diff: string; hunks: Hunk[] } {
+  return patchOf(path, diffLines(withBom(old, old.bom), withBom(now, now.bom), { ids }));
+}
+
+/** A unified diff between two whole texts (a rename's preview). */
+export function unifiedDiff(path: string, oldText: string, newText: string): { diff: string; hunks: Hunk[] } {
+  return docDiff(path, { bom: false, ...splitText(oldText) }, { bom: false, ...splitText(newText) });
 }
 
 export const EMPTY_DOC: TextDoc = { bom: false, lines: [], eols: [] };
-
-/**
- * The one diff of a write (SPEC 5: a patch `git apply` accepts, so a CRLF file's lines keep their \r and a BOM is on
- * line 1): the whole documents for a whole-content write, or, given the batch's ops, only windows around the edits (a
- * 10-edit batch on a 10,000-line file diffs a few dozen lines, not the whole file). Windows further apart than two
- * contexts never share a hunk.
- */
-export function docDiff(path: string, old: TextDoc, now: TextDoc, ops?: readonly Op[]): { diff: string; hunks: StructuredPatchHunk[] } {
-  if (!ops) return unifiedDiff(path, docText(old), docText(now));
-  const hunks: StructuredPatchHunk[] = [];
-  let i = 0;
-  while (i < ops.length) {
-    let j = i;
-    while (j + 1 < ops.length && ops[j + 1].start - (ops[j].start + ops[j].removed) <= 2 * DIFF_CONTEXT) j++;
-    const oldFrom = Math.max(0, ops[i].start - DIFF_CONTEXT);
-    const oldTo = Math.min(old.lines.length, ops[j].start + ops[j].removed + DIFF_CONTEXT);
-    const newFrom = oldFrom + (ops[i].newStart - ops[i].start);
-    const shift = ops[j].newStart + ops[j].added.length - (ops[j].start + ops[j].removed);
-    const newTo = Math.min(now.lines.length, oldTo + shift);
-    for (const h of diffHunks(docText(old, oldFrom, oldTo), docText(now, newFrom, newTo))) {
-      hunks.push({ ...h, oldStart: h.oldStart + oldFrom, newStart: h.newStart + newFrom });
-    }
-    i = j + 1;
-  }
-  return { diff: patchText(path, hunks), hunks };
-}
 
 /**
  * A diff cut to `maxChars` (like `text`): at the last whole hunk that fits, so what is left still applies as far as it
@@ -167,14 +191,15 @@ export function opShifts(ops: readonly { start: number; removed: number; added: 
  * shows) separate them. A caller holding `N:TAG` anchors from before the write can use `N+by:TAG` without reading again;
  * on a line the write changed, that anchor fails with TAG_MISMATCH, never lands on the wrong line.
  */
-export function lineShifts(hunks: readonly StructuredPatchHunk[], oldTotal: number): Shift[] {
+export function lineShifts(hunks: readonly Hunk[], oldTotal: number): Shift[] {
   const { keep, shifts } = shiftCollector();
   let next = 1; // the first old line not yet accounted for
   let by = 0;
   for (const h of hunks) {
-    keep(next, h.oldStart - 1, by);
-    let oldLine = h.oldStart;
-    let newLine = h.newStart;
+    // The first line of each side the hunk covers (its @@ numbers name the line before on an empty side).
+    let oldLine = h.oldLines ? h.oldStart : h.oldStart + 1;
+    let newLine = h.newLines ? h.newStart : h.newStart + 1;
+    keep(next, oldLine - 1, by);
     for (const l of h.lines) {
       if (l[0] === " ") {
         keep(oldLine, oldLine, newLine - oldLine);
@@ -203,7 +228,7 @@ export function renderShifts(shifts: readonly Shift[], max = MAX_RENDERED_SHIFTS
 export const MAX_RENDERED_SHIFTS = 20;
 
 /** The spans of the new file a diff's hunks added to (a pure deletion is an empty span where the lines were). */
-export function changedSpans(hunks: readonly StructuredPatchHunk[]): Span[] {
+export function changedSpans(hunks: readonly Hunk[]): Span[] {
   const spans: Span[] = [];
   for (const h of hunks) {
     // newStart is 1-based, or the line before when the hunk adds nothing.

@@ -7,7 +7,8 @@
  * - unstage:  HEAD -> index, take HEAD's lines for the selected pieces: those index lines go back to HEAD's.
  * - rollback: HEAD -> worktree, take HEAD's lines for the selected pieces: those worktree lines go back to HEAD's.
  * A selection names worktree lines (1-based) and HEAD -> worktree range ids, the numbers every tool shows; a pure
- * deletion is selectable only by its range. Unstaging maps the worktree lines to the index lines they stand for.
+ * deletion is selectable only by its range. Unstaging maps the worktree lines to the index lines they stand for, and a
+ * range to its place in HEAD (the side both diffs share).
  *
  * Terminators: lines outside the chosen pieces keep their own; lines taken from the other version keep theirs too,
  * unless `eol` is given, which every one of them then gets. A line that ends up before another without a terminator
@@ -25,7 +26,7 @@
  */
 import { ToolError } from "../errors.js";
 import type { FileVersions } from "./file-versions.js";
-import { type LineDiff, type LineSeq, regionHit } from "./line-diff.js";
+import { type ChangeRange, type LineDiff, type LineSeq, regionHit } from "./line-diff.js";
 import { type Piece, allPieces, layoutOf } from "./line-pairs.js";
 import { type Eol, dominantEol } from "./text.js";
 
@@ -157,10 +158,71 @@ function built(diff: LineDiff, picked: (p: Piece) => boolean, takeNew: boolean, 
   return { ...out, selected, complete: selected === total };
 }
 
-/** The index with the selected worktree changes applied (no selection: all of them, as `git add`). */
+/**
+ * The index with the selected worktree changes applied (no selection: all of them, as `git add`). A range takes the
+ * index -> worktree changes in it, one that only slides into it (see slides), and one right beside it that no other
+ * range lies in or beside (see claimed).
+ */
 export function stageLines(v: FileVersions, sel?: Selection, opts: { eol?: Eol } = {}): Built {
-  const s = sel && resolveSelection(v.headToWorktree, sel);
-  return built(v.indexToWorktree, (p) => !s || pickedOnWorktree(p, s), true, { base: "old", eol: opts.eol });
+  const iw = v.indexToWorktree;
+  if (!sel) return built(iw, () => true, true, { base: "old", eol: opts.eol });
+  const s = resolveSelection(v.headToWorktree, sel);
+  const whole = rangesSlidingInto(iw, (c) => s.spans.some(([from, to]) => regionHit(from, to, c.start, c.end) && (c.start === c.end || (from <= c.start && c.end <= to))));
+  const regions = v.headToWorktree.ranges.map((r) => [r.start, r.end] as const);
+  const chosen = new Set((sel.ranges ?? []).map((id) => id - 1));
+  return built(iw, (p) => whole.has(p.rangeId) || pickedOnWorktree(p, s) || claimed(regions, chosen, p.newStart, p.newEnd), true, { base: "old", eol: opts.eol });
+}
+
+/**
+ * Is a change [s, e) of another diff (on the same side) one only the chosen regions can mean: none of them holds it,
+ * but a chosen one lies right beside it and no other region lies in or beside it. Two diffs of one file can draw the
+ * edge of a change differently where lines repeat (index -> worktree replaces a line that HEAD -> worktree calls
+ * deleted beside an added one); selecting every range around such a change must take it.
+ */
+function claimed(regions: readonly (readonly [number, number])[], chosen: ReadonlySet<number>, s: number, e: number): boolean {
+  let beside = false;
+  for (const [k, [from, to]] of regions.entries()) {
+    const near = regionHit(from, to, s, e) || s === to || e === from;
+    if (!near) continue;
+    if (!chosen.has(k)) return false;
+    beside = true;
+  }
+  return beside;
+}
+
+/** Where a change of a diff could sit instead: its old lines [oldStart, oldEnd) and new lines [start, end). */
+interface Place {
+  oldStart: number;
+  oldEnd: number;
+  start: number;
+  end: number;
+}
+
+/**
+ * Every place a pure addition or deletion of `diff` can slide to over equal lines (as git's slides move a group),
+ * itself included; a modified range stays where it is. Two diffs of one file (HEAD -> worktree and index -> worktree)
+ * can put such a group on different ones of equal neighbouring lines; a selection made on one names the other's group
+ * through any of its places.
+ */
+function slides(diff: LineDiff, r: ChangeRange): Place[] {
+  if (r.kind === "modified") return [r];
+  const added = r.kind === "added";
+  const keys = added ? diff.newKeys : diff.oldKeys;
+  const matched = added ? diff.oldOf : diff.newOf;
+  const [s, e] = added ? [r.start, r.end] : [r.oldStart, r.oldEnd];
+  const same = (i: number, j: number) => keys[i] === keys[j];
+  const at = (k: number): Place => (added ? { oldStart: r.oldStart + k, oldEnd: r.oldStart + k, start: s + k, end: e + k } : { oldStart: s + k, oldEnd: e + k, start: r.start + k, end: r.start + k });
+  const out: Place[] = [r];
+  for (let k = 1; s - k >= 0 && matched[s - k] >= 0 && same(s - k, e - k); k++) out.push(at(-k));
+  for (let k = 0; e + k < keys.length && matched[e + k] >= 0 && same(s + k, e + k); k++) out.push(at(k + 1));
+  return out;
+}
+
+/** The ids of the pure additions and deletions of `diff` some place of which `fits`. */
+function rangesSlidingInto(diff: LineDiff, fits: (p: Place) => boolean): Set<number> {
+  const out = new Set<number>();
+  for (const r of diff.ranges) if (r.kind !== "modified" && slides(diff, r).some(fits)) out.add(r.id);
+  return out;
 }
 
 /** The worktree with the selected lines back to HEAD's (no selection: the whole file, as `git checkout HEAD -- path`). */
@@ -169,67 +231,64 @@ export function rollbackLines(v: FileVersions, sel?: Selection, opts: { eol?: Eo
   return built(v.headToWorktree, (p) => !s || pickedOnWorktree(p, s), false, { base: "new", eol: opts.eol });
 }
 
-/** The index with the selected lines back to HEAD's (no selection: the whole file, as `git reset -- path`). */
+/**
+ * The index with the selected lines back to HEAD's (no selection: the whole file, as `git reset -- path`). A worktree
+ * line stands for the index lines indexLines finds; a range for every staged change in its place in HEAD, the side
+ * HEAD -> worktree and HEAD -> index share (through the worktree, two equal neighbouring lines could be aligned
+ * differently by the two diffs, and the range would miss the index line HEAD's line went to), sliding into it, or
+ * claimed by it (see stageLines).
+ */
 export function unstageLines(v: FileVersions, sel?: Selection, opts: { eol?: Eol } = {}): Built {
-  const s = sel && resolveSelection(v.headToWorktree, sel);
-  const picked = s ? indexSelection(v, s) : undefined;
-  return built(v.headToIndex, (p) => !picked || (p.newStart < p.newEnd ? picked.lines.has(p.newStart) : picked.points.has(p.newStart)), false, { base: "new", eol: opts.eol });
+  const hi = v.headToIndex;
+  if (!sel) return built(hi, () => true, false, { base: "new", eol: opts.eol });
+  const lines = indexLines(v, resolveSelection(v.headToWorktree, sel).lines);
+  const hw = v.headToWorktree.ranges;
+  const places = (sel.ranges ?? []).map((id) => [hw[id - 1].oldStart, hw[id - 1].oldEnd] as const);
+  const headOf = headSpans(hi);
+  const whole = rangesSlidingInto(hi, (c) => places.some(([a, b]) => regionHit(a, b, c.oldStart, c.oldEnd)));
+  const regions = hw.map((r) => [r.oldStart, r.oldEnd] as const);
+  const chosen = new Set((sel.ranges ?? []).map((id) => id - 1));
+  const picked = (p: Piece) => {
+    if (whole.has(p.rangeId) || (p.newStart < p.newEnd && lines.has(p.newStart))) return true;
+    const [from, to] = headOf.get(p)!;
+    return places.some(([a, b]) => regionHit(a, b, from, to)) || claimed(regions, chosen, from, to);
+  };
+  return built(hi, picked, false, { base: "new", eol: opts.eol });
 }
 
 /**
- * The index lines a worktree selection stands for: a line the index has as the worktree has it, or the index lines
- * its index -> worktree piece replaces (the staged version of a line edited again); a range also brings the index's
- * pure deletions at its place (a staged deletion), which only a range can select.
+ * The index lines worktree lines stand for: a line the index has as the worktree has it, or the index lines its
+ * index -> worktree piece replaces (the staged version of a line edited again).
  */
-function indexSelection(v: FileVersions, s: Resolved) {
+function indexLines(v: FileVersions, worktreeLines: ReadonlySet<number>): Set<number> {
   const iw = v.indexToWorktree;
-  const lines = new Set<number>();
-  const points = new Set<number>();
-  const pieces = allPieces(iw);
+  const out = new Set<number>();
   const pieceOfLine = new Map<number, Piece>();
-  for (const p of pieces) if (p.newStart < p.newEnd) pieceOfLine.set(p.newStart, p);
-  const addLine = (w: number) => {
+  for (const p of allPieces(iw)) if (p.newStart < p.newEnd) pieceOfLine.set(p.newStart, p);
+  for (const w of worktreeLines) {
     const eq = iw.oldOf[w];
-    if (eq >= 0) lines.add(eq);
-    const p = pieceOfLine.get(w);
-    if (p) for (const i of p.oldLines) lines.add(i);
-  };
-  for (const w of s.lines) addLine(w);
-  for (const [from, to] of s.spans) {
-    let lo = Infinity;
-    let hi = -Infinity;
-    const widen = (a: number, b: number) => {
-      lo = Math.min(lo, a);
-      hi = Math.max(hi, b);
-    };
-    for (let w = from; w < to; w++) {
-      const eq = iw.oldOf[w];
-      if (eq >= 0) widen(eq, eq + 1);
-      const p = pieceOfLine.get(w);
-      if (p?.oldLines.length) widen(p.oldLines[0], p.oldLines[p.oldLines.length - 1] + 1);
-      addLine(w);
-    }
-    for (const p of pieces) {
-      if (p.newStart === p.newEnd && regionHit(from, to, p.newStart, p.newStart)) {
-        widen(p.oldLines[0], p.oldLines[p.oldLines.length - 1] + 1);
-        for (const i of p.oldLines) lines.add(i);
-      }
-    }
-    if (lo === Infinity) {
-      // Nothing of the index sits in the span: its place in the index is next to the nearest equal line.
-      const at = indexPoint(iw, from);
-      widen(at, at);
-    }
-    for (let q = lo; q <= hi; q++) points.add(q);
+    if (eq >= 0) out.add(eq);
+    for (const i of pieceOfLine.get(w)?.oldLines ?? []) out.add(i);
   }
-  return { lines, points };
+  return out;
 }
 
-/** The index position of worktree point `p` (between lines p-1 and p), through the nearest equal line. */
-function indexPoint(iw: LineDiff, p: number): number {
-  if (p > 0 && iw.oldOf[p - 1] >= 0) return iw.oldOf[p - 1] + 1;
-  if (p < iw.new.lines.length && iw.oldOf[p] >= 0) return iw.oldOf[p];
-  // Both neighbours changed: count the index lines before the first change range at or after p.
-  for (const r of iw.ranges) if (r.end >= p) return r.oldStart;
-  return iw.old.lines.length;
+/**
+ * Where each piece of a diff sits in its old version: the old lines it owns, or, for a line with none (added), the
+ * point after the old lines read before it in its range.
+ */
+function headSpans(diff: LineDiff): Map<Piece, readonly [number, number]> {
+  const out = new Map<Piece, readonly [number, number]>();
+  for (const range of diff.ranges) {
+    const { pieces, rows } = layoutOf(diff, range);
+    let at = range.oldStart;
+    for (const r of rows) {
+      if (r.old >= 0) at = r.old + 1;
+      if (r.new < 0) continue;
+      const p = pieces[r.new - range.start];
+      out.set(p, p.oldLines.length ? [p.oldLines[0], p.oldLines[p.oldLines.length - 1] + 1] : [at, at]);
+    }
+    for (const p of pieces) if (!out.has(p)) out.set(p, [p.oldLines[0], p.oldLines[p.oldLines.length - 1] + 1]);
+  }
+  return out;
 }

@@ -1,77 +1,113 @@
 /**
  * Word diff of a pair of lines (SPEC 8): `[{op, text}]` over words, punctuation and the whitespace between them,
- * rendered `kept [-old-]{+new+} kept`. Tokens are runs of letters, digits and `_` in any script, single punctuation
- * marks, and runs of whitespace: the `diff` package's diffWordsWithSpace splits the same way but knows only Latin
- * letters (a Cyrillic or CJK word would be diffed per character), so its Myers diffArrays runs over our tokens.
+ * rendered `kept [-old-]{+new+} kept`. Words are runs of letters, digits and `_` in any script and single punctuation
+ * marks: for ASCII text exactly git's words under `--word-diff-regex='[[:alnum:]_]+|[^[:space:][:alnum:]_]'` (git's POSIX
+ * classes know no other script; ours keep a Cyrillic or CJK word whole). As in git, whitespace is not a word: the words
+ * are diffed by git's own Myers (myers.ts) and slides (without the indent heuristic, as git's word diff runs them),
+ * and the text between two kept words is kept where both sides have it, else shown removed and added. The property
+ * tests compare the words kept, removed and added with `git diff --word-diff=porcelain` on those options.
  * `foo(bar, baz)` -> `foo(bar, qux)` is `foo(bar, [-baz-]{+qux+})`; `a==b` -> `a===b` is `a=={+=+}b`.
  */
-import { diffArrays } from "diff";
+import { compactFlags } from "./diff-compact.js";
 import type { ChangeRange, LineDiff } from "./line-diff.js";
 import { tagOf } from "./hash.js";
 import { layoutOf } from "./line-pairs.js";
+import { xdiffMyers } from "./myers.js";
 
 export interface WordPart {
   op: "=" | "-" | "+";
   text: string;
 }
 
-const WORD_TOKEN = /[\p{L}\p{N}_]+|\s+|[^\s\p{L}\p{N}_]/gu;
-/** Past this many tokens on both sides together a pair is shown as one removal and one addition (minified lines). */
+const WORD = /[\p{L}\p{N}_]+|[^\s\p{L}\p{N}_]/gu;
+/** Past this many words on both sides together a pair is shown as one removal and one addition (minified lines). */
 export const MAX_WORD_TOKENS = 4000;
 /**
- * Myers costs tokens x edits: two long lines with little in common would take tens of milliseconds. Past this many
- * token edits a word diff says no more than "this line became that one", so it is shown as that.
+ * Past this many words removed and added a word diff says no more than "this line became that one", so it is shown as
+ * that (git would list them all).
  */
 export const MAX_WORD_EDITS = 200;
 
-function wordTokens(line: string): string[] {
-  return line.match(WORD_TOKEN) ?? [];
+/** A line's words and where each starts and ends. */
+interface Words {
+  text: string[];
+  start: number[];
+  end: number[];
 }
+
+function wordsOf(line: string): Words {
+  const out: Words = { text: [], start: [], end: [] };
+  for (const m of line.matchAll(WORD)) {
+    out.text.push(m[0]);
+    out.start.push(m.index);
+    out.end.push(m.index + m[0].length);
+  }
+  return out;
+}
+
+/** Which words of each side the diff changes (1), after git's slides; null past MAX_WORD_EDITS. */
+function changedWords(a: Words, b: Words): { ca: Uint8Array; cb: Uint8Array } | null {
+  const ids = new Map<string, number>();
+  const keys = (w: Words) => Int32Array.from(w.text, (t) => ids.get(t) ?? (ids.set(t, ids.size), ids.size - 1));
+  const ka = keys(a);
+  const kb = keys(b);
+  const { ca, cb } = xdiffMyers(ka, kb);
+  let edits = 0;
+  for (const c of [ca, cb]) for (let i = 0; i < c.length; i++) edits += c[i];
+  if (edits > MAX_WORD_EDITS) return null;
+  compactFlags({ keys: ka }, { keys: kb }, ca, cb);
+  return { ca, cb };
+}
+
+/** The leading (or, with `end`, trailing) whitespace of a piece of a line. */
+const blank = (s: string, end = false) => (end ? /\s*$/ : /^\s*/).exec(s)![0];
 
 /** The word diff of one line against another; `[]` when they are equal. */
 export function wordDiff(a: string, b: string): WordPart[] {
   if (a === b) return [];
-  const ta = wordTokens(a);
-  const tb = wordTokens(b);
   const whole = (): WordPart[] => [
     ...(a ? [{ op: "-" as const, text: a }] : []),
     ...(b ? [{ op: "+" as const, text: b }] : []),
   ];
-  if (ta.length + tb.length > MAX_WORD_TOKENS) return whole();
-  // Alternating kept text and changes; a change is what went and what came in its place.
-  const groups: ({ kept: string } | { removed: string; added: string })[] = [];
-  const changes = diffArrays(ta, tb, { maxEditLength: MAX_WORD_EDITS });
-  if (!changes) return whole();
-  for (const c of changes) {
-    const text = c.value.join("");
-    const last = groups[groups.length - 1];
-    if (!c.added && !c.removed) groups.push({ kept: text });
-    else {
-      const change = last && !("kept" in last) ? last : { removed: "", added: "" };
-      if (change !== last) groups.push(change);
-      if (c.removed) change.removed += text;
-      else change.added += text;
-    }
-  }
-  // Two replacements apart only by whitespace read as one: `[-a b-]{+x y+}`, not `[-a-]{+x+} [-b-]{+y+}`.
-  const merged: typeof groups = [];
-  for (const g of groups) {
-    const prev = merged[merged.length - 1];
-    const gap = merged[merged.length - 2];
-    if (!("kept" in g) && prev && "kept" in prev && /^\s+$/.test(prev.kept) && gap && !("kept" in gap)
-      && g.removed && g.added && gap.removed && gap.added) {
-      merged.pop();
-      gap.removed += prev.kept + g.removed;
-      gap.added += prev.kept + g.added;
-    } else merged.push(g);
-  }
+  const wa = wordsOf(a);
+  const wb = wordsOf(b);
+  if (wa.text.length + wb.text.length > MAX_WORD_TOKENS) return whole();
+  const changed = changedWords(wa, wb);
+  if (!changed) return whole();
+  const { ca, cb } = changed;
   const parts: WordPart[] = [];
-  for (const g of merged) {
-    if ("kept" in g) parts.push({ op: "=", text: g.kept });
-    else {
-      if (g.removed) parts.push({ op: "-", text: g.removed });
-      if (g.added) parts.push({ op: "+", text: g.added });
-    }
+  const push = (op: WordPart["op"], text: string) => {
+    if (!text) return;
+    const last = parts[parts.length - 1];
+    if (last?.op === op) last.text += text;
+    else parts.push({ op, text });
+  };
+  // Between two kept words (or an end of the line), what each side has there: kept where equal, else its whitespace
+  // on either end kept where both sides have the same, the rest removed and added.
+  const gap = (old: string, now: string) => {
+    if (old === now) return push("=", old);
+    const lead = blank(old) === blank(now) ? blank(old) : "";
+    const restOld = old.slice(lead.length);
+    const restNew = now.slice(lead.length);
+    const trail = restOld && restNew && blank(restOld, true) === blank(restNew, true) ? blank(restOld, true) : "";
+    push("=", lead);
+    push("-", restOld.slice(0, restOld.length - trail.length));
+    push("+", restNew.slice(0, restNew.length - trail.length));
+    push("=", trail);
+  };
+  let i = 0;
+  let j = 0;
+  let oldAt = 0;
+  let newAt = 0;
+  for (;;) {
+    while (i < ca.length && ca[i]) i++;
+    while (j < cb.length && cb[j]) j++;
+    const kept = i < ca.length && j < cb.length;
+    gap(a.slice(oldAt, kept ? wa.start[i] : a.length), b.slice(newAt, kept ? wb.start[j] : b.length));
+    if (!kept) break;
+    push("=", wa.text[i]);
+    oldAt = wa.end[i++];
+    newAt = wb.end[j++];
   }
   return parts;
 }

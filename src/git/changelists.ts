@@ -323,7 +323,7 @@ export class Changelists {
       }
     }
     const ids = this.files.idsOf(rel, seq.lines.length);
-    const hw = diffLines(e.head, seq, { cr: e.cr, ids });
+    const hw = diffLines(e.head, seq, { cr: e.cr, oldCr: "exact", ids });
     const marks = remapMarks(e.marks, diffLines(e.base, seq, { cr: e.cr, ids }), hw, this.activeList);
     this.replace(rel, { ...e, base: seq, baseHash: hash, baseBytes: bytes, marks });
   }
@@ -347,7 +347,7 @@ export class Changelists {
           this.touched();
           return;
         }
-        const hw = diffLines(head, e.base, { cr: e.cr, ids: this.files.idsOf(rel, e.base.lines.length) });
+        const hw = diffLines(head, e.base, { cr: e.cr, oldCr: "exact", ids: this.files.idsOf(rel, e.base.lines.length) });
         this.replace(rel, { ...e, head, headSha: sha, marks: settleMarks(e.marks, hw, this.activeList) });
       });
     }
@@ -378,7 +378,7 @@ export class Changelists {
         const head = obj && headSha ? (obj.bytes ? this.files.blobSeq(rel, headSha, obj.bytes) : fail()) : EMPTY;
         let marks = decodeMarks(f.marks);
         // HEAD moved while no daemon watched: the marks (in the base's lines) settle on the new HEAD.
-        if (headSha !== f.head) marks = settleMarks(marks, diffLines(head, base, { cr: f.cr, ids: this.files.idsOf(rel, base.lines.length) }), this.activeList);
+        if (headSha !== f.head) marks = settleMarks(marks, diffLines(head, base, { cr: f.cr, oldCr: "exact", ids: this.files.idsOf(rel, base.lines.length) }), this.activeList);
         if (!allIn(marks, this.activeList)) this.entries.set(rel, { gitPath: repo.prefix + rel, base, baseHash: f.base, baseBytes: null, headSha, head, cr: f.cr, marks });
       } catch (e) {
         if (!(e instanceof ToolError)) throw e;

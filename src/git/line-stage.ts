@@ -13,6 +13,7 @@
 import { type FileMarks, selectionOf } from "../core/changelist-marks.js";
 import { EMPTY } from "../core/file-versions.js";
 import { type LineSeq, diffLines } from "../core/line-diff.js";
+import { patchOf, withBom } from "../core/render.js";
 import { type RangeState, lineStatus } from "../core/line-status.js";
 import { type Selection, stageLines, unstageLines } from "../core/stage-lines.js";
 import { type Eol, serialize } from "../core/text.js";
@@ -21,7 +22,6 @@ import type { ToolContext } from "../tools/tool.js";
 import { sweep } from "./line-sweep.js";
 import { gitRaw, indexEntries, writeBlob, writeIndex } from "./objects.js";
 import type { LineGit } from "./line-service.js";
-import { patchOf } from "./line-text.js";
 import { type LineFile, changedPaths, repoInfo } from "./line-versions.js";
 import { commitStep } from "./repo.js";
 import { git } from "./run.js";
@@ -72,7 +72,7 @@ export function planFile(action: IndexAction, file: LineFile, sel: Selection | u
       const sameMode = !file.hash || indexMode === file.worktreeMode;
       if (!v.indexToWorktree.ranges.length && (file.index.sha !== null) === (file.hash !== null) && sameMode) return null;
       const next = file.hash === null ? null : addedForm(file);
-      return { ...base, whole: true, next, bom: file.worktree.bom, mode: next ? file.worktreeMode : null, diff: diffOf(file, file.index.seq, next, indexMode, next ? file.worktreeMode : null), selected: 1 };
+      return { ...base, whole: true, next, bom: file.worktree.bom, mode: next ? file.worktreeMode : null, diff: diffOf(file, next, file.worktree.bom, indexMode, next ? file.worktreeMode : null), selected: 1 };
     }
     const built = stageLines(v, sel, { eol: file.converts ? "\n" : undefined });
     if (!built.selected) return null;
@@ -80,25 +80,28 @@ export function planFile(action: IndexAction, file: LineFile, sel: Selection | u
     if (built.complete && (indexMode === null || file.hash === null || indexMode === file.worktreeMode)) return planFile(action, file, undefined, modes);
     const mode = indexMode ?? file.worktreeMode ?? "100644";
     const next = { lines: built.lines, eols: built.eols };
-    return { ...base, whole: false, next, bom: file.index.sha ? file.index.bom : file.worktree.bom, mode, diff: diffOf(file, file.index.seq, next, indexMode, mode), selected: built.selected };
+    const bom = file.index.sha ? file.index.bom : file.worktree.bom;
+    return { ...base, whole: false, next, bom, mode, diff: diffOf(file, next, bom, indexMode, mode), selected: built.selected };
   }
   if (!sel) {
     if (file.head.sha === file.index.sha && headMode === indexMode) return null;
     const next = file.head.sha === null ? null : file.head.seq;
-    return { ...base, whole: true, next, bom: file.head.bom, mode: headMode, diff: diffOf(file, file.index.seq, next, indexMode, headMode), selected: 1 };
+    return { ...base, whole: true, next, bom: file.head.bom, mode: headMode, diff: diffOf(file, next, file.head.bom, indexMode, headMode), selected: 1 };
   }
   const built = unstageLines(v, sel);
   if (!built.selected) return null;
   if (built.complete && (file.head.sha === null || headMode === indexMode)) return planFile(action, file, undefined, modes);
   const mode = indexMode ?? headMode ?? file.worktreeMode ?? "100644";
   const next = { lines: built.lines, eols: built.eols };
-  return { ...base, whole: false, next, bom: file.index.sha ? file.index.bom : file.head.bom, mode, diff: diffOf(file, file.index.seq, next, indexMode, mode), selected: built.selected };
+  const bom = file.index.sha ? file.index.bom : file.head.bom;
+  return { ...base, whole: false, next, bom, mode, diff: diffOf(file, next, bom, indexMode, mode), selected: built.selected };
 }
 
-/** The unified diff the index gains (a mode change as git writes it, above the hunks). */
-function diffOf(file: LineFile, before: LineSeq, after: LineSeq | null, oldMode: string | null, newMode: string | null): string {
+/** The unified diff the index gains (a mode change as git writes it, above the hunks; the BOMs on the first lines). */
+function diffOf(file: LineFile, after: LineSeq | null, afterBom: boolean, oldMode: string | null, newMode: string | null): string {
   const modeLine = oldMode && newMode && oldMode !== newMode ? `old mode ${oldMode}\nnew mode ${newMode}\n` : "";
-  const diff = patchOf(file.rel, diffLines(before, after ?? EMPTY, { ids: file.versions.ids }));
+  const before = withBom(file.index.seq, file.index.bom);
+  const diff = patchOf(file.rel, diffLines(before, withBom(after ?? EMPTY, afterBom), { ids: file.versions.ids })).diff;
   const gone = after === null && file.index.sha !== null ? `deleted file ${file.rel}\n` : "";
   const added = file.index.sha === null && after !== null ? `new file ${file.rel}\n` : "";
   return `${gone}${added}${modeLine}${diff}`;

@@ -4,7 +4,7 @@
  * `-N|TAG [-content-]` with its old number and tag. Ranges open with an `@@ range K` line giving their kind, place,
  * staging and changelist; notes in parentheses after a line say what is particular about it.
  */
-import type { ChangeRange, LineDiff, LineSeq } from "../core/line-diff.js";
+import type { ChangeRange, LineDiff } from "../core/line-diff.js";
 import type { DeletionPoint, FileStatus, LineState, RangeState } from "../core/line-status.js";
 import { type ChangedLine, type WordDiffEntry, changedLinesOf, renderWordDiffEntry, wordDiffEntry } from "../core/word-diff.js";
 import { MAX_RENDERED_LINE_CHARS } from "../core/text.js";
@@ -104,58 +104,4 @@ export function stagedSummary(ranges: readonly RangeState[]): string {
   const n = { all: 0, partial: 0, none: 0 };
   for (const r of ranges) n[r.staged]++;
   return (["all", "partial", "none"] as const).filter((k) => n[k]).map((k) => `${n[k]} ${k === "all" ? "staged" : k === "partial" ? "partly staged" : "not staged"}`).join(", ");
-}
-
-/** Lines of context around each change in a patch: what `git diff` and `patch` expect. */
-const PATCH_CONTEXT = 3;
-const NO_NEWLINE = "\\ No newline at end of file";
-
-/**
- * A unified diff (a patch `git apply` takes) rendered from a line diff we already have, instead of diffing the texts
- * again: on a 5,000-line file that second diff cost 10-40 ms. A CRLF line keeps its `\r`; a last line without a
- * newline is marked as git marks it, and a line whose only difference is that it is no longer last (see
- * line-diff.ts eolImplied) is shown removed and added, so the patch applies.
- */
-export function patchOf(rel: string, diff: LineDiff): string {
-  const { old, new: now, ranges } = diff;
-  if (!ranges.length) return "";
-  const out: string[] = [`--- a/${rel}`, `+++ b/${rel}`];
-  const emit = (sign: string, side: LineSeq, i: number) => {
-    const eol = side.eols[i];
-    out.push(`${sign}${side.lines[i]}${eol === "\r\n" ? "\r" : ""}`);
-    if (eol === "") out.push(NO_NEWLINE);
-  };
-  const context = (o: number, n: number, count: number) => {
-    for (let k = 0; k < count; k++) {
-      if (old.eols[o + k] === now.eols[n + k]) emit(" ", old, o + k);
-      else {
-        emit("-", old, o + k);
-        emit("+", now, n + k);
-      }
-    }
-  };
-  const span = (start: number, len: number) => (len === 1 ? `${start + 1}` : `${len ? start + 1 : start},${len}`);
-  for (let g = 0; g < ranges.length; ) {
-    let e = g;
-    while (e + 1 < ranges.length && ranges[e + 1].oldStart - ranges[e].oldEnd <= 2 * PATCH_CONTEXT) e++;
-    const first = ranges[g];
-    const last = ranges[e];
-    const before = Math.min(PATCH_CONTEXT, first.oldStart - (g ? ranges[g - 1].oldEnd : 0));
-    const after = Math.min(PATCH_CONTEXT, old.lines.length - last.oldEnd);
-    const o0 = first.oldStart - before;
-    const n0 = first.start - before;
-    const header = out.length;
-    out.push("");
-    context(o0, n0, before);
-    for (let k = g; k <= e; k++) {
-      const r = ranges[k];
-      for (let i = r.oldStart; i < r.oldEnd; i++) emit("-", old, i);
-      for (let j = r.start; j < r.end; j++) emit("+", now, j);
-      if (k < e) context(r.oldEnd, r.end, ranges[k + 1].oldStart - r.oldEnd);
-    }
-    context(last.oldEnd, last.end, after);
-    out[header] = `@@ -${span(o0, last.oldEnd + after - o0)} +${span(n0, last.end + after - n0)} @@`;
-    g = e + 1;
-  }
-  return `${out.join("\n")}\n`;
 }

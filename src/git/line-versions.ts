@@ -13,7 +13,7 @@ import { lstatSync, statSync } from "node:fs";
 import { fileHash } from "../core/hash.js";
 import { EMPTY, FileVersions } from "../core/file-versions.js";
 import { type CrPolicy, LineIds, type LineSeq } from "../core/line-diff.js";
-import { decodeText, isBinary, splitText } from "../core/text.js";
+import { type Eol, decodeText, isBinary, splitText } from "../core/text.js";
 import { ToolError } from "../errors.js";
 import { readRaw } from "../fs/read-text.js";
 import type { ResolvedPath } from "../paths.js";
@@ -234,33 +234,71 @@ function blobOf(rel: string, obj: GitObject | null, max: number): { sha: string;
 
 type AttrValue = "set" | "unset" | "unspecified" | string;
 
+/** What decides a path's line-ending conversion (convert.c's convert_attrs): its attributes and core.autocrlf / core.eol. */
+interface EolSettings {
+  mode: "binary" | "text" | "auto" | "none";
+  /** The `eol` attribute. */
+  eol: "lf" | "crlf" | null;
+  autocrlf: "true" | "input" | "false";
+  coreEol: "crlf" | "lf";
+}
+
+async function eolSettings(ctx: GitCtx, rel: string): Promise<EolSettings> {
+  const [attrs, config] = await Promise.all([
+    git(ctx, ["check-attr", "-z", "text", "eol", "crlf", "--", rel]),
+    git(ctx, ["config", "-z", "--get-regexp", "^core\\.(autocrlf|eol)$"], { ok: [0, 1] }),
+  ]);
+  const values = new Map<string, AttrValue>();
+  const parts = attrs.stdout.split("\0");
+  for (let i = 0; i + 2 < parts.length; i += 3) values.set(parts[i + 1], parts[i + 2]);
+  const text = values.get("text") ?? "unspecified";
+  const eolAttr = values.get("eol") ?? "unspecified";
+  const crlf = values.get("crlf") ?? "unspecified";
+  const attr = text !== "unspecified" ? text : crlf;
+  let mode: EolSettings["mode"] = attr === "set" || attr === "input" ? "text" : attr === "unset" ? "binary" : attr === "auto" ? "auto" : "none";
+  // The old `crlf=input` is text with LF in the worktree.
+  const eol = eolAttr === "lf" || eolAttr === "crlf" ? eolAttr : attr === "input" ? "lf" : null;
+  if (mode === "none" && eol) mode = "text";
+  const config0 = new Map<string, string>();
+  for (const rec of config.stdout.split("\0")) {
+    const nl = rec.indexOf("\n");
+    if (nl > 0) config0.set(rec.slice(0, nl).toLowerCase(), rec.slice(nl + 1).trim().toLowerCase());
+  }
+  const auto = config0.get("core.autocrlf") ?? "false";
+  const autocrlf = ["true", "yes", "on", "1"].includes(auto) ? "true" : auto === "input" ? "input" : "false";
+  return { mode, eol, autocrlf, coreEol: config0.get("core.eol") === "crlf" ? "crlf" : "lf" };
+}
+
 /**
  * Does `git add` convert this path's line endings (see convert.c's convert_attrs and crlf_to_git)? `text` (or `eol`, or
  * the old `crlf`) set: always. text=auto, or no attribute and core.autocrlf true/input: unless the index already has a
  * `\r` in this file (git's "safer autocrlf") or the file has a lone `\r` (git then calls it binary).
  */
 export async function eolPolicy(ctx: GitCtx, rel: string, index: LineSeq, worktree: LineSeq): Promise<{ converts: boolean; rawBlobs: boolean }> {
-  const [attrs, autocrlf] = await Promise.all([
-    git(ctx, ["check-attr", "-z", "text", "eol", "crlf", "--", rel]),
-    git(ctx, ["config", "--get", "core.autocrlf"], { ok: [0, 1] }),
-  ]);
-  const values = new Map<string, AttrValue>();
-  const parts = attrs.stdout.split("\0");
-  for (let i = 0; i + 2 < parts.length; i += 3) values.set(parts[i + 1], parts[i + 2]);
-  const text = values.get("text") ?? "unspecified";
-  const eol = values.get("eol") ?? "unspecified";
-  const crlf = values.get("crlf") ?? "unspecified";
-  const attr = text !== "unspecified" ? text : crlf;
-  let mode: "binary" | "text" | "auto" | "none" =
-    attr === "set" || attr === "input" ? "text" : attr === "unset" ? "binary" : attr === "auto" ? "auto" : "none";
-  if (mode === "none" && (eol === "lf" || eol === "crlf")) mode = "text";
-  const auto = autocrlf.stdout.trim().toLowerCase();
-  if (mode === "none" && ["true", "yes", "on", "1", "input"].includes(auto)) mode = "auto";
-  if (mode === "text") return { converts: true, rawBlobs: false };
-  if (mode !== "auto") return { converts: false, rawBlobs: false };
-  const indexHasCr = index.eols.some((e) => e === "\r\n") || index.lines.some((l) => l.includes("\r"));
+  const { mode, autocrlf } = await eolSettings(ctx, rel);
+  const effective = mode === "none" && autocrlf !== "false" ? "auto" : mode;
+  if (effective === "text") return { converts: true, rawBlobs: false };
+  if (effective !== "auto") return { converts: false, rawBlobs: false };
+  const indexHasCr = hasCr(index);
   const loneCr = worktree.lines.some((l) => l.includes("\r"));
   return { converts: !indexHasCr && !loneCr, rawBlobs: indexHasCr };
+}
+
+const hasCr = (seq: LineSeq) => seq.eols.some((e) => e === "\r\n") || seq.lines.some((l) => l.includes("\r"));
+
+/**
+ * The terminator `git checkout` gives the lines of blob `blob` at this path (convert.c's output_eol and crlf_to_worktree):
+ * CRLF under eol=crlf, or a text path under core.autocrlf=true or core.eol=crlf; null where it writes the blob's own
+ * (no conversion, LF output, or text=auto / core.autocrlf over a blob that already has a `\r`).
+ */
+export async function checkoutEol(ctx: GitCtx, rel: string, blob: LineSeq): Promise<Eol | null> {
+  const { mode, eol, autocrlf, coreEol } = await eolSettings(ctx, rel);
+  if (mode === "binary") return null;
+  const auto = mode === "auto" || (mode === "none" && autocrlf === "true");
+  if (mode === "none" && !auto) return null;
+  if (auto && hasCr(blob)) return null;
+  const crlf = eol ? eol === "crlf" : autocrlf === "true" || (autocrlf === "false" && coreEol === "crlf");
+  return crlf ? "\r\n" : null;
 }
 
 /**

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { tagOf } from "../core/hash.js";
 import { type Edit, type Op, applyEdits } from "../core/edits.js";
 import { EMPTY_DOC, type Shift, type Span, capDiff, changedSpans, docDiff, lineShifts, opShifts, renderRegions, renderShifts } from "../core/render.js";
+import { LineIds } from "../core/line-diff.js";
 import { LineTags } from "../core/line-tags.js";
 import { type TextDoc, dominantEol, eolStyle, serialize, splitText } from "../core/text.js";
 import { MAX_TEXT_CHARS } from "../dispatch/dispatcher.js";
@@ -95,7 +96,10 @@ export const fileWriteTool = defineTool({
         return { doc: applied.doc, bytes: serialize(applied.doc) };
       },
     });
-    const { diff, spans, shifts } = describeChange(target.rel, current, next.doc, ops);
+    // The line table of the version edited (kept from the write that made it), so only new lines are hashed.
+    const ids = (current?.doc && ctx.ws.files.lineIdsOf(current.doc)) || new LineIds();
+    const { diff, spans, shifts } = describeChange(target.rel, current, next.doc, ops, ids);
+    if (!ctx.dryRun) ctx.ws.files.rememberDoc(target.real, hash, next.doc, ids);
     const capped = capDiff(diff, MAX_DIFF_CHARS);
     const tags = new Map<number, string>();
     const tagAt = (i: number) => tags.get(i) ?? (tags.set(i, tagOf(next.doc.lines[i])), tags.get(i)!);
@@ -124,10 +128,10 @@ interface NextVersion {
 }
 
 /** The diff, the changed spans of the new file and how untouched lines moved; a non-text old version has no diff. */
-function describeChange(rel: string, current: CurrentFile | undefined, doc: TextDoc, ops: Op[] | undefined): { diff: string; spans: Span[]; shifts: Shift[] } {
+function describeChange(rel: string, current: CurrentFile | undefined, doc: TextDoc, ops: Op[] | undefined, ids: LineIds): { diff: string; spans: Span[]; shifts: Shift[] } {
   if (current && !current.doc) return { diff: "", spans: [{ from: 0, to: doc.lines.length }], shifts: [] };
   const old = current?.doc ?? EMPTY_DOC;
-  const { diff, hunks } = docDiff(rel, old, doc, ops);
+  const { diff, hunks } = docDiff(rel, old, doc, ids);
   const spans = ops ? ops.map((o) => ({ from: o.newStart, to: o.newStart + o.added.length })) : changedSpans(hunks);
   // Edits say exactly where lines went; a whole-content write has only the diff to tell.
   const shifts = !current ? [] : ops ? opShifts(ops, old.lines.length) : lineShifts(hunks, old.lines.length);

@@ -2,12 +2,14 @@ import { remapMarks } from "../core/changelist-marks.js";
 import { diffLines } from "../core/line-diff.js";
 import { lineStatus } from "../core/line-status.js";
 import { rollbackLines } from "../core/stage-lines.js";
-import { dominantEol, serialize } from "../core/text.js";
+import { patchOf, withBom } from "../core/render.js";
+import { type Eol, dominantEol, eolStyle, serialize } from "../core/text.js";
 import { ToolError } from "../errors.js";
 import { existingHashParam, filePathParam, optionalLinesParam, optionalRangesParam } from "../git/line-params.js";
 import { lineGit, lineGitState } from "../git/line-service.js";
 import { checkHash } from "../git/line-stage.js";
-import { patchOf } from "../git/line-text.js";
+import { type LineFile, checkoutEol } from "../git/line-versions.js";
+import type { GitCtx } from "../git/run.js";
 import { defineTool } from "./tool.js";
 
 export const gitRollbackLinesTool = defineTool({
@@ -27,11 +29,12 @@ export const gitRollbackLinesTool = defineTool({
     if (file.hash === null) throw new ToolError("NOT_FOUND", `${file.rel} is deleted in the worktree; bring it back whole with git_checkout (or file_write it), then roll back lines.`);
     checkHash(file, hash);
     const sel = lines || ranges ? { lines, ranges } : undefined;
-    // HEAD's lines are in git's form: where git converts line endings they take the worktree's.
-    const built = rollbackLines(file.versions, sel, { eol: file.converts ? dominantEol(file.worktree.seq.eols) : undefined });
+    const built = rollbackLines(file.versions, sel, { eol: await headLinesEol(ctx, file) });
     if (!built.selected) throw new ToolError("NO_CHANGE", `The selection holds no changed line of ${file.rel}; git_line_status shows the changed lines and ranges.`);
     const next = { lines: built.lines, eols: built.eols };
-    const bytes = serialize({ bom: file.worktree.bom && next.lines.length > 0, ...next });
+    // The worktree's BOM stays (SPEC 4); a file rolled back to no line at all is HEAD's bytes: a lone BOM if HEAD is one.
+    const bom = next.lines.length ? file.worktree.bom : built.complete && file.head.bom;
+    const bytes = serialize({ bom, ...next });
     const marks = await svc.changelists.marksFor(file);
     const written = await ctx.ws.files.write(ctx, { target: file.target, expected: file.hash, produce: () => ({ bytes }) });
     const after = file.versions.withWorktree(next);
@@ -39,8 +42,9 @@ export const gitRollbackLinesTool = defineTool({
     const edit = diffLines(file.worktree.seq, next, { cr, ids: file.versions.ids });
     const marksAfter = remapMarks(marks, edit, after.headToWorktree, svc.changelists.active);
     const { ranges: left } = lineStatus(after, { marks: marksAfter, lines: [] });
-    // The patch shows every byte written, a CR too: the same diff unless CRs are ignored for this path.
-    const diff = patchOf(file.rel, cr === "exact" ? edit : diffLines(file.worktree.seq, next, { ids: file.versions.ids }));
+    // The patch shows every byte written, a CR and the BOM too: the same diff unless CRs are ignored or there is a BOM.
+    const exact = cr === "exact" && !file.worktree.bom && !bom;
+    const diff = patchOf(file.rel, exact ? edit : diffLines(withBom(file.worktree.seq, file.worktree.bom), withBom(next, bom), { ids: file.versions.ids })).diff;
     const verb = ctx.dryRun ? "would roll back" : "rolled back";
     const emptied = !next.lines.length && file.head.sha === null ? "\nthe file is now empty (it is not in HEAD): delete it with file_delete if it should go" : "";
     return {
@@ -54,3 +58,13 @@ export const gitRollbackLinesTool = defineTool({
     };
   },
 });
+
+/**
+ * The terminator HEAD's lines take in the worktree: the worktree's own where git converts line endings (HEAD's lines
+ * are in git's form); in a file with no terminator to follow, the one `git checkout` would write; else their own.
+ */
+async function headLinesEol(ctx: GitCtx, file: LineFile): Promise<Eol | undefined> {
+  const w = file.worktree.seq;
+  if (eolStyle(w.eols) === "none") return (await checkoutEol(ctx, file.rel, file.head.seq)) ?? undefined;
+  return file.converts ? dominantEol(w.eols) : undefined;
+}

@@ -79,6 +79,23 @@ describe("diffLines: JetBrains ranges", () => {
     expect(d.ranges[0].eolPairs).toEqual([[1, 1]]);
   });
 
+  it("matches lines as bytes, terminator included, as git diff --histogram does (issue 20)", () => {
+    // git: `-a\r\n +\n`, then b\r\n unchanged, then `-\r\n`; compared without \r, the blank lines matched and the
+    // byte-identical b\r\n became a change.
+    const d = diff("a\r\nb\r\n\r\n", "\nb\r\n");
+    expect(shape(d)).toEqual([["modified", 0, 1, 0, 1], ["deleted", 2, 3, 2, 2]]);
+    expect(d.oldOf[1]).toBe(1);
+    checkDiff(d);
+    // The LF blank line is the index's, the CRLF one is new.
+    expect(shape(diff("i\nx\n\ny\n", "i\nx\n\r\n\ny\n"))).toEqual([["added", 2, 2, 2, 3]]);
+  });
+
+  it("matches byte-identical last lines without newline whatever terminators the rest of each file has (issue 20 fuzz)", () => {
+    const d = diff("N", "N\r\nN");
+    expect(shape(d)).toEqual([["added", 0, 0, 0, 1]]);
+    expect(d.oldOf[1]).toBe(0);
+  });
+
   it("ignores CR under cr:'ignore' (git's view after autocrlf), but never the final newline", () => {
     expect(diff("a\r\nb\r\n", "a\nb\n", "ignore").ranges).toEqual([]);
     expect(shape(diff("a\r\nb\r\n", "a\nb", "ignore"))).toEqual([["modified", 1, 2, 1, 2]]);
@@ -116,7 +133,7 @@ describe("diffLines: JetBrains ranges", () => {
   });
 
   it("falls back to Myers in a region whose lines are all frequent", () => {
-    const many = Array.from({ length: MAX_CHAIN + 10 }, (_, i) => (i % 2 ? "}" : "{"));
+    const many: string[] = Array.from({ length: MAX_CHAIN + 10 }, (_, i) => (i % 2 ? "}" : "{"));
     const changed = many.slice();
     changed.splice(30, 1, "x");
     changed.splice(60, 0, "y");

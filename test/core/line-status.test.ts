@@ -23,6 +23,12 @@ describe("lineStatus", () => {
     expect(s.ranges[0].staged).toBe("all");
   });
 
+  it("calls a line byte-identical in all three versions unchanged and staged beside a CRLF blank line (issue 20)", () => {
+    const s = lineStatus(versions("x\n\ny\n", "i\nx\n\ny\n", "i\nx\n\r\n\ny\n"));
+    expect(brief(s)).toEqual([[1, "added", true, false, "", ""], [3, "added", false, true, "", ""]]);
+    expect(brief(lineStatus(versions("x\n\ny\n", "i\nx\n\ny\n", "i\nx\n\r\n\ny\n"), { lines: [4] }))).toEqual([[4, "unchanged", true, true, "", ""]]);
+  });
+
   it("shows a third version (staged, then edited again) as partial with both word diffs", () => {
     const s = lineStatus(versions("x = 1;\n", "x = 2;\n", "x = 3;\n"));
     expect(brief(s)).toEqual([[1, "modified", false, false, "x = [-2-]{+3+};", "x = [-1-]{+2+};"]]);

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { type Edit, applyEdits } from "../../src/core/edits.js";
 import { initHash, tagOf } from "../../src/core/hash.js";
 import {
-  EMPTY_DOC, MAX_REGION_LINES, capDiff, changedSpans, diffHunks, docDiff, docText, lineShifts, opShifts, renderRange, renderRegions, renderShifts, unifiedDiff,
+  EMPTY_DOC, MAX_REGION_LINES, capDiff, changedSpans, docDiff, lineShifts, opShifts, renderRange, renderRegions, renderShifts, unifiedDiff,
 } from "../../src/core/render.js";
 import { parseText, serialize } from "../../src/core/text.js";
 import { LineTags } from "../../src/core/line-tags.js";
@@ -14,7 +14,7 @@ function edit(text: string, edits: Edit[]) {
   const bytes = Buffer.from(text);
   const old = parseText(bytes, "f");
   const { doc, ops } = applyEdits(old, new LineTags(bytes).all(), edits);
-  const windowed = docDiff("f.txt", old, doc, ops);
+  const windowed = docDiff("f.txt", old, doc);
   return { old, after: serialize(doc).toString(), windowed, ops, doc };
 }
 
@@ -22,9 +22,9 @@ const numbered = (n: number, last = "\n") => Array.from({ length: n }, (_, i) =>
 const tagOfLine = (text: string, n: number) => `${n}:${new LineTags(Buffer.from(text)).all()[n - 1]}`;
 
 describe("docDiff of a batch", () => {
-  it("equals a whole-file diff for edits far apart, close together, at the top and at the end", () => {
+  it("is the whole-document diff, whatever the edits: far apart, close together, at the top and at the end", () => {
     const text = numbered(200);
-    const { old, doc, after, windowed } = edit(text, [
+    const { after, windowed } = edit(text, [
       { type: "insert", endline: tagOfLine(text, 1), content: "top" },
       { type: "replace", startline: tagOfLine(text, 50), content: "fifty" },
       { type: "delete", startline: tagOfLine(text, 54), endline: tagOfLine(text, 55) },
@@ -32,8 +32,15 @@ describe("docDiff of a batch", () => {
       { type: "insert", startline: tagOfLine(text, 200), content: "end" },
     ]);
     expect(windowed.diff).toBe(unifiedDiff("f.txt", text, after).diff);
-    expect(windowed.diff).toBe(docDiff("f.txt", old, doc).diff);
+    expect(windowed.hunks.map((h) => [h.oldStart, h.oldLines, h.newStart, h.newLines])).toEqual([[1, 3, 1, 4], [47, 12, 48, 10], [117, 9, 116, 8], [198, 3, 196, 4]]);
     expect(applyPatch(text, windowed.diff)).toBe(after);
+  });
+
+  it("gives a change beside blank lines its trailing context, where git's slide puts it (issue 20)", () => {
+    const text = "a\nb\n\n\n\nc\nd\ne\n";
+    const { windowed } = edit(text, [{ type: "replace", startline: tagOfLine(text, 2), content: "" }]);
+    // git diff --histogram, byte for byte.
+    expect(windowed.diff).toBe("--- a/f.txt\n+++ b/f.txt\n@@ -1,5 +1,5 @@\n a\n-b\n+\n \n \n \n");
   });
 
   it("marks a missing final newline like a whole-file diff", () => {
@@ -48,18 +55,19 @@ describe("docDiff of a batch", () => {
     expect(edit(text, [{ type: "delete", startline: tagOfLine(text, 2) }]).windowed.diff).toMatch(/^--- a\/f\.txt\n\+\+\+ b\/f\.txt\n@@ -1,3 \+1,2 @@/);
   });
 
-  it("keeps a CRLF file's \\r and a BOM, in both the windowed and the whole-document diff", () => {
+  it("keeps a CRLF file's \\r and a BOM on the first line", () => {
     const text = "\ufeffa\r\nb\r\nc\r\n";
-    const { old, doc, after, windowed } = edit(text, [{ type: "replace", startline: tagOfLine(text, 1), content: "A" }]);
+    const { after, windowed } = edit(text, [{ type: "replace", startline: tagOfLine(text, 1), content: "A" }]);
     expect(windowed.diff).toContain("-\ufeffa\r\n+\ufeffA\r\n b\r\n");
-    expect(docDiff("f.txt", old, doc).diff).toBe(windowed.diff);
     expect(applyPatch(text, windowed.diff)).toBe(after);
+    const bomOnly = docDiff("f.txt", { bom: true, lines: [], eols: [] }, { bom: true, lines: ["a"], eols: ["\n"] }).diff;
+    expect(bomOnly).toBe("--- a/f.txt\n+++ b/f.txt\n@@ -1 +1 @@\n-\ufeff\n\\ No newline at end of file\n+\ufeffa\n");
   });
 
   it("diffs a creation from the empty document", () => {
     const doc = parseText(Buffer.from("x\r\ny"), "f");
-    expect(docText(doc)).toBe("x\r\ny");
     expect(docDiff("f.txt", EMPTY_DOC, doc).diff).toContain("@@ -0,0 +1,2 @@\n+x\r\n+y\n\\ No newline at end of file");
+    expect(docDiff("f.txt", doc, EMPTY_DOC).diff).toContain("@@ -1,2 +0,0 @@\n-x\r\n-y\n\\ No newline at end of file");
   });
 });
 
@@ -185,13 +193,12 @@ describe("changed regions", () => {
 });
 
 describe("bounded diffs", () => {
-  it("falls back to one whole-replacement hunk for unrelated large versions, still a correct patch", () => {
+  it("gives unrelated large versions one whole-replacement hunk, still a correct patch", () => {
     const a = Array.from({ length: 20_000 }, (_, i) => `a${i}`).join("\n") + "\n";
     const b = Array.from({ length: 20_000 }, (_, i) => `b${i}`).join("\n");
-    const hunks = diffHunks(a, b);
+    const { diff, hunks } = unifiedDiff("f", a, b);
     expect(hunks).toHaveLength(1);
     expect(hunks[0]).toMatchObject({ oldStart: 1, oldLines: 20_000, newStart: 1, newLines: 20_000 });
-    const { diff } = unifiedDiff("f", a, b);
     expect(applyPatch(a, diff)).toBe(b);
   });
 

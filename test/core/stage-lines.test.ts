@@ -125,6 +125,33 @@ describe("stageLines", () => {
   });
 });
 
+describe("stageLines after a partial stage, where the two diffs place a change apart (issue 20 fuzz)", () => {
+  /** Stages `lines` of HEAD -> worktree, then every range: the index must be the worktree. */
+  const thenEveryRange = (head: string, work: string, lines: number[]) => {
+    const v = versions(head, head, work);
+    const next = v.withIndex(stageLines(v, { lines }));
+    return text(stageLines(next, { ranges: next.headToWorktree.ranges.map((r) => r.id) }));
+  };
+
+  it("takes an index -> worktree addition that slides into a range over an equal line", () => {
+    const work = "  if (a) {\n  if (a) {\n\tdeep();\n  if (a) {\n\tdeep();";
+    expect(thenEveryRange("}\n  if (a) {\n\tdeep();", work, [2, 5])).toBe(work);
+  });
+
+  it("unstages every range after some lines: a HEAD -> index addition that slides into a range goes too", () => {
+    const head = "  x += 1;\nline 0";
+    const work = "  x += 1;\nline 0\n  x += 1;\nline 0";
+    const v = versions(head, work, work);
+    const next = v.withIndex(unstageLines(v, { lines: [3] }));
+    expect(text(unstageLines(next, { ranges: next.headToWorktree.ranges.map((r) => r.id) }))).toBe(head);
+  });
+
+  it("takes a change beside the chosen ranges that no other range lies beside", () => {
+    // HEAD -> worktree: `a` deleted, `}` added; index -> worktree: `a` replaced by `}`.
+    expect(thenEveryRange("a\n}\n", "}\n}\n  x += 1;\n", [3])).toBe("}\n}\n  x += 1;\n");
+  });
+});
+
 describe("unstageLines", () => {
   it("puts the selected index lines back to HEAD's", () => {
     const v = versions("a\nb\nc\n", "a\nB\nc\nd\n", "a\nB\nc\nd\n");
@@ -142,6 +169,16 @@ describe("unstageLines", () => {
   it("unstages a third version (staged, then edited again) by the worktree line", () => {
     const v = versions("x = 1;\ny\n", "x = 2;\ny\n", "x = 3;\ny\n");
     expect(text(unstageLines(v, { lines: [1] }))).toBe("x = 1;\ny\n");
+  });
+
+  it("unstages a range by where it sits in HEAD, whatever line of equal ones each diff calls staged (issue 20 fuzz)", () => {
+    // The index and worktree diffs align the two `  if (a) {` lines differently; range 1 still means HEAD's first line.
+    const head = "  if (a) {";
+    const work = "}\n}\n}\n  if (a) {\n}\n  if (a) {\n}";
+    const v = versions(head, work, work);
+    const half = unstageLines(v, { lines: [1, 3, 5, 7] });
+    const next = v.withIndex(half);
+    expect(text(unstageLines(next, { ranges: next.headToWorktree.ranges.map((r) => r.id) }))).toBe(head);
   });
 
   it("leaves unstaged lines alone", () => {

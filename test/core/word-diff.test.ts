@@ -21,6 +21,13 @@ describe("wordDiff", () => {
     expect(rendered("f(a,b)", "f(a, b)")).toBe("f(a,{+ +}b)");
   });
 
+  it("keeps and changes the words git --word-diff does: ties broken by git's Myers and slides (issue 20)", () => {
+    // git diff --word-diff=plain --word-diff-regex='[[:alnum:]_]+|[^[:space:][:alnum:]_]': ([-2-]{+={+} 2
+    expect(rendered("( 2 2", "(={ 2")).toBe("([- 2-]{+={+} 2");
+    // git: a =[-b +-] c {++ b+}; whitespace is not a word, so it does not decide which words stay.
+    expect(rendered("a = b + c", "a = c + b")).toBe("a = [-b + -]c{+ + b+}");
+  });
+
   it("treats a word in any script as one token, not one per letter", () => {
     expect(rendered("привет мир", "привет друг")).toBe("привет [-мир-]{+друг+}");
     expect(rendered("名前 = 値", "名称 = 値")).toBe("[-名前-]{+名称+} = 値");

@@ -250,6 +250,22 @@ describe("diffs git apply accepts", () => {
     expect(read(rel)).toBe("\ufeffone\r\nTWO\r\nthree\r\n");
   });
 
+  it("gives an edit beside blank lines its three lines of trailing context, the diff HASH_MISMATCH shows of the same change (issue 20)", async () => {
+    const text = "a\nb\n\n\n\nc\nd\ne\n";
+    const after = "a\n\n\n\n\nc\nd\ne\n";
+    const rel = file(text);
+    await d.ok("file_read", { path: rel }, { session: "blank" });
+    const edit = await d.ok("file_write", { path: rel, hash: hashOf(text), edits: [{ type: "replace", startline: `2:${tagOf("b")}`, content: "" }] }, { approved: false });
+    expect(edit.diff).toBe(`--- a/${rel}\n+++ b/${rel}\n@@ -1,5 +1,5 @@\n a\n-b\n+\n \n \n \n`);
+    execFileSync("git", ["apply", "--check", "-"], { cwd: ws.dir, input: edit.diff });
+    writeFileSync(at(rel), after);
+    const stale = await failure("file_write", { path: rel, hash: hashOf(text), content: "x\n" }, { session: "blank" });
+    expect(stale.diff).toBe(edit.diff);
+    writeFileSync(at(rel), text);
+    execFileSync("git", ["apply", "-"], { cwd: ws.dir, input: edit.diff });
+    expect(read(rel)).toBe(after);
+  });
+
   it("cuts a diff longer than the text cap and says so", async () => {
     const big = Array.from({ length: 20_000 }, (_, i) => `row ${i}`).join("\n") + "\n";
     const r = await d.ok("file_write", { path: "bigdiff.txt", content: big });

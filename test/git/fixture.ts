@@ -40,7 +40,7 @@ export function otherClone(remote: string) {
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-export function commitFile(dir: string, rel: string, content: string, message = `change ${rel}`): string {
+export function commitFile(dir: string, rel: string, content: string | Buffer, message = `change ${rel}`): string {
   writeFile(dir, rel, content);
   git(dir, "add", "--", rel);
   git(dir, "commit", "-q", "-m", message);

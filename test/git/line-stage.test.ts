@@ -1,10 +1,11 @@
-import { chmodSync, rmSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { chmodSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
 import { type DaemonClient, daemonForSuite } from "../helpers/daemon.js";
 import { tmpWorkspace } from "../helpers/tmp.js";
 import { commitFile, expectUnchanged, git, writeFile } from "./fixture.js";
-import { gitAddOf, indexBlob, indexEntry } from "./line-oracle.js";
+import { checkedOut, gitAddOf, indexBlob, indexEntry } from "./line-oracle.js";
 
 /**
  * git_stage_lines and git_unstage_lines on real repositories through the daemon. Every staging test compares the
@@ -17,6 +18,7 @@ describe("line staging", () => {
   const dir = ws.dir;
 
   beforeEach(() => {
+    rmSync(path.join(dir, ".gitattributes"), { force: true });
     for (const key of ["core.autocrlf", "core.safecrlf", "apply.whitespace", "core.whitespace"]) {
       try {
         git(dir, "config", "--unset-all", key);
@@ -274,6 +276,35 @@ describe("line staging", () => {
     expect(stale.result.code).toBe("HASH_MISMATCH");
     await d.ok("git_rollback_lines", { path: "rb.txt", hash: r.hash });
     expect(git(dir, "status", "--porcelain", "--", "rb.txt")).toBe("");
+  });
+
+  it("keeps the BOM on the first line of a staged diff, so git apply --cached takes it (issue 20)", async () => {
+    const hash = await edit("bom.txt", "\ufeffa\nb\n", "\ufeffa\nc\n");
+    const r = await stage({ path: "bom.txt", hash, lines: [2] }, false);
+    expect(r.staged).toBe("--- a/bom.txt\n+++ b/bom.txt\n@@ -1,2 +1,2 @@\n \ufeffa\n-b\n+c\n");
+    execFileSync("git", ["apply", "--cached", "--check", "-"], { cwd: dir, input: r.staged });
+    const rb = await d.ok("git_rollback_lines", { path: "bom.txt", hash, lines: [2] }, { approved: false });
+    execFileSync("git", ["apply", "--check", "-"], { cwd: dir, input: rb.diff });
+  });
+
+  it("rolls back to a HEAD that is only a BOM as git checkout writes it: the BOM stays (issue 20)", async () => {
+    const hash = await edit("bomonly.txt", "\ufeff", "\ufeffadded\n");
+    await d.ok("git_rollback_lines", { path: "bomonly.txt", hash, ranges: [1] });
+    expect(readFileSync(path.join(dir, "bomonly.txt"))).toEqual(Buffer.from("\ufeff"));
+    expect(git(dir, "status", "--porcelain", "--", "bomonly.txt")).toBe("");
+  });
+
+  it.each([
+    ["eol=crlf", "bare1.txt", () => writeFile(dir, ".gitattributes", "*.txt eol=crlf\n")],
+    ["core.autocrlf", "bare2.txt", () => git(dir, "config", "core.autocrlf", "true")],
+  ])("under %s rolls lines back into a file with no line terminator as git checkout writes them (issue 20)", async (_, rel, convert) => {
+    commitFile(dir, rel, "a\nb\n");
+    convert();
+    writeFile(dir, rel, "x");
+    const s = await status(rel);
+    await d.ok("git_rollback_lines", { path: rel, hash: s.hash, ranges: [1] });
+    expect(readFileSync(path.join(dir, rel))).toEqual(checkedOut(dir, rel));
+    expect(readFileSync(path.join(dir, rel), "utf8")).toBe("a\r\nb\r\n");
   });
 
   it("rolls a CRLF worktree back to HEAD's lines with the worktree's line endings under autocrlf", async () => {
