@@ -23,6 +23,8 @@ export interface RunOutcome {
   settled: SettledBlock[];
   staged: string[];
   left: FileView[];
+  /** Files settled by word merges, left unstaged for the caller to read before git_conflict_finalize goes on. */
+  review: string[];
   /** What ran, in words: "committed the merge 1a2b3c4", "replayed the rest of the rebase". */
   steps: string[];
   labels: SideLabels | null;
@@ -35,7 +37,7 @@ const MAX_STOPS = 10_000;
 
 /** `cur` has just stopped on conflicts: settle, continue, repeat. Runs inside the operation's worktree step. */
 export async function settleAndContinue(ctx: ToolContext, cur: InProgress, mode: AutoMode, message?: string): Promise<RunOutcome> {
-  const out: RunOutcome = { done: false, op: cur.op, settled: [], staged: [], left: [], steps: [], labels: null };
+  const out: RunOutcome = { done: false, op: cur.op, settled: [], staged: [], left: [], review: [], steps: [], labels: null };
   for (let stops = 0; stops < MAX_STOPS; stops++) {
     const labels = await sideLabels(ctx, cur);
     out.labels = labels;
@@ -43,8 +45,10 @@ export async function settleAndContinue(ctx: ToolContext, cur: InProgress, mode:
     const rep = await settleConflicts(ctx, mode, { ours: "HEAD", theirs: labels.theirs_commit?.slice(0, 7) ?? "theirs" }, replayed);
     out.settled.push(...rep.settled);
     out.staged.push(...rep.staged);
-    if (rep.left.length) {
+    // A word merge never goes into a commit unseen: the operation stops before its next step (SPEC 9).
+    if (rep.left.length || rep.review.length) {
       out.left = rep.left;
+      out.review = rep.review;
       return out;
     }
     const step = await continueStep(ctx, cur, message);
@@ -144,7 +148,10 @@ export function stoppedError(outcome: RunOutcome, what: string, backup: Backup |
   const blocks = outcome.left.reduce((n, f) => n + (f.kind === "text" ? f.blocks.length : 1), 0);
   const files = outcome.left.map((f) => f.path);
   const abort = outcome.op === "rebase" ? `git_rebase {action:"abort"}` : `git_merge {abort:true}`;
-  const head = `The ${what} stopped on conflicts: ${blocks} block${blocks === 1 ? "" : "s"} in ${files.join(", ")} ${blocks === 1 ? "needs" : "need"} you${
+  const words = outcome.settled.filter((b) => b.rule === "words").length;
+  const head = !blocks
+    ? `The ${what} stopped before its next step (${nextWord(outcome.op)}): auto-resolution settled every block, ${words} of them by word merge${words === 1 ? "" : "s"} in ${outcome.review.join(", ")} (listed below), which ${words === 1 ? "is" : "are"} right most of the time, not always. Read ${words === 1 ? "it" : "them"}; then git_conflict_finalize goes on (it stages ${outcome.review.length === 1 ? "that file" : "those files"} as they are then: edit first if a merge is wrong), or abandon it all with ${abort}.`
+    : `The ${what} stopped on conflicts: ${blocks} block${blocks === 1 ? "" : "s"} in ${files.join(", ")} ${blocks === 1 ? "needs" : "need"} you${
     outcome.settled.length ? ` (auto-resolution settled ${outcome.settled.length}, listed below)` : ""
   }. Resolve each with git_conflict_resolve {path, hash, block, take | keep} (whole-file conflicts with take alone), then git_conflict_finalize; or abandon it all with ${abort}.`;
   const parts = [head];
@@ -161,11 +168,17 @@ export function stoppedError(outcome: RunOutcome, what: string, backup: Backup |
     ...(outcome.labels ? { ours_label: outcome.labels.ours_label, theirs_label: outcome.labels.theirs_label } : {}),
     auto_resolved: outcome.settled,
     conflicts: outcome.left,
+    review: outcome.review,
     staged: outcome.staged,
     steps: outcome.steps,
     ...(outcome.dropped ? { dropped: outcome.dropped } : {}),
     backup,
   });
+}
+
+/** The step a stop before it holds back, in words. */
+function nextWord(op: ConflictOp): string {
+  return op === "merge" ? "the merge commit" : op === "stash" ? "finishing the stash apply" : `${op} --continue`;
 }
 
 /** What finishing would do next, for a preview: the merge message, or how many commits a rebase has left. */
