@@ -22,8 +22,9 @@ import { type IndexWrite, gitRaw, indexEntries, writeBlob, writeIndex } from "./
 import { lineGit } from "./line-service.js";
 import { addedForm, blobBytes, modesOf } from "./line-stage.js";
 import { type LineFile, repoInfo } from "./line-versions.js";
-import { cachedGitDir, commitStep, headInfo, operationInProgress } from "./repo.js";
+import { EMPTY_TREE, cachedGitDir, commitStep, headInfo, operationInProgress } from "./repo.js";
 import { git } from "./run.js";
+import { PATCH_READ_BYTES, capDiff } from "./text.js";
 
 const seqText = (s: LineSeq) => s.lines.map((l, i) => l + s.eols[i]).join("");
 
@@ -76,11 +77,16 @@ export async function commitChangelist(
     const env = { GIT_INDEX_FILE: path.join(dir, "index") };
     await git(ctx, head ? ["read-tree", head] : ["read-tree", "--empty"], { env });
     await buildIndex(ctx, parts, env);
+    // The approver sees the lines that go in, not just how many (as git_stage_lines shows them).
+    const patch = await git(ctx, ["diff", "--cached", "--no-ext-diff", "--no-textconv", "--no-renames", head ?? EMPTY_TREE, "--"], { env, maxBytes: PATCH_READ_BYTES });
+    const capped = capDiff(patch.stdout, "git_changelist_lines shows the list file by file", patch.truncated);
+    const shown = { changelist: list, diff: capped.text, ...(capped.truncated ? { diff_truncated: true } : {}) };
+    const withPatch = (text: unknown) => `changelist ${list}: ${String(text)}\n${capped.text}`.trimEnd();
     const result = await commit(withIndexFile(ctx, env.GIT_INDEX_FILE));
-    if (ctx.dryRun || typeof result.commit !== "string") return { ...result, changelist: list, text: `changelist ${list}: ${result.text}` };
+    if (ctx.dryRun || typeof result.commit !== "string") return { ...result, ...shown, text: withPatch(result.text) };
     const kept = await ctx.exclusive(() => commitStep(ctx, (c) => updateRealIndex(c, parts, env)));
     const note = kept.length ? `\nthe index entries of ${kept.join(", ")} changed during the commit and were left as they are` : "";
-    return { ...result, changelist: list, ...(kept.length ? { index_kept: kept } : {}), text: `changelist ${list}: ${result.text}${note}` };
+    return { ...result, ...shown, ...(kept.length ? { index_kept: kept } : {}), text: withPatch(`${result.text}${note}`) };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

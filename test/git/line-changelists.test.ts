@@ -65,7 +65,12 @@ describe("changelists", () => {
     const before = snapshot(dir);
     const preview = await expectUnchanged([dir], [], () => d.ok("git_commit", { message: "feature", changelist: "feature" }, { approved: false }));
     expect(preview.files).toEqual([{ path: "a.txt", added: 1, deleted: 1 }]);
+    // The preview shows the lines that go in: the list's, and neither the staged nor the other list's.
+    expect(preview.diff).toContain("-line 8\n+eight (feature)\n");
+    expect(preview.diff).not.toMatch(/two \(default|five \(default|bee/);
+    expect(preview.text).toContain("+eight (feature)");
     const r = await d.ok("git_commit", { message: "feature", changelist: "feature" });
+    expect(r.diff).toBe(preview.diff);
     expect(git(dir, "show", "--format=", "--name-only", r.commit)).toBe("a.txt\n");
     expect(git(dir, "show", `${r.commit}:a.txt`)).toBe(withLines({ 8: "eight (feature)" }));
     const after = snapshot(dir);
