@@ -182,10 +182,12 @@ function nextWord(op: ConflictOp): string {
 }
 
 /** What finishing would do next, for a preview: the merge message, or how many commits a rebase has left. */
-export async function nextStepText(cur: InProgress): Promise<string> {
+export async function nextStepText(cur: InProgress, message?: string): Promise<string> {
   const read = (f: string) => readFile(path.join(cur.gitDir, f), "utf8").catch(() => "");
   switch (cur.op) {
     case "merge": {
+      // The message the commit will have: the caller's when given, else git's (its comment lines stripped).
+      if (message !== undefined) return `commit the merge (${operationName(cur)}) with the message ${JSON.stringify(message)}`;
       const msg = (await read("MERGE_MSG")).split("\n").filter((l) => l && !l.startsWith("#"))[0] ?? "";
       return `commit the merge (${operationName(cur)})${msg ? ` with git's message "${msg}"` : ""}`;
     }

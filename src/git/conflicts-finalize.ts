@@ -32,7 +32,7 @@ export async function finalizeOperation(ctx: ToolContext, cur: InProgress, opts:
   }
   const staging = states.map((s) => s.path);
   const hooks = await plannedHooks(ctx, hookNames(cur));
-  const step = await nextStepText(cur);
+  const step = await nextStepText(cur, opts.message);
   const text = (done: boolean) => [list(done ? "staged" : "would stage", staging) || (done ? "" : "nothing to stage"), `${done ? "ran" : "then"}: ${step}`, hooksText(hooks, done ? "ran" : "would run")].filter(Boolean).join("\n");
   const shown = { operation: cur.op, staging, step, hooks };
   if (ctx.dryRun) return { ...shown, text: text(false) };

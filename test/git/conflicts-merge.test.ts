@@ -215,7 +215,13 @@ describe("conflicts of a merge: auto-resolution, git_conflicts, git_conflict_res
     expect(stray.result.message).toMatch(/a\.txt:\d+: a conflict marker is still there/);
     // Resolved by hand, finalize goes through.
     writeFile(dir, "a.txt", lines("1", "x = 4", "3"));
-    await d.ok("git_conflict_finalize", { message: "resolved by hand" });
+    // The preview and the answer name the message the commit gets, not git's MERGE_MSG.
+    const withMessage = await expectUnchanged([dir], [], () => d.ok("git_conflict_finalize", { message: "resolved by hand" }, { approved: false }));
+    expect(withMessage.step).toBe(`commit the merge (merge of topic) with the message "resolved by hand"`);
+    expect(withMessage.text).not.toContain("Merge branch");
+    const finished = await d.ok("git_conflict_finalize", { message: "resolved by hand", preview_id: withMessage.preview_id });
+    expect(finished.text).toContain(`with the message "resolved by hand"`);
+    expect(finished.text).not.toContain("Merge branch");
     expect(git(dir, "log", "-1", "--format=%B").trim()).toBe("resolved by hand");
     expect(git(dir, "show", "HEAD:a.txt")).toBe(lines("1", "x = 4", "3"));
   });
