@@ -8,6 +8,7 @@ import { type ConflictOp, type InProgress, type SideLabels, clearRecord, current
 import { type FileView, autoLabel, fileViewText } from "./conflicts-read.js";
 import { type SettledBlock, settleConflicts } from "./conflicts-settle.js";
 import { unmergedPaths } from "./conflicts-stages.js";
+import { plannedHooks } from "./hooks.js";
 import { pathspec } from "./params.js";
 import { type GitCtx, git } from "./run.js";
 
@@ -74,7 +75,12 @@ export async function continueStep(ctx: ToolContext, cur: InProgress, message?: 
       // git's message lists the conflicts as comment lines; strip them, as a clean merge's message has none.
       const args = message ? ["commit", "--quiet", "--no-edit", "-m", message] : ["commit", "--quiet", "--no-edit", "--cleanup=strip"];
       const r = await git(ctx, args, { ok: "any", timeoutMs: 600_000 });
-      if (r.code !== 0) throw stepFailed("the merge commit", r, "The conflicts stay resolved and staged; fix what it reports, then git_conflict_finalize again.");
+      if (r.code !== 0) {
+        const after = "The merge is still in progress, its conflicts resolved and staged; fix what it reports, then git_conflict_finalize again.";
+        // git's own refusals start with fatal:; anything else with a commit hook in place is that hook's refusal.
+        const hooks = /^fatal: /m.test(r.stderr) ? [] : (await plannedHooks(ctx, COMMIT_REFUSERS)).map((h) => h.hook);
+        throw stepFailed(hooks.length ? `the merge commit (refused by the ${hooks.join(" or ")} hook)` : "the merge commit", r, after, hooks);
+      }
       const sha = (await git(ctx, ["rev-parse", "HEAD"])).stdout.trim();
       return { done: true, text: `committed the merge: ${sha.slice(0, 7)}` };
     }
@@ -93,10 +99,13 @@ export async function continueStep(ctx: ToolContext, cur: InProgress, message?: 
   }
 }
 
-function stepFailed(what: string, r: { code: number | null; stdout: string; stderr: string }, after: string): ToolError {
+/** The commit hooks that can refuse a commit (githooks(5)); post-commit runs after it is made. */
+const COMMIT_REFUSERS = ["pre-commit", "prepare-commit-msg", "commit-msg"];
+
+function stepFailed(what: string, r: { code: number | null; stdout: string; stderr: string }, after: string, hooks: string[] = []): ToolError {
   const output = `${r.stdout}${r.stderr}`.trim().slice(-4000);
-  const code = /hook/i.test(output) ? "HOOK_FAILED" : "GIT_FAILED";
-  return new ToolError(code, `${what} failed (exit ${r.code}): ${output || "no output"} ${after}`, { exit_code: r.code, output });
+  const code = hooks.length || /hook/i.test(output) ? "HOOK_FAILED" : "GIT_FAILED";
+  return new ToolError(code, `${what} failed (exit ${r.code}): ${output || "no output"} ${after}`, { exit_code: r.code, output, ...(hooks.length ? { hook: hooks.join(" or ") } : {}) });
 }
 
 async function head(ctx: GitCtx): Promise<string> {
