@@ -11,12 +11,16 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { selectionOf } from "../core/changelist-marks.js";
+import { mergeLines } from "../core/merge/three-way.js";
+import { hasBom } from "../core/text.js";
 import type { LineSeq } from "../core/line-diff.js";
 import { type Selection, stageLines } from "../core/stage-lines.js";
 import { ToolError } from "../errors.js";
 import type { Supervisor } from "../platform/supervisor.js";
 import type { ToolContext, ToolResult } from "../tools/tool.js";
 import type { Workspace } from "../workspace.js";
+import { blobText } from "./conflicts-model.js";
+import { readBlobs } from "./conflicts-stages.js";
 import { sweep } from "./line-sweep.js";
 import { type IndexWrite, gitRaw, indexEntries, writeBlob, writeIndex } from "./objects.js";
 import { lineGit } from "./line-service.js";
@@ -165,7 +169,10 @@ async function updateRealIndex(ctx: ToolContext, parts: Part[], env: { GIT_INDEX
     // undefined: the index had the list's changes already; its entry stays as it is.
     if (p.indexAfter === undefined) continue;
     if ((current?.sha ?? null) !== p.file.index.sha) {
-      kept.push(p.rel);
+      // Staged meanwhile (another call, a hook): the list's lines go onto that entry too, else it would stage their revert.
+      const onto = current && p.committed ? await withListLines(ctx, p, current.sha) : null;
+      if (onto) writes.push({ gitPath: p.gitPath, entry: { mode: current!.mode, sha: onto } });
+      else kept.push(p.rel);
       continue;
     }
     if (p.indexAfter === null) writes.push({ gitPath: p.gitPath, entry: null });
@@ -178,6 +185,21 @@ async function updateRealIndex(ctx: ToolContext, parts: Part[], env: { GIT_INDEX
   }
   await writeIndex(ctx, writes);
   return kept;
+}
+
+/**
+ * The blob of an index entry someone changed during the commit, with the list's lines merged in: a three-way merge of
+ * HEAD's lines (base), that entry's (ours) and the commit's (theirs). null when they conflict or the entry is not text.
+ */
+async function withListLines(ctx: ToolContext, p: Part, sha: string): Promise<string | null> {
+  const bytes = (await readBlobs(ctx, [sha], ctx.ws.maxFileBytes)).get(sha);
+  const entry = bytes ? blobText(bytes) : null;
+  if (!bytes || !entry || !p.file || !p.committed) return null;
+  const merged = mergeLines(p.file.head.seq, entry, p.committed);
+  if (merged.blocks.length) return null;
+  const lines = merged.chunks.flatMap((c) => (c.kind === "stable" ? c.lines : []));
+  const eols = merged.chunks.flatMap((c) => (c.kind === "stable" ? c.eols : []));
+  return writeBlob(ctx, p.gitPath, blobBytes(hasBom(bytes), { lines, eols }), { write: true, filters: false });
 }
 
 /** The call's context with every git command (and so every hook git runs) on `indexFile` instead of the real index. */

@@ -1,8 +1,9 @@
-import { readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { type DaemonClient, daemonForSuite, startDaemon } from "../helpers/daemon.js";
 import { tagOf } from "../../src/core/hash.js";
+import { waitForFile } from "../helpers/process.js";
 import { tmpWorkspace } from "../helpers/tmp.js";
 import { commitFile, expectUnchanged, git, snapshot, writeFile } from "./fixture.js";
 import { gitAddOf, indexEntry } from "./line-oracle.js";
@@ -80,6 +81,41 @@ describe("changelists", () => {
     expect(git(dir, "diff", "--cached", "--name-only")).toBe("a.txt\nb.txt\n");
     expect(git(dir, "diff", "--cached", "-U0", "--", "a.txt")).toContain("-line 2\n+two (default, staged)");
     expect(await listsOf(d, "a.txt")).toEqual({ 2: "default", 5: "default" });
+  });
+
+  it("git_commit {changelist} while another call stages through the daemon: the commit is the list's lines, the other staging stays", async () => {
+    commitFile(dir, "c.txt", text(TEN));
+    commitFile(dir, "d.txt", "dee\n");
+    writeFile(dir, "c.txt", withLines({ 3: "three (default)", 7: "seven (feature)" }));
+    writeFile(dir, "d.txt", "dee, changed\n");
+    const s = await d.ok("git_line_status", { path: "c.txt" });
+    await d.ok("git_changelist_mark", { path: "c.txt", hash: s.hash, lines: [7], changelist: "feature" });
+    // The pre-commit hook holds the commit until the test has staged other changes through the daemon.
+    const held = path.join(dir, ".git", "held");
+    const release = path.join(dir, ".git", "release");
+    writeFile(dir, ".git/hooks/pre-commit", `#!/bin/sh\necho held > "${held}"\nwhile [ ! -e "${release}" ]; do sleep 0.05; done\n`);
+    chmodSync(path.join(dir, ".git/hooks/pre-commit"), 0o755);
+    try {
+      const head = git(dir, "rev-parse", "HEAD").trim();
+      const committing = d.call("git_commit", { message: "feature only", changelist: "feature" });
+      await waitForFile(held);
+      await d.ok("git_add", { paths: ["d.txt"] });
+      await d.ok("git_stage_lines", { path: "c.txt", hash: s.hash, lines: [3] });
+      writeFileSync(release, "go\n");
+      const r = (await committing).result;
+      expect(git(dir, "rev-parse", `${r.commit}^`).trim()).toBe(head);
+      expect(git(dir, "show", "--format=", "--name-only", r.commit)).toBe("c.txt\n");
+      expect(git(dir, "show", `${r.commit}:c.txt`)).toBe(withLines({ 7: "seven (feature)" }));
+      // What was staged meanwhile is still staged: d.txt whole, c.txt's default line (on top of the new HEAD).
+      expect(indexEntry(dir, "d.txt")).toBe(gitAddOf(dir, "d.txt", "dee, changed\n"));
+      expect(git(dir, "diff", "--cached", "-U0", "--", "c.txt")).toContain("-line 3\n+three (default)");
+      expect(git(dir, "diff", "--cached", "--", "c.txt")).not.toContain("seven");
+      expect(readFileSync(path.join(dir, "c.txt"), "utf8")).toBe(withLines({ 3: "three (default)", 7: "seven (feature)" }));
+    } finally {
+      rmSync(path.join(dir, ".git/hooks/pre-commit"), { force: true });
+      rmSync(held, { force: true });
+      rmSync(release, { force: true });
+    }
   });
 
   it("git_commit {changelist, amend} folds that list's changes into the last commit; paths with changelist is INVALID_PARAMS", async () => {
