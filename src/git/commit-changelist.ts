@@ -27,7 +27,8 @@ import { lineGit } from "./line-service.js";
 import { addedForm, blobBytes, modesOf } from "./line-stage.js";
 import { type LineFile, repoInfo } from "./line-versions.js";
 import { EMPTY_TREE, cachedGitDir, commitStep, headInfo, operationInProgress } from "./repo.js";
-import { git } from "./run.js";
+import { backupText, saveRef } from "./backup.js";
+import { git, steady } from "./run.js";
 import { PATCH_READ_BYTES, capDiff } from "./text.js";
 
 const seqText = (s: LineSeq) => s.lines.map((l, i) => l + s.eols[i]).join("");
@@ -86,14 +87,34 @@ export async function commitChangelist(
     const capped = capDiff(patch.stdout, "git_changelist_lines shows the list file by file", patch.truncated);
     const shown = { changelist: list, diff: capped.text, ...(capped.truncated ? { diff_truncated: true } : {}) };
     const withPatch = (text: unknown) => `changelist ${list}: ${String(text)}\n${capped.text}`.trimEnd();
+    const built = ctx.dryRun ? null : (await git(ctx, ["write-tree"], { env })).stdout.trim();
     const result = await commit(withIndexFile(ctx, env.GIT_INDEX_FILE));
     if (ctx.dryRun || typeof result.commit !== "string") return { ...result, ...shown, text: withPatch(result.text) };
+    await refuseHookChanges(ctx, head, result.commit, built!);
     const kept = await ctx.exclusive(() => commitStep(ctx, (c) => updateRealIndex(c, parts, env)));
     const note = kept.length ? `\nthe index entries of ${kept.join(", ")} changed during the commit and were left as they are` : "";
     return { ...result, ...shown, ...(kept.length ? { index_kept: kept } : {}), text: withPatch(`${result.text}${note}`) };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * A hook that stages files (a formatter's `git add`) stages them into the commit's temporary index, and git commits
+ * them: then the commit is not the list's changes. It is undone (the branch back where it was, the commit kept in a
+ * backup ref; the real index and the worktree were never touched) and the call fails, naming the files.
+ */
+async function refuseHookChanges(ctx: ToolContext, head: string | null, commit: string, built: string): Promise<void> {
+  const tree = (await git(ctx, ["rev-parse", `${commit}^{tree}`])).stdout.trim();
+  if (tree === built) return;
+  const changed = (await git(ctx, ["diff-tree", "-r", "-z", "--name-only", "--no-renames", built, tree])).stdout.split("\0").filter(Boolean);
+  const backup = await saveRef(ctx, "changelist-commit", commit, "commit");
+  await git(steady(ctx), head ? ["update-ref", "-m", "tool-layer: undo a changelist commit a hook changed", "HEAD", head, commit] : ["update-ref", "-d", "HEAD", commit]);
+  throw new ToolError(
+    "HOOK_FAILED",
+    `A hook changed what the commit holds (it staged ${changed.join(", ")}), so it was not the changelist's changes; the commit was undone: HEAD is back ${head ? `at ${head.slice(0, 7)}` : "on the unborn branch"}, the index and the worktree are as they were (${backupText(backup)}). Make the hook leave the index alone, or put those files in the list.`,
+    { changed, backup },
+  );
 }
 
 /** For each file, HEAD with the list's changes (the commit) and the real index with them staged (afterwards). */

@@ -118,6 +118,30 @@ describe("changelists", () => {
     }
   });
 
+  it("git_commit {changelist} whose pre-commit hook stages another file: the commit is undone and kept, nothing else changes", async () => {
+    commitFile(dir, "e.txt", text(TEN));
+    commitFile(dir, "g.txt", "gee\n");
+    writeFile(dir, "e.txt", withLines({ 4: "four (feature)" }));
+    writeFile(dir, "g.txt", "gee, formatted\n");
+    const s = await d.ok("git_line_status", { path: "e.txt" });
+    await d.ok("git_changelist_mark", { path: "e.txt", hash: s.hash, lines: [4], changelist: "feature" });
+    writeFile(dir, ".git/hooks/pre-commit", "#!/bin/sh\ngit add g.txt\n");
+    chmodSync(path.join(dir, ".git/hooks/pre-commit"), 0o755);
+    try {
+      const head = git(dir, "rev-parse", "HEAD").trim();
+      const before = snapshot(dir);
+      const r = await d.call("git_commit", { message: "feature", changelist: "feature" });
+      expect(r.result).toMatchObject({ code: "HOOK_FAILED", changed: ["g.txt"] });
+      expect(git(dir, "rev-parse", "HEAD").trim()).toBe(head);
+      expect(snapshot(dir).files).toEqual(before.files);
+      expect(git(dir, "diff", "--cached", "--name-only")).toBe("");
+      // The undone commit is kept: the list's line and the file the hook staged.
+      expect(git(dir, "show", "--format=", "--name-only", r.result.backup.commit)).toBe("e.txt\ng.txt\n");
+    } finally {
+      rmSync(path.join(dir, ".git/hooks/pre-commit"), { force: true });
+    }
+  });
+
   it("git_commit {changelist, amend} folds that list's changes into the last commit; paths with changelist is INVALID_PARAMS", async () => {
     const last = commitFile(dir, "am.txt", text(TEN), "the last commit");
     writeFile(dir, "am.txt", withLines({ 1: "first (fix)", 6: "six (keep)" }));
