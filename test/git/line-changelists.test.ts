@@ -84,12 +84,12 @@ describe("changelists", () => {
   });
 
   it("git_commit {changelist} while another call stages through the daemon: the commit is the list's lines, the other staging stays", async () => {
-    commitFile(dir, "c.txt", text(TEN));
-    commitFile(dir, "d.txt", "dee\n");
-    writeFile(dir, "c.txt", withLines({ 3: "three (default)", 7: "seven (feature)" }));
-    writeFile(dir, "d.txt", "dee, changed\n");
-    const s = await d.ok("git_line_status", { path: "c.txt" });
-    await d.ok("git_changelist_mark", { path: "c.txt", hash: s.hash, lines: [7], changelist: "feature" });
+    commitFile(dir, "held-c.txt", text(TEN));
+    commitFile(dir, "held-d.txt", "dee\n");
+    writeFile(dir, "held-c.txt", withLines({ 3: "three (default)", 7: "seven (feature)" }));
+    writeFile(dir, "held-d.txt", "dee, changed\n");
+    const s = await d.ok("git_line_status", { path: "held-c.txt" });
+    await d.ok("git_changelist_mark", { path: "held-c.txt", hash: s.hash, lines: [7], changelist: "feature" });
     // The pre-commit hook holds the commit until the test has staged other changes through the daemon.
     const held = path.join(dir, ".git", "held");
     const release = path.join(dir, ".git", "release");
@@ -99,18 +99,18 @@ describe("changelists", () => {
       const head = git(dir, "rev-parse", "HEAD").trim();
       const committing = d.call("git_commit", { message: "feature only", changelist: "feature" });
       await waitForFile(held);
-      await d.ok("git_add", { paths: ["d.txt"] });
-      await d.ok("git_stage_lines", { path: "c.txt", hash: s.hash, lines: [3] });
+      await d.ok("git_add", { paths: ["held-d.txt"] });
+      await d.ok("git_stage_lines", { path: "held-c.txt", hash: s.hash, lines: [3] });
       writeFileSync(release, "go\n");
       const r = (await committing).result;
       expect(git(dir, "rev-parse", `${r.commit}^`).trim()).toBe(head);
-      expect(git(dir, "show", "--format=", "--name-only", r.commit)).toBe("c.txt\n");
-      expect(git(dir, "show", `${r.commit}:c.txt`)).toBe(withLines({ 7: "seven (feature)" }));
-      // What was staged meanwhile is still staged: d.txt whole, c.txt's default line (on top of the new HEAD).
-      expect(indexEntry(dir, "d.txt")).toBe(gitAddOf(dir, "d.txt", "dee, changed\n"));
-      expect(git(dir, "diff", "--cached", "-U0", "--", "c.txt")).toContain("-line 3\n+three (default)");
-      expect(git(dir, "diff", "--cached", "--", "c.txt")).not.toContain("seven");
-      expect(readFileSync(path.join(dir, "c.txt"), "utf8")).toBe(withLines({ 3: "three (default)", 7: "seven (feature)" }));
+      expect(git(dir, "show", "--format=", "--name-only", r.commit)).toBe("held-c.txt\n");
+      expect(git(dir, "show", `${r.commit}:held-c.txt`)).toBe(withLines({ 7: "seven (feature)" }));
+      // What was staged meanwhile is still staged: held-d.txt whole, held-c.txt's default line (on top of the new HEAD).
+      expect(indexEntry(dir, "held-d.txt")).toBe(gitAddOf(dir, "held-d.txt", "dee, changed\n"));
+      expect(git(dir, "diff", "--cached", "-U0", "--", "held-c.txt")).toContain("-line 3\n+three (default)");
+      expect(git(dir, "diff", "--cached", "--", "held-c.txt")).not.toContain("seven");
+      expect(readFileSync(path.join(dir, "held-c.txt"), "utf8")).toBe(withLines({ 3: "three (default)", 7: "seven (feature)" }));
     } finally {
       rmSync(path.join(dir, ".git/hooks/pre-commit"), { force: true });
       rmSync(held, { force: true });
@@ -119,24 +119,24 @@ describe("changelists", () => {
   });
 
   it("git_commit {changelist} whose pre-commit hook stages another file: the commit is undone and kept, nothing else changes", async () => {
-    commitFile(dir, "e.txt", text(TEN));
-    commitFile(dir, "g.txt", "gee\n");
-    writeFile(dir, "e.txt", withLines({ 4: "four (feature)" }));
-    writeFile(dir, "g.txt", "gee, formatted\n");
-    const s = await d.ok("git_line_status", { path: "e.txt" });
-    await d.ok("git_changelist_mark", { path: "e.txt", hash: s.hash, lines: [4], changelist: "feature" });
-    writeFile(dir, ".git/hooks/pre-commit", "#!/bin/sh\ngit add g.txt\n");
+    commitFile(dir, "hook-e.txt", text(TEN));
+    commitFile(dir, "hook-g.txt", "gee\n");
+    writeFile(dir, "hook-e.txt", withLines({ 4: "four (feature)" }));
+    writeFile(dir, "hook-g.txt", "gee, formatted\n");
+    const s = await d.ok("git_line_status", { path: "hook-e.txt" });
+    await d.ok("git_changelist_mark", { path: "hook-e.txt", hash: s.hash, lines: [4], changelist: "feature" });
+    writeFile(dir, ".git/hooks/pre-commit", "#!/bin/sh\ngit add hook-g.txt\n");
     chmodSync(path.join(dir, ".git/hooks/pre-commit"), 0o755);
     try {
       const head = git(dir, "rev-parse", "HEAD").trim();
       const before = snapshot(dir);
       const r = await d.call("git_commit", { message: "feature", changelist: "feature" });
-      expect(r.result).toMatchObject({ code: "HOOK_FAILED", changed: ["g.txt"] });
+      expect(r.result).toMatchObject({ code: "HOOK_FAILED", changed: ["hook-g.txt"] });
       expect(git(dir, "rev-parse", "HEAD").trim()).toBe(head);
       expect(snapshot(dir).files).toEqual(before.files);
       expect(git(dir, "diff", "--cached", "--name-only")).toBe("");
       // The undone commit is kept: the list's line and the file the hook staged.
-      expect(git(dir, "show", "--format=", "--name-only", r.result.backup.commit)).toBe("e.txt\ng.txt\n");
+      expect(git(dir, "show", "--format=", "--name-only", r.result.backup.commit)).toBe("hook-e.txt\nhook-g.txt\n");
     } finally {
       rmSync(path.join(dir, ".git/hooks/pre-commit"), { force: true });
     }
