@@ -1,4 +1,8 @@
 import fc from "fast-check";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { type AutoResolution, autoResolve } from "../../src/core/merge/auto-resolve.js";
 import { type Change, Interner, diffSequences } from "../../src/core/merge/sequence-diff.js";
@@ -7,6 +11,9 @@ import { splitText } from "../../src/core/text.js";
 import { OrtRepo } from "../core/merge/git-ref.js";
 import { check } from "./runs.js";
 import { threeVersions } from "./texts.js";
+
+/** Where the block sides are written for git diff. */
+const scratch = mkdtempSync(path.join(tmpdir(), "tool-layer-merge-property-"));
 
 /** A merged file as a list of settled runs and conflicts, each by its lines' contents (git writes terminators its own way). */
 type Segment = { stable: string[] } | { ours: string[]; base: string[]; theirs: string[] };
@@ -60,25 +67,42 @@ function hasRun(lines: readonly string[], run: readonly string[]): boolean {
 }
 
 /**
- * What a word merge must keep (SPEC 9), by git's line alignment: every line change of one side that no change of the
- * other meets, verbatim (theirs' new line `c 0` beside ours' changed `c 3` must not come out as `zz 0`); and a line
+ * What a word merge must keep (SPEC 9), by git's own line diff of the block's sides: every line change of one side that
+ * no change of the other meets, verbatim (theirs' new line `c 0` beside ours' changed `c 3` must not come out as `zz 0`); and a line
  * count one of the sides has. Returns what is wrong, or null.
  */
 function wordMergeFault(block: ConflictBlock, r: AutoResolution): string | null {
   if (r.lines.length !== block.ours.lines.length && r.lines.length !== block.theirs.lines.length) return `${r.lines.length} lines, neither side's count`;
-  const byLine = (s: Lines) => s.lines.map((l, i) => l + s.eols[i]);
-  return unmetKept(block, byLine, r.lines, (s) => s.lines) ?? unmetKept(block, tokens, tokens(r), tokens);
+  const byLines = { ours: gitLineDiff(block.base, block.ours), theirs: gitLineDiff(block.base, block.theirs) };
+  return unmetKept(block, byLines, r.lines, (s) => s.lines) ?? unmetKept(block, tokenDiffs(block), tokens(r), tokens);
+}
+
+/** git's own line diff of two block sides (histogram, no indent heuristic, as merge-ort diffs), as changes. */
+function gitLineDiff(a: Lines, b: Lines): Change[] {
+  writeFileSync(path.join(scratch, "a"), textOf(a));
+  writeFileSync(path.join(scratch, "b"), textOf(b));
+  const r = spawnSync("git", ["diff", "--no-index", "--no-color", "--histogram", "--no-indent-heuristic", "-U0", "a", "b"], { cwd: scratch, encoding: "utf8" });
+  const out: Change[] = [];
+  for (const m of r.stdout.matchAll(/^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/gm)) {
+    const aCount = m[2] === undefined ? 1 : Number(m[2]);
+    const bCount = m[4] === undefined ? 1 : Number(m[4]);
+    out.push({ aStart: aCount ? Number(m[1]) - 1 : Number(m[1]), aCount, bStart: bCount ? Number(m[3]) - 1 : Number(m[3]), bCount });
+  }
+  return out;
+}
+
+function tokenDiffs(block: ConflictBlock): { ours: Change[]; theirs: Change[] } {
+  const keys = new Interner();
+  const base = keys.all(tokens(block.base));
+  return { ours: diffSequences(base, keys.all(tokens(block.ours))), theirs: diffSequences(base, keys.all(tokens(block.theirs))) };
 }
 
 /** The tokens a word merge works on (auto-resolve.ts): words, runs of spaces and tabs, line ends, any other character. */
 const TOKEN = /[\p{L}\p{N}_]+|[^\S\r\n]+|\r\n|\n|./gsu;
 const tokens = (s: Lines) => textOf(s).match(TOKEN) ?? [];
 
-/** Each side's changes (as `split` cuts the sides, diffed from base) that no change of the other meets must be in `result`. */
-function unmetKept(block: ConflictBlock, split: (s: Lines) => string[], result: readonly string[], shown: (s: Lines) => readonly string[]): string | null {
-  const keys = new Interner();
-  const base = keys.all(split(block.base));
-  const diffs = { ours: diffSequences(base, keys.all(split(block.ours))), theirs: diffSequences(base, keys.all(split(block.theirs))) };
+/** Each side's changes (`diffs` from base) that no change of the other meets must be in `result`, as `shown` cuts the sides. */
+function unmetKept(block: ConflictBlock, diffs: { ours: Change[]; theirs: Change[] }, result: readonly string[], shown: (s: Lines) => readonly string[]): string | null {
   for (const [name, other] of [["ours", "theirs"], ["theirs", "ours"]] as const) {
     for (const h of diffs[name]) {
       if (!h.bCount || diffs[other].some((g) => meets(h, g))) continue;
@@ -91,7 +115,10 @@ function unmetKept(block: ConflictBlock, split: (s: Lines) => string[], result: 
 
 describe("property: the merge core against git", () => {
   const repo = new OrtRepo();
-  afterAll(() => repo.cleanup());
+  afterAll(() => {
+    repo.cleanup();
+    rmSync(scratch, { recursive: true, force: true });
+  });
 
   it("finds git merge's conflict blocks and settled lines (merge-ort, histogram, diff3), CRLF and missing final newlines included", async () => {
     await check(

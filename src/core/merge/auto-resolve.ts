@@ -1,5 +1,5 @@
 import { splitText } from "../text.js";
-import { Interner } from "./sequence-diff.js";
+import { type Change, Interner, diffSequences } from "./sequence-diff.js";
 import { type ConflictBlock, type LineEnd, type Lines, type MergeHunk, mergeSequences, walkMerge } from "./three-way.js";
 
 /**
@@ -156,6 +156,39 @@ function mergeWords(block: ConflictBlock): { text: string; whitespace: boolean }
   return { text: out.join(""), whitespace };
 }
 
+/** Whether one side's line change meets the other's: they share base lines, or one is an insertion inside (or at) the other. */
+function meets(h: Change, g: Change): boolean {
+  const hEnd = h.aStart + h.aCount;
+  const gEnd = g.aStart + g.aCount;
+  if (!h.aCount && !g.aCount) return h.aStart === g.aStart;
+  if (!h.aCount) return g.aStart < h.aStart && h.aStart < gEnd;
+  if (!g.aCount) return h.aStart < g.aStart && g.aStart < hEnd;
+  return g.aStart < hEnd && h.aStart < gEnd;
+}
+
+/**
+ * Whether a word merge's lines keep, verbatim and in one piece, every line change of either side that no change of the
+ * other meets, by the line alignment git's merge used. The token diff may align lines otherwise (base `a a`/`a`, ours
+ * `c a`/`a`/`a`, theirs `a a`/`b`: by lines ours rewrote the first line into two and theirs changed the second; by
+ * tokens ours added a last line), and then the merge is not the one git would have made of the two changes.
+ */
+function keepsLineChanges(block: ConflictBlock, result: readonly string[]): boolean {
+  const interner = new Interner();
+  const keys = (side: Lines) => interner.all(side.lines.map((l, i) => l + side.eols[i]));
+  const base = keys(block.base);
+  const diffs = { ours: diffSequences(base, keys(block.ours)), theirs: diffSequences(base, keys(block.theirs)) };
+  const inResult = (run: readonly string[]) => {
+    for (let i = 0; i + run.length <= result.length; i++) if (run.every((l, k) => result[i + k] === l)) return true;
+    return false;
+  };
+  for (const [name, other] of [["ours", "theirs"], ["theirs", "ours"]] as const) {
+    for (const h of diffs[name]) {
+      if (h.bCount && !diffs[other].some((g) => meets(h, g)) && !inResult(block[name].lines.slice(h.bStart, h.bStart + h.bCount))) return false;
+    }
+  }
+  return true;
+}
+
 /** Whether `side` differs from `base` only in whitespace inside or at the end of its lines, line for line. */
 function wholeSideWhitespaceOnly(base: Lines, side: Lines): boolean {
   if (base.lines.length !== side.lines.length) return false;
@@ -175,8 +208,9 @@ export function autoResolve(block: ConflictBlock): AutoResolution | null {
   if (sameLines(theirs, base)) return { ...copy(ours), rule: "one-sided", taken: "ours" };
   const words = mergeWords(block);
   if (words) {
-    const { lines, eols } = splitText(words.text);
-    return { lines, eols, rule: words.whitespace ? "whitespace" : "words" };
+    const merged = splitText(words.text);
+    // A whitespace merge drops one side's re-spacing on purpose; a word merge keeps every line change.
+    if (words.whitespace || keepsLineChanges(block, merged.lines)) return { ...merged, rule: words.whitespace ? "whitespace" : "words" };
   }
   // The word merge fails where both sides re-spaced one spot differently; a side that only re-spaced gives way.
   if (wholeSideWhitespaceOnly(base, ours)) return { ...copy(theirs), rule: "whitespace", taken: "theirs" };

@@ -66,6 +66,11 @@ describe("autoResolve: changes to different words (JetBrains' simple resolve)", 
     expect(autoResolve(block("c 3\n", "zz 3\n", "c 0\nc 3\n"))).toBeNull();
   });
 
+  it("leaves a block whose token alignment reads a side's lines otherwise than the line diff does (found by the fuzz)", () => {
+    // By lines ours rewrote `a a` into `c a`/`a` and theirs changed the last `a`; by tokens ours added a last line `a`.
+    expect(autoResolve(block("a a\na\n", "c a\na\na\n", "a a\nb\n"))).toBeNull();
+  });
+
   it("merges a whole line one side added with the other side's change to a word of the next line", () => {
     expect(text(autoResolve(block("a b\n", "a B\n", "new\na b\n")))).toBe("new\na B\n");
   });
