@@ -17,20 +17,27 @@ const FILES = ["f1.txt", "f2.txt"];
 
 interface Range {
   range: number;
+  kind: "added" | "deleted" | "modified";
   start: number;
   end: number;
   head_start: number;
   head_end: number;
 }
 
-/** HEAD's text with the picked ranges' HEAD lines replaced by their worktree lines (terminators kept). */
-function withRanges(head: string, worktree: string, ranges: readonly Range[]): string {
+/** A picked range: whole, or (an added range) some of its lines, by worktree line number. */
+interface Pick {
+  range: Range;
+  lines?: number[];
+}
+
+/** HEAD's text with each pick's HEAD lines replaced by its worktree lines (terminators kept). */
+function withPicks(head: string, worktree: string, picks: readonly Pick[]): string {
   const h = splitText(head);
   const w = splitText(worktree);
   const out = h.lines.map((l, i) => l + h.eols[i]);
-  for (const r of [...ranges].sort((a, b) => b.head_start - a.head_start)) {
-    const lines = w.lines.slice(r.start - 1, r.end).map((l, i) => l + w.eols[r.start - 1 + i]);
-    out.splice(r.head_start - 1, r.head_end - r.head_start + 1, ...lines);
+  for (const { range: r, lines } of [...picks].sort((a, b) => b.range.head_start - a.range.head_start)) {
+    const taken = lines ?? Array.from({ length: r.end - r.start + 1 }, (_, i) => r.start + i);
+    out.splice(r.head_start - 1, r.head_end - r.head_start + 1, ...taken.map((n) => w.lines[n - 1] + w.eols[n - 1]));
   }
   return out.join("");
 }
@@ -72,8 +79,8 @@ describe("property: git_commit {changelist} against the tree git builds", () => 
     ws.cleanup();
   });
 
-  it("commits HEAD plus exactly the list's lines, and leaves the worktree byte for byte as it was", async () => {
-    const file = fc.record({ base: lines(8), edits, finals: fc.tuple(finalNewline, finalNewline), picks: fc.array(fc.boolean(), { minLength: 8, maxLength: 8 }) });
+  it("commits HEAD plus exactly the list's lines (whole ranges, some lines of added ones), the worktree byte for byte as it was", async () => {
+    const file = fc.record({ base: lines(8), edits, finals: fc.tuple(finalNewline, finalNewline), picks: fc.array(fc.boolean(), { minLength: 8, maxLength: 8 }), lines: fc.array(fc.boolean(), { minLength: 5, maxLength: 5 }) });
     await check(
       fc.asyncProperty(fc.tuple(file, file), async (files) => {
         git(dir, "reset", "-q", "--hard", root);
@@ -89,10 +96,19 @@ describe("property: git_commit {changelist} against the tree git builds", () => 
           const worktree = textOf(applyEdits(f.base, f.edits), f.finals[1]);
           writeFile(dir, rel, worktree);
           const status = await d.ok("git_line_status", { path: rel });
-          const picked = (status.ranges as Range[]).filter((r, k) => f.picks[k % f.picks.length]);
-          if (!picked.length) continue;
-          await d.ok("git_changelist_mark", { path: rel, hash: status.hash, ranges: picked.map((r) => r.range), changelist: "pick" });
-          wanted[rel] = withRanges(git(dir, "show", `HEAD:${rel}`), worktree, picked);
+          // Whole ranges, and some lines of an added range (pairing decides a modified range's lines: not here).
+          const picks: Pick[] = [];
+          (status.ranges as Range[]).forEach((r, k) => {
+            if (!f.picks[k % f.picks.length]) return;
+            const some = Array.from({ length: r.end - r.start + 1 }, (_, i) => r.start + i).filter((_, i) => f.lines[(k + i) % f.lines.length]);
+            picks.push(r.kind === "added" && some.length ? { range: r, lines: some } : { range: r });
+          });
+          if (!picks.length) continue;
+          const whole = picks.filter((p) => !p.lines).map((p) => p.range.range);
+          const lines = picks.flatMap((p) => p.lines ?? []);
+          if (whole.length) await d.ok("git_changelist_mark", { path: rel, hash: status.hash, ranges: whole, changelist: "pick" });
+          if (lines.length) await d.ok("git_changelist_mark", { path: rel, hash: status.hash, lines, changelist: "pick" });
+          wanted[rel] = withPicks(git(dir, "show", `HEAD:${rel}`), worktree, picks);
         }
         if (!Object.keys(wanted).length) return;
         const before = snapshot(dir).files;
