@@ -5,7 +5,6 @@ import { type AutoMode, KIND_TEXT, firstMarkerLeft } from "./conflicts-model.js"
 import { type InProgress, clearRecord, currentOperation, operationName } from "./conflicts-operation.js";
 import { readConflicts } from "./conflicts-read.js";
 import { OPERATION_HOOKS, hooksText, plannedHooks } from "./hooks.js";
-import type { Backup } from "./backup.js";
 import { commitStep, worktreeStep } from "./repo.js";
 import { addPaths } from "./stage.js";
 import { git } from "./run.js";
@@ -39,7 +38,11 @@ export async function finalizeOperation(ctx: ToolContext, cur: InProgress, opts:
   const shown = { operation: cur.op, staging, hashes: Object.fromEntries(states.map((s) => [s.path, s.hash])), step, hooks };
   if (ctx.dryRun) return { ...shown, text: text(false) };
   const mode = opts.mode ?? cur.record?.auto ?? "all";
-  const finish = async (ctx: ToolContext, first: { done: boolean; text: string; dropped?: Backup }) => {
+  const stageAndStep = async (c: ToolContext) => {
+    await addPaths(c, staging);
+    return continueStep(c, cur, opts.message);
+  };
+  const finish = async (ctx: ToolContext, first: Awaited<ReturnType<typeof continueStep>>) => {
     const next = first.done ? null : await currentOperation(ctx);
     const outcome = next ? await settleAndContinue(ctx, next, mode) : null;
     if (outcome && !outcome.done) {
@@ -54,18 +57,12 @@ export async function finalizeOperation(ctx: ToolContext, cur: InProgress, opts:
     const done = [`finished the ${operationName(cur)}: now at ${head.slice(0, 7)}`, text(true), ...steps, settledText(settled)].filter(Boolean).join("\n");
     return { ...shown, head, steps, auto_resolved: settled, ...(dropped ? { dropped } : {}), text: done };
   };
-  if (cur.op !== "merge") {
-    return worktreeStep(ctx, async (ctx) => {
-      await addPaths(ctx, staging);
-      return finish(ctx, await continueStep(ctx, cur, opts.message));
-    });
-  }
+  if (cur.op !== "merge") return worktreeStep(ctx, async (c) => finish(c, await stageAndStep(c)));
   // A merge's commit runs the commit hooks, which may run a test suite for minutes: like git_commit's, it stays
   // cancellable (git gets SIGTERM and writes no commit), and a cancelled one leaves the merge in progress with its
   // resolutions staged, to finalize again. git's other steps (rebase --continue) go on to the end once started.
   return ctx.exclusive(async () => {
-    await addPaths(ctx, staging);
-    const first = await continueStep(ctx, cur, opts.message);
+    const first = await stageAndStep(ctx);
     return commitStep(ctx, (c) => finish(c, first));
   });
 }
