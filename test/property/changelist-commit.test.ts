@@ -37,7 +37,10 @@ function withPicks(head: string, worktree: string, picks: readonly Pick[]): stri
   const out = h.lines.map((l, i) => l + h.eols[i]);
   for (const { range: r, lines } of [...picks].sort((a, b) => b.range.head_start - a.range.head_start)) {
     const taken = lines ?? Array.from({ length: r.end - r.start + 1 }, (_, i) => r.start + i);
-    out.splice(r.head_start - 1, r.head_end - r.head_start + 1, ...taken.map((n) => w.lines[n - 1] + w.eols[n - 1]));
+    // Lines added after a last line that had no newline give it the one the worktree has there.
+    const at = r.head_start - 1;
+    if (taken.length && at === h.lines.length && at > 0 && !h.eols[at - 1]) out[at - 1] += w.eols[r.start - 2] || "\n";
+    out.splice(at, r.head_end - r.head_start + 1, ...taken.map((n) => w.lines[n - 1] + w.eols[n - 1]));
   }
   return out.join("");
 }

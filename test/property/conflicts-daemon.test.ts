@@ -6,7 +6,7 @@ import { OrtRepo } from "../core/merge/git-ref.js";
 import { conflictingBranches, git, operationState, read, resetRepo } from "../git/fixture.js";
 import { type DaemonClient, startDaemon } from "../helpers/daemon.js";
 import { tmpWorkspace } from "../helpers/tmp.js";
-import { check, runs } from "./runs.js";
+import { CLEANUP_MS, check, runs } from "./runs.js";
 
 /** Each run is a real merge, listing, resolve and abort through the daemon: a handful in `npm test`. */
 const QUICK_RUNS = 4;
@@ -45,11 +45,12 @@ describe("property: conflicts through the daemon against git merge", () => {
     root = git(dir, "rev-parse", "HEAD").trim();
     d = await startDaemon(dir);
   });
+  // After a fuzz run the repositories hold tens of thousands of loose objects: removing them takes a while.
   afterAll(async () => {
     await d.close();
     cleanup();
     ort.cleanup();
-  });
+  }, CLEANUP_MS);
 
   it("git_conflicts lists git's blocks from the index stages, a take is spliced exactly, and an abort restores the start", async () => {
     let stopped = 0;

@@ -9,7 +9,7 @@ import { type Change, Interner, diffSequences } from "../../src/core/merge/seque
 import { type ConflictBlock, type Lines, type MergeResult, mergeTexts } from "../../src/core/merge/three-way.js";
 import { splitText } from "../../src/core/text.js";
 import { OrtRepo } from "../core/merge/git-ref.js";
-import { check } from "./runs.js";
+import { CLEANUP_MS, check } from "./runs.js";
 import { threeVersions } from "./texts.js";
 
 /** Where the block sides are written for git diff. */
@@ -115,10 +115,11 @@ function unmetKept(block: ConflictBlock, diffs: { ours: Change[]; theirs: Change
 
 describe("property: the merge core against git", () => {
   const repo = new OrtRepo();
+  // After a fuzz run the repository holds tens of thousands of loose objects: removing them takes a while.
   afterAll(() => {
     repo.cleanup();
     rmSync(scratch, { recursive: true, force: true });
-  });
+  }, CLEANUP_MS);
 
   it("finds git merge's conflict blocks and settled lines (merge-ort, histogram, diff3), CRLF and missing final newlines included", async () => {
     await check(
