@@ -30,19 +30,24 @@ interface Pick {
   lines?: number[];
 }
 
-/** HEAD's text with each pick's HEAD lines replaced by its worktree lines (terminators kept). */
+/**
+ * HEAD's text with each pick's HEAD lines replaced by its worktree lines (terminators kept). A pick that reaches the
+ * end of both versions also carries the final newline as the worktree has it (the daemon's ranges fold a change of
+ * the final newline into the range at the end), and lines added after a last line without a newline give it one.
+ */
 function withPicks(head: string, worktree: string, picks: readonly Pick[]): string {
   const h = splitText(head);
   const w = splitText(worktree);
-  const out = h.lines.map((l, i) => l + h.eols[i]);
+  const out = h.lines.map((text, i) => ({ text, eol: h.eols[i] as string }));
   for (const { range: r, lines } of [...picks].sort((a, b) => b.range.head_start - a.range.head_start)) {
     const taken = lines ?? Array.from({ length: r.end - r.start + 1 }, (_, i) => r.start + i);
-    // Lines added after a last line that had no newline give it the one the worktree has there.
     const at = r.head_start - 1;
-    if (taken.length && at === h.lines.length && at > 0 && !h.eols[at - 1]) out[at - 1] += w.eols[r.start - 2] || "\n";
-    out.splice(at, r.head_end - r.head_start + 1, ...taken.map((n) => w.lines[n - 1] + w.eols[n - 1]));
+    const atEnd = r.head_end === h.lines.length && Math.max(r.end, r.start - 1) === w.lines.length;
+    if (taken.length && at === h.lines.length && at > 0 && !out[at - 1].eol) out[at - 1].eol = w.eols[r.start - 2] || "\n";
+    out.splice(at, r.head_end - r.head_start + 1, ...taken.map((n) => ({ text: w.lines[n - 1], eol: w.eols[n - 1] as string })));
+    if (atEnd && !lines && out.length) out[out.length - 1].eol = w.eols[w.lines.length - 1];
   }
-  return out.join("");
+  return out.map((l) => l.text + l.eol).join("");
 }
 
 /**
