@@ -11,19 +11,25 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { selectionOf } from "../core/changelist-marks.js";
+import { mergeLines } from "../core/merge/three-way.js";
+import { hasBom } from "../core/text.js";
 import type { LineSeq } from "../core/line-diff.js";
 import { type Selection, stageLines } from "../core/stage-lines.js";
 import { ToolError } from "../errors.js";
 import type { Supervisor } from "../platform/supervisor.js";
 import type { ToolContext, ToolResult } from "../tools/tool.js";
 import type { Workspace } from "../workspace.js";
+import { blobText } from "./conflicts-model.js";
+import { readBlobs } from "./conflicts-stages.js";
 import { sweep } from "./line-sweep.js";
 import { type IndexWrite, gitRaw, indexEntries, writeBlob, writeIndex } from "./objects.js";
 import { lineGit } from "./line-service.js";
 import { addedForm, blobBytes, modesOf } from "./line-stage.js";
 import { type LineFile, repoInfo } from "./line-versions.js";
-import { cachedGitDir, commitStep, headInfo, operationInProgress } from "./repo.js";
-import { git } from "./run.js";
+import { EMPTY_TREE, cachedGitDir, commitStep, headInfo, operationInProgress } from "./repo.js";
+import { backupText, saveRef } from "./backup.js";
+import { git, steady } from "./run.js";
+import { PATCH_READ_BYTES, capDiff } from "./text.js";
 
 const seqText = (s: LineSeq) => s.lines.map((l, i) => l + s.eols[i]).join("");
 
@@ -76,14 +82,39 @@ export async function commitChangelist(
     const env = { GIT_INDEX_FILE: path.join(dir, "index") };
     await git(ctx, head ? ["read-tree", head] : ["read-tree", "--empty"], { env });
     await buildIndex(ctx, parts, env);
+    // The approver sees the lines that go in, not just how many (as git_stage_lines shows them).
+    const patch = await git(ctx, ["diff", "--cached", "--no-ext-diff", "--no-textconv", "--no-renames", head ?? EMPTY_TREE, "--"], { env, maxBytes: PATCH_READ_BYTES });
+    const capped = capDiff(patch.stdout, "git_changelist_lines shows the list file by file", patch.truncated);
+    const shown = { changelist: list, diff: capped.text, ...(capped.truncated ? { diff_truncated: true } : {}) };
+    const withPatch = (text: unknown) => `changelist ${list}: ${String(text)}\n${capped.text}`.trimEnd();
+    const built = ctx.dryRun ? null : (await git(ctx, ["write-tree"], { env })).stdout.trim();
     const result = await commit(withIndexFile(ctx, env.GIT_INDEX_FILE));
-    if (ctx.dryRun || typeof result.commit !== "string") return { ...result, changelist: list, text: `changelist ${list}: ${result.text}` };
+    if (ctx.dryRun || typeof result.commit !== "string") return { ...result, ...shown, text: withPatch(result.text) };
+    await refuseHookChanges(ctx, head, result.commit, built!);
     const kept = await ctx.exclusive(() => commitStep(ctx, (c) => updateRealIndex(c, parts, env)));
     const note = kept.length ? `\nthe index entries of ${kept.join(", ")} changed during the commit and were left as they are` : "";
-    return { ...result, changelist: list, ...(kept.length ? { index_kept: kept } : {}), text: `changelist ${list}: ${result.text}${note}` };
+    return { ...result, ...shown, ...(kept.length ? { index_kept: kept } : {}), text: withPatch(`${result.text}${note}`) };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * A hook that stages files (a formatter's `git add`) stages them into the commit's temporary index, and git commits
+ * them: then the commit is not the list's changes. It is undone (the branch back where it was, the commit kept in a
+ * backup ref; the real index and the worktree were never touched) and the call fails, naming the files.
+ */
+async function refuseHookChanges(ctx: ToolContext, head: string | null, commit: string, built: string): Promise<void> {
+  const tree = (await git(ctx, ["rev-parse", `${commit}^{tree}`])).stdout.trim();
+  if (tree === built) return;
+  const changed = (await git(ctx, ["diff-tree", "-r", "-z", "--name-only", "--no-renames", built, tree])).stdout.split("\0").filter(Boolean);
+  const backup = await saveRef(ctx, "changelist-commit", commit, "commit");
+  await git(steady(ctx), head ? ["update-ref", "-m", "tool-layer: undo a changelist commit a hook changed", "HEAD", head, commit] : ["update-ref", "-d", "HEAD", commit]);
+  throw new ToolError(
+    "HOOK_FAILED",
+    `A hook changed what the commit holds (it staged ${changed.join(", ")}), so it was not the changelist's changes; the commit was undone: HEAD is back ${head ? `at ${head.slice(0, 7)}` : "on the unborn branch"}, the index and the worktree are as they were (${backupText(backup)}). Make the hook leave the index alone, or put those files in the list.`,
+    { changed, backup },
+  );
 }
 
 /** For each file, HEAD with the list's changes (the commit) and the real index with them staged (afterwards). */
@@ -159,7 +190,10 @@ async function updateRealIndex(ctx: ToolContext, parts: Part[], env: { GIT_INDEX
     // undefined: the index had the list's changes already; its entry stays as it is.
     if (p.indexAfter === undefined) continue;
     if ((current?.sha ?? null) !== p.file.index.sha) {
-      kept.push(p.rel);
+      // Staged meanwhile (another call, a hook): the list's lines go onto that entry too, else it would stage their revert.
+      const onto = current && p.committed ? await withListLines(ctx, p, current.sha) : null;
+      if (onto) writes.push({ gitPath: p.gitPath, entry: { mode: current!.mode, sha: onto } });
+      else kept.push(p.rel);
       continue;
     }
     if (p.indexAfter === null) writes.push({ gitPath: p.gitPath, entry: null });
@@ -172,6 +206,21 @@ async function updateRealIndex(ctx: ToolContext, parts: Part[], env: { GIT_INDEX
   }
   await writeIndex(ctx, writes);
   return kept;
+}
+
+/**
+ * The blob of an index entry someone changed during the commit, with the list's lines merged in: a three-way merge of
+ * HEAD's lines (base), that entry's (ours) and the commit's (theirs). null when they conflict or the entry is not text.
+ */
+async function withListLines(ctx: ToolContext, p: Part, sha: string): Promise<string | null> {
+  const bytes = (await readBlobs(ctx, [sha], ctx.ws.maxFileBytes)).get(sha);
+  const entry = bytes ? blobText(bytes) : null;
+  if (!bytes || !entry || !p.file || !p.committed) return null;
+  const merged = mergeLines(p.file.head.seq, entry, p.committed);
+  if (merged.blocks.length) return null;
+  const lines = merged.chunks.flatMap((c) => (c.kind === "stable" ? c.lines : []));
+  const eols = merged.chunks.flatMap((c) => (c.kind === "stable" ? c.eols : []));
+  return writeBlob(ctx, p.gitPath, blobBytes(hasBom(bytes), { lines, eols }), { write: true, filters: false });
 }
 
 /** The call's context with every git command (and so every hook git runs) on `indexFile` instead of the real index. */

@@ -6,6 +6,7 @@ import { ToolError } from "../errors.js";
 import { OPERATION_HOOKS, hooksText, plannedHooks } from "./hooks.js";
 import { type ConflictOp, type InProgress, clearRecord, currentOperation, operationName } from "./conflicts-operation.js";
 import { unmergedPaths } from "./conflicts-stages.js";
+import { keepEntries, untouchedEdits } from "./conflicts-untouched.js";
 import { withPrivateIndex, worktreeStep } from "./repo.js";
 import { NO_SUBMODULE_WORKTREES, type GitCtx, git } from "./run.js";
 import { list } from "./text.js";
@@ -21,6 +22,8 @@ export interface AbandonPlan {
   what: string;
   /** Files whose content or index entry the abandon changes. */
   files: string[];
+  /** Files edited in the worktree that the operation never touched: the abandon leaves them as they are. */
+  kept: string[];
   /** The daemon knows the exact earlier state (it started the operation). */
   exact: boolean;
   head_after: string | null;
@@ -30,13 +33,15 @@ export interface AbandonPlan {
 export async function abandonPlan(ctx: GitCtx, cur: InProgress): Promise<AbandonPlan> {
   const before = cur.record?.before;
   const target = before ? before.tree : "HEAD";
-  const [worktree, index, unmerged] = await Promise.all([
+  const [worktree, index, unmerged, kept] = await Promise.all([
     withPrivateIndex(ctx, (env) => git(ctx, ["diff", "--name-only", "-z", "--no-renames", NO_SUBMODULE_WORKTREES, target], { env, ok: [0, 128] })),
     git(ctx, ["diff", "--cached", "--name-only", "-z", "--no-renames", before ? before.index_tree : "HEAD"], { ok: [0, 128] }),
     unmergedPaths(ctx),
+    untouchedEdits(ctx, cur),
   ]);
   const files = new Set([...worktree.stdout.split("\0"), ...index.stdout.split("\0"), ...unmerged.map((u) => u.path), ...(cur.record?.stash?.untracked ?? [])].filter(Boolean));
-  return { op: cur.op, what: operationName(cur), files: [...files].sort(), exact: !!before, head_after: before?.head ?? (cur.op === "rebase" ? null : cur.head) };
+  for (const p of kept) files.delete(p);
+  return { op: cur.op, what: operationName(cur), files: [...files].sort(), kept, exact: !!before, head_after: before?.head ?? (cur.op === "rebase" ? null : cur.head) };
 }
 
 export function abandonPlanText(plan: AbandonPlan, done: boolean): string {
@@ -44,6 +49,7 @@ export function abandonPlanText(plan: AbandonPlan, done: boolean): string {
     `${done ? "abandoned" : "would abandon"} the ${plan.what}`,
     plan.exact ? `HEAD, the index and the worktree ${done ? "are" : "would be"} exactly as they were before it began${plan.head_after ? ` (HEAD ${plan.head_after.slice(0, 7)})` : ""}` : `git's own --abort ${done ? "ran" : "would run"} (the operation was started outside tool-layer, so its earlier state is git's to restore; uncommitted changes it did not touch stay)`,
     list(done ? "files changed back" : "files that would change back", plan.files),
+    list(`edited since it began and untouched by it, so ${done ? "kept" : "they would stay"} as they are`, plan.kept),
     done ? "" : "what it discards (the resolutions so far, commits a rebase replayed) will be saved to a backup ref first",
   ].filter(Boolean).join("\n");
 }
@@ -52,6 +58,7 @@ export function abandonPlanText(plan: AbandonPlan, done: boolean): string {
 export async function abandon(ctx: ToolContext, cur: InProgress): Promise<{ backup: Backup | null; text: string }> {
   const untracked = cur.record?.stash?.untracked ?? [];
   const backup = await backupWork(ctx, `${cur.op}-abort`, cur.head, untracked);
+  const putBack = await keepEntries(ctx, await untouchedEdits(ctx, cur));
   if (cur.op !== "stash") await git(ctx, [cur.op, "--abort"], { timeoutMs: 300_000 });
   else if (!cur.record) await git(ctx, ["reset", "--quiet", "--merge"]);
   const before = cur.record?.before;
@@ -64,6 +71,7 @@ export async function abandon(ctx: ToolContext, cur: InProgress): Promise<{ back
     const inTree = new Set((await git(ctx, ["ls-tree", "-r", "-z", "--name-only", before.tree])).stdout.split("\0"));
     for (const p of untracked) if (!inTree.has(p)) await rm(path.join(ctx.ws.root, p), { force: true });
   }
+  await putBack();
   await clearRecord(ctx);
   return { backup, text: backup ? backupText(backup) : "" };
 }

@@ -8,6 +8,7 @@ import { type ConflictOp, type InProgress, type SideLabels, clearRecord, current
 import { type FileView, autoLabel, fileViewText } from "./conflicts-read.js";
 import { type SettledBlock, settleConflicts } from "./conflicts-settle.js";
 import { unmergedPaths } from "./conflicts-stages.js";
+import { plannedHooks } from "./hooks.js";
 import { pathspec } from "./params.js";
 import { type GitCtx, git } from "./run.js";
 
@@ -23,6 +24,8 @@ export interface RunOutcome {
   settled: SettledBlock[];
   staged: string[];
   left: FileView[];
+  /** Files settled by word merges, left unstaged for the caller to read before git_conflict_finalize goes on. */
+  review: string[];
   /** What ran, in words: "committed the merge 1a2b3c4", "replayed the rest of the rebase". */
   steps: string[];
   labels: SideLabels | null;
@@ -35,7 +38,7 @@ const MAX_STOPS = 10_000;
 
 /** `cur` has just stopped on conflicts: settle, continue, repeat. Runs inside the operation's worktree step. */
 export async function settleAndContinue(ctx: ToolContext, cur: InProgress, mode: AutoMode, message?: string): Promise<RunOutcome> {
-  const out: RunOutcome = { done: false, op: cur.op, settled: [], staged: [], left: [], steps: [], labels: null };
+  const out: RunOutcome = { done: false, op: cur.op, settled: [], staged: [], left: [], review: [], steps: [], labels: null };
   for (let stops = 0; stops < MAX_STOPS; stops++) {
     const labels = await sideLabels(ctx, cur);
     out.labels = labels;
@@ -43,8 +46,10 @@ export async function settleAndContinue(ctx: ToolContext, cur: InProgress, mode:
     const rep = await settleConflicts(ctx, mode, { ours: "HEAD", theirs: labels.theirs_commit?.slice(0, 7) ?? "theirs" }, replayed);
     out.settled.push(...rep.settled);
     out.staged.push(...rep.staged);
-    if (rep.left.length) {
+    // A word merge never goes into a commit unseen: the operation stops before its next step (SPEC 9).
+    if (rep.left.length || rep.review.length) {
       out.left = rep.left;
+      out.review = rep.review;
       return out;
     }
     const step = await continueStep(ctx, cur, message);
@@ -70,7 +75,12 @@ export async function continueStep(ctx: ToolContext, cur: InProgress, message?: 
       // git's message lists the conflicts as comment lines; strip them, as a clean merge's message has none.
       const args = message ? ["commit", "--quiet", "--no-edit", "-m", message] : ["commit", "--quiet", "--no-edit", "--cleanup=strip"];
       const r = await git(ctx, args, { ok: "any", timeoutMs: 600_000 });
-      if (r.code !== 0) throw stepFailed("the merge commit", r, "The conflicts stay resolved and staged; fix what it reports, then git_conflict_finalize again.");
+      if (r.code !== 0) {
+        const after = "The merge is still in progress, its conflicts resolved and staged; fix what it reports, then git_conflict_finalize again.";
+        // git's own refusals start with fatal:; anything else with a commit hook in place is that hook's refusal.
+        const hooks = /^fatal: /m.test(r.stderr) ? [] : (await plannedHooks(ctx, COMMIT_REFUSERS)).map((h) => h.hook);
+        throw stepFailed(hooks.length ? `the merge commit (refused by the ${hooks.join(" or ")} hook)` : "the merge commit", r, after, hooks);
+      }
       const sha = (await git(ctx, ["rev-parse", "HEAD"])).stdout.trim();
       return { done: true, text: `committed the merge: ${sha.slice(0, 7)}` };
     }
@@ -89,10 +99,13 @@ export async function continueStep(ctx: ToolContext, cur: InProgress, message?: 
   }
 }
 
-function stepFailed(what: string, r: { code: number | null; stdout: string; stderr: string }, after: string): ToolError {
+/** The commit hooks that can refuse a commit (githooks(5)); post-commit runs after it is made. */
+const COMMIT_REFUSERS = ["pre-commit", "prepare-commit-msg", "commit-msg"];
+
+function stepFailed(what: string, r: { code: number | null; stdout: string; stderr: string }, after: string, hooks: string[] = []): ToolError {
   const output = `${r.stdout}${r.stderr}`.trim().slice(-4000);
-  const code = /hook/i.test(output) ? "HOOK_FAILED" : "GIT_FAILED";
-  return new ToolError(code, `${what} failed (exit ${r.code}): ${output || "no output"} ${after}`, { exit_code: r.code, output });
+  const code = hooks.length || /hook/i.test(output) ? "HOOK_FAILED" : "GIT_FAILED";
+  return new ToolError(code, `${what} failed (exit ${r.code}): ${output || "no output"} ${after}`, { exit_code: r.code, output, ...(hooks.length ? { hook: hooks.join(" or ") } : {}) });
 }
 
 async function head(ctx: GitCtx): Promise<string> {
@@ -144,7 +157,10 @@ export function stoppedError(outcome: RunOutcome, what: string, backup: Backup |
   const blocks = outcome.left.reduce((n, f) => n + (f.kind === "text" ? f.blocks.length : 1), 0);
   const files = outcome.left.map((f) => f.path);
   const abort = outcome.op === "rebase" ? `git_rebase {action:"abort"}` : `git_merge {abort:true}`;
-  const head = `The ${what} stopped on conflicts: ${blocks} block${blocks === 1 ? "" : "s"} in ${files.join(", ")} ${blocks === 1 ? "needs" : "need"} you${
+  const words = outcome.settled.filter((b) => b.rule === "words").length;
+  const head = !blocks
+    ? `The ${what} stopped before its next step (${nextWord(outcome.op)}): auto-resolution settled every block, ${words} of them by word merge${words === 1 ? "" : "s"} in ${outcome.review.join(", ")} (listed below), which ${words === 1 ? "is" : "are"} right most of the time, not always. Read ${words === 1 ? "it" : "them"}; then git_conflict_finalize goes on (it stages ${outcome.review.length === 1 ? "that file" : "those files"} as they are then: edit first if a merge is wrong), or abandon it all with ${abort}.`
+    : `The ${what} stopped on conflicts: ${blocks} block${blocks === 1 ? "" : "s"} in ${files.join(", ")} ${blocks === 1 ? "needs" : "need"} you${
     outcome.settled.length ? ` (auto-resolution settled ${outcome.settled.length}, listed below)` : ""
   }. Resolve each with git_conflict_resolve {path, hash, block, take | keep} (whole-file conflicts with take alone), then git_conflict_finalize; or abandon it all with ${abort}.`;
   const parts = [head];
@@ -161,6 +177,7 @@ export function stoppedError(outcome: RunOutcome, what: string, backup: Backup |
     ...(outcome.labels ? { ours_label: outcome.labels.ours_label, theirs_label: outcome.labels.theirs_label } : {}),
     auto_resolved: outcome.settled,
     conflicts: outcome.left,
+    review: outcome.review,
     staged: outcome.staged,
     steps: outcome.steps,
     ...(outcome.dropped ? { dropped: outcome.dropped } : {}),
@@ -168,11 +185,18 @@ export function stoppedError(outcome: RunOutcome, what: string, backup: Backup |
   });
 }
 
+/** The step a stop before it holds back, in words. */
+function nextWord(op: ConflictOp): string {
+  return op === "merge" ? "the merge commit" : op === "stash" ? "finishing the stash apply" : `${op} --continue`;
+}
+
 /** What finishing would do next, for a preview: the merge message, or how many commits a rebase has left. */
-export async function nextStepText(cur: InProgress): Promise<string> {
+export async function nextStepText(cur: InProgress, message?: string): Promise<string> {
   const read = (f: string) => readFile(path.join(cur.gitDir, f), "utf8").catch(() => "");
   switch (cur.op) {
     case "merge": {
+      // The message the commit will have: the caller's when given, else git's (its comment lines stripped).
+      if (message !== undefined) return `commit the merge (${operationName(cur)}) with the message ${JSON.stringify(message)}`;
       const msg = (await read("MERGE_MSG")).split("\n").filter((l) => l && !l.startsWith("#"))[0] ?? "";
       return `commit the merge (${operationName(cur)})${msg ? ` with git's message "${msg}"` : ""}`;
     }

@@ -5,7 +5,7 @@ import { type AutoMode, KIND_TEXT, firstMarkerLeft } from "./conflicts-model.js"
 import { type InProgress, clearRecord, currentOperation, operationName } from "./conflicts-operation.js";
 import { readConflicts } from "./conflicts-read.js";
 import { OPERATION_HOOKS, hooksText, plannedHooks } from "./hooks.js";
-import { worktreeStep } from "./repo.js";
+import { commitStep, worktreeStep } from "./repo.js";
 import { addPaths } from "./stage.js";
 import { git } from "./run.js";
 import { list } from "./text.js";
@@ -32,14 +32,17 @@ export async function finalizeOperation(ctx: ToolContext, cur: InProgress, opts:
   }
   const staging = states.map((s) => s.path);
   const hooks = await plannedHooks(ctx, hookNames(cur));
-  const step = await nextStepText(cur);
+  const step = await nextStepText(cur, opts.message);
   const text = (done: boolean) => [list(done ? "staged" : "would stage", staging) || (done ? "" : "nothing to stage"), `${done ? "ran" : "then"}: ${step}`, hooksText(hooks, done ? "ran" : "would run")].filter(Boolean).join("\n");
-  const shown = { operation: cur.op, staging, step, hooks };
+  // The files as they are now (their hashes): an approval covers what is staged, not just which files.
+  const shown = { operation: cur.op, staging, hashes: Object.fromEntries(states.map((s) => [s.path, s.hash])), step, hooks };
   if (ctx.dryRun) return { ...shown, text: text(false) };
   const mode = opts.mode ?? cur.record?.auto ?? "all";
-  return worktreeStep(ctx, async (ctx) => {
-    await addPaths(ctx, staging);
-    const first = await continueStep(ctx, cur, opts.message);
+  const stageAndStep = async (c: ToolContext) => {
+    await addPaths(c, staging);
+    return continueStep(c, cur, opts.message);
+  };
+  const finish = async (ctx: ToolContext, first: Awaited<ReturnType<typeof continueStep>>) => {
     const next = first.done ? null : await currentOperation(ctx);
     const outcome = next ? await settleAndContinue(ctx, next, mode) : null;
     if (outcome && !outcome.done) {
@@ -53,6 +56,14 @@ export async function finalizeOperation(ctx: ToolContext, cur: InProgress, opts:
     const dropped = first.dropped ?? outcome?.dropped;
     const done = [`finished the ${operationName(cur)}: now at ${head.slice(0, 7)}`, text(true), ...steps, settledText(settled)].filter(Boolean).join("\n");
     return { ...shown, head, steps, auto_resolved: settled, ...(dropped ? { dropped } : {}), text: done };
+  };
+  if (cur.op !== "merge") return worktreeStep(ctx, async (c) => finish(c, await stageAndStep(c)));
+  // A merge's commit runs the commit hooks, which may run a test suite for minutes: like git_commit's, it stays
+  // cancellable (git gets SIGTERM and writes no commit), and a cancelled one leaves the merge in progress with its
+  // resolutions staged, to finalize again. git's other steps (rebase --continue) go on to the end once started.
+  return ctx.exclusive(async () => {
+    const first = await stageAndStep(ctx);
+    return commitStep(ctx, (c) => finish(c, first));
   });
 }
 

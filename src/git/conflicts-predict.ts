@@ -36,7 +36,9 @@ export interface AutoPrediction {
   settled: number;
   /** Blocks left for a person; a whole-file conflict counts as one. */
   left: number;
-  /** Nothing would be left: the operation would complete as a clean one does. */
+  /** Blocks settled by word merges: with any, the operation stops before its next step for the caller to read them. */
+  words: number;
+  /** Nothing would be left and no word merge made: the operation would complete as a clean one does. */
   completes: boolean;
 }
 
@@ -44,7 +46,7 @@ export interface AutoPrediction {
 export async function predictAuto(ctx: GitCtx & { ws: { maxFileBytes: number } }, entries: UnmergedPath[], mode: AutoMode) {
   const attrs = await mergeAttributes(ctx, entries.map((e) => e.path));
   const blobs = await readBlobs(ctx, entries.flatMap((e) => [e.base?.oid, e.ours?.oid, e.theirs?.oid]).filter((o): o is string => !!o), ctx.ws.maxFileBytes);
-  const prediction: AutoPrediction = { mode, files: [], settled: 0, left: 0, completes: true };
+  const prediction: AutoPrediction = { mode, files: [], settled: 0, left: 0, words: 0, completes: true };
   const resolved = new Map<string, { mode: string; text: string }>();
   for (const e of entries) {
     const a = attrs.get(e.path)!;
@@ -67,8 +69,9 @@ export async function predictAuto(ctx: GitCtx & { ws: { maxFileBytes: number } }
     const left = blocks.length ? blocks.filter((b) => !b.rule).length : 1;
     prediction.settled += blocks.length - (blocks.length ? left : 0);
     prediction.left += left;
-    if (left) prediction.completes = false;
-    else {
+    prediction.words += blocks.filter((b) => b.rule === "words").length;
+    if (left || prediction.words) prediction.completes = false;
+    if (!left) {
       const out = renderMerged(sm.merge, { markerSize: sm.markerSize, labels: { ours: "ours", base: "base", theirs: "theirs" }, eol: sm.stageEol, resolutions });
       resolved.set(e.path, { mode: e.ours!.mode === e.base?.mode ? e.theirs!.mode : e.ours!.mode, text: serialize({ bom: false, lines: out.lines, eols: out.eols }).toString("utf8") });
     }
@@ -89,6 +92,7 @@ export function predictionText(p: AutoPrediction, completes: string, stops = "it
   });
   const lines = [`auto-resolution${p.mode === "safe" ? " (safe: no word merges)" : ""} would settle ${p.settled} of ${p.settled + p.left} block${p.settled + p.left === 1 ? "" : "s"}${settled.length ? `: ${settled.join(", ")}` : ""}`];
   if (left.length) lines.push(`left for you: ${left.join(", ")}${stops ? `; ${stops}` : ""}`);
+  else if (p.words) lines.push(`${p.words} of them by word merge${p.words === 1 ? "" : "s"}: it would stop before going on, for you to read ${p.words === 1 ? "it" : "them"}; git_conflict_finalize then goes on`);
   else if (completes) lines.push(completes);
   return lines.join("\n");
 }
@@ -147,7 +151,11 @@ export function predictReplay(ctx: GitCtx & { ws: { maxFileBytes: number } }, on
     if (!entries.length) return { step, tree };
     const { prediction, resolved } = await predictAuto(ctx, entries, mode);
     step.auto = prediction;
-    if (!stopped && prediction.completes) return { step, tree: await resolvedTree(ctx, tree, resolved) };
+    // A stop to read word merges has a known resolution: the steps after it are predicted on the settled tree.
+    if (!stopped && !prediction.left) {
+      if (prediction.words) step.stops = true;
+      return { step, tree: await resolvedTree(ctx, tree, resolved) };
+    }
     if (!stopped) step.stops = stopped = true;
     return { step, tree };
   });
@@ -161,6 +169,7 @@ export function replayText(steps: readonly ReplayStep[]): string {
     const what = `${s.short} ${s.subject}`;
     const blocks = s.auto.settled + s.auto.left;
     if (s.auto.completes) lines.push(`  ${what}: auto-resolution would settle all ${blocks} block${blocks === 1 ? "" : "s"} and go on`);
+    else if (s.stops && !s.auto.left) lines.push(`  ${what}: auto-resolution would settle all ${blocks} block${blocks === 1 ? "" : "s"}, ${s.auto.words} by word merge${s.auto.words === 1 ? "" : "s"}: the rebase would STOP here for you to read them (git_conflict_finalize goes on)`);
     else if (s.stops) lines.push(`  ${what}: the rebase would STOP here for you\n${predictionText(s.auto, "", "").split("\n").map((l) => `    ${l}`).join("\n")}`);
     else lines.push(`  ${what}: conflicts (after the stop above; predicted on the unresolved tree)`);
   }

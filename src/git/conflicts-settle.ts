@@ -36,6 +36,11 @@ export interface SettleReport {
   left: FileView[];
   /** Files auto-resolution staged (nothing was left in them). */
   staged: string[];
+  /**
+   * Files it settled whole with a word merge among their blocks: not staged, and the operation does not go on by itself
+   * (a word merge is right most of the time, not always): the caller reads them, then git_conflict_finalize stages them.
+   */
+  review: string[];
 }
 
 /** Labels for regions the daemon writes: git's, read off the file's own markers, else these. */
@@ -51,7 +56,7 @@ export function holdingTree(ctx: ToolContext): ToolContext {
 
 /** Settles what `mode` allows in every conflicted file, stages the files left with nothing, and says what is left. */
 export async function settleConflicts(ctx: ToolContext, mode: AutoMode, fallbackLabels: { ours: string; theirs: string }, commit?: string): Promise<SettleReport> {
-  const report: SettleReport = { settled: [], left: [], staged: [] };
+  const report: SettleReport = { settled: [], left: [], staged: [], review: [] };
   const states = await readConflicts(ctx);
   const inner = holdingTree(ctx);
   let wrote = false;
@@ -103,10 +108,12 @@ export async function settleConflicts(ctx: ToolContext, mode: AutoMode, fallback
   // Read again: what the writes left, numbered as git_conflicts will number it for the new hashes. Right after git
   // stopped, a text file with no marker left is one auto-resolution finished.
   const after = wrote ? await readConflicts(ctx) : states;
+  const worded = new Set(report.settled.filter((b) => b.rule === "words").map((b) => b.path));
   for (const s of after) {
     const v = fileView(s);
-    if (mode !== "off" && isSettled(v)) report.staged.push(s.path);
-    else report.left.push(v);
+    if (mode === "off" || !isSettled(v)) report.left.push(v);
+    else if (worded.has(s.path)) report.review.push(s.path);
+    else report.staged.push(s.path);
   }
   await addPaths(ctx, report.staged);
   return report;

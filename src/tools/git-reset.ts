@@ -42,8 +42,13 @@ export const gitResetTool = defineTool({
     ]);
     // reset --hard replaces untracked and ignored files alike.
     const overwritten = [...way.untracked, ...way.ignored].sort();
+    const reset = mode === "hard" ? "the index and the files" : mode === "mixed" ? "the index" : "nothing (soft)";
+    const move = (done: boolean) =>
+      target === head
+        ? `${branch ?? "HEAD"} ${done ? "stays" : "would stay"} at ${head.slice(0, 7)} (${ref} is the commit it is on); ${done ? "reset" : "would reset"} ${reset} to it`
+        : `${done ? "moved" : "would move"} ${branch ?? "HEAD"} from ${head.slice(0, 7)} to ${ref} (${target.slice(0, 7)}), ${mode}`;
     const lines = (done: boolean) => [
-      `${done ? "moved" : "would move"} ${branch ?? "HEAD"} from ${head.slice(0, 7)} to ${ref} (${target.slice(0, 7)}), ${mode}`,
+      move(done),
       leaving.length ? `commits leaving the branch:\n${leaving.map((c) => `  ${commitLine(c)}`).join("\n")}` : "",
       discarded.length ? `uncommitted changes ${done ? "" : "that would be "}discarded:\n${statText(discarded)}` : "",
       inTheWayText(way, done ? "were" : "would be"),

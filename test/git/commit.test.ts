@@ -93,6 +93,18 @@ describe("git_add, git_commit, hooks and checks", () => {
     expect(git(repo.dir, "show", "--name-only", "--format=%s", r.commit).trim().split("\n").filter(Boolean)).toEqual(["amended", "a.txt", "b.txt"]);
   });
 
+  it("git_reset to the commit the branch is on says the branch stays there and what is reset, in preview and for real", async () => {
+    writeFile(repo.dir, "a.txt", "staged\n");
+    git(repo.dir, "add", "a.txt");
+    const head = git(repo.dir, "rev-parse", "--short=7", "HEAD").trim();
+    const preview = await expectUnchanged([repo.dir], [], () => d.ok("git_reset", { ref: "HEAD", mode: "mixed" }, { approved: false }));
+    expect(preview.text.split("\n")[0]).toBe(`main would stay at ${head} (HEAD is the commit it is on); would reset the index to it`);
+    const r = await d.ok("git_reset", { ref: "HEAD", mode: "mixed" });
+    expect(r.text.split("\n")[0]).toBe(`main stays at ${head} (HEAD is the commit it is on); reset the index to it`);
+    expect(r.text).not.toContain("moved");
+    expect(git(repo.dir, "status", "--porcelain")).toBe(" M a.txt\n");
+  });
+
   it("nothing to commit is NO_CHANGE; an empty message is INVALID_PARAMS", async () => {
     expect((await d.call("git_commit", { message: "nothing" })).result.code).toBe("NO_CHANGE");
     expect((await d.call("git_commit", { message: "" })).result.code).toBe("INVALID_PARAMS");

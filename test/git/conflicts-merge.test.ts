@@ -40,22 +40,49 @@ describe("conflicts of a merge: auto-resolution, git_conflicts, git_conflict_res
     }
   });
 
-  it("a merge whose conflict a word merge settles completes as a clean merge, and lists the block; the preview says so and changes nothing", async () => {
+  it("a merge whose conflict a word merge settles stops before committing, the file unstaged; finalize commits; the preview says so and changes nothing", async () => {
     conflictingBranches(dir, { "a.txt": lines("one", "const total = add(price, tax);", "three") }, { "a.txt": lines("one", "let total = add(price, tax);", "three") }, { "a.txt": lines("one", "const total = add(price, vat);", "three") });
     const preview = await expectUnchanged([dir], [], () => d.ok("git_merge", { ref: "topic" }, { approved: false }));
     expect(preview.conflicts).toEqual(["a.txt"]);
-    expect(preview.auto_resolution).toMatchObject({ mode: "all", settled: 1, left: 0, completes: true, files: [{ path: "a.txt", kind: "text", blocks: [{ block: 1, rule: "words" }] }] });
+    expect(preview.auto_resolution).toMatchObject({ mode: "all", settled: 1, left: 0, words: 1, completes: false, files: [{ path: "a.txt", kind: "text", blocks: [{ block: 1, rule: "words" }] }] });
     expect(preview.text).toContain("WORD MERGE");
+    expect(preview.text).toContain("1 of them by word merge: it would stop before going on");
     expect((await d.ok("git_merge", { ref: "topic" }, { approved: false })).preview_id).toBe(preview.preview_id);
 
-    const r = await d.ok("git_merge", { ref: "topic", preview_id: preview.preview_id });
+    const head = git(dir, "rev-parse", "HEAD").trim();
+    const r = await d.call("git_merge", { ref: "topic", preview_id: preview.preview_id });
+    expect(r.result.code).toBe("CONFLICT");
     const merged = "let total = add(price, vat);";
-    expect(r.auto_resolved).toEqual([{ path: "a.txt", rule: "words", lines: [2, 2], result: [`2|${tagOf(merged)} ${merged}`] }]);
-    expect(r.text).toContain("WORD MERGE, check it");
+    expect(r.result.auto_resolved).toEqual([{ path: "a.txt", rule: "words", lines: [2, 2], result: [`2|${tagOf(merged)} ${merged}`] }]);
+    expect(r.result).toMatchObject({ review: ["a.txt"], conflicts: [], in_progress: "merge" });
+    expect(r.result.message).toContain("stopped before its next step (the merge commit)");
+    expect(r.result.message).toContain("WORD MERGE, check it");
     expect(read(dir, "a.txt")).toBe(lines("one", merged, "three"));
+    // Nothing committed, nothing staged: the merge waits for the caller.
+    expect(git(dir, "rev-parse", "HEAD").trim()).toBe(head);
+    expect(git(dir, "ls-files", "-u", "--", "a.txt")).not.toBe("");
+
+    const fin = await expectUnchanged([dir], [], () => d.ok("git_conflict_finalize", {}, { approved: false }));
+    expect(fin.staging).toEqual(["a.txt"]);
+    await d.ok("git_conflict_finalize", { preview_id: fin.preview_id });
     expect(git(dir, "rev-list", "--parents", "-n1", "HEAD").trim().split(" ")).toHaveLength(3);
+    expect(git(dir, "show", "HEAD:a.txt")).toBe(lines("one", merged, "three"));
     expect(git(dir, "log", "-1", "--format=%B").trim()).toBe("Merge branch 'topic'");
     expect(git(dir, "status", "--porcelain")).toBe("");
+  });
+
+  it("a block whose word merge would carry text across lines is left for the person, as git leaves it", async () => {
+    // Theirs adds the line `c 0` before `c 3`, which ours changed: a token diff reads it as ` 0\nc` after base's `c`.
+    conflictingBranches(dir, { "a.txt": "x\nc 3\ny\n" }, { "a.txt": "x\nzz 3\ny\n" }, { "a.txt": "x\nc 0\nc 3\ny\n" });
+    const preview = await expectUnchanged([dir], [], () => d.ok("git_merge", { ref: "topic" }, { approved: false }));
+    expect(preview.auto_resolution).toMatchObject({ settled: 0, left: 1, completes: false });
+    const head = git(dir, "rev-parse", "HEAD").trim();
+    const r = await d.call("git_merge", { ref: "topic" });
+    expect(r.result.code).toBe("CONFLICT");
+    expect(r.result.auto_resolved).toEqual([]);
+    expect(r.result.conflicts[0].blocks.map((b: any) => [b.ours.map(content), b.theirs.map(content), b.auto])).toEqual([[["zz 3"], ["c 0", "c 3"], null]]);
+    expect(git(dir, "rev-parse", "HEAD").trim()).toBe(head);
+    expect(read(dir, "a.txt")).not.toContain("zz 0");
   });
 
   it('auto_resolve "safe" leaves a word-level block for the person: git_conflicts proposes it, take "auto" applies it, finalize commits', async () => {
@@ -188,7 +215,13 @@ describe("conflicts of a merge: auto-resolution, git_conflicts, git_conflict_res
     expect(stray.result.message).toMatch(/a\.txt:\d+: a conflict marker is still there/);
     // Resolved by hand, finalize goes through.
     writeFile(dir, "a.txt", lines("1", "x = 4", "3"));
-    await d.ok("git_conflict_finalize", { message: "resolved by hand" });
+    // The preview and the answer name the message the commit gets, not git's MERGE_MSG.
+    const withMessage = await expectUnchanged([dir], [], () => d.ok("git_conflict_finalize", { message: "resolved by hand" }, { approved: false }));
+    expect(withMessage.step).toBe(`commit the merge (merge of topic) with the message "resolved by hand"`);
+    expect(withMessage.text).not.toContain("Merge branch");
+    const finished = await d.ok("git_conflict_finalize", { message: "resolved by hand", preview_id: withMessage.preview_id });
+    expect(finished.text).toContain(`with the message "resolved by hand"`);
+    expect(finished.text).not.toContain("Merge branch");
     expect(git(dir, "log", "-1", "--format=%B").trim()).toBe("resolved by hand");
     expect(git(dir, "show", "HEAD:a.txt")).toBe(lines("1", "x = 4", "3"));
   });

@@ -21,30 +21,34 @@ describe("auto-resolution in git_pull and git_stash, and whole-file conflicts of
     repo.cleanup();
   });
 
-  it("a pull whose conflict a word merge settles completes; with rebase too, and each preview says so and changes nothing", async () => {
+  it("a pull whose conflict a word merge settles stops before committing and finalize completes it; with rebase too; each preview says so and changes nothing", async () => {
     commitFile(other.dir, "a.txt", lines("one", "const total = add(price, vat);", "three", "4", "5", "6", "7", "x = 1"), "their vat");
     git(other.dir, "push", "-q");
     commitFile(repo.dir, "a.txt", lines("one", "let total = add(price, tax);", "three", "4", "5", "6", "7", "x = 1"), "our let");
     const mine = git(repo.dir, "rev-parse", "HEAD").trim();
     const preview = await expectUnchanged([repo.dir], [repo.remote], () => d.ok("git_pull", {}, { approved: false }));
-    expect(preview.auto_resolution).toMatchObject({ settled: 1, left: 0, completes: true });
-    const r = await d.ok("git_pull", { preview_id: preview.preview_id });
-    expect(r.auto_resolved).toMatchObject([{ path: "a.txt", rule: "words" }]);
+    expect(preview.auto_resolution).toMatchObject({ settled: 1, left: 0, words: 1, completes: false });
+    const r = await d.call("git_pull", { preview_id: preview.preview_id });
+    expect(r.result).toMatchObject({ code: "CONFLICT", review: ["a.txt"], auto_resolved: [{ path: "a.txt", rule: "words" }] });
     expect(read(repo.dir, "a.txt")).toContain("let total = add(price, vat);\n");
+    expect(git(repo.dir, "rev-parse", "HEAD").trim()).toBe(mine);
+    await d.ok("git_conflict_finalize");
     expect(git(repo.dir, "rev-list", "--parents", "-n1", "HEAD").trim().split(" ")).toHaveLength(3);
 
     // The same pull as a rebase: the replayed commit is settled and the branch ends on top of theirs.
     git(repo.dir, "reset", "-q", "--hard", mine);
     const rebasePreview = await expectUnchanged([repo.dir], [repo.remote], () => d.ok("git_pull", { rebase: true }, { approved: false }));
-    expect(rebasePreview.replay.map((s: any) => [s.subject, s.auto?.completes])).toEqual([["our let", true]]);
-    expect(rebasePreview.text).toContain("auto-resolution would settle all 1 block and go on");
-    const rebased = await d.ok("git_pull", { rebase: true });
-    expect(rebased.auto_resolved).toMatchObject([{ path: "a.txt", rule: "words", commit: mine.slice(0, 7) }]);
+    expect(rebasePreview.replay.map((s: any) => [s.subject, s.auto?.completes, s.stops])).toEqual([["our let", false, true]]);
+    expect(rebasePreview.text).toContain("auto-resolution would settle all 1 block, 1 by word merge: the rebase would STOP here for you to read them");
+    const rebased = await d.call("git_pull", { rebase: true });
+    expect(rebased.result).toMatchObject({ code: "CONFLICT", in_progress: "rebase", review: ["a.txt"], auto_resolved: [{ path: "a.txt", rule: "words", commit: mine.slice(0, 7) }] });
+    expect(rebased.result.message).toContain("stopped before its next step (rebase --continue)");
+    await d.ok("git_conflict_finalize");
     expect(git(repo.dir, "log", "--format=%s", "-2").trim().split("\n")).toEqual(["our let", "their vat"]);
     expect(git(repo.dir, "status", "--porcelain")).toBe("");
   });
 
-  it('a stash pop that a word merge settles completes as a clean pop (stash dropped); "safe" stops it instead', async () => {
+  it('a stash pop that a word merge settles stops for a look, and finalize completes it as a clean pop (stash dropped); "safe" leaves the block', async () => {
     git(repo.dir, "reset", "-q", "--hard", "origin/main");
     commitFile(repo.dir, "a.txt", read(repo.dir, "a.txt").replace("x = 1", "x = f(a, b)"), "x is f");
     writeFile(repo.dir, "a.txt", read(repo.dir, "a.txt").replace("x = f(a, b)", "x = f(a, c)"));
@@ -57,10 +61,12 @@ describe("auto-resolution in git_pull and git_stash, and whole-file conflicts of
     await d.ok("git_merge", { abort: true });
     expect(operationState(repo.dir)).toEqual(before);
     const preview = await expectUnchanged([repo.dir], [repo.remote], () => d.ok("git_stash", { action: "pop" }, { approved: false }));
-    expect(preview.auto_resolution).toMatchObject({ settled: 1, completes: true });
-    const r = await d.ok("git_stash", { action: "pop" });
-    expect(r.auto_resolved).toMatchObject([{ rule: "words" }]);
+    expect(preview.auto_resolution).toMatchObject({ settled: 1, words: 1, completes: false });
+    const r = await d.call("git_stash", { action: "pop" });
+    expect(r.result).toMatchObject({ code: "CONFLICT", in_progress: "stash", review: ["a.txt"], auto_resolved: [{ rule: "words" }] });
     expect(read(repo.dir, "a.txt")).toContain("y = f(a, c)\n");
+    expect(git(repo.dir, "stash", "list")).not.toBe("");
+    await d.ok("git_conflict_finalize");
     expect(git(repo.dir, "stash", "list")).toBe("");
     expect(git(repo.dir, "status", "--porcelain")).toBe(" M a.txt\n");
     expect((await d.ok("git_conflicts")).operation).toBeNull();

@@ -104,7 +104,7 @@ describe("conflicts of a rebase, a cherry-pick and a stash apply", () => {
     expect(git(dir, "rev-parse", `${a3.backup.ref}^1`).trim()).toBe(replayed);
   });
 
-  it("action continue finishes like finalize; skip drops the commit being replayed; a rebase auto-resolution settles runs through", async () => {
+  it("action continue finishes like finalize; skip drops the commit being replayed; a word merge stops the rebase for a look, continue goes on", async () => {
     threeCommits();
     expect((await d.call("git_rebase", { onto: "upstream" })).result.code).toBe("CONFLICT");
     expect((await d.call("git_rebase", { action: "continue" })).result.code).toBe("CONFLICT"); // markers left
@@ -122,10 +122,12 @@ describe("conflicts of a rebase, a cherry-pick and a stash apply", () => {
     commitFile(dir, "a.txt", lines("1", "z = f(a, b)", "3", "4", "5", "6", "7", "y = 1"), "t2 one");
     commitFile(dir, "c.txt", lines("t2 c"), "t2 two");
     const p = await d.ok("git_rebase", { onto: "up2" }, { approved: false });
-    expect(p.replay.map((s: any) => [s.subject, s.auto?.completes ?? null])).toEqual([["t2 one", true], ["t2 two", null]]);
-    const r = await d.ok("git_rebase", { onto: "up2" });
-    expect(r.auto_resolved).toMatchObject([{ path: "a.txt", rule: "words", lines: [2, 2] }]);
+    expect(p.replay.map((s: any) => [s.subject, s.auto?.completes ?? null, !!s.stops])).toEqual([["t2 one", false, true], ["t2 two", null, false]]);
+    const r = await d.call("git_rebase", { onto: "up2" });
+    expect(r.result).toMatchObject({ code: "CONFLICT", review: ["a.txt"], auto_resolved: [{ path: "a.txt", rule: "words", lines: [2, 2] }] });
     expect(read(dir, "a.txt")).toContain("z = f(a, c)\n");
+    expect(subjects(dir, 2)).toEqual(["up2 again", "up2"]);
+    await d.ok("git_rebase", { action: "continue" });
     expect(subjects(dir, 4)).toEqual(["t2 two", "t2 one", "up2 again", "up2"]);
     expect(git(dir, "status", "--porcelain")).toBe("");
   });

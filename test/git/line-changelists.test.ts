@@ -1,9 +1,10 @@
-import { mkdirSync, readFileSync, renameSync, truncateSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, truncateSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { type DaemonClient, daemonForSuite, startDaemon } from "../helpers/daemon.js";
 import { tagOf } from "../../src/core/hash.js";
 import { CHANGELIST_STATE_MAX_BYTES } from "../../src/git/line-store.js";
+import { waitForFile } from "../helpers/process.js";
 import { tmpWorkspace } from "../helpers/tmp.js";
 import { commitFile, expectUnchanged, git, snapshot, writeFile } from "./fixture.js";
 import { gitAddOf, indexEntry } from "./line-oracle.js";
@@ -66,7 +67,12 @@ describe("changelists", () => {
     const before = snapshot(dir);
     const preview = await expectUnchanged([dir], [], () => d.ok("git_commit", { message: "feature", changelist: "feature" }, { approved: false }));
     expect(preview.files).toEqual([{ path: "a.txt", added: 1, deleted: 1 }]);
+    // The preview shows the lines that go in: the list's, and neither the staged nor the other list's.
+    expect(preview.diff).toContain("-line 8\n+eight (feature)\n");
+    expect(preview.diff).not.toMatch(/two \(default|five \(default|bee/);
+    expect(preview.text).toContain("+eight (feature)");
     const r = await d.ok("git_commit", { message: "feature", changelist: "feature" });
+    expect(r.diff).toBe(preview.diff);
     expect(git(dir, "show", "--format=", "--name-only", r.commit)).toBe("a.txt\n");
     expect(git(dir, "show", `${r.commit}:a.txt`)).toBe(withLines({ 8: "eight (feature)" }));
     const after = snapshot(dir);
@@ -76,6 +82,65 @@ describe("changelists", () => {
     expect(git(dir, "diff", "--cached", "--name-only")).toBe("a.txt\nb.txt\n");
     expect(git(dir, "diff", "--cached", "-U0", "--", "a.txt")).toContain("-line 2\n+two (default, staged)");
     expect(await listsOf(d, "a.txt")).toEqual({ 2: "default", 5: "default" });
+  });
+
+  it("git_commit {changelist} while another call stages through the daemon: the commit is the list's lines, the other staging stays", async () => {
+    commitFile(dir, "held-c.txt", text(TEN));
+    commitFile(dir, "held-d.txt", "dee\n");
+    writeFile(dir, "held-c.txt", withLines({ 3: "three (default)", 7: "seven (feature)" }));
+    writeFile(dir, "held-d.txt", "dee, changed\n");
+    const s = await d.ok("git_line_status", { path: "held-c.txt" });
+    await d.ok("git_changelist_mark", { path: "held-c.txt", hash: s.hash, lines: [7], changelist: "feature" });
+    // The pre-commit hook holds the commit until the test has staged other changes through the daemon.
+    const held = path.join(dir, ".git", "held");
+    const release = path.join(dir, ".git", "release");
+    writeFile(dir, ".git/hooks/pre-commit", `#!/bin/sh\necho held > "${held}"\nwhile [ ! -e "${release}" ]; do sleep 0.05; done\n`);
+    chmodSync(path.join(dir, ".git/hooks/pre-commit"), 0o755);
+    try {
+      const head = git(dir, "rev-parse", "HEAD").trim();
+      const committing = d.call("git_commit", { message: "feature only", changelist: "feature" });
+      await waitForFile(held);
+      await d.ok("git_add", { paths: ["held-d.txt"] });
+      await d.ok("git_stage_lines", { path: "held-c.txt", hash: s.hash, lines: [3] });
+      writeFileSync(release, "go\n");
+      const r = (await committing).result;
+      expect(git(dir, "rev-parse", `${r.commit}^`).trim()).toBe(head);
+      expect(git(dir, "show", "--format=", "--name-only", r.commit)).toBe("held-c.txt\n");
+      expect(git(dir, "show", `${r.commit}:held-c.txt`)).toBe(withLines({ 7: "seven (feature)" }));
+      // What was staged meanwhile is still staged: held-d.txt whole, held-c.txt's default line (on top of the new HEAD).
+      expect(indexEntry(dir, "held-d.txt")).toBe(gitAddOf(dir, "held-d.txt", "dee, changed\n"));
+      expect(git(dir, "diff", "--cached", "-U0", "--", "held-c.txt")).toContain("-line 3\n+three (default)");
+      expect(git(dir, "diff", "--cached", "--", "held-c.txt")).not.toContain("seven");
+      expect(readFileSync(path.join(dir, "held-c.txt"), "utf8")).toBe(withLines({ 3: "three (default)", 7: "seven (feature)" }));
+    } finally {
+      rmSync(path.join(dir, ".git/hooks/pre-commit"), { force: true });
+      rmSync(held, { force: true });
+      rmSync(release, { force: true });
+    }
+  });
+
+  it("git_commit {changelist} whose pre-commit hook stages another file: the commit is undone and kept, nothing else changes", async () => {
+    commitFile(dir, "hook-e.txt", text(TEN));
+    commitFile(dir, "hook-g.txt", "gee\n");
+    writeFile(dir, "hook-e.txt", withLines({ 4: "four (feature)" }));
+    writeFile(dir, "hook-g.txt", "gee, formatted\n");
+    const s = await d.ok("git_line_status", { path: "hook-e.txt" });
+    await d.ok("git_changelist_mark", { path: "hook-e.txt", hash: s.hash, lines: [4], changelist: "feature" });
+    writeFile(dir, ".git/hooks/pre-commit", "#!/bin/sh\ngit add hook-g.txt\n");
+    chmodSync(path.join(dir, ".git/hooks/pre-commit"), 0o755);
+    try {
+      const head = git(dir, "rev-parse", "HEAD").trim();
+      const before = snapshot(dir);
+      const r = await d.call("git_commit", { message: "feature", changelist: "feature" });
+      expect(r.result).toMatchObject({ code: "HOOK_FAILED", changed: ["hook-g.txt"] });
+      expect(git(dir, "rev-parse", "HEAD").trim()).toBe(head);
+      expect(snapshot(dir).files).toEqual(before.files);
+      expect(git(dir, "diff", "--cached", "--name-only")).toBe("");
+      // The undone commit is kept: the list's line and the file the hook staged.
+      expect(git(dir, "show", "--format=", "--name-only", r.result.backup.commit)).toBe("hook-e.txt\nhook-g.txt\n");
+    } finally {
+      rmSync(path.join(dir, ".git/hooks/pre-commit"), { force: true });
+    }
   });
 
   it("git_commit {changelist, amend} folds that list's changes into the last commit; paths with changelist is INVALID_PARAMS", async () => {

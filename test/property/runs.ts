@@ -26,3 +26,6 @@ export function params<T>(quick: number): fc.Parameters<T> {
 export async function check<Ts extends [unknown, ...unknown[]]>(property: fc.IAsyncProperty<Ts> | fc.IProperty<Ts>, quick: number): Promise<void> {
   await fc.assert(property as fc.IAsyncProperty<Ts>, params<Ts>(quick));
 }
+
+/** How long a property file's cleanup may take: a fuzz run leaves repositories of tens of thousands of objects. */
+export const CLEANUP_MS = 600_000;

@@ -1,5 +1,5 @@
 import { splitText } from "../text.js";
-import { Interner } from "./sequence-diff.js";
+import { type Change, Interner, diffSequences } from "./sequence-diff.js";
 import { type ConflictBlock, type LineEnd, type Lines, type MergeHunk, mergeSequences, walkMerge } from "./three-way.js";
 
 /**
@@ -79,7 +79,35 @@ function whitespaceOnly(base: readonly string[], b0: number, b1: number, side: r
   return x.length === y.length && x.every((t, i) => t === y[i]);
 }
 
-/** The three-way merge of the block's tokens; null when two changes overlap or touch and neither is whitespace-only. */
+const isLineStart = (tokens: readonly string[], i: number) => i === 0 || isNewline(tokens[i - 1]);
+
+/**
+ * Whether a change taken from one side (base tokens [b0,b1) became side tokens [s0,s1)) would carry text across a line
+ * break: what it really changes (the part left once the tokens both ends share are set aside) holds a line break but is
+ * not whole lines. A token diff may align an inserted line with the next line's words (theirs' new `c 0` line before
+ * `c 3` as ` 0\nc` after base's `c`), and merging that with the other side's change to the same words writes a line
+ * neither side wrote (SPEC 9: only changes that do not overlap at word level are merged).
+ */
+function crossesLines(base: readonly string[], b0: number, b1: number, side: readonly string[], s0: number, s1: number): boolean {
+  while (b0 < b1 && s0 < s1 && base[b0] === side[s0]) b0++, s0++;
+  while (b0 < b1 && s0 < s1 && base[b1 - 1] === side[s1 - 1]) b1--, s1--;
+  const breaks = (tokens: readonly string[], from: number, to: number) => tokens.slice(from, to).some(isNewline);
+  if (!breaks(base, b0, b1) && !breaks(side, s0, s1)) return false;
+  const wholeLines = (tokens: readonly string[], from: number, to: number) => isLineStart(tokens, from) && (from === to || isNewline(tokens[to - 1]));
+  return !(wholeLines(base, b0, b1) && wholeLines(side, s0, s1));
+}
+
+/** How many lines a block side's tokens make (a last line without a terminator counts). */
+function lineCount(tokens: readonly string[]): number {
+  const breaks = tokens.filter(isNewline).length;
+  return tokens.length && !isNewline(tokens[tokens.length - 1]) ? breaks + 1 : breaks;
+}
+
+/**
+ * The three-way merge of the block's tokens; null when two changes overlap or touch and neither is whitespace-only,
+ * when a change taken would cross a line break, or when the result's number of lines is neither side's (both sides
+ * added or removed lines at different places: where the lines go is for a person to say).
+ */
 function mergeWords(block: ConflictBlock): { text: string; whitespace: boolean } | null {
   const base = tokenize(block.base);
   const ours = tokenize(block.ours);
@@ -88,6 +116,10 @@ function mergeWords(block: ConflictBlock): { text: string; whitespace: boolean }
   const interner = new Interner();
   const ids = [interner.all(base), interner.all(ours), interner.all(theirs)];
   const hunks = mergeSequences(ids[0], ids[1], ids[2]);
+  for (const m of hunks) {
+    if (m.mode === 1 && crossesLines(base, m.i0, m.i0 + m.chg0, ours, m.i1, m.i1 + m.chg1)) return null;
+    if (m.mode === 2 && crossesLines(base, m.i0, m.i0 + m.chg0, theirs, m.i2, m.i2 + m.chg2)) return null;
+  }
   const out: string[] = [];
   let whitespace = false;
   let failed = false;
@@ -108,12 +140,53 @@ function mergeWords(block: ConflictBlock): { text: string; whitespace: boolean }
         failed = true;
         return;
       }
+      const taken = oursWs ? crossesLines(base, m.i0, m.i0 + m.chg0, theirs, m.i2, m.i2 + m.chg2) : crossesLines(base, m.i0, m.i0 + m.chg0, ours, m.i1, m.i1 + m.chg1);
+      if (taken) {
+        failed = true;
+        return;
+      }
       whitespace = true;
       if (oursWs) push(theirs, m.i2, m.i2 + m.chg2);
       else push(ours, m.i1, m.i1 + m.chg1);
     },
   );
-  return failed ? null : { text: out.join(""), whitespace };
+  if (failed) return null;
+  const lines = lineCount(out);
+  if (lines !== lineCount(ours) && lines !== lineCount(theirs)) return null;
+  return { text: out.join(""), whitespace };
+}
+
+/** Whether one side's line change meets the other's: they share base lines, or one is an insertion inside (or at) the other. */
+function meets(h: Change, g: Change): boolean {
+  const hEnd = h.aStart + h.aCount;
+  const gEnd = g.aStart + g.aCount;
+  if (!h.aCount && !g.aCount) return h.aStart === g.aStart;
+  if (!h.aCount) return g.aStart < h.aStart && h.aStart < gEnd;
+  if (!g.aCount) return h.aStart < g.aStart && g.aStart < hEnd;
+  return g.aStart < hEnd && h.aStart < gEnd;
+}
+
+/**
+ * Whether a word merge's lines keep, verbatim and in one piece, every line change of either side that no change of the
+ * other meets, by the line alignment git's merge used. The token diff may align lines otherwise (base `a a`/`a`, ours
+ * `c a`/`a`/`a`, theirs `a a`/`b`: by lines ours rewrote the first line into two and theirs changed the second; by
+ * tokens ours added a last line), and then the merge is not the one git would have made of the two changes.
+ */
+function keepsLineChanges(block: ConflictBlock, result: readonly string[]): boolean {
+  const interner = new Interner();
+  const keys = (side: Lines) => interner.all(side.lines.map((l, i) => l + side.eols[i]));
+  const base = keys(block.base);
+  const diffs = { ours: diffSequences(base, keys(block.ours)), theirs: diffSequences(base, keys(block.theirs)) };
+  const inResult = (run: readonly string[]) => {
+    for (let i = 0; i + run.length <= result.length; i++) if (run.every((l, k) => result[i + k] === l)) return true;
+    return false;
+  };
+  for (const [name, other] of [["ours", "theirs"], ["theirs", "ours"]] as const) {
+    for (const h of diffs[name]) {
+      if (h.bCount && !diffs[other].some((g) => meets(h, g)) && !inResult(block[name].lines.slice(h.bStart, h.bStart + h.bCount))) return false;
+    }
+  }
+  return true;
 }
 
 /** Whether `side` differs from `base` only in whitespace inside or at the end of its lines, line for line. */
@@ -135,8 +208,9 @@ export function autoResolve(block: ConflictBlock): AutoResolution | null {
   if (sameLines(theirs, base)) return { ...copy(ours), rule: "one-sided", taken: "ours" };
   const words = mergeWords(block);
   if (words) {
-    const { lines, eols } = splitText(words.text);
-    return { lines, eols, rule: words.whitespace ? "whitespace" : "words" };
+    const merged = splitText(words.text);
+    // A whitespace merge drops one side's re-spacing on purpose; a word merge keeps every line change.
+    if (words.whitespace || keepsLineChanges(block, merged.lines)) return { ...merged, rule: words.whitespace ? "whitespace" : "words" };
   }
   // The word merge fails where both sides re-spaced one spot differently; a side that only re-spaced gives way.
   if (wholeSideWhitespaceOnly(base, ours)) return { ...copy(theirs), rule: "whitespace", taken: "theirs" };

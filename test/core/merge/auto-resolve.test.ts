@@ -60,6 +60,25 @@ describe("autoResolve: changes to different words (JetBrains' simple resolve)", 
     expect(resolveOnly("a\nb\n", "a\nx\nb\n", "a\ny\nb\n")).toBeNull();
   });
 
+  it("leaves a block whose word merge would carry text across a line break (theirs' new line aligned with the next line's words)", () => {
+    // The token diff puts theirs' new line `c 0` as ` 0\nc` after base's `c`: merged with ours' `zz`, it would write `zz 0`.
+    expect(resolveOnly("x\nc 3\ny\n", "x\nzz 3\ny\n", "x\nc 0\nc 3\ny\n")).toBeNull();
+    expect(autoResolve(block("c 3\n", "zz 3\n", "c 0\nc 3\n"))).toBeNull();
+  });
+
+  it("leaves a block whose token alignment reads a side's lines otherwise than the line diff does (found by the fuzz)", () => {
+    // By lines ours rewrote `a a` into `c a`/`a` and theirs changed the last `a`; by tokens ours added a last line `a`.
+    expect(autoResolve(block("a a\na\n", "c a\na\na\n", "a a\nb\n"))).toBeNull();
+  });
+
+  it("merges a whole line one side added with the other side's change to a word of the next line", () => {
+    expect(text(autoResolve(block("a b\n", "a B\n", "new\na b\n")))).toBe("new\na B\n");
+  });
+
+  it("leaves a block where both sides added lines at different places (the result would have neither side's line count)", () => {
+    expect(autoResolve(block("a\nb\n", "n\na\nb\n", "a\nb\nm\n"))).toBeNull();
+  });
+
   it("passes JetBrains' MergeResolveUtilTest simple cases", () => {
     const cases: [string, string, string, string | null][] = [
       ["x x x", "x Y x", "x x x", "x Y x"],
