@@ -1,8 +1,9 @@
 import path from "node:path";
-import { isNodeError } from "../errors.js";
+import { type HostSandboxPaths, hostSandboxPaths } from "../platform/sandbox/host.js";
+import { supervisedRun } from "../platform/sandbox/probe.js";
 import type { Workspace } from "../workspace.js";
 import { type CgroupParents, type Limits, createCommandCgroup, defaultLimits, hostCgroupParents, sweepStaleCgroups } from "./cgroup-limits.js";
-import { type HostSandboxPaths, type RunFn, type SandboxProbe, hostSandboxPaths, probeSandbox } from "./sandbox-probe.js";
+import { type SandboxProbe, probeSandbox } from "./sandbox-probe.js";
 
 /** What the terminal learns about the machine once, when the daemon starts. */
 export interface Setup {
@@ -14,21 +15,6 @@ export interface Setup {
   held: { pids: boolean; memory: boolean; reason?: string };
   /** The root's git dir and common dir when they lie outside it (the root is a subfolder or a linked worktree). */
   outerGitDirs: string[];
-}
-
-/** The probe's runner: the supervisor, so even the probe is a child the daemon owns. */
-function supervisedRun(ws: Workspace): RunFn {
-  return async (file, args, opts) => {
-    const env: Record<string, string> = {};
-    for (const [k, v] of Object.entries(opts.env)) if (v !== undefined) env[k] = v;
-    try {
-      const r = await ws.processes.run({ cmd: file, args, cwd: opts.cwd, exactEnv: env, label: "terminal probe" }, { timeoutMs: opts.timeoutMs });
-      return { code: r.code, signal: r.signal, stdout: r.stdout, stderr: r.stderr };
-    } catch (e) {
-      if (isNodeError(e)) return { code: null, signal: null, stdout: "", stderr: "", error: e };
-      throw e;
-    }
-  };
 }
 
 /** A command's cgroups without the sandbox (--terminal-sandbox off, or no bwrap): whether one can be made here. */
@@ -54,7 +40,7 @@ export async function prepareSetup(ws: Workspace, opts: { network: boolean; limi
   const limits = opts.limits ?? defaultLimits();
   const [host, parents] = await Promise.all([hostSandboxPaths(), hostCgroupParents()]);
   if (!parents.reason) await sweepStaleCgroups(parents);
-  const probe = await probeSandbox(supervisedRun(ws), { root: ws.root, network: opts.network, limits, parents, host, hide: opts.hide });
+  const probe = await probeSandbox(supervisedRun(ws.processes, "terminal probe"), { root: ws.root, network: opts.network, limits, parents, host, hide: opts.hide });
   let held = probe.limits;
   if (!probe.available && !parents.reason) held = await tryLimits(parents, limits); // unsandboxed commands get them too
   return { probe, host, parents, limits, held, outerGitDirs: await outerGitDirs(ws) };

@@ -3,6 +3,7 @@ import { stat } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { ToolError } from "../errors.js";
+import { openPins } from "../platform/sandbox/host.js";
 import { KILL_GRACE_MS, type LimitOptions, type ManagedChild } from "../platform/supervisor.js";
 import type { Workspace } from "../workspace.js";
 import { type CommandCgroup, type Limits, createCommandCgroup } from "./cgroup-limits.js";
@@ -11,7 +12,6 @@ import { type IgnoredChanges, UnwatchedSnapshot, type Watched, filesPerFolder, s
 import { Job } from "./jobs.js";
 import { MAX_FILE_BYTES, OutputStore, closeQuietly, readCapped } from "./output-store.js";
 import { type View, bashArgv, buildSandbox, notFoundHint, sandboxEnv, sandboxHome } from "./sandbox.js";
-import { openPins } from "./sandbox-probe.js";
 import { type Setup, prepareSetup } from "./setup.js";
 import { checkCommand, initShellParser, shellWriteRefused } from "./shell-parse.js";
 
