@@ -23,7 +23,7 @@ import {
   ShutdownRequest,
 } from "vscode-languageserver-protocol";
 import type { ServerSpec } from "./servers.js";
-import { type SpawnServer, type SpawnedServer, isAlive, processTree } from "./spawn.js";
+import type { SpawnServer, SpawnedServer } from "./spawn.js";
 
 /** LSP SymbolKind 1..26: we read every kind. */
 const ALL_SYMBOL_KINDS = Array.from({ length: 26 }, (_, i) => (i + 1) as SymbolKind);
@@ -62,8 +62,6 @@ const LOG_LINES_KEPT = 20;
 const EXIT_GRACE_MS = 2_000;
 /** After an exit, stderr's last lines may still be in the pipe: this long at most for them, for the failure message. */
 const STDERR_DRAIN_MS = 200;
-/** A stopped server's processes are checked this often until gone: SIGKILL is delivered, not awaited, and no event says so. */
-const GONE_POLL_MS = 10;
 
 /**
  * vscode-jsonrpc 8.2 rethrows a failed request write inside a promise executor: an unhandled rejection, which would end
@@ -124,7 +122,7 @@ export class ServerSession {
       this.dead = true;
       this.connection.dispose(); // rejects every pending request
       for (const listener of [...this.deathListeners]) listener();
-      this.server.kill(); // what it left behind (tsserver) goes with it
+      void this.server.stop({ graceMs: 0 }); // what it left behind (tsserver) goes with it
       this.markIndexed();
       void Promise.race([stderrEnded, new Promise((resolve) => setTimeout(resolve, STDERR_DRAIN_MS).unref())]).then(() => {
         exitedWith(reason);
@@ -195,7 +193,6 @@ export class ServerSession {
   /** shutdown, exit, then kill whatever is left; resolves once no process of the server is alive. */
   async stop(): Promise<void> {
     this.stopping = true;
-    const tree = this.pid === undefined ? [] : processTree(this.pid);
     if (!this.dead) {
       const grace = new Promise<void>((resolve) => setTimeout(resolve, EXIT_GRACE_MS).unref());
       const polite = (async () => {
@@ -205,9 +202,10 @@ export class ServerSession {
       })().catch(() => {});
       await Promise.race([polite, grace]);
     }
-    this.server.kill();
+    // The polite part is over: whatever is left goes at once, and the supervisor's stop waits until all of it is gone.
+    const gone = this.server.stop({ graceMs: 0 });
     if (!this.dead) this.connection.dispose();
-    while (tree.some(isAlive)) await new Promise((resolve) => setTimeout(resolve, GONE_POLL_MS));
+    await gone;
   }
 
   private remember(text: string): void {
@@ -256,7 +254,7 @@ export class ServerSession {
       // "user-setting" is our tsserver.path; anything else is the workspace's typescript or tsls's guess.
       if (params.source !== "user-setting") {
         this.fatal = `it runs typescript ${params.version} from "${params.source}", not the project's own`;
-        this.server.kill();
+        void this.server.stop({ graceMs: 0 });
       }
     });
     c.onNotification("window/logMessage", (params: { type: number; message: string }) => {

@@ -5,7 +5,6 @@ import { ensureExcluded } from "../git/info-exclude.js";
 import type { AnyTool, ToolContext } from "../tools/tool.js";
 import type { Workspace } from "../workspace.js";
 import { ApprovalStore, approvalsFile } from "./approvals.js";
-import type { SpawnServer } from "./child-transport.js";
 import { CODEGRAPH_DIR, CODEGRAPH_SERVER_NAME, codegraphIndexed, codegraphInstalled, codegraphServerEntry, initCommand, syncCommand } from "./codegraph.js";
 import { type ConfigProblem, type ServerConfig, WORKSPACE_CONFIG_FILE, describeEntry } from "./config.js";
 import { loadMcpConfig } from "./load-config.js";
@@ -164,14 +163,11 @@ export class McpPassthrough implements ToolProvider {
 
   private async connect(server: Server): Promise<void> {
     const { ServerConnection } = await import("./server-connection.js"); // the SDK takes ~350 ms to load: not before ready
-    const { getDefaultEnvironment } = await import("@modelcontextprotocol/client/stdio");
+    const { supervisedSpawn } = await import("./child-transport.js");
     if (this.stopped || this.servers.get(server.config.name) !== server || server.blocked) return;
-    const label = `mcp ${server.config.name}`;
-    // A user's server gets the SDK's default variables (HOME, PATH, USER, …) and its entry's: none of the daemon's secrets.
-    const spawn: SpawnServer = (spec) =>
-      this.ws.processes.attach({ cmd: spec.command, args: spec.args, cwd: spec.cwd, exactEnv: { ...getDefaultEnvironment(), ...spec.env }, stdin: "pipe", label });
     server.connection = new ServerConnection(server.config, {
-      spawn,
+      // A user's server gets the SDK's default variables (HOME, PATH, USER, …) and its entry's: none of the daemon's secrets.
+      spawn: supervisedSpawn(this.ws.processes, `mcp ${server.config.name}`),
       onToolsChanged: () => this.rebuild(),
       onWarning: (m) => this.ws.log(`MCP server ${server.config.name}: ${m}`),
     });

@@ -93,7 +93,7 @@ export class Job {
 
   /** SIGTERM to the job's tree (SIGKILL after the grace), and its end. */
   async kill(): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
-    if (this.running) this.launched.managed.stop();
+    if (this.running) void this.launched.managed.stop();
     const exit = await this.launched.exited;
     await this.ended;
     return exit;

@@ -290,7 +290,7 @@ export class Terminal {
       void stat(file).then((st) => {
         if (st.size > maxBytes && !overLimit && !ended) {
           overLimit = true;
-          managed.stop();
+          void managed.stop();
         }
       }, () => undefined);
     }, OUTPUT_CHECK_MS);
