@@ -7,7 +7,7 @@ import { previewId } from "./preview.js";
 import { PREVIEW_PARAM, type Registry, unknownToolError } from "./registry.js";
 
 /** A call with no timeout of its own is aborted after this; long tools (git, terminal) set theirs. */
-export const DEFAULT_TIMEOUT_MS = 60_000;
+export const DEFAULT_CALL_TIMEOUT_MS = 60_000;
 /** After shutdown aborts the calls still running, how long a commit in progress may take to finish. */
 export const ABORT_GRACE_MS = 1_000;
 /** `text` beyond this is cut with a note: a model's context is the scarce resource, not our bandwidth. */
@@ -159,7 +159,7 @@ export class Dispatcher implements DaemonApi {
           if (this.flights.get(id) === shared) this.flights.delete(id);
           shared.run.controller.abort(signal.reason);
         }
-        resolve(abortedOutcome(tool.id, signal.reason, tool.timeoutMs ?? DEFAULT_TIMEOUT_MS));
+        resolve(abortedOutcome(tool.id, signal.reason, tool.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS));
       };
       signal.addEventListener("abort", onAbort, { once: true });
     });
@@ -174,7 +174,7 @@ export class Dispatcher implements DaemonApi {
   /** Runs one call under `entry`'s controller (cancel, timeout, shutdown) and turns whatever happens into an Outcome. */
   private async execute(request: CallRequest, tool: AnyTool, params: Record<string, unknown>, bound: string | undefined, entry: Running): Promise<Outcome> {
     const { controller } = entry;
-    const timeoutMs = tool.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const timeoutMs = tool.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
     const stopTimer = this.startTimeout(controller, timeoutMs);
     const dryRun = tool.mutating && !request.approved;
     const context = (dry: boolean, holdsTree: boolean): ToolContext => ({

@@ -16,7 +16,7 @@ import { type Setup, prepareSetup } from "./setup.js";
 import { checkCommand, initShellParser, shellWriteRefused } from "./shell-parse.js";
 
 /** SPEC 11: a foreground command's default and longest timeout (Claude Code's Bash has the same, which models know). */
-export const DEFAULT_TIMEOUT_MS = 120_000;
+export const DEFAULT_COMMAND_TIMEOUT_MS = 120_000;
 export const MAX_TIMEOUT_MS = 600_000;
 /** How often a running command's output file is measured against MAX_FILE_BYTES: `yes` writes 800 MB a second here, so
  * a runaway writer is stopped within about 80 MB past the limit. A stat per command every 100 ms costs nothing. */
@@ -159,7 +159,7 @@ export class Terminal {
       home: this.options.home ? `${this.options.home} (--terminal-home)` : sandboxed ? "empty" : "the daemon's own (no sandbox)",
       env_passed_through: [...(this.options.passEnv ?? [])],
       limits: { pids: s.held.pids ? s.limits.pids : false, memory_bytes: s.held.memory ? s.limits.memoryBytes : false, ...(s.held.reason ? { reason: s.held.reason } : {}) },
-      timeout_ms: { default: DEFAULT_TIMEOUT_MS, max: MAX_TIMEOUT_MS },
+      timeout_ms: { default: DEFAULT_COMMAND_TIMEOUT_MS, max: MAX_TIMEOUT_MS },
       jobs_running: [...this.jobs.values()].filter((j) => j.running).length,
     };
   }
