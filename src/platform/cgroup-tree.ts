@@ -1,3 +1,4 @@
+import { randomInt } from "node:crypto";
 import { accessSync, closeSync, constants, existsSync, mkdirSync, openSync, readFileSync, readdirSync, rmdirSync, statSync, writeFileSync, writeSync } from "node:fs";
 import path from "node:path";
 import { isNodeError } from "../errors.js";
@@ -131,7 +132,9 @@ const STALE_TREE = new RegExp(`^${TREE_PREFIX}(\\d+)-\\d+$`);
 const EMPTY_POLL_MS = 5;
 /** Empty leaves kept for the next long-lived children, instead of a mkdir and rmdir each. */
 const MAX_SPARE_LEAVES = 8;
-let sequence = 0;
+/** The number after the daemon's pid in the cgroups it names (trees, commands' cgroups): random, so two of one process
+ * never collide, and no counter is kept. */
+export const uniqueSuffix = () => randomInt(2 ** 47);
 
 /** One child's cgroup. */
 export class Leaf {
@@ -222,7 +225,7 @@ export class CgroupTree {
       return;
     }
     this.outside = own.dir;
-    this.dir = path.join(own.dir, `${TREE_PREFIX}${process.pid}-${++sequence}`);
+    this.dir = path.join(own.dir, `${TREE_PREFIX}${process.pid}-${uniqueSuffix()}`);
   }
 
   state(): Containment {

@@ -2,7 +2,7 @@ import { mkdir, readFile, readdir, rmdir, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { isNodeError } from "../errors.js";
-import { mountedPath, ownV2Cgroup, parseMountinfo } from "../platform/cgroup-tree.js";
+import { mountedPath, ownV2Cgroup, parseMountinfo, uniqueSuffix } from "../platform/cgroup-tree.js";
 import { pidAlive } from "../platform/pid-alive.js";
 
 /**
@@ -76,8 +76,6 @@ export const JOIN_FAILED_EXIT = 125;
  * remove it, for about a second at most. The runner need not wait for it before answering. */
 const RELEASE_POLL_MS = 2;
 const RELEASE_TRIES = 500;
-
-let sequence = 0;
 
 /** One command's cgroups (one per controller in v1, one in v2). */
 export class CommandCgroup {
@@ -156,7 +154,7 @@ async function enableV2Controllers(parent: string): Promise<void> {
 
 /** Creates a command's cgroups with `limits`; throws (with the kernel's reason) when the machine does not allow it. */
 export async function createCommandCgroup(parents: CgroupParents, limits: Limits): Promise<CommandCgroup> {
-  const name = `tool-layer-${process.pid}-${++sequence}`;
+  const name = `tool-layer-${process.pid}-${uniqueSuffix()}`;
   const dirs: string[] = [];
   const group = new CommandCgroup(dirs);
   try {
