@@ -8,7 +8,7 @@ import {
   serializeMessage,
 } from "@modelcontextprotocol/client";
 import { getDefaultEnvironment } from "@modelcontextprotocol/client/stdio";
-import type { AttachedChild, ServerChild, Supervisor } from "../platform/supervisor.js";
+import type { AttachedChild, Exit, ServerChild, Supervisor } from "../platform/supervisor.js";
 
 /**
  * The SDK's stdio transport over a child process that the daemon's supervisor starts: the SDK's StdioClientTransport
@@ -54,11 +54,6 @@ export const MAX_LINE_BYTES = STDIO_DEFAULT_MAX_BUFFER_SIZE;
 /** Garbage lines are quoted in warnings up to this length. */
 const GARBAGE_QUOTE_CHARS = 200;
 
-export interface ExitInfo {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-}
-
 export interface ChildTransportOptions {
   /** A stdout line that is not a JSON-RPC message: reported, skipped; the connection goes on. */
   onGarbage?: (line: string) => void;
@@ -76,7 +71,7 @@ export class ChildProcessTransport implements Transport {
   private stderr = "";
   private closedFired = false;
   private closing: Promise<void> | null = null;
-  private exitInfo: ExitInfo | null = null;
+  private exitInfo: Exit | null = null;
   private readonly exited: Promise<void>;
   private markExited!: () => void;
   /** Set when the transport itself ended the connection (a line over the bound), for the error it reports. */
@@ -95,7 +90,7 @@ export class ChildProcessTransport implements Transport {
   }
 
   /** How the process ended, once it has. */
-  get exit(): ExitInfo | null {
+  get exit(): Exit | null {
     return this.exitInfo;
   }
 

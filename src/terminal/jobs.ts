@@ -1,6 +1,7 @@
 import { type FileHandle, open } from "node:fs/promises";
 import { StringDecoder } from "node:string_decoder";
 import type { EventBus } from "../platform/bus.js";
+import type { Exit } from "../platform/supervisor.js";
 import { AnsiStream } from "./ansi.js";
 import { continuationBytes } from "./output-store.js";
 import type { Launched } from "./terminal.js";
@@ -45,7 +46,7 @@ export class Job {
   private readonly ansi = new AnsiStream();
   private windowStart = 0;
   private windowBytes = 0;
-  private exit?: { code: number | null; signal: NodeJS.Signals | null };
+  private exit?: Exit;
   /** Settles after terminal.exited went out. */
   readonly ended: Promise<void>;
 
@@ -92,7 +93,7 @@ export class Job {
   }
 
   /** SIGTERM to the job's tree (SIGKILL after the grace), and its end. */
-  async kill(): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+  async kill(): Promise<Exit> {
     if (this.running) void this.launched.managed.stop();
     const exit = await this.launched.exited;
     await this.ended;

@@ -1,10 +1,10 @@
 import { type HostSandboxPaths, hostSandboxPaths } from "../platform/sandbox/host.js";
-import { type BwrapProbe, type RunFn, type RunOutcome, probeBwrap } from "../platform/sandbox/probe.js";
+import { type BwrapProbe, type RunFn, type ProbeRun, probeBwrap } from "../platform/sandbox/probe.js";
 import { type CgroupParents, type CommandCgroup, JOIN_FAILED_EXIT, type Limits, createCommandCgroup, defaultLimits, hostCgroupParents } from "./cgroup-limits.js";
 import { sandboxEnv, sandboxHome, terminalPolicy } from "./sandbox.js";
 
 export { type HostSandboxPaths, hostSandboxPaths, openPins } from "../platform/sandbox/host.js";
-export { type RunFn, type RunOutcome, hasDisableUserns } from "../platform/sandbox/probe.js";
+export { type RunFn, hasDisableUserns } from "../platform/sandbox/probe.js";
 
 export interface SandboxProbe extends BwrapProbe {
   network: boolean;
@@ -25,7 +25,7 @@ export async function probeSandbox(run: RunFn, opts: { root: string; network: bo
   let limits: SandboxProbe["limits"] = { pids: false, memory: false, reason: "no sandbox" };
   let group: CommandCgroup | undefined;
   /** The first try, once bwrap is known to be there: inside a command's cgroup, or without one when it cannot be joined. */
-  const first = async (argv: readonly string[], plain: (argv: readonly string[]) => Promise<RunOutcome>): Promise<RunOutcome> => {
+  const first = async (argv: readonly string[], plain: (argv: readonly string[]) => Promise<ProbeRun>): Promise<ProbeRun> => {
     const parents = opts.parents ?? (await hostCgroupParents());
     limits = { pids: false, memory: false, reason: parents.reason };
     if (!parents.reason) {

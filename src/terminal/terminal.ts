@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { ToolError } from "../errors.js";
 import { openPins } from "../platform/sandbox/host.js";
-import { KILL_GRACE_MS, type LimitOptions, type ManagedChild } from "../platform/supervisor.js";
+import { type Exit, KILL_GRACE_MS, type LimitOptions, type ManagedChild } from "../platform/supervisor.js";
 import type { Workspace } from "../workspace.js";
 import { type CommandCgroup, type Limits, createCommandCgroup } from "./cgroup-limits.js";
 import { findGitDirs } from "./git-dirs.js";
@@ -70,7 +70,7 @@ export interface Launched {
   managed: ManagedChild;
   file: string;
   startedAt: number;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  exited: Promise<Exit>;
   /** startStamp of the output file, made just before the command: anything it changes has a ctime at or after it. */
   changesSince: number;
   /** Whether it was stopped because its output passed the file limit. */

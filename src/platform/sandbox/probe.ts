@@ -8,7 +8,7 @@ import { isNodeError } from "../../errors.js";
 import type { Supervisor } from "../supervisor.js";
 import { type SandboxPolicy, bwrapArgv } from "./bwrap-argv.js";
 
-export interface RunOutcome {
+export interface ProbeRun {
   code: number | null;
   signal: NodeJS.Signals | null;
   stdout: string;
@@ -18,7 +18,7 @@ export interface RunOutcome {
 }
 
 /** Runs a short-lived program to completion: injected, so the probe goes through the daemon's process supervisor. */
-export type RunFn = (file: string, args: readonly string[], opts: { env: NodeJS.ProcessEnv; cwd: string; timeoutMs: number }) => Promise<RunOutcome>;
+export type RunFn = (file: string, args: readonly string[], opts: { env: NodeJS.ProcessEnv; cwd: string; timeoutMs: number }) => Promise<ProbeRun>;
 
 /** A sandbox that starts in tens of milliseconds; much longer means something is wrong, not slow. */
 export const PROBE_TIMEOUT_MS = 10_000;
@@ -44,7 +44,7 @@ export interface ProbeTrial {
    * How the first try runs, given the policy's argv and how to run an argv as the probe does (the terminal's: inside a
    * command's cgroup, so a cgroup that cannot be joined shows); default: as it is.
    */
-  first?: (argv: readonly string[], run: (argv: readonly string[]) => Promise<RunOutcome>) => Promise<RunOutcome>;
+  first?: (argv: readonly string[], run: (argv: readonly string[]) => Promise<ProbeRun>) => Promise<ProbeRun>;
 }
 
 /** The probe's runner on the process supervisor: even the probe is a child the daemon owns. */
@@ -102,7 +102,7 @@ async function usernsHint(): Promise<string> {
 
 const USERNS_FAILURE = /new namespace|uid map|unshare|clone|Operation not permitted|Permission denied/i;
 
-async function failureReason(r: RunOutcome): Promise<string> {
+async function failureReason(r: ProbeRun): Promise<string> {
   if (r.error?.code === "ENOENT") return "bubblewrap (bwrap) is not installed: install the bubblewrap package";
   if (r.error) return `bwrap could not be started: ${r.error.message}`;
   const said = r.stderr.trim().split("\n")[0] || (r.signal ? `killed by ${r.signal}` : `exit ${r.code}`);
