@@ -15,6 +15,13 @@ export function percentile(values: number[], p: number): number {
 
 export const median = (values: number[]) => percentile(values, 50);
 
+/** The median proper: of an even count, the mean of the two middle values (for figures over two or four rounds). */
+export function middle(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const k = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[k] : (sorted[k - 1] + sorted[k]) / 2;
+}
+
 export function fmt(ms: number): string {
   return ms < 10 ? ms.toFixed(3) : ms.toFixed(1);
 }

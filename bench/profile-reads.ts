@@ -58,6 +58,26 @@ function selfTimes(profile: CpuProfile, fromUs: number, toUs: number): { functio
   return { functions, categories };
 }
 
+/** CPU ms of the process's main thread and of its other threads (libuv's pool, V8's GC helpers), and context switches. */
+function threads(pid: number): { mainMs: number; otherMs: number; voluntary: number; involuntary: number } {
+  const out = { mainMs: 0, otherMs: 0, voluntary: 0, involuntary: 0 };
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
+      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      const ms = (Number(f[11]) + Number(f[12])) * 10; // clock ticks of 10 ms
+      if (tid === String(pid)) out.mainMs += ms;
+      else out.otherMs += ms;
+      const status = readFileSync(`/proc/${pid}/task/${tid}/status`, "utf8");
+      out.voluntary += Number(/voluntary_ctxt_switches:\s+(\d+)/.exec(status)?.[1] ?? 0);
+      out.involuntary += Number(/nonvoluntary_ctxt_switches:\s+(\d+)/.exec(status)?.[1] ?? 0);
+    } catch {
+      /* a thread that ended meanwhile */
+    }
+  }
+  return out;
+}
+
 const top = (m: Map<string, number>, n: number) => [...m].sort((a, b) => b[1] - a[1]).slice(0, n);
 
 /** A side to profile: started with the given node flags and probe file; its pid and a call per session. */
@@ -118,13 +138,21 @@ export default async function main(): Promise<void> {
         const profDir = path.join(out, slug);
         const probeOut = path.join(out, `${slug}.probe.json`);
         let perSecond = 0;
+        let split = { mainMs: 0, otherMs: 0, voluntary: 0, involuntary: 0 };
+        let clientMs = 0;
         await withCleanup(async (inner) => {
           const side = await start(inner, [`--import=${PROBE}`, "--cpu-prof", `--cpu-prof-dir=${profDir}`], probeOut);
           await readRun(side, WARMUP);
           if (loaded) cpuLoad(inner, 2);
           process.kill(side.pid, "SIGUSR2");
+          const t0 = threads(side.pid);
+          const c0 = process.cpuUsage();
           perSecond = (await readRun(side, CALLS)).perSecond;
+          const c = process.cpuUsage(c0);
+          clientMs = (c.user + c.system) / 1000;
+          const t1 = threads(side.pid);
           process.kill(side.pid, "SIGUSR2");
+          split = { mainMs: t1.mainMs - t0.mainMs, otherMs: t1.otherMs - t0.otherMs, voluntary: t1.voluntary - t0.voluntary, involuntary: t1.involuntary - t0.involuntary };
           await new Promise((r) => setTimeout(r, 200)); // the probe writes its file on the signal
         });
         const probe = JSON.parse(readFileSync(probeOut, "utf8")) as Probe;
@@ -133,6 +161,7 @@ export default async function main(): Promise<void> {
         const perCall = (ms: number) => `${fmt((ms * 1000) / CALLS)} µs`;
         const gcMs = Object.values(probe.gc).reduce((a, g) => a + g.ms, 0);
         console.log(`\n${name}: ${fmt(perSecond)} reads/s; per read CPU ${perCall(probe.cpuUserMs + probe.cpuSystemMs)} (user ${perCall(probe.cpuUserMs)}, system ${perCall(probe.cpuSystemMs)}), GC ${perCall(gcMs)} (${Object.entries(probe.gc).map(([k, g]) => `${k} ${g.count}x ${fmt(g.ms)} ms`).join(", ")})`);
+        console.log(`  CPU per read on the main thread ${perCall(split.mainMs)}, on the others ${perCall(split.otherMs)}; context switches per read: voluntary ${fmt(split.voluntary / CALLS)}, involuntary ${fmt(split.involuntary / CALLS)}; the client's (this process's) CPU per call ${perCall(clientMs)}`);
         console.log(`  event-loop delay p50 ${fmt(probe.loopDelayMs.p50)} / p99 ${fmt(probe.loopDelayMs.p99)} / max ${fmt(probe.loopDelayMs.max)} ms`);
         console.log(`  self time by category, per read: ${top(categories, 8).map(([k, us]) => `${k} ${fmt(us / CALLS)} µs`).join("; ")}`);
         console.log("  top functions by self time, per read:");

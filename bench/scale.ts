@@ -18,14 +18,14 @@ import { spawn, spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { rgPath } from "@vscode/ripgrep";
 import { RARE_IDENTIFIER, TREES, type Tree, bigTree, git } from "./big-tree.js";
-import { BenchDaemon, Cleanup, Figures, exec, fmt, load, median, percentile, rssMb, timed, withCleanup } from "./lib.js";
+import { BenchDaemon, Cleanup, Figures, exec, fmt, load, middle as median, percentile, rssMb, timed, withCleanup } from "./lib.js";
 import { FIND_QUERIES, TYPO_QUERIES } from "./search-paths.js";
 
 const RAW_WATCHER = fileURLToPath(new URL("./raw-watcher.js", import.meta.url));
 /** Flood checkouts per side (main -> flood, flood -> main, ...). */
 const FLOOD_ROUNDS = { "100k": 4, "1M": 2 } as const;
-/** A flood whose last path has not arrived by then is reported as missing. */
-const FLOOD_TIMEOUT_MS = 240_000;
+/** A flood whose paths have not all arrived this long after git's exit is reported with the number missing. */
+const FLOOD_TIMEOUT_MS = 90_000;
 const STATUS_SAMPLES = { "100k": 10, "1M": 4 } as const;
 const TOUCHED = 2_500;
 const TOUCH_ROUNDS = { "100k": 4, "1M": 2 } as const;
@@ -100,7 +100,8 @@ async function onTree(tree: Tree, scale: keyof typeof TREES, figures: Figures): 
     for (let r = 0; r < FLOOD_ROUNDS[scale]; r++) floods.push(await flood(daemonObserver(d), tree, r, true));
     const ok = floods.filter((f) => f.lastPathMs !== undefined);
     const rawOk = raw.floods.filter((f) => f.lastPathMs !== undefined);
-    const note = `${ok.length}/${floods.length} floods complete (raw ${rawOk.length}/${raw.floods.length}); git checkout itself median ${fmt(median(floods.map((f) => f.gitMs)))} ms; fs.changed lines per flood ${floods.map((f) => f.lines).join(", ")}; per flood ours ${floods.map((f) => (f.lastPathMs === undefined ? "never" : fmt(f.lastPathMs))).join(", ")} ms, raw ${raw.floods.map((f) => (f.lastPathMs === undefined ? "never" : fmt(f.lastPathMs))).join(", ")} ms (raw git ${raw.floods.map((f) => fmt(f.gitMs)).join(", ")} ms)`;
+    const missing = (fs: FloodFigures[]) => fs.map((f) => f.missing).join(", ");
+    const note = `${ok.length}/${floods.length} floods complete (raw ${rawOk.length}/${raw.floods.length}; paths never reported per flood: ours ${missing(floods)}, raw ${missing(raw.floods)}); git checkout itself median ${fmt(median(floods.map((f) => f.gitMs)))} ms; fs.changed lines per flood ${floods.map((f) => f.lines).join(", ")}; per flood ours ${floods.map((f) => (f.lastPathMs === undefined ? "never" : fmt(f.lastPathMs))).join(", ")} ms, raw ${raw.floods.map((f) => (f.lastPathMs === undefined ? "never" : fmt(f.lastPathMs))).join(", ")} ms (raw git ${raw.floods.map((f) => fmt(f.gitMs)).join(", ")} ms)`;
     figures.add({ scale, figure: `${tree.params.flood}-file checkout: git exit -> last path in fs.changed`, ours: median(ok.map((f) => f.lastPathMs!)), peer: median(rawOk.map((f) => f.lastPathMs!)), peerName: "raw parcel's last path", unit: "ms", note, compare: "difference" });
     figures.add({ scale, figure: "  HEAD moved -> git.changed", ours: median(floods.filter((f) => f.gitChangedMs !== undefined).map((f) => f.gitChangedMs!)), unit: "ms",
       note: `per flood: ${floods.map((f) => (f.gitChangedMs === undefined ? "none" : fmt(f.gitChangedMs))).join(", ")} ms` });
@@ -124,6 +125,8 @@ interface FloodFigures {
   gitChangedMs?: number;
   /** Lines (fs.changed lines, or the raw watcher's batches) that carried the flood. */
   lines: number;
+  /** The flood's paths never reported (by FLOOD_TIMEOUT_MS after git's exit). */
+  missing: number;
   /** From the unrelated edit's write to its report; undefined when it never came. */
   unrelatedMs?: number;
   /** When the edit was written, from git's exit (negative: while git ran). */
@@ -194,10 +197,9 @@ async function flood(observer: Observer, tree: Tree, round: number, expectGitEve
     gitDoneAt = performance.now();
     writeUnrelated();
   });
-  const deadline = gitStart + FLOOD_TIMEOUT_MS;
   try {
     const pending = () => lastPathAt === undefined || unrelatedSeenAt === undefined || (expectGitEvent && gitChangedAt === undefined) || gitDoneAt === undefined;
-    while (pending() && performance.now() < deadline) {
+    while (pending() && (gitDoneAt === undefined || performance.now() < gitDoneAt + FLOOD_TIMEOUT_MS)) {
       await (gitDoneAt === undefined ? Promise.race([observer.wait(1000), gitRun]) : observer.wait(1000));
       for (const o of observer.take()) {
         const now = performance.now();
@@ -221,6 +223,7 @@ async function flood(observer: Observer, tree: Tree, round: number, expectGitEve
     lastPathMs: lastPathAt === undefined ? undefined : lastPathAt - gitDone,
     gitChangedMs: gitChangedAt === undefined ? undefined : gitChangedAt - headAt,
     lines,
+    missing: left.size,
     unrelatedMs: unrelatedSeenAt === undefined ? undefined : unrelatedSeenAt - unrelatedAt!,
     unrelatedWrittenMs: unrelatedAt! - gitDone,
     unrelatedBeforeLast: unrelatedSeenAt !== undefined && (lastPathAt === undefined || unrelatedSeenAt <= lastPathAt),
