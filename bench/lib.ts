@@ -345,25 +345,30 @@ export class Figures {
 /**
  * `cmd` run to its end from the bench (a peer, or git doing what a user does outside the daemon): its time from spawn to
  * close, its stdout, its exit code. `input` is written to its stdin (a string, or a function that streams it). Rejects
- * on an exit code outside `okCodes` (default 0), naming the command and its stderr's tail.
+ * on an exit code outside `okCodes` (default 0), naming the command and its stderr's tail; past `timeoutMs` it is killed
+ * and resolves with `timedOut`.
  */
 export function exec(
   cmd: string,
   args: string[],
-  options: { cwd?: string; input?: string | ((stdin: NodeJS.WritableStream) => Promise<void>); okCodes?: number[]; keepOutput?: boolean } = {},
-): Promise<{ ms: number; stdout: string; code: number }> {
+  options: { cwd?: string; input?: string | ((stdin: NodeJS.WritableStream) => Promise<void>); okCodes?: number[]; keepOutput?: boolean; timeoutMs?: number } = {},
+): Promise<{ ms: number; stdout: string; code: number; timedOut: boolean }> {
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
     const child = spawn(cmd, args, { cwd: options.cwd, stdio: [options.input === undefined ? "ignore" : "pipe", "pipe", "pipe"] });
     const out: Buffer[] = [];
     let err = "";
+    let timedOut = false;
+    const timer = options.timeoutMs === undefined ? undefined : setTimeout(() => ((timedOut = true), child.kill("SIGKILL")), options.timeoutMs);
     child.stdout!.on("data", (d: Buffer) => options.keepOutput !== false && out.push(d));
     child.stderr!.on("data", (d) => (err = (err + d).slice(-4000)));
     child.on("error", reject);
     child.on("close", (code) => {
+      clearTimeout(timer);
       const ms = performance.now() - t0;
-      if (!(options.okCodes ?? [0]).includes(code ?? -1)) reject(new Error(`${cmd} ${args.join(" ").slice(0, 200)} exited ${code}: ${err.trim()}`));
-      else resolve({ ms, stdout: Buffer.concat(out).toString(), code: code ?? -1 });
+      const result = { ms, stdout: Buffer.concat(out).toString(), code: code ?? -1, timedOut };
+      if (!timedOut && !(options.okCodes ?? [0]).includes(code ?? -1)) reject(new Error(`${cmd} ${args.join(" ").slice(0, 200)} exited ${code}: ${err.trim()}`));
+      else resolve(result);
     });
     if (options.input !== undefined) {
       child.stdin!.on("error", () => undefined); // a child that exits without reading it all: its exit code says how it went
