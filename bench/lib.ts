@@ -93,8 +93,9 @@ export class BenchDaemon {
     const answers = calls.map((c) => {
       const id = this.nextId++;
       const line = JSON.stringify({ tool_id: c.tool_id, session_id: session, toolcall_id: id, approved: true, params: c.params });
-      return { line, answer: new Promise<any>((resolve) => this.waiters.set(id, resolve)) };
+      return { line, answer: new Promise<any>((resolve, reject) => this.waiters.set(id, { resolve, reject })) };
     });
+    if (this.exited) return Promise.reject(this.exited);
     this.child.stdin.write(answers.map((a) => `${a.line}\n`).join(""));
     return Promise.all(answers.map((a) => a.answer));
   }
