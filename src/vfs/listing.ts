@@ -26,6 +26,21 @@ export interface Listing {
   ignoredDirs: string[];
 }
 
+/**
+ * What a new listing changes in the index after the ignore rules changed (a .gitignore or info/exclude was edited),
+ * without events: the files themselves did not change. Only what the rules explain moves: a path the new rules ignore
+ * and the listing leaves out is dropped, a listed path the old rules ignored is added. Anything else the listing and
+ * the index disagree on is a change on disk whose own event is on its way (a file made or removed while git listed),
+ * which the pipeline reports: taken in silently here, it would come out as `modified`, or its deletion never at all.
+ */
+export function ruleChanges(indexed: readonly string[], has: (rel: string) => boolean, listing: Pick<Listing, "files" | "rules">, oldRules: IgnoreRules): { added: string[]; removed: string[] } {
+  const listed = new Set(listing.files);
+  return {
+    added: listing.files.filter((p) => !has(p) && oldRules.ignores(p, false)),
+    removed: indexed.filter((p) => !listed.has(p) && listing.rules.ignores(p, false)),
+  };
+}
+
 /** Runs a read-only git command in the root and returns its stdout; rejects when it fails. */
 export type GitReader = (args: string[]) => Promise<string>;
 

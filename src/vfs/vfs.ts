@@ -7,7 +7,7 @@ import { FileIndex } from "./file-index.js";
 import { GIT_DIR_UNWATCHED } from "./git-state.js";
 import type { ContentHistory } from "./history.js";
 import { IgnoreRules } from "./ignore-rules.js";
-import { type GitReader, type Listing, findGitDir, gitReader, listGit, listIgnoredDirs, listPlain, walk } from "./listing.js";
+import { type GitReader, type Listing, findGitDir, gitReader, listGit, listIgnoredDirs, listPlain, ruleChanges, walk } from "./listing.js";
 import { HASH_MAX_BYTES, Pipeline, type PipelineSink } from "./pipeline.js";
 import { modifiedSince, rescanFolders } from "./rescan.js";
 import type { Actor, ToolWrite, WatcherEngine } from "./types.js";
@@ -279,10 +279,16 @@ export class Vfs {
     return { added: listing.files.filter((p) => !this.index.has(p)), removed: this.index.paths().filter((p) => !now.has(p)) };
   }
 
-  /** A .gitignore changed: new rules, an index that follows them (no events: the files did not change), engines told. */
+  /** A .gitignore changed: new rules, an index that follows them (see ruleChanges), engines told. */
   private async reloadRules(): Promise<void> {
     const before = this.ignoredDirs.join("\0");
-    await this.applyListing(await this.list());
+    const oldRules = this.rules;
+    const listing = await this.list();
+    this.rules = listing.rules;
+    this.ignoredDirs = listing.ignoredDirs;
+    const { added, removed } = ruleChanges(this.index.paths(), (p) => this.index.has(p), listing, oldRules);
+    for (const p of removed) this.index.delete(p);
+    for (const p of added) this.index.set(p, {});
     if (this.ignoredDirs.join("\0") !== before) await this.engines.get("tree")?.refresh();
   }
 
