@@ -72,6 +72,7 @@ export const searchTool = defineTool({
       return { ...empty, text: `No matches: ${target.rel} is a binary file, and search skips binary files.` };
     }
     const maxResults = params.max_results ?? DEFAULT_MAX_RESULTS;
+    const git = ws.vfsState().git === true;
     const options: SearchOptions = {
       pattern: params.pattern,
       rel: target.rel,
@@ -81,7 +82,8 @@ export const searchTool = defineTool({
       context: params.context ?? 0,
       hidden: params.hidden,
       // One ignore policy with the VFS listing that find_file serves from: its defaults apply where git's rules do not.
-      defaultIgnores: ws.vfsState().git === true ? undefined : defaultIgnoreFile(),
+      git,
+      defaultIgnores: git ? undefined : defaultIgnoreFile(),
     };
     const outcome = await runRipgrep(ws.processes, ws.root, options, maxResults, signal);
 

@@ -1,5 +1,5 @@
 import { lstatSync } from "node:fs";
-import { readFile, readdir } from "node:fs/promises";
+import { readFile, readdir, stat } from "node:fs/promises";
 import path from "node:path";
 import { TEMP_FILE_PATTERN } from "../fs/atomic-write.js";
 import type { Supervisor } from "../platform/supervisor.js";
@@ -71,20 +71,22 @@ export async function findGitDir(git: GitReader): Promise<string | null> {
 
 /**
  * Everything git would show (tracked files and untracked, not ignored ones) from two git calls, and the rules to judge
- * paths that appear later. Nested .gitignore files count, as do .git/info/exclude; a global excludesFile does not.
+ * paths that appear later. Nested .gitignore files count, as do .git/info/exclude and the global excludes file.
  */
 export async function listGit(git: GitReader, root: string, gitDir: string, ignoredDirs?: Promise<string[]>): Promise<Listing> {
   // Tracked and untracked files from two calls that run side by side (git reads the index for one, walks the tree for
   // the other), and the tracked symlinks from the index itself (see git-index.ts).
-  const [cached, others, ignored, exclude, links] = await Promise.all([
+  const [cached, others, ignored, global, exclude, links] = await Promise.all([
     git(["ls-files", "-z", "--cached", "--deduplicate"]),
     git(["ls-files", "-z", "--others", "--exclude-standard"]),
     ignoredDirs ?? listIgnoredDirs(git, root),
+    globalExcludes(git, root),
     readSmallText(path.join(gitDir, "info", "exclude"), IGNORE_FILE_MAX_BYTES),
     readFile(path.join(gitDir, "index")).then(trackedSymlinks, () => [] as string[]).then((found) => found ?? stagedSymlinks(git)),
   ]);
   const list = workspaceFiles(root, cached, others, new Set(links));
-  const rules = new IgnoreRules(exclude ? [exclude] : []);
+  // as --exclude-standard ranks them: info/exclude over the global file (in one matcher the later rule wins)
+  const rules = new IgnoreRules([global, exclude].filter(Boolean));
   await Promise.all(
     list
       .filter((f) => f === ".gitignore" || f.endsWith("/.gitignore"))
@@ -95,6 +97,24 @@ export async function listGit(git: GitReader, root: string, gitDir: string, igno
       }),
   );
   return { files: list, rules, ignoredDirs: ignored };
+}
+
+/**
+ * The text of git's global excludes file (core.excludesFile, else $XDG_CONFIG_HOME/git/ignore or ~/.config/git/ignore),
+ * "" when there is none: `git ls-files --exclude-standard` applies it, so paths that appear later are judged by it too.
+ * A user's own file outside the workspace: read through a link (dotfiles often are links), git does as much.
+ */
+export async function globalExcludes(git: GitReader, root: string, env: NodeJS.ProcessEnv = process.env): Promise<string> {
+  const configured = (await git(["config", "--path", "--get", "core.excludesFile"]).catch(() => "")).trim();
+  const fallback = env.XDG_CONFIG_HOME ? path.join(env.XDG_CONFIG_HOME, "git", "ignore") : env.HOME ? path.join(env.HOME, ".config", "git", "ignore") : "";
+  const file = configured ? path.resolve(root, configured) : fallback;
+  if (!file) return "";
+  try {
+    const st = await stat(file);
+    return st.isFile() && st.size <= IGNORE_FILE_MAX_BYTES ? await readFile(file, "utf8") : "";
+  } catch {
+    return "";
+  }
 }
 
 /** The tracked symlinks by git's own word, when the index is not one git-index.ts reads (a split index). */
