@@ -76,15 +76,18 @@ export const findFileTool = defineTool({
       paths = all.slice(0, limit);
     }
     let text = paths.length ? paths.join("\n") : "No matching files.";
-    if (approximate.length) {
-      const which = approximate.length === paths.length ? "None matches exactly" : `${approximate.length} of these match only`;
-      text += `\n\n(${which} with one letter of the query dropped, a typo?: ${approximate.join(", ")}.)`;
-    }
+    if (approximate.length) text += `\n\n${typoNote(query, paths.length, approximate)}`;
     const result: Record<string, unknown> = { paths, total, truncated: total > paths.length, text };
     if (approximate.length) result.approximate = approximate;
     return result;
   },
 });
+
+/** Says which hits are typo matches: all of them (then the query matched nothing exactly), or those it names. */
+function typoNote(query: string, shown: number, approximate: string[]): string {
+  if (approximate.length < shown) return `(Close to "${query}" but not exact, a typo?: ${approximate.join(", ")}.)`;
+  return `(No exact match for "${query}"; ${shown === 1 ? "the path above is" : "the paths above are"} close to it, a typo?)`;
+}
 
 /** The glob as a predicate; an invalid one is the caller's to fix, worded as search words rg's. */
 function compiledGlob(glob: string): (path: string) => boolean {
