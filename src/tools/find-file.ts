@@ -4,6 +4,7 @@ import { FuzzyIndex } from "../search/fuzzy.js";
 import { GlobSyntaxError, globMatcher } from "../search/glob.js";
 import type { FileIndexView, Workspace } from "../workspace.js";
 import { defineTool } from "./tool.js";
+import { plural } from "../core/text.js";
 
 /** Paths returned unless `limit` says otherwise: a model picks from the first few. */
 export const DEFAULT_FIND_LIMIT = 20;
@@ -44,7 +45,7 @@ export const findFileTool = defineTool({
     glob: z.string().min(1).max(MAX_GLOB_CHARS).optional().describe('Only paths matching this glob, e.g. "*.test.ts" (any folder) or "src/**/*.ts"; alone, lists them sorted.'),
   },
   mutating: false,
-  state: (ws) => ({ file_index: ws.fileIndex ? `ready, ${ws.fileIndex.paths().length} paths` : "not ready" }),
+  state: (ws) => ({ file_index: ws.fileIndex ? `ready, ${plural(ws.fileIndex.paths().length, "path")}` : "not ready" }),
   async run(params, { ws }) {
     const query = params.query?.trim() ?? "";
     if (!query && !params.glob) throw new ToolError("INVALID_PARAMS", "Invalid params: query or glob is required (query: part of a file's name or path; glob: a pattern like \"*.ts\").");

@@ -1,6 +1,7 @@
 import { ToolError } from "../errors.js";
 import type { Workspace } from "../workspace.js";
 import { defineTool } from "./tool.js";
+import { plural } from "../core/text.js";
 
 export function passthrough(ws: Workspace) {
   if (!ws.mcp) throw new ToolError("NOT_AVAILABLE", "MCP passthrough is not running in this daemon.");
@@ -14,7 +15,7 @@ export const mcpServersTool = defineTool({
   mutating: false,
   async run(_params, { ws }) {
     const { servers, problems } = passthrough(ws).status();
-    const lines = servers.map((s) => `${s.name} (${s.source}): ${s.state}${s.blocked ? ` (${s.blocked})` : ""}, ${(s.tools as string[]).length} tools${s.last_error ? `; last error: ${s.last_error}` : ""}`);
+    const lines = servers.map((s) => `${s.name} (${s.source}): ${s.state}${s.blocked ? ` (${s.blocked})` : ""}, ${plural((s.tools as string[]).length, "tool")}${s.last_error ? `; last error: ${s.last_error}` : ""}`);
     for (const p of problems) lines.push(`problem${p.server ? ` in ${p.server}` : ""}: ${p.message}`);
     return { servers, problems, text: lines.length ? lines.join("\n") : "No MCP servers are configured (.mcp.json at the root, or --mcp-config)." };
   },
