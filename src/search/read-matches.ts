@@ -5,7 +5,7 @@ import { fileHash, tagOfBytes } from "../core/hash.js";
 import { BINARY_SNIFF_BYTES, isBinary } from "../core/text.js";
 import { isNodeError } from "../errors.js";
 import { SYNC_READ_MAX_BYTES } from "../fs/read-text.js";
-import { DECODE_WHOLE_BYTES, NOT_UTF8_MARKER, type SearchFile, type SearchLine, shownStart, shownText } from "./render.js";
+import { DECODE_WHOLE_BYTES, MAX_SEARCH_LINE_CHARS, NOT_UTF8_MARKER, type SearchFile, type SearchLine, shownStart, shownText } from "./render.js";
 import type { RgFile, RgLine } from "./ripgrep.js";
 import { shownPath } from "./rg-output.js";
 
@@ -122,7 +122,8 @@ async function fromBytes(src: MatchSource, path: string, bytes: Buffer, lines: R
     const content = bytes.subarray(contentStart, end);
     if (!sameStart(content, rg, nl < 0)) return changed;
 
-    const matchStart = rg.match && content.length > DECODE_WHOLE_BYTES ? await src.matchStart(content) : -1;
+    // every line that may be longer than the window (bytes bound characters): its window is centred on the match
+    const matchStart = rg.match && content.length > MAX_SEARCH_LINE_CHARS ? await src.matchStart(content) : -1;
     const shown = shownText(content, matchStart);
     linesCut ||= shown.cut;
     const line: SearchLine = { line: rg.line, tag: tagOfBytes(content), text: shown.text, match: rg.match };

@@ -205,6 +205,13 @@ describe("search", () => {
     expect(r.text).toMatch(/were cut around their first match/);
   });
 
+  it("centres the window on the match in a line just past the window's length too", async () => {
+    // 692 characters: decoded whole, but longer than the 500-character window, its match near its end
+    writeFile(ws.dir, "mid/line.txt", `${"ab".repeat(247)}aneedleb${"ab".repeat(95)}\n`);
+    const [hit] = (await d.ok("search", { pattern: "needle", path: "mid" })).matches[0].lines;
+    expect(hit.text).toMatch(/^… (ab)+aneedleb(ab)+ \[line cut: 692 bytes\]$/);
+  });
+
   it("refuses a blank pattern, an invalid regex, a bad glob and paths outside the root or missing", async () => {
     for (const pattern of ["", "   "]) {
       const r = await d.call("search", { pattern });
