@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { ToolError } from "../errors.js";
 import { FuzzyIndex } from "../search/fuzzy.js";
-import { GlobSyntaxError, globMatcher } from "../search/glob.js";
+import { GlobSyntaxError, pathFilter } from "../search/glob.js";
 import type { FileIndexView, Workspace } from "../workspace.js";
 import { defineTool } from "./tool.js";
 import { plural } from "../core/text.js";
@@ -42,7 +42,7 @@ export const findFileTool = defineTool({
     query: z.string().optional().describe("What you remember of the path: a name, part of it, an abbreviation, a fragment like `user/serv`; space-separated terms must all match."),
     path: z.string().optional().describe("Only files under this folder, relative to the root."),
     limit: z.number().int().min(1).max(MAX_FIND_LIMIT).optional().describe(`Most paths to return (default ${DEFAULT_FIND_LIMIT}).`),
-    glob: z.string().min(1).max(MAX_GLOB_CHARS).optional().describe('Only paths matching this glob, e.g. "*.test.ts" (any folder) or "src/**/*.ts"; alone, lists them sorted.'),
+    glob: z.string().min(1).max(MAX_GLOB_CHARS).optional().describe('Only paths matching this glob, e.g. "*.test.ts" (any folder) or "src/**/*.ts"; "!" excludes: "!**/test/**"; alone, lists them sorted.'),
   },
   mutating: false,
   state: (ws) => ({ file_index: ws.fileIndex ? `ready, ${plural(ws.fileIndex.paths().length, "path")}` : "not ready" }),
@@ -93,7 +93,7 @@ function typoNote(query: string, shown: number, approximate: string[]): string {
 /** The glob as a predicate; an invalid one is the caller's to fix, worded as search words rg's. */
 function compiledGlob(glob: string): (path: string) => boolean {
   try {
-    return globMatcher(glob);
+    return pathFilter(glob);
   } catch (e) {
     if (e instanceof GlobSyntaxError) throw new ToolError("INVALID_PARAMS", `glob: ${e.message}. Fix the glob (e.g. "*.ts", "src/**/*.test.ts", "*.{ts,tsx}").`);
     throw e;

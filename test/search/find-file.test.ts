@@ -72,6 +72,10 @@ describe("find_file", () => {
     ]);
     expect((await d.ok("find_file", { glob: "src/user/*" })).paths).toEqual(["src/user/UserModel.ts", "src/user/UserService.ts"]);
     expect((await d.ok("find_file", { query: "user", glob: "*.md" })).paths).toEqual(["docs/user-guide.md"]);
+    // as rg's -g: "!" excludes, a folder it matches with all inside
+    const outside = (await d.ok("find_file", { glob: "!{src,test}", limit: 1000 })).paths;
+    expect(outside).toContain("README.md");
+    expect(outside.filter((p: string) => p.startsWith("src/") || p.startsWith("test/"))).toEqual([]);
     const none = await d.ok("find_file", { query: "zzzqqq" });
     expect(none).toMatchObject({ paths: [], total: 0, text: "No matching files." });
   });
