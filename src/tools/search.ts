@@ -7,6 +7,8 @@ import { ToolError } from "../errors.js";
 import { MAX_LOCATED_LINES, findMatchStart } from "../search/match-start.js";
 import { type MatchSource, readMatches } from "../search/read-matches.js";
 import { MAX_SEARCH_LINE_CHARS, type SearchFile, fileHeader, renderSearch } from "../search/render.js";
+import { shownPath } from "../search/rg-output.js";
+import { gitIgnored, plainIgnored } from "../vfs/listing.js";
 import { type RgFile, type SearchOptions, defaultIgnoreFile, runRipgrep } from "../search/ripgrep.js";
 import type { Workspace } from "../workspace.js";
 import { defineTool } from "./tool.js";
@@ -86,6 +88,7 @@ export const searchTool = defineTool({
       defaultIgnores: git ? undefined : defaultIgnoreFile(),
     };
     const outcome = await runRipgrep(ws.processes, ws.root, options, maxResults, signal);
+    if (params.glob?.length) outcome.files = await withoutGlobbedIn(ws, target.rel, kind?.isDirectory() === true, outcome.files, params.hidden === true, signal);
 
     const { files, leftOut, linesCut, sizeCapped } = await readAll(ws, outcome.files, options, signal);
     let total = 0;
@@ -144,6 +147,27 @@ async function readAll(ws: Workspace, found: RgFile[], options: SearchOptions, s
   }
   files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   return { files, leftOut, linesCut, sizeCapped: sizeCapped || budget.full };
+}
+
+/**
+ * Without the files rg took in only because a glob matched them: rg's -g overrides its other filters (`*.log` takes in
+ * a gitignored debug.log, `.*` hidden files). Ignored files (as find_file never shows them) and hidden ones without
+ * hidden:true stay out, as without a glob. Below a path named explicitly rg's rules apply as ever: an ignored folder
+ * named is searched. What is ignored is judged as the disk is now (the VFS may be a window behind a .gitignore just
+ * written): by git in a repository, else by the VFS's rules read afresh.
+ */
+async function withoutGlobbedIn(ws: Workspace, named: string, namedIsDir: boolean, files: RgFile[], hidden: boolean, signal: AbortSignal): Promise<RgFile[]> {
+  const rels = files.map((f) => shownPath(f.pathBytes));
+  const shown = (rel: string) => hidden || !(named === "" ? rel : rel.slice(named.length + 1)).split("/").some((part) => part.startsWith("."));
+  const candidates = rels.filter(shown);
+  const judged = candidates.length > 0 && !(named !== "" && ws.isIgnored(named, namedIsDir));
+  const ignored = judged ? await ignoredNow(ws, candidates, signal) : new Set<string>();
+  return files.filter((_, i) => shown(rels[i]) && !ignored.has(rels[i]));
+}
+
+async function ignoredNow(ws: Workspace, rels: string[], signal: AbortSignal): Promise<Set<string>> {
+  if (ws.vfsState().git !== true) return plainIgnored(ws.root, rels);
+  return (await gitIgnored(ws.processes, ws.root, rels, signal)) ?? new Set(rels.filter((rel) => ws.isIgnored(rel))); // git could not say: the VFS's word
 }
 
 function specialKind(s: Stats): string {

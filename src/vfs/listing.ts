@@ -4,6 +4,7 @@ import path from "node:path";
 import { TEMP_FILE_PATTERN } from "../fs/atomic-write.js";
 import type { Supervisor } from "../platform/supervisor.js";
 import { linkTarget, readSmallText } from "./file-probe.js";
+import { parentOf } from "./file-index.js";
 import { trackedSymlinks } from "./git-index.js";
 import { DEFAULT_IGNORES, IgnoreRules } from "./ignore-rules.js";
 
@@ -44,16 +45,29 @@ export function ruleChanges(indexed: readonly string[], has: (rel: string) => bo
 /** Runs a read-only git command in the root and returns its stdout; rejects when it fails. */
 export type GitReader = (args: string[]) => Promise<string>;
 
-/** A GitReader through the daemon's supervisor: no optional locks (a listing must not rewrite the index). */
+/** A read-only git command in the root: no fsmonitor (a program the workspace names), no optional locks (a listing must not rewrite the index). */
+function readOnlyGit(root: string, args: string[]) {
+  return { cmd: "git", args: ["-c", "core.fsmonitor=false", "-c", "core.quotePath=false", ...args], cwd: root, env: { GIT_OPTIONAL_LOCKS: "0", LC_ALL: "C" }, group: false, label: "git (vfs)" };
+}
+
+/** A GitReader through the daemon's supervisor. */
 export function gitReader(processes: Pick<Supervisor, "run">, root: string): GitReader {
   return async (args) => {
-    const r = await processes.run(
-      { cmd: "git", args: ["-c", "core.fsmonitor=false", "-c", "core.quotePath=false", ...args], cwd: root, env: { GIT_OPTIONAL_LOCKS: "0", LC_ALL: "C" }, group: false, label: "git (vfs)" },
-      { maxBytes: GIT_MAX_BUFFER, timeoutMs: LISTING_TIMEOUT_MS },
-    );
+    const r = await processes.run(readOnlyGit(root, args), { maxBytes: GIT_MAX_BUFFER, timeoutMs: LISTING_TIMEOUT_MS });
     if (r.code !== 0 || r.truncated) throw new Error(`git ${args[0]} failed (exit ${r.code}${r.truncated ? ", output cut" : ""}): ${r.stderr.trim()}`);
     return r.stdout;
   };
+}
+
+/**
+ * Which of these root-relative files git's rules ignore (tracked files never), by git's own word and as the disk is
+ * now (the VFS's rules may be a window behind a .gitignore just written); undefined when git cannot say.
+ */
+export async function gitIgnored(processes: Pick<Supervisor, "run">, root: string, rels: readonly string[], signal?: AbortSignal): Promise<Set<string> | undefined> {
+  if (!rels.length) return new Set();
+  const r = await processes.run(readOnlyGit(root, ["check-ignore", "-z", "--stdin"]), { input: `${rels.join("\0")}\0`, maxBytes: GIT_MAX_BUFFER, timeoutMs: LISTING_TIMEOUT_MS, signal });
+  if ((r.code !== 0 && r.code !== 1) || r.truncated) return undefined; // 1: none is ignored
+  return new Set(r.stdout.split("\0").filter(Boolean));
 }
 
 /** A listing of a huge repository on a slow disk may take long; past this git is stuck, and the walk takes over. */
@@ -157,6 +171,24 @@ export async function listIgnoredDirs(git: GitReader, root: string): Promise<str
     .split("\0")
     .filter((p) => p.endsWith("/"))
     .map((p) => path.join(root, p.slice(0, -1)));
+}
+
+/**
+ * Outside git: which of these root-relative files the VFS's rules ignore (the defaults, and the .gitignore files of
+ * their folders), from the disk as it is now, as listPlain would judge them.
+ */
+export async function plainIgnored(root: string, rels: readonly string[]): Promise<Set<string>> {
+  const rules = new IgnoreRules(DEFAULT_IGNORES);
+  const dirs = new Set<string>();
+  for (const rel of rels) for (let dir = parentOf(rel); !dirs.has(dir); dir = parentOf(dir)) {
+    dirs.add(dir);
+    if (dir === "") break;
+  }
+  for (const dir of dirs) {
+    const text = await readSmallText(path.join(root, dir, ".gitignore"), IGNORE_FILE_MAX_BYTES);
+    if (text) rules.addFile(dir, text);
+  }
+  return new Set(rels.filter((rel) => rules.ignores(rel, false)));
 }
 
 /** Outside git: a walk that skips DEFAULT_IGNORES and honours any .gitignore it meets on the way down. */

@@ -190,6 +190,11 @@ export class Vfs {
     return { added, removed };
   }
 
+  /** Whether the VFS leaves this root-relative path out (ignored, and not a tracked file): find_file and list_dir never show it. */
+  ignored(rel: string, isDir = false): boolean {
+    return !this.index.has(rel) && this.rules.ignores(rel, isDir);
+  }
+
   private ignoredAbs(abs: string, isDir: boolean | undefined): boolean {
     const rel = path.relative(this.ws.root, abs).split(path.sep).join("/");
     if (!rel || rel.startsWith("..")) return false;
@@ -289,7 +294,17 @@ export class Vfs {
     const { added, removed } = ruleChanges(this.index.paths(), (p) => this.index.has(p), listing, oldRules);
     for (const p of removed) this.index.delete(p);
     for (const p of added) this.index.set(p, {});
-    if (this.ignoredDirs.join("\0") !== before) await this.engines.get("tree")?.refresh();
+    if (this.ignoredDirs.join("\0") !== before) await this.refreshTree();
+  }
+
+  /** The tree engine re-reads the tree; a failure is the engine's (restarted by onError), never the caller's window. */
+  private async refreshTree(): Promise<void> {
+    const engine = this.engines.get("tree");
+    try {
+      await engine?.refresh();
+    } catch (e) {
+      this.onError("tree", engine, e);
+    }
   }
 
   /**
@@ -315,12 +330,7 @@ export class Vfs {
    * a file written there before the new watches took hold is still reported (unchanged ones drop out by hash).
    */
   private async refreshMovedIn(dirs: string[]): Promise<void> {
-    const engine = this.engines.get("tree");
-    try {
-      await engine?.refresh();
-    } catch (e) {
-      this.onError("tree", engine, e);
-    }
+    await this.refreshTree();
     await this.relist(dirs, false);
   }
 
