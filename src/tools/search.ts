@@ -8,8 +8,8 @@ import { MAX_LOCATED_LINES, findMatchStart } from "../search/match-start.js";
 import { type MatchSource, readMatches } from "../search/read-matches.js";
 import { MAX_SEARCH_LINE_CHARS, type SearchFile, fileHeader, renderSearch } from "../search/render.js";
 import { shownPath } from "../search/rg-output.js";
-import { gitIgnored, plainIgnored } from "../vfs/listing.js";
 import { type RgFile, type SearchOptions, defaultIgnoreFile, runRipgrep } from "../search/ripgrep.js";
+import { gitIgnored, plainIgnored } from "../vfs/listing.js";
 import type { Workspace } from "../workspace.js";
 import { defineTool } from "./tool.js";
 
@@ -88,7 +88,7 @@ export const searchTool = defineTool({
       defaultIgnores: git ? undefined : defaultIgnoreFile(),
     };
     const outcome = await runRipgrep(ws.processes, ws.root, options, maxResults, signal);
-    if (params.glob?.length) outcome.files = await withoutGlobbedIn(ws, target.rel, kind?.isDirectory() === true, outcome.files, params.hidden === true, signal);
+    if (params.glob?.length) outcome.files = await withoutGlobbedIn(ws, { rel: target.rel, isDir: kind?.isDirectory() === true }, outcome.files, options, signal);
 
     const { files, leftOut, linesCut, sizeCapped } = await readAll(ws, outcome.files, options, signal);
     let total = 0;
@@ -156,17 +156,18 @@ async function readAll(ws: Workspace, found: RgFile[], options: SearchOptions, s
  * named is searched. What is ignored is judged as the disk is now (the VFS may be a window behind a .gitignore just
  * written): by git in a repository, else by the VFS's rules read afresh.
  */
-async function withoutGlobbedIn(ws: Workspace, named: string, namedIsDir: boolean, files: RgFile[], hidden: boolean, signal: AbortSignal): Promise<RgFile[]> {
+async function withoutGlobbedIn(ws: Workspace, named: { rel: string; isDir: boolean }, files: RgFile[], o: SearchOptions, signal: AbortSignal): Promise<RgFile[]> {
   const rels = files.map((f) => shownPath(f.pathBytes));
-  const shown = (rel: string) => hidden || !(named === "" ? rel : rel.slice(named.length + 1)).split("/").some((part) => part.startsWith("."));
+  const below = (rel: string) => (named.rel === "" ? rel : rel.slice(named.rel.length + 1));
+  const shown = (rel: string) => o.hidden === true || !below(rel).split("/").some((part) => part.startsWith("."));
   const candidates = rels.filter(shown);
-  const judged = candidates.length > 0 && !(named !== "" && ws.isIgnored(named, namedIsDir));
-  const ignored = judged ? await ignoredNow(ws, candidates, signal) : new Set<string>();
+  const judged = candidates.length > 0 && !(named.rel !== "" && ws.isIgnored(named.rel, named.isDir));
+  const ignored = judged ? await ignoredNow(ws, o.git, candidates, signal) : new Set<string>();
   return files.filter((_, i) => shown(rels[i]) && !ignored.has(rels[i]));
 }
 
-async function ignoredNow(ws: Workspace, rels: string[], signal: AbortSignal): Promise<Set<string>> {
-  if (ws.vfsState().git !== true) return plainIgnored(ws.root, rels);
+async function ignoredNow(ws: Workspace, git: boolean, rels: string[], signal: AbortSignal): Promise<Set<string>> {
+  if (!git) return plainIgnored(ws.root, rels);
   return (await gitIgnored(ws.processes, ws.root, rels, signal)) ?? new Set(rels.filter((rel) => ws.isIgnored(rel))); // git could not say: the VFS's word
 }
 
