@@ -7,7 +7,7 @@ import { FileIndex } from "./file-index.js";
 import { GIT_DIR_UNWATCHED } from "./git-state.js";
 import type { ContentHistory } from "./history.js";
 import { IgnoreRules } from "./ignore-rules.js";
-import { type GitReader, type Listing, findGitDir, gitReader, listGit, listIgnoredDirs, listPlain, walk } from "./listing.js";
+import { type GitReader, type Listing, findGitDir, gitReader, listGit, listIgnoredDirs, listPlain, ruleChanges, walk } from "./listing.js";
 import { HASH_MAX_BYTES, Pipeline, type PipelineSink } from "./pipeline.js";
 import { modifiedSince, rescanFolders } from "./rescan.js";
 import type { Actor, ToolWrite, WatcherEngine } from "./types.js";
@@ -190,6 +190,11 @@ export class Vfs {
     return { added, removed };
   }
 
+  /** Whether the VFS leaves this root-relative path out (ignored, and not a tracked file): find_file and list_dir never show it. */
+  ignored(rel: string, isDir = false): boolean {
+    return !this.index.has(rel) && this.rules.ignores(rel, isDir);
+  }
+
   private ignoredAbs(abs: string, isDir: boolean | undefined): boolean {
     const rel = path.relative(this.ws.root, abs).split(path.sep).join("/");
     if (!rel || rel.startsWith("..")) return false;
@@ -279,11 +284,27 @@ export class Vfs {
     return { added: listing.files.filter((p) => !this.index.has(p)), removed: this.index.paths().filter((p) => !now.has(p)) };
   }
 
-  /** A .gitignore changed: new rules, an index that follows them (no events: the files did not change), engines told. */
+  /** A .gitignore changed: new rules, an index that follows them (see ruleChanges), engines told. */
   private async reloadRules(): Promise<void> {
     const before = this.ignoredDirs.join("\0");
-    await this.applyListing(await this.list());
-    if (this.ignoredDirs.join("\0") !== before) await this.engines.get("tree")?.refresh();
+    const oldRules = this.rules;
+    const listing = await this.list();
+    this.rules = listing.rules;
+    this.ignoredDirs = listing.ignoredDirs;
+    const { added, removed } = ruleChanges(this.index.paths(), (p) => this.index.has(p), listing, oldRules);
+    for (const p of removed) this.index.delete(p);
+    for (const p of added) this.index.set(p, {});
+    if (this.ignoredDirs.join("\0") !== before) await this.refreshTree();
+  }
+
+  /** The tree engine re-reads the tree; a failure is the engine's (restarted by onError), never the caller's window. */
+  private async refreshTree(): Promise<void> {
+    const engine = this.engines.get("tree");
+    try {
+      await engine?.refresh();
+    } catch (e) {
+      this.onError("tree", engine, e);
+    }
   }
 
   /**
@@ -309,12 +330,7 @@ export class Vfs {
    * a file written there before the new watches took hold is still reported (unchanged ones drop out by hash).
    */
   private async refreshMovedIn(dirs: string[]): Promise<void> {
-    const engine = this.engines.get("tree");
-    try {
-      await engine?.refresh();
-    } catch (e) {
-      this.onError("tree", engine, e);
-    }
+    await this.refreshTree();
     await this.relist(dirs, false);
   }
 
