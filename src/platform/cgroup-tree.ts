@@ -71,7 +71,14 @@ export function ownV2Cgroup(mountinfo: string, selfCgroup: string): { dir: strin
   return dir ? { dir } : { reason: `the daemon's cgroup ${own} is not visible under ${v2.point}` };
 }
 
+/**
+ * `TOOL_LAYER_CONTAINMENT=process-group` (tests only, as a host without a usable cgroup v2 would be): no tree, children
+ * contained by their process group only, so the fallback's paths can be tested on a machine that has cgroups.
+ */
+export const CONTAINMENT_ENV = "TOOL_LAYER_CONTAINMENT";
+
 function hostOwnV2Cgroup(): { dir: string } | { reason: string } {
+  if (process.env[CONTAINMENT_ENV] === "process-group") return { reason: `${CONTAINMENT_ENV}=process-group` };
   try {
     return ownV2Cgroup(readFileSync("/proc/self/mountinfo", "utf8"), readFileSync("/proc/self/cgroup", "utf8"));
   } catch (e) {
