@@ -173,4 +173,24 @@ describe("without cgroup containment (TOOL_LAYER_CONTAINMENT=process-group, as o
       rmSync(state, { recursive: true, force: true });
     }
   }, SLOW_MS);
+
+  it("a terminal command answers though a setsid grandchild outside the sandbox still holds its output pipe open", async () => {
+    const m = { writer: mark() };
+    const ws = tmpWorkspace({ files: { "a.txt": "a\n" } });
+    const d = await startDaemon(ws.dir, ["--terminal-sandbox", "off"], { TOOL_LAYER_CONTAINMENT: "process-group" });
+    try {
+      // It waits for the sleep to have left its group (setsid execs sleep after setsid()): the group dies when it exits.
+      const command = `echo before; setsid sleep ${m.writer} & while [ "$(cat /proc/$!/comm)" != sleep ]; do :; done; echo after`;
+      const r = await d.ok("terminal_run", { command });
+      expect(r).toMatchObject({ exit_code: 0, output: "before\nafter\n" });
+      await escaped(m.writer);
+      expect(d.stderr).toMatch(/still holds its output open after it exited/);
+      killLeft(m);
+      expect(await d.ok("terminal_run", { command: "echo next" })).toMatchObject({ output: "next\n" });
+    } finally {
+      await d.close();
+      killLeft(m);
+      ws.cleanup();
+    }
+  }, SLOW_MS);
 });
