@@ -1,4 +1,4 @@
-import { closeSync, constants, openSync, write } from "node:fs";
+import { closeSync, constants, openSync, writev } from "node:fs";
 import { Socket } from "node:net";
 import path from "node:path";
 
@@ -65,23 +65,35 @@ export function openPipe(fifo: string): { readFd: number; writeFd: number } {
 }
 
 /**
+ * Output waiting for the file at most: past it the pipe is not read until the write in flight is done, so the writer
+ * waits. One write at a time keeps the file in order for the job streams that read it as it grows; what comes in
+ * meanwhile goes out in the next one (writev), not a thread-pool trip per 64 KiB that the pipe hands over.
+ */
+const MAX_QUEUED_BYTES = 1024 * 1024;
+
+/**
  * Copies what a command writes into its pipe to its output file, up to `maxBytes`; past that it reads on and drops it
- * (`onLimit` stops the command), so neither the disk nor the daemon's memory grows with a runaway writer: one chunk is
- * in flight at a time, the pipe holds back the writer meanwhile.
+ * (`onLimit` stops the command), so neither the disk nor the daemon's memory grows with a runaway writer.
  */
 export class PipeCopy {
   private copied = 0;
   private over = false;
   private readonly socket: Socket;
+  private readonly queue: Buffer[] = [];
+  private queued = 0;
+  private writing = false;
+  private closed = false;
+  private ended = false;
+  private settle: (ended: boolean) => void = () => {};
   /**
    * Settles with everything written once the pipe is closed: true at its end (every writer gone, the command's
    * leftovers included; the FIFO can be used again), false after close().
    */
   readonly done: Promise<boolean>;
 
-  constructor(readFd: number, fileFd: number, maxBytes: number, onLimit: () => void) {
+  constructor(readFd: number, private readonly fileFd: number, maxBytes: number, onLimit: () => void) {
+    this.done = new Promise((resolve) => (this.settle = resolve));
     this.socket = new Socket({ fd: readFd, readable: true, writable: false });
-    let writing: Promise<void> = Promise.resolve();
     this.socket.on("data", (chunk: Buffer) => {
       const room = maxBytes - this.copied;
       if (chunk.length > room && !this.over) {
@@ -91,21 +103,36 @@ export class PipeCopy {
       if (room <= 0) return;
       const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
       this.copied += part.length;
-      this.socket.pause();
-      writing = new Promise((resolve) => write(fileFd, part, () => {
-        // A failed write (the disk full) loses that part of the file; the command still runs to its end.
-        this.socket.resume();
-        resolve();
-      }));
+      this.queue.push(part);
+      this.queued += part.length;
+      if (this.queued > MAX_QUEUED_BYTES) this.socket.pause();
+      this.flush();
     });
-    let ended = false;
-    this.done = new Promise<boolean>((resolve) => {
-      this.socket.once("close", () => void writing.then(() => resolve(ended)));
-      this.socket.on("error", () => this.socket.destroy());
-      this.socket.on("end", () => {
-        ended = true;
-        this.socket.destroy();
-      });
+    this.socket.on("error", () => this.socket.destroy());
+    this.socket.on("end", () => {
+      this.ended = true;
+      this.socket.destroy();
+    });
+    this.socket.once("close", () => {
+      this.closed = true;
+      this.flush();
+    });
+  }
+
+  private flush(): void {
+    if (this.writing) return;
+    if (!this.queue.length) {
+      if (this.closed) this.settle(this.ended);
+      return;
+    }
+    const buffers = this.queue.splice(0);
+    this.queued = 0;
+    this.writing = true;
+    writev(this.fileFd, buffers, () => {
+      // A failed write (the disk full) loses that part of the file; the command still runs to its end.
+      this.writing = false;
+      if (this.socket.isPaused() && !this.closed) this.socket.resume();
+      this.flush();
     });
   }
 
