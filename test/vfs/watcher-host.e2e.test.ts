@@ -86,5 +86,6 @@ describe("the watcher host", () => {
     writeFileSync(path.join(dir, "later.txt"), "watched again\n");
     await waitChange(d, at("later.txt", "created"));
     expect(await shutDown(d)).toEqual({ code: 0, signal: null });
+    await waitDead(after.host_pid); // it ends with the daemon
   }, 120_000);
 });
