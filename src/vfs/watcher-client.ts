@@ -4,7 +4,7 @@ import { fileURLToPath } from "node:url";
 import type { PipedChild, Supervisor } from "../platform/supervisor.js";
 import { type HostEvent, type HostLine, type RequestBody, decodeEvents, errorFrom } from "./watcher-protocol.js";
 
-/** @parcel/watcher's subscribe, as ParcelEngine uses it: in this process, or in the watcher host. */
+/** @parcel/watcher's subscribe, as ParcelEngine uses it: the watcher host's. */
 export type SubscribeCallback = (err: Error | null, events: HostEvent[]) => unknown;
 export interface Subscription {
   unsubscribe(): Promise<void>;
