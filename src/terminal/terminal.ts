@@ -262,25 +262,8 @@ export class Terminal {
    * supervisor kills its whole tree on the timeout or the signal's abort (a foreground command; a job has neither). */
   async launch(plan: Plan, name: string, label: string, limits: LimitOptions = {}): Promise<Launched> {
     const s = await this.ready();
-    const fifo = await this.pipes.take();
-    const { file, fd } = this.store.create(name);
-    const changesSince = startStamp(fd);
-    let pipe: { readFd: number; writeFd: number };
-    try {
-      pipe = openPipe(fifo);
-    } catch (e) {
-      closeQuietly(fd);
-      void this.store.done(file);
-      throw e;
-    }
     let managed: ManagedChild | undefined;
-    const copy = new PipeCopy(pipe.readFd, fd, this.options.maxFileBytes ?? MAX_FILE_BYTES, () => managed?.stop());
-    this.copies.add(copy);
-    const copied = copy.done.then((ended) => {
-      this.copies.delete(copy);
-      closeQuietly(fd);
-      if (ended) this.pipes.give(fifo);
-    });
+    const { file, changesSince, writeFd, copy, copied } = await this.output(name, () => managed?.stop());
     let cgroup: CommandCgroup | undefined;
     let pins: number[] = [];
     try {
@@ -294,7 +277,7 @@ export class Terminal {
       }
       const argv = cgroup ? cgroup.wrap(plan.argv) : plan.argv;
       managed = await this.ws.processes.spawnLong({
-        cmd: argv[0], args: argv.slice(1), cwd: plan.cwd, exactEnv: plan.env, stdin: plan.stdin !== undefined ? "pipe" : "ignore", output: pipe.writeFd, fds: pins, label,
+        cmd: argv[0], args: argv.slice(1), cwd: plan.cwd, exactEnv: plan.env, stdin: plan.stdin !== undefined ? "pipe" : "ignore", output: writeFd, fds: pins, label,
         isolated: plan.sandboxed,
       }, limits);
     } catch (e) {
@@ -302,7 +285,7 @@ export class Terminal {
       void copied.then(() => this.store.done(file)); // no writer left: the copy ends at once
       throw e;
     } finally {
-      for (const d of [pipe.writeFd, ...pins]) closeQuietly(d); // the child has its own copies
+      for (const d of [writeFd, ...pins]) closeQuietly(d); // the child has its own copies
     }
     const startedAt = Date.now();
     if (plan.stdin !== undefined) {
@@ -315,6 +298,32 @@ export class Terminal {
       return exit;
     });
     return { managed, file, startedAt, exited, changesSince, outputLimitHit: () => copy.limitHit };
+  }
+
+  /**
+   * A command's output file and the pipe it writes into (`writeFd`, for the child), copied into the file until every
+   * writer is gone (`copied`); `onLimit` when the output passes the file's limit.
+   */
+  private async output(name: string, onLimit: () => void): Promise<{ file: string; changesSince: number; writeFd: number; copy: PipeCopy; copied: Promise<void> }> {
+    const fifo = await this.pipes.take();
+    const { file, fd } = this.store.create(name);
+    const changesSince = startStamp(fd);
+    let pipe: { readFd: number; writeFd: number };
+    try {
+      pipe = openPipe(fifo);
+    } catch (e) {
+      closeQuietly(fd);
+      void this.store.done(file);
+      throw e;
+    }
+    const copy = new PipeCopy(pipe.readFd, fd, this.options.maxFileBytes ?? MAX_FILE_BYTES, onLimit);
+    this.copies.add(copy);
+    const copied = copy.done.then((ended) => {
+      this.copies.delete(copy);
+      closeQuietly(fd);
+      if (ended) this.pipes.give(fifo);
+    });
+    return { file, changesSince, writeFd: pipe.writeFd, copy, copied };
   }
 
   /** The copy of a command's output, once its pipe has ended or OUTPUT_DRAIN_MS passed (said in the log once). */
