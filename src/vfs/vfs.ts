@@ -12,6 +12,7 @@ import { HASH_MAX_BYTES, Pipeline, type PipelineSink } from "./pipeline.js";
 import { modifiedSince, rescanFolders } from "./rescan.js";
 import type { Actor, ToolWrite, WatcherEngine } from "./types.js";
 import type { SessionViews } from "./views.js";
+import { WatcherHost } from "./watcher-client.js";
 
 /** A failing watcher is restarted at most this often, then left off (the daemon keeps serving without events). */
 export const MAX_RESTARTS = 5;
@@ -25,7 +26,8 @@ const REFRESH_DEBOUNCE_MS = 300;
  * that gap would otherwise never be reported gone (or made). Longer than parcel's 50 ms batch, short for a model.
  */
 const RECHECK_DELAY_MS = 250;
-/** Past the engine's own batch delay, the time the kernel and the engine's thread take to hand an event over. */
+/** Past the engine's own batch delay, the time the kernel, the engine's thread and the watcher host's pipe take to hand
+ * an event over. */
 const SETTLE_MARGIN_MS = 25;
 /** Errors kept for `info`. */
 const KEPT_ERRORS = 5;
@@ -37,7 +39,7 @@ export interface VfsHost {
   readonly root: string;
   readonly maxFileBytes: number;
   readonly watcherEngine: WatcherEngine;
-  readonly processes: Pick<Supervisor, "run">;
+  readonly processes: Pick<Supervisor, "run" | "attach" | "kill">;
   readonly bus: Pick<EventBus, "emit">;
   readonly views: Pick<SessionViews, "staleSessions">;
   readonly history: Pick<ContentHistory, "put">;
@@ -68,9 +70,12 @@ export class Vfs {
   private folderCache?: { gen: number; count: number };
 
   private readonly git: GitReader;
+  /** Where parcel runs (a process of its own: watcher-host.ts says why); chokidar runs in the daemon. */
+  private readonly watcherHost: WatcherHost;
 
   constructor(private readonly ws: VfsHost) {
     this.git = gitReader(ws.processes, ws.root);
+    this.watcherHost = new WatcherHost(ws.processes, ws.root, ws.log);
   }
 
   /** A tool is about to write a file: the change that brings its hash is the tool's. */
@@ -92,6 +97,7 @@ export class Vfs {
   /** Resolves once both watchers are live: every change after this is reported. */
   async start(): Promise<void> {
     this.startedAt = Date.now();
+    if (this.ws.watcherEngine === "parcel") this.watcherHost.warm();
     const root = this.ws.root;
     this.gitDir = await findGitDir(this.git);
     // parcel does not consult the rules while it starts, only the folders to skip: it crawls while git lists (on
@@ -142,6 +148,7 @@ export class Vfs {
     this.walked.stop();
     await Promise.all([...this.engines.values()].map((e) => e.stop().catch(() => undefined)));
     this.engines.clear();
+    this.watcherHost.close();
     await this.pipeline?.stop();
   }
 
@@ -150,6 +157,7 @@ export class Vfs {
     if (this.folderCache?.gen !== gen) this.folderCache = { gen, count: this.index.folderCount() };
     return {
       engine: this.ws.watcherEngine,
+      ...(this.ws.watcherEngine === "parcel" ? { host_pid: this.watcherHost.pid ?? null } : {}),
       ready: this.ready,
       git: this.gitDir !== null,
       watched_files: this.index.size,
@@ -204,7 +212,7 @@ export class Vfs {
   }
 
   private async startEngine(role: Role): Promise<void> {
-    const engine = await createEngine(this.ws.watcherEngine);
+    const engine = await createEngine(this.ws.watcherEngine, this.watcherHost);
     try {
       await engine.start(this.requests.get(role)!, (events: RawEvent[]) => this.pipeline.push(events), (e, keptWatching) => this.onError(role, engine, e, keptWatching));
       this.engines.set(role, engine);
