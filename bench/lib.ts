@@ -1,5 +1,6 @@
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { appendFileSync, readFileSync, rmSync } from "node:fs";
+import { loadavg } from "node:os";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 
@@ -13,6 +14,13 @@ export function percentile(values: number[], p: number): number {
 }
 
 export const median = (values: number[]) => percentile(values, 50);
+
+/** The median proper: of an even count, the mean of the two middle values (for figures over two or four rounds). */
+export function middle(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const k = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[k] : (sorted[k - 1] + sorted[k]) / 2;
+}
 
 export function fmt(ms: number): string {
   return ms < 10 ? ms.toFixed(3) : ms.toFixed(1);
@@ -28,37 +36,54 @@ export function report(label: string, ours: number, peer: number | undefined, un
 export class BenchDaemon {
   readonly child: ChildProcessWithoutNullStreams;
   private nextId = 1;
-  private readonly waiters = new Map<string | number, (r: any) => void>();
+  private readonly waiters = new Map<string | number, { resolve: (r: any) => void; reject: (e: Error) => void }>();
   readonly events: any[] = [];
-  private readonly eventWaiters: ((e: any) => void)[] = [];
+  private readonly eventWaiters: { resolve: (e: any) => void; reject: (e: Error) => void }[] = [];
   readonly ready: Promise<void>;
+  /** Set once the daemon has exited: every pending and later call, event wait and `ready` fail with it. */
+  private exited?: Error;
+  private stderrTail = "";
 
-  constructor(root: string, args: string[] = []) {
-    this.child = spawn(process.execPath, [MAIN, "--root", root, ...args], { stdio: "pipe" });
-    this.child.stderr.on("data", (d) => process.stderr.write(d));
+  /** `nodeArgs` go to node before the daemon's script (a profiler, a preload); `quiet` keeps its stderr out of ours. */
+  constructor(root: string, args: string[] = [], options: { nodeArgs?: string[]; quiet?: boolean } = {}) {
+    this.child = spawn(process.execPath, [...(options.nodeArgs ?? []), MAIN, "--root", root, ...args], { stdio: "pipe" });
+    this.child.stderr.on("data", (d: Buffer) => {
+      this.stderrTail = (this.stderrTail + d.toString()).slice(-2000);
+      if (!options.quiet) process.stderr.write(d);
+    });
     let onReady!: () => void;
-    this.ready = new Promise((resolve) => (onReady = resolve));
+    let onDead!: (e: Error) => void;
+    this.ready = new Promise((resolve, reject) => ((onReady = resolve), (onDead = reject)));
+    this.ready.catch(() => undefined); // a daemon that dies is reported by whoever awaits it
+    this.child.once("exit", (code, signal) => {
+      this.exited = new Error(`the daemon exited (${signal ?? `code ${code}`}); stderr tail: ${this.stderrTail.trim().slice(-600)}`);
+      onDead(this.exited);
+      for (const w of this.waiters.values()) w.reject(this.exited);
+      this.waiters.clear();
+      for (const w of this.eventWaiters.splice(0)) w.reject(this.exited);
+    });
     createInterface({ input: this.child.stdout }).on("line", (line) => {
       const msg = JSON.parse(line);
       if (msg.event === "ready") onReady();
       else if (msg.event) {
         this.events.push(msg);
-        for (const w of this.eventWaiters.splice(0)) w(msg);
-      } else this.waiters.get(msg.call_id)?.(msg), this.waiters.delete(msg.call_id);
+        for (const w of this.eventWaiters.splice(0)) w.resolve(msg);
+      } else this.waiters.get(msg.call_id)?.resolve(msg), this.waiters.delete(msg.call_id);
     });
   }
 
   call(tool_id: string, params: Record<string, unknown>, session = "bench", approved = true): Promise<any> {
     const id = this.nextId++;
-    return new Promise((resolve) => {
-      this.waiters.set(id, resolve);
+    return new Promise((resolve, reject) => {
+      if (this.exited) return reject(this.exited);
+      this.waiters.set(id, { resolve, reject });
       this.child.stdin.write(JSON.stringify({ tool_id, session_id: session, toolcall_id: id, approved, params }) + "\n");
     });
   }
 
   /** A call that must succeed: its result, or an Error with the failure's code and message. */
-  async ok(tool_id: string, params: Record<string, unknown>): Promise<any> {
-    const r = await this.call(tool_id, params);
+  async ok(tool_id: string, params: Record<string, unknown>, session = "bench"): Promise<any> {
+    const r = await this.call(tool_id, params, session);
     if (!r.success) throw new Error(`${tool_id} failed: ${JSON.stringify(r.result).slice(0, 500)}`);
     return r.result;
   }
@@ -68,14 +93,15 @@ export class BenchDaemon {
     const answers = calls.map((c) => {
       const id = this.nextId++;
       const line = JSON.stringify({ tool_id: c.tool_id, session_id: session, toolcall_id: id, approved: true, params: c.params });
-      return { line, answer: new Promise<any>((resolve) => this.waiters.set(id, resolve)) };
+      return { line, answer: new Promise<any>((resolve, reject) => this.waiters.set(id, { resolve, reject })) };
     });
+    if (this.exited) return Promise.reject(this.exited);
     this.child.stdin.write(answers.map((a) => `${a.line}\n`).join(""));
     return Promise.all(answers.map((a) => a.answer));
   }
 
   nextEvent(): Promise<any> {
-    return new Promise((resolve) => this.eventWaiters.push(resolve));
+    return new Promise((resolve, reject) => (this.exited ? reject(this.exited) : this.eventWaiters.push({ resolve, reject })));
   }
 
   /**
@@ -88,9 +114,14 @@ export class BenchDaemon {
     }
   }
 
-  async close(): Promise<void> {
+  /** stdin closed (the daemon's clean shutdown); SIGKILL if it is still there after `graceMs`. Never throws. */
+  async close(graceMs = 30_000): Promise<void> {
+    if (this.exited) return;
+    const gone = new Promise((resolve) => this.child.once("exit", resolve));
     this.child.stdin.end();
-    await new Promise((resolve) => this.child.once("exit", resolve));
+    const timer = setTimeout(() => this.child.kill("SIGKILL"), graceMs);
+    await gone;
+    clearTimeout(timer);
   }
 }
 
@@ -231,4 +262,130 @@ export async function compareThroughput(
     }
   }
   return sides.map((_, k) => ({ perSecond: median(rates[k]), cpuPerCall: cpu[k] / (runs * total) }));
+}
+
+/** The machine's load averages (1, 5, 15 min), printed beside every figure: the machine is shared. */
+export function load(): string {
+  return loadavg().map((l) => l.toFixed(1)).join(" ");
+}
+
+/**
+ * What a suite must undo (daemons, child processes, folders), run last-registered first. A failing step is reported on
+ * stderr and the others still run: cleanup never throws, so the error that ended the suite is the one that is seen (an
+ * ENOTEMPTY from rm once hid the real failure).
+ */
+export class Cleanup {
+  private readonly steps: { label: string; run: () => unknown }[] = [];
+
+  add(label: string, run: () => unknown): void {
+    this.steps.push({ label, run });
+  }
+
+  /** A folder removed, retried while a process that just died may still be writing into it. */
+  removeLater(dir: string): void {
+    this.add(`rm -r ${dir}`, () => rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 }));
+  }
+
+  async run(): Promise<void> {
+    for (const step of this.steps.splice(0).reverse()) {
+      try {
+        await step.run();
+      } catch (e) {
+        console.error(`cleanup: ${step.label} failed (ignored): ${(e as Error).message}`);
+      }
+    }
+  }
+}
+
+/** `body` with a Cleanup that runs after it whatever happens; the body's own error is the one that propagates. */
+export async function withCleanup<T>(body: (cleanup: Cleanup) => Promise<T>): Promise<T> {
+  const cleanup = new Cleanup();
+  try {
+    return await body(cleanup);
+  } finally {
+    await cleanup.run();
+  }
+}
+
+/** One figure of a comparison, kept for the suite's closing table (and BENCH_JSON, a file of one JSON row per line). */
+export interface Row {
+  figure: string;
+  scale?: string;
+  ours: number;
+  peer?: number;
+  peerName?: string;
+  unit: string;
+  note?: string;
+  /** "difference": the peer is a floor that can be near or below zero (ours - peer is shown, not the ratio). */
+  compare?: "ratio" | "difference";
+}
+
+/** A row's comparison: ours / peer, or ours - peer for a "difference" row. */
+function compared(r: Row): string {
+  if (r.peer === undefined || Number.isNaN(r.peer) || Number.isNaN(r.ours)) return "";
+  if (r.compare === "difference") return `${r.ours >= r.peer ? "+" : "-"}${fmt(Math.abs(r.ours - r.peer))} ${r.unit}`;
+  return r.peer ? `${(r.ours / r.peer).toFixed(2)}x` : "";
+}
+
+/** Rows of one suite: each printed as it is measured (with the load at that moment), and as a table at the end. */
+export class Figures {
+  readonly rows: (Row & { load: string })[] = [];
+
+  add(row: Row): void {
+    const withLoad = { ...row, load: load() };
+    this.rows.push(withLoad);
+    const scale = row.scale ? `[${row.scale}] ` : "";
+    if (row.compare === "difference" && row.peer !== undefined) {
+      console.log(`${`${scale}${row.figure}`.padEnd(48)} ${fmt(row.ours).padStart(10)} ${row.unit}  ${compared(row)} vs ${row.peerName ?? "peer"} (${fmt(row.peer)} ${row.unit})`);
+    } else report(`${scale}${row.figure}`, row.ours, row.peer, row.unit, row.peerName);
+    if (row.note) console.log(`  ${row.note}`);
+    if (process.env.BENCH_JSON) appendFileSync(process.env.BENCH_JSON, JSON.stringify({ ...withLoad, at: new Date().toISOString() }) + "\n");
+  }
+
+  /** The rows as a markdown table: figure, ours, peer, ratio, load. */
+  print(title: string): void {
+    const cell = (v: number | undefined, unit: string) => (v === undefined || Number.isNaN(v) ? "" : `${fmt(v)} ${unit}`);
+    console.log(`\n${title}\n\n| figure | ours | peer | ratio | load |\n|---|---|---|---|---|`);
+    for (const r of this.rows) {
+      const peer = r.peer === undefined ? "" : `${r.peerName ? `${r.peerName} ` : ""}${cell(r.peer, r.unit)}`;
+      const ratio = r.peer === undefined ? "" : compared(r);
+      console.log(`| ${r.scale ? `${r.scale}: ` : ""}${r.figure} | ${cell(r.ours, r.unit)} | ${peer} | ${ratio} | ${r.load} |`);
+    }
+  }
+}
+
+/**
+ * `cmd` run to its end from the bench (a peer, or git doing what a user does outside the daemon): its time from spawn to
+ * close, its stdout, its exit code. `input` is written to its stdin (a string, or a function that streams it). Rejects
+ * on an exit code outside `okCodes` (default 0), naming the command and its stderr's tail; past `timeoutMs` it is killed
+ * and resolves with `timedOut`.
+ */
+export function exec(
+  cmd: string,
+  args: string[],
+  options: { cwd?: string; input?: string | ((stdin: NodeJS.WritableStream) => Promise<void>); okCodes?: number[]; keepOutput?: boolean; timeoutMs?: number } = {},
+): Promise<{ ms: number; stdout: string; code: number; timedOut: boolean }> {
+  return new Promise((resolve, reject) => {
+    const t0 = performance.now();
+    const child = spawn(cmd, args, { cwd: options.cwd, stdio: [options.input === undefined ? "ignore" : "pipe", "pipe", "pipe"] });
+    const out: Buffer[] = [];
+    let err = "";
+    let timedOut = false;
+    const timer = options.timeoutMs === undefined ? undefined : setTimeout(() => ((timedOut = true), child.kill("SIGKILL")), options.timeoutMs);
+    child.stdout!.on("data", (d: Buffer) => options.keepOutput !== false && out.push(d));
+    child.stderr!.on("data", (d) => (err = (err + d).slice(-4000)));
+    child.on("error", reject);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      const ms = performance.now() - t0;
+      const result = { ms, stdout: Buffer.concat(out).toString(), code: code ?? -1, timedOut };
+      if (!timedOut && !(options.okCodes ?? [0]).includes(code ?? -1)) reject(new Error(`${cmd} ${args.join(" ").slice(0, 200)} exited ${code}: ${err.trim()}`));
+      else resolve(result);
+    });
+    if (options.input !== undefined) {
+      child.stdin!.on("error", () => undefined); // a child that exits without reading it all: its exit code says how it went
+      if (typeof options.input === "string") child.stdin!.end(options.input);
+      else options.input(child.stdin!).catch(reject);
+    }
+  });
 }

@@ -5,7 +5,6 @@
  * and changelist remapping after an edit (target 5 ms), measured in-process on the tracker's own step (read the file,
  * diff it against the marked version, carry the marks), since no call waits for it.
  */
-import { spawn } from "node:child_process";
 import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -15,100 +14,22 @@ import { lineGit } from "../src/git/line-service.js";
 import { EventBus } from "../src/platform/bus.js";
 import { Supervisor } from "../src/platform/supervisor.js";
 import { Workspace } from "../src/workspace.js";
-import { BenchDaemon, cpuMs, fmt, median, report, timed } from "./lib.js";
+import { BenchDaemon, exec, fmt, median, report, timed } from "./lib.js";
+import { LINES, RANGES, againstGit, edited, lineGitRepo, text } from "./line-git-fixture.js";
 
-/** The issue's file: 5,000 lines, 60 changed ranges. */
-const LINES = 5_000;
-const RANGES = 60;
 /** Timed runs per figure, ours and git's interleaved so both see the same load. */
 const SAMPLES = 30;
 /** Untimed runs first: the daemon's caches and git's page cache warm up. */
 const WARMUP = 3;
 
-function run(dir: string, args: string[], input?: string): Promise<{ ms: number; out: string }> {
-  return new Promise((resolve, reject) => {
-    const t0 = performance.now();
-    const child = spawn("git", args, { cwd: dir, stdio: [input === undefined ? "ignore" : "pipe", "pipe", "pipe"] });
-    let out = "";
-    let err = "";
-    child.stdout!.on("data", (d) => (out += d));
-    child.stderr!.on("data", (d) => (err += d));
-    if (input !== undefined) child.stdin!.end(input);
-    child.on("exit", (code) => (code === 0 ? resolve({ ms: performance.now() - t0, out }) : reject(new Error(`git ${args.join(" ")}: ${err}`))));
-  });
-}
-
+const run = async (dir: string, args: string[], input?: string) => {
+  const r = await exec("git", args, { cwd: dir, input });
+  return { ms: r.ms, out: r.stdout };
+};
 const git = async (dir: string, ...args: string[]) => (await run(dir, args)).out;
 
-/** Code-like lines, each unique enough that the diff is unambiguous, with blocks and blank lines like real code. */
-function source(): string[] {
-  return Array.from({ length: LINES }, (_, i) => (i % 25 === 24 ? "" : i % 25 === 23 ? "}" : `  const value${i} = compute(${i}, "item ${i}"); // step ${i}`));
-}
-
-/** The file with range r (0..RANGES-1) changed when `pick(r)`: modified, added and deleted lines in turn. */
-function edited(base: string[], pick: (r: number) => boolean): string[] {
-  const out: string[] = [];
-  const every = Math.floor(LINES / RANGES);
-  // One code line (not a blank or a brace) in the middle of each stretch of `every` lines.
-  const targets = new Map<number, number>();
-  for (let r = 0; r < RANGES; r++) {
-    let t = r * every + Math.floor(every / 2);
-    while (t % 25 >= 23) t++;
-    targets.set(t, r);
-  }
-  for (let i = 0; i < base.length; i++) {
-    const r = targets.get(i) ?? -1;
-    const at = r >= 0 && pick(r);
-    if (!at) {
-      out.push(base[i]);
-      continue;
-    }
-    const kind = r % 3;
-    if (kind === 0) out.push(base[i].replace("compute", "computeFaster"));
-    else if (kind === 1) out.push(base[i], `  log("after ${i}");`, `  check(value${i});`);
-    // kind 2: the line is deleted
-  }
-  return out;
-}
-
-const text = (lines: string[]) => `${lines.join("\n")}\n`;
-
-/**
- * WARMUP + SAMPLES rounds of `prepare` (untimed), ours (and the daemon's CPU for it), then git's: the times of both after
- * the warm-up, interleaved so both see the same load, and the daemon's CPU per call.
- */
-async function againstGit(d: BenchDaemon, ours: () => Promise<number>, theirs: () => Promise<number>, prepare = async () => {}) {
-  const times = { ours: [] as number[], git: [] as number[] };
-  let cpu = 0;
-  for (let i = 0; i < WARMUP + SAMPLES; i++) {
-    await prepare();
-    const c0 = cpuMs(d.child.pid);
-    const ms = await ours();
-    const used = cpuMs(d.child.pid) - c0;
-    const gitMs = await theirs();
-    if (i < WARMUP) continue;
-    times.ours.push(ms);
-    times.git.push(gitMs);
-    cpu += used;
-  }
-  return { ...times, cpuPerCall: cpu / SAMPLES };
-}
-
 export default async function main(): Promise<void> {
-  const dir = realpathSync(mkdtempSync(path.join(tmpdir(), "tool-layer-bench-linegit-")));
-  const file = path.join(dir, "big.ts");
-  const base = source();
-  await git(dir, "init", "-q", "-b", "main");
-  for (const [k, v] of [["user.email", "bench@example.com"], ["user.name", "Bench"], ["commit.gpgsign", "false"]]) await git(dir, "config", k, v);
-  writeFileSync(file, text(base));
-  await git(dir, "add", "big.ts");
-  await git(dir, "commit", "-qm", "base");
-  const work = text(edited(base, () => true));
-  // The equivalent of staging every other range, as a patch git applies to the index.
-  writeFileSync(file, text(edited(base, (r) => r % 2 === 0)));
-  const halfPatch = await git(dir, "diff", "--", "big.ts");
-  writeFileSync(file, work);
-
+  const { dir, file, base, work, halfPatch } = await lineGitRepo();
   const d = new BenchDaemon(dir);
   try {
     await d.ready;
@@ -122,17 +43,17 @@ export default async function main(): Promise<void> {
     const gitRun = (args: string[], input?: string) => async () => (await run(dir, args, input)).ms;
 
     // git_line_status: the issue's figure is absolute; git diff of the file beside it for scale.
-    const st = await againstGit(d, call("git_line_status", { path: "big.ts" }), gitRun(["diff", "--", "big.ts"]));
+    const st = await againstGit(d, WARMUP, SAMPLES, call("git_line_status", { path: "big.ts" }), gitRun(["diff", "--", "big.ts"]));
     report(`git_line_status, ${LINES} lines, ${RANGES} ranges (target 20 ms)`, median(st.ours), median(st.git), "ms", "git diff");
     console.log(`  daemon CPU per call: ${fmt(st.cpuPerCall)} ms (10 ms clock ticks, averaged)`);
 
-    const wd = await againstGit(d, call("git_word_diff", { path: "big.ts" }), gitRun(["diff", "--word-diff=porcelain", "--", "big.ts"]));
+    const wd = await againstGit(d, WARMUP, SAMPLES, call("git_word_diff", { path: "big.ts" }), gitRun(["diff", "--word-diff=porcelain", "--", "big.ts"]));
     report("git_word_diff (target 1.5x)", median(wd.ours), median(wd.git), "ms", "git diff --word-diff=porcelain");
     console.log(`  daemon CPU per call: ${fmt(wd.cpuPerCall)} ms`);
 
     // Staging half the ranges: each run starts from an index equal to HEAD (the reset is not timed).
     const reset = async () => void (await git(dir, "reset", "-q", "--", "big.ts"));
-    const sg = await againstGit(d, call("git_stage_lines", { path: "big.ts", hash, ranges: half }), async () => {
+    const sg = await againstGit(d, WARMUP, SAMPLES, call("git_stage_lines", { path: "big.ts", hash, ranges: half }), async () => {
       const staged = await git(dir, "diff", "--cached", "--", "big.ts");
       await reset();
       const ms = await gitRun(["apply", "--cached", "-"], halfPatch)();

@@ -1,6 +1,8 @@
 /**
- * `npm run bench [-- NAME...]`: runs each benchmark module (or the named ones) against the built daemon and its peer,
- * printing medians and ratios. Figures, not assertions: tests never time anything.
+ * `npm run bench`: the caller-side suites of issue 23 (`caller`, `scale`), every figure timed from outside the daemon
+ * beside its peer; `npm run bench -- NAME...` runs the named suites, `all` every one. BENCH_SCALE=100k leaves the
+ * million-file tree out. Figures, not assertions: tests never time anything. A suite that fails is reported and the
+ * others still run; the exit code says whether any failed.
  */
 const SUITES: Record<string, () => Promise<{ default: () => Promise<void> }>> = {
   vfs: () => import("./vfs.js"),
@@ -17,12 +19,32 @@ const SUITES: Record<string, () => Promise<{ default: () => Promise<void> }>> = 
   terminal: () => import("./terminal.js"),
   "line-git": () => import("./line-git.js"),
   burst: () => import("./burst.js"),
+  caller: () => import("./caller.js"),
+  scale: () => import("./scale.js"),
+  "profile-reads": () => import("./profile-reads.js"),
 };
+/** What `npm run bench` runs alone: issue 23's figures, within 15 minutes on the project's machine. */
+const DEFAULT = ["caller", "scale"];
 
-const wanted = process.argv.slice(2);
-for (const [name, load] of Object.entries(SUITES)) {
-  if (wanted.length && !wanted.includes(name)) continue;
-  console.log(`\n## ${name}`);
-  const suite = await load();
-  await suite.default();
+const args = process.argv.slice(2);
+const unknown = args.filter((a) => a !== "all" && !(a in SUITES));
+if (unknown.length) {
+  console.error(`unknown suite ${unknown.join(", ")}; suites: ${Object.keys(SUITES).join(", ")}, or all`);
+  process.exit(2);
 }
+const wanted = args.includes("all") ? Object.keys(SUITES) : args.length ? args : DEFAULT;
+const failed: string[] = [];
+const t0 = performance.now();
+for (const name of wanted) {
+  console.log(`\n## ${name}`);
+  const t = performance.now();
+  try {
+    await (await SUITES[name]()).default();
+  } catch (e) {
+    failed.push(name);
+    console.error(`suite ${name} failed: ${(e as Error).stack ?? e}`);
+  }
+  console.log(`(${name}: ${((performance.now() - t) / 1000).toFixed(0)} s)`);
+}
+console.log(`\n${wanted.length - failed.length} suites done in ${((performance.now() - t0) / 60_000).toFixed(1)} min${failed.length ? `; failed: ${failed.join(", ")}` : ""}`);
+process.exitCode = failed.length ? 1 : 0;

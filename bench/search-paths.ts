@@ -51,6 +51,24 @@ export function generatePaths(n: number, seed = 42): string[] {
   return [...out];
 }
 
+/**
+ * `files` distinct paths in about `folders` folders (ancestors counted: a folder is any directory that exists), 1 to 6
+ * levels deep, a few dozen files in each, as a large monorepo has. Deterministic for a seed.
+ */
+export function generateTree(files: number, folders: number, seed = 42): string[] {
+  const r = rng(seed);
+  const dirs = new Set<string>();
+  while (dirs.size < folders) {
+    const parts = [pick(r, TOP)];
+    for (let d = 1, depth = 1 + Math.floor(r() * 6); d < depth; d++) parts.push(pick(r, WORDS));
+    for (let k = 1; k <= parts.length; k++) dirs.add(parts.slice(0, k).join("/"));
+  }
+  const list = [...dirs];
+  const out = new Set<string>();
+  while (out.size < files) out.add(`${pick(r, list)}/${fileName(r)}`);
+  return [...out];
+}
+
 /** Queries an agent types: names, abbreviations, fragments with a slash, extensions, typos of order. */
 export const FIND_QUERIES = [
   "UserService", "usrsvc", "config", "index.ts", "auth/login", "paymentController", "pmtctrl", "README", "utils",

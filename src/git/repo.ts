@@ -6,6 +6,7 @@ import type { Env } from "../platform/child-env.js";
 import type { Workspace } from "../workspace.js";
 import { OPERATION_MARKERS } from "./operation-markers.js";
 import { type GitCtx, NO_SUBMODULE_WORKTREES, git, steady } from "./run.js";
+import { plural } from "../core/text.js";
 
 /**
  * What a git operation needs of the call it runs in (a ToolContext has all of it): the dispatcher's commit step and
@@ -235,7 +236,7 @@ export async function numstat(ctx: GitCtx, args: string[], env?: Env, command: "
 
 export function statText(files: FileStat[], max = MAX_LISTED): string {
   const lines = files.slice(0, max).map((f) => `  ${f.path} ${f.added === null ? "(binary)" : `+${f.added} -${f.deleted}`}`);
-  if (files.length > max) lines.push(`  … and ${files.length - max} more files`);
+  if (files.length > max) lines.push(`  … and ${plural(files.length - max, "more file", "more files")}`);
   return lines.join("\n");
 }
 

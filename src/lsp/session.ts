@@ -190,22 +190,20 @@ export class ServerSession {
     return (this.registrations.get("workspace/didChangeWatchedFiles")?.size ?? 0) > 0;
   }
 
-  /** shutdown, exit, then kill whatever is left; resolves once no process of the server is alive. */
-  async stop(): Promise<void> {
+  /**
+   * shutdown, exit, then kill whatever is left (the supervisor's stop, asked politely first); resolves once no process
+   * of the server is alive, or after the supervisor's GONE_WAIT_MS with the pids of those still alive.
+   */
+  async stop(): Promise<number[]> {
     this.stopping = true;
-    if (!this.dead) {
-      const grace = new Promise<void>((resolve) => setTimeout(resolve, EXIT_GRACE_MS).unref());
-      const polite = (async () => {
-        await this.connection.sendRequest(ShutdownRequest.type);
-        await this.connection.sendNotification(ExitNotification.type);
-        await this.exited;
-      })().catch(() => {});
-      await Promise.race([polite, grace]);
-    }
-    // The polite part is over: whatever is left goes at once, and the supervisor's stop waits until all of it is gone.
-    const gone = this.server.stop({ graceMs: 0 });
+    const polite = async () => {
+      await this.connection.sendRequest(ShutdownRequest.type);
+      await this.connection.sendNotification(ExitNotification.type);
+      await this.exited;
+    };
+    const left = await this.server.stop(this.dead ? { graceMs: 0 } : { graceMs: EXIT_GRACE_MS, ask: polite });
     if (!this.dead) this.connection.dispose();
-    await gone;
+    return left;
   }
 
   private remember(text: string): void {

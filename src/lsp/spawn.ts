@@ -10,9 +10,9 @@ export interface SpawnedServer {
   process: ServerChild;
   /**
    * Ends the server and everything it started (tsserver under typescript-language-server, the sandbox's namespace):
-   * the supervisor's stop, resolved once all of it is gone.
+   * the supervisor's stop, resolved once all of it is gone or with the pids still running after its bounded wait.
    */
-  stop(opts?: StopOptions): Promise<void>;
+  stop(opts?: StopOptions): Promise<number[]>;
   /** In a PID namespace of its own (the sandbox): the daemon's pid means nothing there, so initialize sends none. */
   isolated?: boolean;
 }

@@ -19,6 +19,13 @@ export const MAX_OUTPUT_BYTES = 16 * 1024 * 1024;
 export const KILL_GRACE_MS = 2_000;
 /** A stopped child's processes are checked this often until gone: SIGKILL is delivered, not awaited, and no event says so. */
 const GONE_POLL_MS = 10;
+/**
+ * After the kill, this long at most for a stopped child's tree to be gone: SIGKILL takes milliseconds, a large tsserver's
+ * teardown some more on a loaded machine. One still there left the group with setsid() where no cgroup holds it
+ * (containment by process group only): nothing the supervisor has can end it, so the stop ends without it and says
+ * which (Stopped.left); the final sweep and the watchdog do the rest.
+ */
+export const GONE_WAIT_MS = 5_000;
 
 export interface ProcessSpec {
   cmd: string;
@@ -31,8 +38,8 @@ export interface ProcessSpec {
   /** "pipe" to write to the child (language and MCP servers, a terminal command's stdin); default closed. */
   stdin?: "ignore" | "pipe";
   /**
-   * A descriptor (an output file opened for appending) the child gets as both stdout and stderr, so the two arrive in the
-   * order written (a terminal command). `child.stdout` and `child.stderr` are then null; the caller closes its copy.
+   * A descriptor (a terminal command's output pipe) the child gets as both stdout and stderr, so the two arrive in the
+   * order written. `child.stdout` and `child.stderr` are then null; the caller closes its copy.
    */
   output?: number;
   /** Descriptors the child gets as 3, 4, … in this order (folders the sandbox binds by descriptor); the caller closes its copies. */
@@ -92,6 +99,17 @@ export interface Exit {
 export interface StopOptions {
   /** Between SIGTERM and SIGKILL (default KILL_GRACE_MS); 0 is SIGKILL at once, with no SIGTERM before. */
   graceMs?: number;
+  /**
+   * A polite request to end (a language server's shutdown and exit), made in SIGTERM's place: SIGKILL follows once it
+   * settles or `graceMs` passed, unless the child exited by then. The tree is seen before it, so what the child leaves
+   * on a clean exit is still waited for.
+   */
+  ask?: () => Promise<unknown>;
+}
+
+/** How a stop ended: the child's exit, and the pids of its tree still running GONE_WAIT_MS after the kill. */
+export interface Stopped extends Exit {
+  left: number[];
 }
 
 /** A child the supervisor owns: killed whole on timeout, abort, stop() or daemon shutdown. */
@@ -108,16 +126,17 @@ export interface ManagedChild {
    * The one way to end a child: SIGTERM to its whole group (or to the child alone), then SIGKILL to the group, its
    * cgroup and the child after `graceMs`, whatever the child did meanwhile. Resolves with how it exited once nothing
    * of its tree is left: not the child, not what it had started by then (a sandbox's PID namespace included), not a
-   * process of its group or cgroup. A child that already exited is not signalled.
+   * process of its group or cgroup, or GONE_WAIT_MS passed (then `left` names what still runs). A child that already
+   * exited is not signalled.
    */
-  stop(opts?: StopOptions): Promise<Exit>;
+  stop(opts?: StopOptions): Promise<Stopped>;
 }
 
 /** A long-lived child handed over at once (attach): it may never have started, and then says so by its 'error' event. */
 export interface AttachedChild {
   readonly child: ServerChild;
-  /** ManagedChild.stop; resolved at once for a child that never started. */
-  stop(opts?: StopOptions): Promise<void>;
+  /** ManagedChild.stop, resolved with Stopped.left; at once, with none, for a child that never started. */
+  stop(opts?: StopOptions): Promise<number[]>;
 }
 
 /** What the supervisor keeps of a live child: the child, and how to end it without waiting (timeouts, shutdown). */
@@ -342,9 +361,7 @@ export class Supervisor {
     const { child, managed } = this.launch(spec, undefined, undefined, true);
     return {
       child: child as ServerChild, // stdin is a pipe: never null
-      stop: async (opts) => {
-        await managed?.stop(opts);
-      },
+      stop: async (opts) => (managed ? (await managed.stop(opts)).left : []),
     };
   }
 
@@ -394,15 +411,25 @@ export class Supervisor {
         done({ code, signal: sig });
       });
     });
-    const stop = async ({ graceMs = KILL_GRACE_MS }: StopOptions = {}): Promise<Exit> => {
+    const stop = async ({ graceMs = KILL_GRACE_MS, ask }: StopOptions = {}): Promise<Stopped> => {
       // What it has started by now, seen before anything is signalled: once the child is gone its children are no
       // longer found under it (a sandbox's namespace, whose init leaves the group with bwrap's --new-session).
       const tree = group && !closed ? processTree(pid) : [];
-      terminate(graceMs);
+      if (ask && !closed) {
+        let timer: NodeJS.Timeout | undefined;
+        const grace = new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)));
+        await Promise.race([ask().catch(() => undefined), exited, grace]);
+        clearTimeout(timer);
+        terminate(0);
+      } else {
+        terminate(graceMs);
+      }
       const exit = await exited;
       await released; // the cgroup's leftovers: killed and gone
-      while (tree.some(isAlive) || (group && !leaf && groupAlive(pid))) await new Promise((resolve) => setTimeout(resolve, GONE_POLL_MS));
-      return exit;
+      const deadline = Date.now() + GONE_WAIT_MS;
+      const running = () => tree.some(isAlive) || (group && !leaf && groupAlive(pid));
+      while (running() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, GONE_POLL_MS));
+      return { ...exit, left: tree.filter(isAlive) };
     };
     const managed: ManagedChild = {
       child, pid, exited, stop, label, group,

@@ -1,5 +1,6 @@
 import { execFileSync, spawn, spawnSync } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { createInterface } from "node:readline";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -118,10 +119,17 @@ describe("temp files of a killed daemon", () => {
   });
 });
 
-/** The daemon as another user, over JSON lines (the shared helper spawns node directly). */
+/**
+ * The daemon as another user, over JSON lines (the shared helper spawns node directly). Its HOME is a folder of its own
+ * outside the root: the daemon refuses a state folder inside the workspace.
+ */
 function daemonAs(uid: number, root: string) {
+  const home = mkdtempSync(path.join(tmpdir(), "tool-layer-home-"));
+  chownSync(home, uid, uid);
+  const env = { ...process.env, HOME: home };
+  delete env.XDG_STATE_HOME;
   const child = spawn("setpriv", [`--reuid=${uid}`, `--regid=${uid}`, "--clear-groups", process.execPath, MAIN, "--root", root], {
-    env: { ...process.env, HOME: root },
+    env,
     stdio: ["pipe", "pipe", "pipe"],
   });
   let stderr = "";
@@ -147,6 +155,7 @@ function daemonAs(uid: number, root: string) {
     close: async () => {
       child.stdin.end();
       await exited;
+      rmSync(home, { recursive: true, force: true });
     },
   };
 }

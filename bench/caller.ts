@@ -1,0 +1,327 @@
+/**
+ * `npm run bench -- caller` (issue 23): the tools' figures that do not depend on the tree's size, each timed from the
+ * caller's side (this process, over the daemon's pipes, or an MCP client of `--mcp`) beside its peer in the same run:
+ * - terminal_run `true`, sandbox on and off, against bare `bash -c true` spawned from here;
+ * - git_stage_lines of 30 ranges against `git apply --cached` of the same patch, git_line_status against
+ *   `git diff -U0 --histogram`, git_word_diff against `git diff --word-diff=porcelain`;
+ * - file_read of 150 lines from 8 sessions at once, over JSON lines and over MCP, against the MCP filesystem server
+ *   read through the same MCP client, on a quiet machine and beside a CPU load of our own (two busy processes);
+ * - a 10-edit file_write on a 10,000-line file (p50, and the daemon's CPU per call);
+ * - the first lsp_diagnostics and the first lsp_symbols of a cold daemon on a generated TypeScript project, against a
+ *   bare client of the same language server.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { performance } from "node:perf_hooks";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { Client } from "@modelcontextprotocol/client";
+import { StdioClientTransport, getDefaultEnvironment } from "@modelcontextprotocol/client/stdio";
+import { createMessageConnection, StreamMessageReader, StreamMessageWriter } from "vscode-jsonrpc/node.js";
+import xxhash from "xxhash-wasm";
+import { BenchDaemon, type Call, Cleanup, Figures, MAIN, bareSpawn, cpuMs, exec, fmt, interleaved, median, percentile, timed, withCleanup } from "./lib.js";
+import { RANGES, againstGit, lineGitRepo } from "./line-git-fixture.js";
+
+const PACKAGES = fileURLToPath(new URL("../../node_modules/", import.meta.url));
+export const MCP_FILESYSTEM = path.join(PACKAGES, "@modelcontextprotocol/server-filesystem/dist/index.js");
+
+const TERMINAL_RUNS = 30;
+const LINE_GIT_WARMUP = 3;
+const LINE_GIT_SAMPLES = 20;
+/** file_read: sessions at once (one request in flight each), runs per side alternating, calls per run. */
+export const SESSIONS = 8;
+const READ_RUNS = 5;
+const READ_CALLS = 2_000;
+const READ_WARMUP = 300;
+/** The load generator: busy processes beside the benchmark, as other work on the machine would be. */
+const BUSY_PROCESSES = 2;
+const WRITE_BATCHES = 100;
+const BIG_LINES = 10_000;
+const LSP_ROUNDS = 2;
+const LSP_MODULES = 150;
+
+export default async function main(): Promise<void> {
+  const figures = new Figures();
+  try {
+    await terminal(figures);
+    await lineGit(figures);
+    await reads(figures);
+    await writes(figures);
+    await lsp(figures);
+  } finally {
+    figures.print(`caller: figures from the caller's side (load = 1/5/15 min averages when measured; ${new Date().toISOString()})`);
+  }
+}
+
+function tempDir(cleanup: Cleanup, name: string): string {
+  const dir = realpathSync(mkdtempSync(path.join(tmpdir(), `tool-layer-bench-${name}-`)));
+  cleanup.removeLater(dir);
+  return dir;
+}
+
+/** A daemon on `dir`, closed by `cleanup`, ready. */
+async function daemon(cleanup: Cleanup, dir: string, args: string[] = []): Promise<BenchDaemon> {
+  const d = new BenchDaemon(dir, args, { quiet: true });
+  cleanup.add("daemon", () => d.close());
+  await d.ready;
+  return d;
+}
+
+async function terminal(figures: Figures): Promise<void> {
+  await withCleanup(async (cleanup) => {
+    const dir = tempDir(cleanup, "terminal");
+    await exec("git", ["init", "-q", dir]);
+    writeFileSync(path.join(dir, "a.txt"), "a\n");
+    const on = await daemon(cleanup, dir);
+    const off = await daemon(cleanup, dir, ["--terminal-sandbox", "off"]);
+    const reported = new Map<BenchDaemon, number[]>([[on, []], [off, []]]);
+    const run = (d: BenchDaemon) => async () => {
+      const r = await d.ok("terminal_run", { command: "true" });
+      if (r.exit_code !== 0) throw new Error(`terminal_run true: ${JSON.stringify(r).slice(0, 300)}`);
+      reported.get(d)!.push(r.duration_ms);
+    };
+    const times = await interleaved({ on: run(on), off: run(off), bare: () => bareSpawn("bash", ["--noprofile", "--norc", "-c", "true"], true) }, TERMINAL_RUNS, 2);
+    const info = await on.ok("info", { tool_id: "terminal_run" });
+    figures.add({ figure: "terminal_run `true`, sandbox on", ours: median(times.on), peer: median(times.bare), peerName: "bare bash -c true", unit: "ms",
+      note: `p90 ${fmt(percentile(times.on, 90))} ms; the answer's duration_ms median ${fmt(median(reported.get(on)!))} ms; sandbox: ${JSON.stringify(info.state?.sandbox ?? info.state).slice(0, 160)}` });
+    figures.add({ figure: "terminal_run `true`, --terminal-sandbox off", ours: median(times.off), peer: median(times.bare), peerName: "bare bash -c true", unit: "ms",
+      note: `p90 ${fmt(percentile(times.off, 90))} ms; the answer's duration_ms median ${fmt(median(reported.get(off)!))} ms` });
+  });
+}
+
+async function lineGit(figures: Figures): Promise<void> {
+  await withCleanup(async (cleanup) => {
+    const { dir, halfPatch } = await lineGitRepo();
+    cleanup.removeLater(dir);
+    const d = await daemon(cleanup, dir);
+    const status = await d.ok("git_line_status", { path: "big.ts" });
+    const ranges = status.ranges as { range: number }[];
+    if (ranges.length !== RANGES) throw new Error(`expected ${RANGES} ranges, got ${ranges.length}`);
+    const half = ranges.filter((r) => r.range % 2 === 1).map((r) => r.range);
+    const call = (tool: string, params: Record<string, unknown>) => async () => (await timed(() => d.ok(tool, params)))[0];
+    const git = (args: string[], input?: string) => async () => (await exec("git", args, { cwd: dir, input })).ms;
+    const rounds = [LINE_GIT_WARMUP, LINE_GIT_SAMPLES] as const;
+
+    const st = await againstGit(d, ...rounds, call("git_line_status", { path: "big.ts" }), git(["diff", "-U0", "--histogram", "--", "big.ts"]));
+    figures.add({ figure: `git_line_status, 5,000 lines, ${RANGES} ranges`, ours: median(st.ours), peer: median(st.git), peerName: "git diff -U0 --histogram", unit: "ms", note: `daemon CPU per call ${fmt(st.cpuPerCall)} ms` });
+    const wd = await againstGit(d, ...rounds, call("git_word_diff", { path: "big.ts" }), git(["diff", "--word-diff=porcelain", "--", "big.ts"]));
+    figures.add({ figure: "git_word_diff", ours: median(wd.ours), peer: median(wd.git), peerName: "git diff --word-diff=porcelain", unit: "ms", note: `daemon CPU per call ${fmt(wd.cpuPerCall)} ms` });
+
+    // Each run starts from an index equal to HEAD (the reset is not timed); what git applied must be what we staged.
+    const reset = async () => void (await exec("git", ["reset", "-q", "--", "big.ts"], { cwd: dir }));
+    const staged = async () => (await exec("git", ["diff", "--cached", "--", "big.ts"], { cwd: dir })).stdout;
+    const sg = await againstGit(d, ...rounds, call("git_stage_lines", { path: "big.ts", hash: status.hash, ranges: half }), async () => {
+      const ours = await staged();
+      await reset();
+      const ms = await git(["apply", "--cached", "-"], halfPatch)();
+      if (ours !== (await staged())) throw new Error("git_stage_lines staged something else than git apply of the same ranges");
+      return ms;
+    }, reset);
+    figures.add({ figure: `git_stage_lines, ${half.length} ranges`, ours: median(sg.ours), peer: median(sg.git), peerName: "git apply --cached", unit: "ms", note: `daemon CPU per call ${fmt(sg.cpuPerCall)} ms` });
+  });
+}
+
+/** An MCP client over stdio (node running `args`, in the SDK's default environment plus `env`), and the server's pid. */
+export async function mcpClient(cleanup: Cleanup, args: string[], env: Record<string, string> = {}): Promise<{ client: Client; pid: number }> {
+  const transport = new StdioClientTransport({ command: process.execPath, args, stderr: "ignore", env: { ...getDefaultEnvironment(), ...env } });
+  const client = new Client({ name: "tool-layer-bench", version: "1" });
+  cleanup.add("mcp client", () => client.close());
+  await client.connect(transport);
+  return { client, pid: transport.pid! };
+}
+
+export interface ReadSide {
+  name: string;
+  pid: number;
+  /** The call of session `k`. */
+  call: (session: number) => Call;
+}
+
+/** `busy` processes spinning on the CPU until stopped. */
+export function cpuLoad(cleanup: Cleanup, busy: number): void {
+  const children: ChildProcess[] = Array.from({ length: busy }, () => spawn(process.execPath, ["-e", "for (;;) {}"], { stdio: "ignore" }));
+  cleanup.add("cpu load", () => Promise.all(children.map((c) => new Promise((r) => (c.exitCode !== null ? r(null) : (c.once("exit", r), c.kill("SIGKILL")))))));
+}
+
+/** One run: SESSIONS sessions each keeping one call in flight until `total` calls are done; calls/s and each call's time. */
+export async function readRun(side: ReadSide, total: number): Promise<{ perSecond: number; times: number[] }> {
+  let issued = 0;
+  const times: number[] = [];
+  const session = async (k: number) => {
+    while (issued < total) {
+      issued++;
+      times.push((await timed(side.call(k)))[0]);
+    }
+  };
+  const t = performance.now();
+  await Promise.all(Array.from({ length: SESSIONS }, (_, k) => session(k)));
+  return { perSecond: (total / (performance.now() - t)) * 1000, times };
+}
+
+/** READ_RUNS runs per side, the sides taking turns: median calls/s, pooled p50/p99, server CPU per call. */
+async function compareReads(sides: ReadSide[]) {
+  const acc = sides.map(() => ({ rates: [] as number[], times: [] as number[], cpu: 0 }));
+  for (let r = 0; r < READ_RUNS; r++) {
+    for (const [k, side] of sides.entries()) {
+      const c0 = cpuMs(side.pid);
+      const run = await readRun(side, READ_CALLS);
+      acc[k].cpu += cpuMs(side.pid) - c0;
+      acc[k].rates.push(run.perSecond);
+      acc[k].times.push(...run.times);
+    }
+  }
+  return acc.map((a) => ({ perSecond: median(a.rates), p50: median(a.times), p99: percentile(a.times, 99), cpuPerCall: a.cpu / (READ_RUNS * READ_CALLS) }));
+}
+
+export function checkRead(what: string, r: { isError?: unknown; content?: unknown }): void {
+  if (r.isError || !Array.isArray(r.content) || !r.content.length) throw new Error(`${what}: ${JSON.stringify(r).slice(0, 300)}`);
+}
+
+async function reads(figures: Figures): Promise<void> {
+  await withCleanup(async (cleanup) => {
+    const dir = tempDir(cleanup, "reads");
+    const lines = Array.from({ length: 150 }, (_, i) => `    const value${i} = compute(${i}, "some text to make a realistic line"); // ${i}`);
+    writeFileSync(path.join(dir, "read150.ts"), lines.join("\n") + "\n");
+    const jsonl = await daemon(cleanup, dir);
+    const ours = await mcpClient(cleanup, [MAIN, "--mcp", "--root", dir]);
+    const peer = await mcpClient(cleanup, [MCP_FILESYSTEM, dir]);
+    const abs = path.join(dir, "read150.ts");
+    const sides: ReadSide[] = [
+      { name: "JSON lines", pid: jsonl.child.pid!, call: (k) => async () => void (await jsonl.ok("file_read", { path: "read150.ts" }, `s${k}`)) },
+      { name: "MCP mode", pid: ours.pid, call: () => async () => checkRead("file_read over MCP", await ours.client.callTool({ name: "file_read", arguments: { path: "read150.ts" } })) },
+      { name: "MCP filesystem server", pid: peer.pid, call: () => async () => checkRead("read_text_file", await peer.client.callTool({ name: "read_text_file", arguments: { path: abs } })) },
+    ];
+    for (const side of sides) await readRun(side, READ_WARMUP);
+    for (const loaded of [false, true]) {
+      await withCleanup(async (loadCleanup) => {
+        if (loaded) cpuLoad(loadCleanup, BUSY_PROCESSES);
+        const [j, m, fs] = await compareReads(sides);
+        const when = loaded ? `beside ${BUSY_PROCESSES} busy processes` : "quiet";
+        const note = (x: typeof j) => `p50 ${fmt(x.p50)} / p99 ${fmt(x.p99)} ms (peer ${fmt(fs.p50)} / ${fmt(fs.p99)} ms); server CPU per read ${fmt(x.cpuPerCall)} ms (peer ${fmt(fs.cpuPerCall)} ms)`;
+        figures.add({ figure: `file_read 150 lines, ${SESSIONS} sessions, JSON lines, ${when}`, ours: j.perSecond, peer: fs.perSecond, peerName: "MCP filesystem server", unit: "/s", note: note(j) });
+        figures.add({ figure: `file_read 150 lines, ${SESSIONS} in flight, MCP mode, ${when}`, ours: m.perSecond, peer: fs.perSecond, peerName: "MCP filesystem server", unit: "/s", note: note(m) });
+        figures.add({ figure: `  server CPU per read, MCP mode, ${when}`, ours: m.cpuPerCall, peer: fs.cpuPerCall, peerName: "MCP filesystem server", unit: "ms" });
+      });
+    }
+  });
+}
+
+async function writes(figures: Figures): Promise<void> {
+  await withCleanup(async (cleanup) => {
+    const { h32 } = await xxhash();
+    const tag = (line: string) => (h32(line, 0) & 0xffff).toString(16).toUpperCase().padStart(4, "0");
+    const dir = tempDir(cleanup, "writes");
+    const big = Array.from({ length: BIG_LINES }, (_, i) => `  line ${i}: ${"lorem ipsum dolor sit amet ".repeat(2)}`);
+    writeFileSync(path.join(dir, "big.txt"), big.join("\n") + "\n");
+    const d = await daemon(cleanup, dir);
+    let hash = (await d.ok("file_read", { path: "big.txt", lines: [1] })).hash as string;
+    const times: number[] = [];
+    const cpu: number[] = [];
+    const warmup = 10;
+    for (let i = 0; i < warmup + WRITE_BATCHES; i++) {
+      const edits = Array.from({ length: 10 }, (_, k) => {
+        const line = k * (BIG_LINES / 10) + 1 + (i % 50);
+        const content = `  edited ${i} ${k}`;
+        const edit = { type: "replace", startline: `${line}:${tag(big[line - 1])}`, content };
+        big[line - 1] = content;
+        return edit;
+      });
+      const c0 = cpuMs(d.child.pid);
+      const [ms, r] = await timed(() => d.ok("file_write", { path: "big.txt", hash, edits }));
+      hash = r.hash;
+      if (i < warmup) continue;
+      times.push(ms);
+      cpu.push(cpuMs(d.child.pid) - c0);
+    }
+    const written = readFileSync(path.join(dir, "big.txt"), "utf8");
+    if (written !== big.join("\n") + "\n") throw new Error("file_write left the file other than the edits say");
+    figures.add({ figure: `10-edit file_write on ${BIG_LINES} lines, p50`, ours: median(times), unit: "ms",
+      note: `p99 ${fmt(percentile(times, 99))} ms; daemon CPU per call ${fmt(cpu.reduce((a, b) => a + b, 0) / cpu.length)} ms (10 ms clock ticks, averaged)` });
+  });
+}
+
+/** A TypeScript project of LSP_MODULES modules, each importing the one before; main.ts has one type error. */
+function tsProject(dir: string): void {
+  writeFileSync(path.join(dir, "tsconfig.json"), JSON.stringify({ compilerOptions: { strict: true, target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", noEmit: true }, include: ["src"] }));
+  mkdirSync(path.join(dir, "src"), { recursive: true });
+  for (let i = 0; i < LSP_MODULES; i++) {
+    const prev = i ? `import { Service${i - 1}, helper${i - 1} } from "./module${i - 1}.js";\n` : "";
+    const body = [
+      `export interface Options${i} {\n  name: string;\n  retries: number;\n  tags: readonly string[];\n}`,
+      `export class Service${i} {\n  private readonly cache = new Map<string, number>();\n  constructor(readonly options: Options${i}) {}\n` +
+        `  run(key: string): number {\n    const hit = this.cache.get(key);\n    if (hit !== undefined) return hit;\n    const value = key.length * ${i + 1};\n    this.cache.set(key, value);\n    return value;\n  }\n}`,
+      `export function helper${i}(values: number[]): number {\n  return values.reduce((a, b) => a + b, 0)${i ? ` + helper${i - 1}([1, 2])` : ""};\n}`,
+      i ? `export const chained${i} = new Service${i - 1}({ name: "m${i}", retries: 1, tags: [] }).run("k") + helper${i - 1}([${i}]);` : "",
+    ];
+    writeFileSync(path.join(dir, "src", `module${i}.ts`), prev + body.join("\n\n") + "\n");
+  }
+  const last = LSP_MODULES - 1;
+  writeFileSync(path.join(dir, "src/main.ts"), `import { Service${last}, helper${last} } from "./module${last}.js";\n\nconst s = new Service${last}({ name: "main", retries: 2, tags: ["a"] });\nconst total: string = s.run("x") + helper${last}([1]);\nconsole.log(total);\n`);
+}
+
+/** The same language server as the daemon's, with its initialization options, over a bare JSON-RPC connection. */
+async function bareLsp(dir: string, want: "diagnostics" | "symbols"): Promise<number> {
+  const t0 = performance.now();
+  const child = spawn(process.execPath, [path.join(PACKAGES, "typescript-language-server/lib/cli.mjs"), "--stdio", "--log-level", "2"], { cwd: dir, stdio: "pipe", detached: true });
+  const conn = createMessageConnection(new StreamMessageReader(child.stdout), new StreamMessageWriter(child.stdin));
+  child.stderr.resume();
+  let onPublish: (p: { uri: string; diagnostics: unknown[] }) => void = () => {};
+  conn.onNotification("textDocument/publishDiagnostics", (p: { uri: string; diagnostics: unknown[] }) => onPublish(p));
+  conn.onRequest(() => null);
+  conn.onNotification(() => {});
+  conn.listen();
+  try {
+    const root = pathToFileURL(dir).href;
+    await conn.sendRequest("initialize", {
+      processId: process.pid, rootUri: root, workspaceFolders: [{ uri: root, name: "w" }],
+      capabilities: { textDocument: { publishDiagnostics: {}, documentSymbol: { hierarchicalDocumentSymbolSupport: true } } },
+      initializationOptions: {
+        tsserver: { path: path.join(PACKAGES, "typescript/lib/tsserver.js"), useSyntaxServer: "never", logVerbosity: "off" },
+        plugins: [], disableAutomaticTypingAcquisition: true, hostInfo: "tool-layer-bench",
+      },
+    });
+    await conn.sendNotification("initialized", {});
+    const uri = pathToFileURL(path.join(dir, "src/main.ts")).href;
+    const diagnosed = new Promise<void>((resolve) => (onPublish = (p) => p.uri === uri && p.diagnostics.length > 0 && resolve()));
+    await conn.sendNotification("textDocument/didOpen", { textDocument: { uri, languageId: "typescript", version: 1, text: readFileSync(path.join(dir, "src/main.ts"), "utf8") } });
+    if (want === "diagnostics") await diagnosed;
+    else {
+      const symbols = (await conn.sendRequest("textDocument/documentSymbol", { textDocument: { uri } })) as unknown[];
+      if (!symbols?.length) throw new Error("bare documentSymbol: nothing");
+    }
+    return performance.now() - t0;
+  } finally {
+    conn.dispose();
+    try {
+      process.kill(-child.pid!, "SIGKILL");
+    } catch {
+      /* gone */
+    }
+  }
+}
+
+async function lsp(figures: Figures): Promise<void> {
+  const ours = { diagnostics: [] as number[], symbols: [] as number[] };
+  const bare = { diagnostics: [] as number[], symbols: [] as number[] };
+  for (let r = 0; r < LSP_ROUNDS; r++) {
+    for (const want of ["diagnostics", "symbols"] as const) {
+      await withCleanup(async (cleanup) => {
+        const dir = tempDir(cleanup, "lsp");
+        tsProject(dir);
+        const d = await daemon(cleanup, dir);
+        const [ms, r] = await timed(() => (want === "diagnostics" ? d.ok("lsp_diagnostics", { path: "src/main.ts", wait_ms: 100_000 }) : d.ok("lsp_symbols", { path: "src/main.ts" })));
+        if (want === "diagnostics" && (r.status !== "current" || r.diagnostics.length !== 1)) throw new Error(`lsp_diagnostics: ${JSON.stringify(r).slice(0, 300)}`);
+        ours[want].push(ms);
+      });
+      await withCleanup(async (cleanup) => {
+        const dir = tempDir(cleanup, "lsp");
+        tsProject(dir);
+        bare[want].push(await bareLsp(dir, want));
+      });
+    }
+  }
+  const note = `${LSP_MODULES + 1} modules; ours from the call to a ready daemon (the server starts on it, sandboxed where bwrap works); bare from the server's spawn`;
+  figures.add({ figure: "first lsp_diagnostics, cold", ours: median(ours.diagnostics), peer: median(bare.diagnostics), peerName: "bare tsls: spawn -> first publish", unit: "ms", note });
+  figures.add({ figure: "first lsp_symbols, cold", ours: median(ours.symbols), peer: median(bare.symbols), peerName: "bare tsls: spawn -> documentSymbol", unit: "ms" });
+}
