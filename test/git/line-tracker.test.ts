@@ -5,7 +5,7 @@ import { initHash } from "../../src/core/hash.js";
 import { lineGit } from "../../src/git/line-service.js";
 import { EventBus } from "../../src/platform/bus.js";
 import { Supervisor } from "../../src/platform/supervisor.js";
-import type { FsChange } from "../../src/vfs/pipeline.js";
+import type { FsChange } from "../../src/vfs/events.js";
 import { Workspace } from "../../src/workspace.js";
 import { tmpWorkspace } from "../helpers/tmp.js";
 import { commitFile, git, writeFile } from "./fixture.js";

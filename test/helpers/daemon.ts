@@ -12,6 +12,8 @@ export interface Response {
 }
 export interface EventLine {
   event: string;
+  /** SPEC: every event line is numbered, one more each time. */
+  seq: number;
   data: any;
 }
 
