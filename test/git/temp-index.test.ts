@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { existsSync, readFileSync, statSync, utimesSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
-import { GitRepo } from "../../src/git/repo.js";
+import { GitRepo, type RepoCtx } from "../../src/git/repo.js";
 import { git as runGit } from "../../src/git/run.js";
 import { withTempIndex } from "../../src/git/temp-index.js";
 import { PathResolver } from "../../src/paths.js";
@@ -24,7 +24,7 @@ describe("withTempIndex", () => {
   const processes = new Supervisor();
   const tmp = tmpWorkspace({ git: true });
   const repo = new GitRepo({ root: tmp.dir, processes, paths: new PathResolver(tmp.dir), maxFileBytes: 1024 * 1024, bus: new EventBus(), log: () => undefined });
-  const ctx = { repo };
+  const ctx: RepoCtx = { repo };
   commitFile(tmp.dir, "a.txt", "one\n");
   commitFile(tmp.dir, "b.txt", "two\n");
   git(tmp.dir, "rm", "-q", "--cached", "b.txt"); // staged: the real index differs from HEAD
@@ -84,7 +84,8 @@ describe("withTempIndex", () => {
   it("is removed when the call is aborted in the middle of the work", async () => {
     const abort = new AbortController();
     let file = "";
-    const aborted = withTempIndex({ ...ctx, signal: abort.signal }, "copy", async (onCopy) => {
+    const aborting: RepoCtx = { ...ctx, signal: abort.signal };
+    const aborted = withTempIndex(aborting, "copy", async (onCopy) => {
       file = onCopy.env!.GIT_INDEX_FILE!;
       await runGit(onCopy, ["update-index", "--add", "new.txt"]);
       abort.abort();
