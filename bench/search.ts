@@ -18,7 +18,7 @@ import { setFlagsFromString } from "node:v8";
 import { rgPath } from "@vscode/ripgrep";
 import { FuzzyIndex } from "../src/search/fuzzy.js";
 import { DEFAULT_MAX_RESULTS as DEFAULT_CAP } from "../src/tools/search.js";
-import { patternArgs, ripgrepArgs } from "../src/search/ripgrep.js";
+import { defaultIgnoreFile, ignoreArgs, patternArgs, ripgrepArgs } from "../src/search/ripgrep.js";
 import { BenchDaemon, fmt, interleaved, median, percentile } from "./lib.js";
 import { FIND_QUERIES, TYPO_QUERIES, generatePaths, rng } from "./search-paths.js";
 
@@ -86,10 +86,12 @@ async function benchSearch(): Promise<void> {
       const options = {
         pattern: p.pattern as string, rel: "", glob: p.glob as string[] | undefined, caseSensitive: p.case_sensitive as boolean | undefined,
         fixedStrings: p.fixed_strings as boolean | undefined, context: (p.context as number | undefined) ?? 0,
+        git: false, // a plain temp folder, as the daemon sees it
+        defaultIgnores: defaultIgnoreFile(),
       };
       const context = options.context ? [`--context=${options.context}`] : [];
       const globs = (options.glob ?? []).map((g) => `--glob=${g}`);
-      const jsonArgs = ["--json", ...patternArgs(options), "--no-require-git", ...context, ...globs, "--glob=!.git", "-e", options.pattern, "--", "./"];
+      const jsonArgs = ["--json", ...patternArgs(options), ...ignoreArgs(options), ...context, ...globs, "--glob=!.git", "-e", options.pattern, "--", "./"];
       const ownArgs = ripgrepArgs(options);
       let answer: any;
       let peerBytes = 0;

@@ -110,7 +110,7 @@ async function roundTrip(): Promise<void> {
   const d = new BenchDaemon(root);
   await d.ready;
   await d.call("terminal_run", { command: "true" });
-  const times = await latencies(() => d.call("terminal_run", { command: "true" }), 20);
+  const times = await latencies(() => d.call("terminal_run", { command: "true" }), RUNS);
   report("terminal_run `true` through the daemon (median)", median(times), undefined, "ms");
   console.log("  (includes waiting for the watcher to deliver the command's changes: its batch delay and window)");
   await d.close();

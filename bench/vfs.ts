@@ -89,6 +89,8 @@ async function latency(engine: string): Promise<number> {
 interface TreeFigures {
   readyMs: number;
   rssMb: number;
+  /** The watcher host's (parcel runs there): 0 for chokidar, which runs in the daemon. */
+  hostRssMb: number;
   idleCpuPct: number;
   checkoutMs: number;
   gitMs: number;
@@ -101,10 +103,14 @@ async function tree(dir: string, engine: string): Promise<TreeFigures> {
   await d.ready;
   const readyMs = performance.now() - t0;
   const pid = d.child.pid!;
-  const before = cpuMs(pid);
+  const hostPid: number | null = (await d.ok("info", { tool_id: "file_read" })).state.host_pid ?? null;
+  const hostRss = () => (hostPid ? rssMb(hostPid) : 0);
+  const cpuBoth = () => cpuMs(pid) + (hostPid ? cpuMs(hostPid) : 0);
+  const before = cpuBoth();
   await new Promise((r) => setTimeout(r, IDLE_MS));
-  const idleCpuPct = ((cpuMs(pid) - before) / IDLE_MS) * 100;
+  const idleCpuPct = ((cpuBoth() - before) / IDLE_MS) * 100;
   const idleRss = rssMb(pid);
+  const idleHostRss = hostRss();
 
   const want = new Set(Array.from({ length: CHECKOUT_FILES }, (_, i) => treeFile(i * (TREE_FILES / CHECKOUT_FILES))));
   const arrived = collect(d, want);
@@ -113,9 +119,10 @@ async function tree(dir: string, engine: string): Promise<TreeFigures> {
   const gitMs = performance.now() - t1;
   const { lastAt, lines } = await arrived;
   const rss = Math.max(idleRss, rssMb(pid));
+  const host = Math.max(idleHostRss, hostRss());
   await d.close();
   await git(dir, "checkout", "-q", "main");
-  return { readyMs, rssMb: rss, idleCpuPct, checkoutMs: lastAt - t1, gitMs, checkoutLines: lines };
+  return { readyMs, rssMb: rss, hostRssMb: host, idleCpuPct, checkoutMs: lastAt - t1, gitMs, checkoutLines: lines };
 }
 
 export default async function main(): Promise<void> {
@@ -142,8 +149,9 @@ export default async function main(): Promise<void> {
   const rows: [string, (e: string) => string, string][] = [
     ["change-to-event latency, median (ms)", (e) => fmt(lat[e]), "<= 100"],
     ["100k files: time to ready (ms)", (e) => fmt(figures[e].readyMs), "<= 2000"],
-    ["100k files: RSS (MB)", (e) => fmt(figures[e].rssMb), "<= 250"],
-    ["100k files: CPU while idle over 2 s (%)", (e) => figures[e].idleCpuPct.toFixed(1), "~0"],
+    ["100k files: RSS, daemon + watcher host (MB)", (e) => fmt(figures[e].rssMb + figures[e].hostRssMb), "<= 250"],
+    ["  of which the watcher host (MB)", (e) => fmt(figures[e].hostRssMb), ""],
+    ["100k files: CPU while idle over 2 s, both (%)", (e) => figures[e].idleCpuPct.toFixed(1), "~0"],
     ["10k-file checkout: all paths arrived (ms)", (e) => fmt(figures[e].checkoutMs), "<= 2000"],
     ["  of which git checkout itself (ms)", (e) => fmt(figures[e].gitMs), ""],
     ["10k-file checkout: fs.changed lines", (e) => String(figures[e].checkoutLines), "<= 50"],

@@ -80,6 +80,11 @@ export class Workspace {
     return this.vfs?.index;
   }
 
+  /** Whether the VFS leaves this root-relative path out (its ignore rules; false before init). */
+  isIgnored(rel: string, isDir = false): boolean {
+    return this.vfs?.ignored(rel, isDir) ?? false;
+  }
+
   /** The watcher's state for `info`. */
   vfsState(): Record<string, unknown> {
     return this.vfs ? this.vfs.state() : { watcher: "not started" };

@@ -1,4 +1,5 @@
 import { ToolError } from "../errors.js";
+import { plural } from "./text.js";
 
 /** An anchor as written by the caller: a bare tag, or a line number with the tag that line must have (SPEC 4). */
 export interface Anchor {
@@ -111,7 +112,7 @@ export function resolveAnchor(anchor: Anchor, source: readonly string[] | TagSou
   if (line !== undefined) {
     const total = lazy.length;
     const actualTag = line <= total ? lazy.at(line - 1) : undefined;
-    const actual = actualTag !== undefined ? `line ${line} has tag ${actualTag}` : `the file has only ${total} lines`;
+    const actual = actualTag !== undefined ? `line ${line} has tag ${actualTag}` : `the file has only ${plural(total, "line")}`;
     const where = found.length ? `tag ${tag} is now at ${list(found, tag)}` : `no line has tag ${tag} now`;
     throw new ToolError("TAG_MISMATCH", `${field}: ${anchor.raw} does not match: ${actual}, and ${where}. Re-read the lines you are editing and use their current tags.`, {
       field,

@@ -18,6 +18,7 @@ import { tagOf } from "./hash.js";
 import { type ChangeRange, type LineDiff, type RangeJson, rangeAtLine, rangeJson, regionHit } from "./line-diff.js";
 import { allPieces, layoutOf, pieceAt } from "./line-pairs.js";
 import { type WordPart, wordDiff } from "./word-diff.js";
+import { plural } from "./text.js";
 
 export interface LineState {
   /** 1-based worktree line. */
@@ -61,7 +62,7 @@ export function interestingLines(v: FileVersions): number[] {
 /** INVALID_PARAMS unless every line asked (1-based) is a line of a worktree file of `n` lines. */
 export function requireLines(lines: readonly number[], n: number): void {
   const bad = lines.filter((l) => !Number.isInteger(l) || l < 1 || l > n);
-  if (bad.length) throw new ToolError("INVALID_PARAMS", `lines: ${bad.join(", ")} not in the worktree file (it has ${n} lines).`, { lines: bad });
+  if (bad.length) throw new ToolError("INVALID_PARAMS", `lines: ${bad.join(", ")} not in the worktree file (it has ${plural(n, "line")}).`, { lines: bad });
 }
 
 /** The other side's line a new line stands for: its equal, else its partner in a range, else -1. */

@@ -93,6 +93,11 @@ export function dominantEol(eols: readonly string[]): Eol {
 }
 
 /** `N|TAG content`, the rendering every tool uses so a model can edit straight from any output. */
+/** A count with its noun, singular for one only: `1 line`, `2 lines` (`many` for a plural that is not `one` + s). */
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
 export function renderLine(n: number, tag: string, line: string): string {
   const shown = line.length > MAX_RENDERED_LINE_CHARS
     ? `${line.slice(0, MAX_RENDERED_LINE_CHARS)}… [line cut: ${line.length} chars]`

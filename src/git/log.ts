@@ -1,4 +1,5 @@
 /** Commits and changed files as structured data, and the lines a tool's `text` shows them in. */
+import { plural } from "../core/text.js";
 import { type GitCtx, NO_SUBMODULE_WORKTREES, git } from "./run.js";
 
 export interface OneCommit {
@@ -49,7 +50,7 @@ export async function numstat(ctx: GitCtx, args: string[], command: "diff" | "sh
 
 export function statText(files: FileStat[], max = MAX_LISTED): string {
   const lines = files.slice(0, max).map((f) => `  ${f.path} ${f.added === null ? "(binary)" : `+${f.added} -${f.deleted}`}`);
-  if (files.length > max) lines.push(`  … and ${files.length - max} more files`);
+  if (files.length > max) lines.push(`  … and ${plural(files.length - max, "more file", "more files")}`);
   return lines.join("\n");
 }
 

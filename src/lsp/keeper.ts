@@ -43,6 +43,8 @@ export interface KeeperOptions {
   env?: NodeJS.ProcessEnv;
   maxRestarts?: number;
   restartWindowMs?: number;
+  /** The daemon's log: a server's processes still running after its stop are named there. */
+  log?: (message: string) => void;
 }
 
 export interface KeeperHooks {
@@ -117,7 +119,13 @@ export class ServerKeeper {
     await this.starting?.catch(() => {});
     const session = this.session;
     this.session = undefined;
-    if (session) await session.stop();
+    if (session) await this.stopSession(session);
+  }
+
+  /** Stops a session; what outlived its bounded wait is logged (see GONE_WAIT_MS). */
+  private async stopSession(session: ServerSession): Promise<void> {
+    const left = await session.stop();
+    if (left.length) this.options.log?.(`${this.spec.name}: still running after its stop: pid ${left.join(", ")}; shutdown goes on without waiting for it`);
   }
 
   private unavailable(): ToolError {
@@ -147,7 +155,7 @@ export class ServerKeeper {
       const said = session.lastLog() ? `; it said: ${session.lastLog()}` : "";
       const reason = session.fatal ?? (exit ? `it ${exit} while starting${said}` : `${e instanceof Error ? e.message : String(e)}${said}`);
       const crashed = session.dead && !session.fatal;
-      await session.stop();
+      await this.stopSession(session);
       if (this.current.kind === "starting") {
         this.current = crashed ? { kind: "crashed", restarts: this.restarts, reason } : { kind: "failed", reason };
       }
@@ -156,7 +164,7 @@ export class ServerKeeper {
       clearTimeout(timer);
     }
     if (this.current.kind !== "starting") {
-      await session.stop();
+      await this.stopSession(session);
       throw this.unavailable();
     }
     this.current = { kind: "ready" };

@@ -5,6 +5,7 @@
  */
 import type { Position, Range } from "vscode-languageserver-protocol";
 import { ToolError } from "../errors.js";
+import { plural } from "../core/text.js";
 
 /** Where a tool call points: a 1-based line and either a 1-based column or the text of an identifier on that line. */
 export interface PositionSpec {
@@ -81,7 +82,7 @@ export function symbolOffsets(line: string, symbol: string): number[] {
 export function toLspPosition(lines: readonly string[], spec: PositionSpec, path: string): Position {
   const { line, column, symbol, occurrence = 1 } = spec;
   if (!Number.isInteger(line) || line < 1 || line > Math.max(lines.length, 1)) {
-    throw new ToolError("INVALID_PARAMS", `line: ${line} is outside ${path}, which has ${lines.length} lines.`);
+    throw new ToolError("INVALID_PARAMS", `line: ${line} is outside ${path}, which has ${plural(lines.length, "line")}.`);
   }
   const text = lines[line - 1] ?? "";
   if (symbol !== undefined) {

@@ -3,6 +3,7 @@
  * and renders as `path:N|TAG content` (SPEC 10).
  */
 import { tagOf } from "../core/hash.js";
+import { plural } from "../core/text.js";
 import { type DiagnosticItem, type LinesOf, type SymbolItem, renderPlace } from "./convert.js";
 import type { Place } from "./positions.js";
 
@@ -33,7 +34,6 @@ export function placeLine(place: Place, linesOf: LinesOf): string {
   return renderPlace(place, linesOf(place.path) ?? []);
 }
 
-const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
 /** Places under a header, each line once however many places it holds (`places` in the result has every column). */
 export function renderPlaces(header: string, places: readonly Place[], linesOf: LinesOf, none: string): string {

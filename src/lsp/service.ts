@@ -43,6 +43,7 @@ export interface LspWorkspace {
   processes: Pick<Supervisor, "attach" | "kill" | "run">;
   bus: EventBus;
   paths: { toRel(abs: string): string };
+  log: (message: string) => void;
 }
 
 export interface LspServiceOptions {
@@ -90,6 +91,7 @@ export class LspService {
         return (this.wrapper ? supervisedSpawn(ws.processes, this.wrapper) : spawn)(command, args, opts);
       },
       readFile: (abs) => this.readDisk(abs),
+      log: ws.log,
     }, options.specs, (client) => this.publisher.attach(client));
     this.configFiles = new Set(LANGUAGES.flatMap((l) => {
       const spec = options.specs?.[l] ?? serverSpec(l);

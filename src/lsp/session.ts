@@ -64,6 +64,13 @@ const EXIT_GRACE_MS = 2_000;
 const STDERR_DRAIN_MS = 200;
 /** A stopped server's processes are checked this often until gone: SIGKILL is delivered, not awaited, and no event says so. */
 const GONE_POLL_MS = 10;
+/**
+ * After the kill, this long at most for them to be gone: SIGKILL takes milliseconds, a large tsserver's teardown some
+ * more on a loaded machine. One still there left the group with setsid() where no cgroup holds it (containment by
+ * process group only): nothing the session has can end it, so the daemon's shutdown goes on without it (the
+ * supervisor's final sweep and the watchdog do the rest) and the caller logs what is left.
+ */
+export const GONE_WAIT_MS = 5_000;
 
 /**
  * vscode-jsonrpc 8.2 rethrows a failed request write inside a promise executor: an unhandled rejection, which would end
@@ -192,8 +199,11 @@ export class ServerSession {
     return (this.registrations.get("workspace/didChangeWatchedFiles")?.size ?? 0) > 0;
   }
 
-  /** shutdown, exit, then kill whatever is left; resolves once no process of the server is alive. */
-  async stop(): Promise<void> {
+  /**
+   * shutdown, exit, then kill whatever is left; resolves once no process of the server is alive, or after GONE_WAIT_MS
+   * with the pids of those still alive.
+   */
+  async stop(): Promise<number[]> {
     this.stopping = true;
     const tree = this.pid === undefined ? [] : processTree(this.pid);
     if (!this.dead) {
@@ -207,7 +217,9 @@ export class ServerSession {
     }
     this.server.kill();
     if (!this.dead) this.connection.dispose();
-    while (tree.some(isAlive)) await new Promise((resolve) => setTimeout(resolve, GONE_POLL_MS));
+    const deadline = Date.now() + GONE_WAIT_MS;
+    while (tree.some(isAlive) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, GONE_POLL_MS));
+    return tree.filter(isAlive);
   }
 
   private remember(text: string): void {

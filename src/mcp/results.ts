@@ -1,4 +1,5 @@
 import type { ContentBlock } from "@modelcontextprotocol/client";
+import { plural } from "../core/text.js";
 
 /** What a passthrough call answers (SPEC 12): `text` for the model, the server's own content for programs. */
 export interface PassthroughResult {
@@ -24,14 +25,14 @@ function renderBlock(block: ContentBlock): string {
       return block.text;
     case "image":
     case "audio":
-      return `[${block.type} ${block.mimeType} ${base64Bytes(block.data)} bytes]`;
+      return `[${block.type} ${block.mimeType} ${plural(base64Bytes(block.data), "byte")}]`;
     case "resource_link":
       return `[resource link ${block.uri}${block.mimeType ? ` ${block.mimeType}` : ""}${block.name && !block.uri.endsWith(block.name) ? ` "${block.name}"` : ""}]`;
     case "resource": {
       const r = block.resource;
       if ("text" in r && typeof r.text === "string") return `[resource ${r.uri}${r.mimeType ? ` ${r.mimeType}` : ""}]\n${r.text}`;
       const blob = "blob" in r && typeof r.blob === "string" ? r.blob : "";
-      return `[resource ${r.uri}${r.mimeType ? ` ${r.mimeType}` : ""} ${base64Bytes(blob)} bytes]`;
+      return `[resource ${r.uri}${r.mimeType ? ` ${r.mimeType}` : ""} ${plural(base64Bytes(blob), "byte")}]`;
     }
     default:
       return `[${(block as { type: string }).type} content]`;

@@ -71,7 +71,18 @@ export function ownV2Cgroup(mountinfo: string, selfCgroup: string): { dir: strin
   return dir ? { dir } : { reason: `the daemon's cgroup ${own} is not visible under ${v2.point}` };
 }
 
+/**
+ * `TOOL_LAYER_CONTAINMENT=process-group`, for tests only: the daemon uses no cgroup, as on a host without a usable one
+ * (no supervisor tree, children contained by their process group only; no per-command limits in the terminal), so the
+ * fallback's paths can be tested on a machine that has cgroups. Returns the reason to give, when set.
+ */
+export function cgroupsOffForTests(): string | undefined {
+  return process.env.TOOL_LAYER_CONTAINMENT === "process-group" ? "TOOL_LAYER_CONTAINMENT=process-group" : undefined;
+}
+
 function hostOwnV2Cgroup(): { dir: string } | { reason: string } {
+  const off = cgroupsOffForTests();
+  if (off) return { reason: off };
   try {
     return ownV2Cgroup(readFileSync("/proc/self/mountinfo", "utf8"), readFileSync("/proc/self/cgroup", "utf8"));
   } catch (e) {

@@ -28,8 +28,8 @@ export interface ProcessSpec {
   /** "pipe" to write to the child (language and MCP servers, a terminal command's stdin); default closed. */
   stdin?: "ignore" | "pipe";
   /**
-   * A descriptor (an output file opened for appending) the child gets as both stdout and stderr, so the two arrive in the
-   * order written (a terminal command). `child.stdout` and `child.stderr` are then null; the caller closes its copy.
+   * A descriptor (a terminal command's output pipe) the child gets as both stdout and stderr, so the two arrive in the
+   * order written. `child.stdout` and `child.stderr` are then null; the caller closes its copy.
    */
   output?: number;
   /** Descriptors the child gets as 3, 4, … in this order (folders the sandbox binds by descriptor); the caller closes its copies. */

@@ -1,5 +1,5 @@
 import fuzzysort from "fuzzysort";
-import { TYPO_MIN_TERM, commonPrefix, dropsNeeded, substringEditDistance } from "./typo.js";
+import { TYPO_MIN_TERM, commonPrefix, dropsNeeded, maxTypoEdits, substringEditDistance } from "./typo.js";
 
 /**
  * Fuzzy file-path matching over a workspace's paths (pure: strings in, ranked strings out).
@@ -13,7 +13,7 @@ import { TYPO_MIN_TERM, commonPrefix, dropsNeeded, substringEditDistance } from 
  *   2. every term is a substring of the path (a path fragment: `user/serv`, a folder name);
  *   3. every term is a subsequence of the file name (an abbreviation: `usrsvc` -> `UserService.ts`);
  *   4. only when those found little (fewer than TYPO_FALLBACK_BELOW): every term is a subsequence of the file name once one of its letters is
- *      dropped (a typo: `dispatcehr`, `UserSrevice`, `fiel_write`; see typo.ts);
+ *      dropped, and the term with the typo is near a part of the name (a typo: `dispatcehr`, `UserSrevice`, `fiel_write`; see typo.ts);
  *   5. every term is a subsequence of the path, scattered across folders. Last, below typos of the name: on a large tree
  *      nearly any query is scattered somewhere (`UserSrevice` in test/user/test/dto/price/serviceStream.md), and a
  *      name one letter off is the likelier file.
@@ -167,16 +167,22 @@ export class FuzzyIndex {
       const start = this.nameStart[i];
       const nameMask = this.nameMasks[i];
       let typos = 0; // one typo per query: two, and nearly any name matches a short query
+      let typoTerm = "";
       for (let k = 0; k < terms.length && typos < 2; k++) {
         const term = terms[k];
         const missing = termMasks[k] & ~nameMask;
         if ((missing & (missing - 1)) !== 0) typos = 2; // two of its letters absent
         else if (term.length < TYPO_MIN_TERM) typos = missing === 0 && isSubsequence(term, lower, start) ? typos : 2;
-        else typos += dropsNeeded(term, lower, start);
+        else {
+          const drops = dropsNeeded(term, lower, start);
+          typos += drops;
+          if (drops) typoTerm = term;
+        }
       }
       // typos 0: the name holds every term, an exact tier has it; a path whose terms are only scattered across folders
       // (tier 5) is taken here too, as the better match
       if (typos !== 1 || allSubstrings(terms, lower, 0)) continue;
+      if (substringEditDistance(typoTerm, lower, start) > maxTypoEdits(typoTerm.length)) continue; // held scattered, not near
       if (accept && !accept(this.paths[i])) continue;
       out.push(i);
     }

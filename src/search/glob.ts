@@ -42,6 +42,31 @@ export function globMatcher(glob: string): (path: string) => boolean {
   return (path) => dfa.matches(path, 0, true);
 }
 
+/**
+ * A glob as rg's `-g` takes it (a line of a gitignore file), over root-relative file paths: trailing whitespace is
+ * dropped unless escaped (`a\ `), a blank glob or a `#` comment is no glob at all; a leading `!` keeps what the rest
+ * does not match and, as rg never looks inside a folder it excludes, leaves out every file under a folder it matches
+ * (`!a*` drops `abc/x.txt`); a trailing `/` matches folders only. Throws GlobSyntaxError for an invalid pattern.
+ */
+export function pathFilter(glob: string): (path: string) => boolean {
+  const line = glob.endsWith("\\ ") ? glob : glob.trimEnd();
+  if (line === "" || line.startsWith("#")) return () => true;
+  const negated = line.startsWith("!");
+  let body = negated ? line.slice(1) : line;
+  if (negated && body === "") return () => false; // rg: nothing is left
+  // as rg reads the line: a leading `/` anchors it first, then a trailing `/` (escaped or not) says folders only
+  const anchored = body.startsWith("/");
+  const foldersOnly = body.length > 1 && body.endsWith("/");
+  if (foldersOnly) body = body.slice(0, body.endsWith("\\/") ? -2 : -1);
+  // nothing left: `/` matches nothing, `\/` every folder
+  const matches = body === "" || body === "/" ? () => !anchored : globMatcher(body);
+  if (!negated) return foldersOnly ? () => false : matches; // a file is never a folder
+  return (path) => {
+    for (let cut = path.indexOf("/"); cut >= 0; cut = path.indexOf("/", cut + 1)) if (matches(path.slice(0, cut))) return false;
+    return foldersOnly || !matches(path);
+  };
+}
+
 // ---- parsing ---------------------------------------------------------------------------------------------------------
 
 function parse(glob: string): Node[] {
@@ -156,7 +181,9 @@ function parseAlternation(p: Parser): Node {
     // parseSequence returned at a `,` (it throws at the end of the pattern)
   }
   p.depth--;
-  return { kind: "alt", alternatives };
+  // globset drops an empty choice (`a{,b}` is `ab` only); all of them empty, the group matches the empty string
+  const chosen = alternatives.filter((a) => a.length > 0);
+  return { kind: "alt", alternatives: chosen.length ? chosen : [[]] };
 }
 
 function crossesFolders(nodes: readonly Node[]): boolean {

@@ -5,7 +5,7 @@ import { fileHash, tagOfBytes } from "../core/hash.js";
 import { BINARY_SNIFF_BYTES, isBinary } from "../core/text.js";
 import { isNodeError } from "../errors.js";
 import { SYNC_READ_MAX_BYTES } from "../fs/read-text.js";
-import { DECODE_WHOLE_BYTES, NOT_UTF8_MARKER, type SearchFile, type SearchLine, shownStart, shownText } from "./render.js";
+import { DECODE_WHOLE_BYTES, MAX_SEARCH_LINE_CHARS, NOT_UTF8_MARKER, type SearchFile, type SearchLine, shownStart, shownText } from "./render.js";
 import type { RgFile, RgLine } from "./ripgrep.js";
 import { shownPath } from "./rg-output.js";
 
@@ -120,9 +120,10 @@ async function fromBytes(src: MatchSource, path: string, bytes: Buffer, lines: R
     let end = nl < 0 ? bytes.length : nl;
     if (nl >= 0 && end > contentStart && bytes[end - 1] === 13) end--; // SPEC 4: the \r of CRLF is the terminator's
     const content = bytes.subarray(contentStart, end);
-    if (!sameStart(content, rg)) return changed;
+    if (!sameStart(content, rg, nl < 0)) return changed;
 
-    const matchStart = rg.match && content.length > DECODE_WHOLE_BYTES ? await src.matchStart(content) : -1;
+    // every line that may be longer than the window (bytes bound characters): its window is centred on the match
+    const matchStart = rg.match && content.length > MAX_SEARCH_LINE_CHARS ? await src.matchStart(content) : -1;
     const shown = shownText(content, matchStart);
     linesCut ||= shown.cut;
     const line: SearchLine = { line: rg.line, tag: tagOfBytes(content), text: shown.text, match: rg.match };
@@ -138,10 +139,13 @@ async function fromBytes(src: MatchSource, path: string, bytes: Buffer, lines: R
   return { file, linesCut };
 }
 
-/** The line's start as rg saw it is the line's start here (the whole line, when rg saw it whole). */
-function sameStart(content: Buffer, rg: RgLine): boolean {
+/**
+ * The line's start as rg saw it is the line's start here (the whole line, when rg saw it whole). `last`: the file's last
+ * line, without a newline: rg printed it with one, and its \r then looked like CRLF's to the parser, which dropped it.
+ */
+function sameStart(content: Buffer, rg: RgLine, last: boolean): boolean {
   let ours = content;
-  if (rg.whole && ours.length && ours[ours.length - 1] === 13) ours = ours.subarray(0, -1); // a lone \r ending the file
+  if (rg.whole && last && ours.length && ours[ours.length - 1] === 13) ours = ours.subarray(0, -1);
   if (rg.whole) return ours.equals(rg.head);
   return ours.length >= rg.head.length && ours.subarray(0, rg.head.length).equals(rg.head);
 }
@@ -165,12 +169,12 @@ async function overLimit(src: MatchSource, fd: number, path: string, size: numbe
     if (nl >= 0 || n < window.length) {
       let content = got.subarray(0, nl >= 0 ? nl : n);
       if (nl >= 0 && content.length && content[content.length - 1] === 13) content = content.subarray(0, -1);
-      if (!sameStart(content, rg)) return changedNote(path);
+      if (!sameStart(content, rg, nl < 0)) return changedNote(path);
       const shown = shownText(content, -1);
       linesCut ||= shown.cut;
       text = shown.text;
     } else {
-      if (!sameStart(got, { ...rg, whole: false })) return changedNote(path);
+      if (!sameStart(got, { ...rg, whole: false }, false)) return changedNote(path);
       linesCut = true;
       text = shownStart(got);
     }

@@ -26,11 +26,27 @@ export interface SearchOptions {
   context: number;
   hidden?: boolean;
   /**
-   * The root is not in a git repository: rg gets the VFS's DEFAULT_IGNORES (node_modules/, dist/, ...) as an ignore
-   * file (defaultIgnoreFile()), below any .gitignore, as the VFS listing (and so find_file) applies them. In a repository
-   * git's rules decide.
+   * The root is in a git repository: git's rules decide, as they do for the VFS listing (and so find_file, list_dir and
+   * fs.changed). Else the VFS's own: its DEFAULT_IGNORES and the .gitignore files inside the root.
+   */
+  git: boolean;
+  /**
+   * Outside git: DEFAULT_IGNORES (node_modules/, dist/, ...) as an ignore file (defaultIgnoreFile()), below any
+   * .gitignore, as the VFS applies them.
    */
   defaultIgnores?: string;
+}
+
+/**
+ * One ignore policy with the VFS. Never ripgrep's own .ignore and .rgignore files (git and the VFS do not know them).
+ * In a repository rg stops at its top as git does (with --no-require-git it would also read a .gitignore above it);
+ * outside one only the root's .gitignore files count: none above the root, no global gitignore.
+ */
+export function ignoreArgs(o: Pick<SearchOptions, "git" | "defaultIgnores">): string[] {
+  if (o.git) return ["--no-ignore-dot"];
+  const args = ["--no-ignore-dot", "--no-require-git", "--no-ignore-parent", "--no-ignore-global"];
+  if (o.defaultIgnores) args.push(`--ignore-file=${o.defaultIgnores}`);
+  return args;
 }
 
 /** A line rg reported, without its file (RgFile holds that). */
@@ -75,9 +91,8 @@ export function patternArgs(o: Pick<SearchOptions, "caseSensitive" | "fixedStrin
  * match of a line first, 290 MB for a 12 MB line of `a`; where a long line's match is, findMatchStart asks separately.
  */
 export function ripgrepArgs(o: SearchOptions): string[] {
-  const args = [...patternArgs(o), "--no-require-git", "--no-heading", "--with-filename", "--null", "--line-number", "--byte-offset"];
+  const args = [...patternArgs(o), ...ignoreArgs(o), "--no-heading", "--with-filename", "--null", "--line-number", "--byte-offset"];
   args.push(`--max-columns=${RG_PREVIEW_BYTES}`, "--max-columns-preview");
-  if (o.defaultIgnores) args.push(`--ignore-file=${o.defaultIgnores}`);
   if (o.hidden) args.push("--hidden");
   if (o.context > 0) args.push(`--context=${o.context}`);
   for (const g of o.glob ?? []) args.push(`--glob=${g}`);

@@ -9,6 +9,15 @@
 export const TYPO_MIN_TERM = 5;
 
 /**
+ * The most edits (substringEditDistance) a typo hit may be from the term: one in a word of up to 8 letters, one more per
+ * 4 letters beyond, room for a letter left out besides the typo. A name that holds the term only scattered once a letter
+ * is dropped (`globls` in compile-off-by-default.test.ts, 5 edits) is no typo of it.
+ */
+export function maxTypoEdits(termLength: number): number {
+  return 1 + Math.max(0, Math.floor((termLength - TYPO_MIN_TERM) / 4));
+}
+
+/**
  * How many letters of `term` (lower case) must be dropped for it to be a subsequence of `text[from..]`: 0, 1, or 2 for
  * "more than one". One pass: `exact` is how much of the term matched so far with nothing dropped, `dropped` how much
  * with one letter dropped (greedy is optimal for both: matching more of the term never hurts), and the pass stops once

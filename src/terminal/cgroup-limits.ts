@@ -2,7 +2,7 @@ import { mkdir, readFile, readdir, rmdir, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { isNodeError } from "../errors.js";
-import { mountedPath, ownV2Cgroup, parseMountinfo } from "../platform/cgroup-tree.js";
+import { cgroupsOffForTests, mountedPath, ownV2Cgroup, parseMountinfo } from "../platform/cgroup-tree.js";
 import { pidAlive } from "../platform/pid-alive.js";
 
 /**
@@ -60,6 +60,8 @@ export function cgroupParents(mountinfo: string, selfCgroup: string): CgroupPare
 }
 
 export async function hostCgroupParents(): Promise<CgroupParents> {
+  const off = cgroupsOffForTests();
+  if (off) return { reason: off };
   try {
     const [mountinfo, self] = await Promise.all([readFile("/proc/self/mountinfo", "utf8"), readFile("/proc/self/cgroup", "utf8")]);
     return cgroupParents(mountinfo, self);

@@ -4,6 +4,7 @@ import type { EventBus } from "../platform/bus.js";
 import { AnsiStream } from "./ansi.js";
 import { continuationBytes } from "./output-store.js";
 import type { Launched } from "./terminal.js";
+import { plural } from "../core/text.js";
 
 declare module "../platform/bus.js" {
   interface BusEvents {
@@ -135,7 +136,7 @@ export class Job {
     this.windowBytes += bytesRead;
     let data = this.ansi.push(this.decoder.write(chunk));
     if (final) data += this.ansi.push(this.decoder.end()) + this.ansi.end();
-    if (dropped) data = `[… ${dropped + skip} bytes of output not streamed; terminal_output or output_file has them …]\n${data}`;
+    if (dropped) data = `[… ${plural(dropped + skip, "byte")} of output not streamed; terminal_output or output_file has them …]\n${data}`;
     if (!data && !dropped) return;
     this.bus.emit("terminal.output", { job: this.id, data, next: this.streamed, ...(dropped ? { dropped: dropped + skip } : {}) });
   }

@@ -3,6 +3,7 @@
  * head and its tail with a note of what was cut between them. Pure: the IO side (output-store.ts) hands over the text
  * of the file's two ends and what lies between them.
  */
+import { plural } from "../core/text.js";
 
 /** Claude Code's limit for a command's output, which models are used to; the whole output stays in the file. */
 export const MAX_OUTPUT_CHARS = 30_000;
@@ -54,7 +55,7 @@ function tailOf(text: string, budget: number): string {
 const number = (n: number) => n.toLocaleString("en-US");
 
 function size(bytes: number): string {
-  if (bytes < 1024) return `${bytes} bytes`;
+  if (bytes < 1024) return plural(bytes, "byte");
   if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
   return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 }

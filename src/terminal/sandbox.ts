@@ -17,7 +17,7 @@
  *   included. A foreground command that leaves `sleep 1000 &` behind needs nothing: bwrap's init exits with the
  *   command, and the kernel kills the rest of the namespace. `CommandCgroup.kill()` is a second net.
  * - stdin: `ignore` unless the call gave `stdin` (then a pipe, written and closed). stdout and stderr: hand both the same
- *   descriptor (the output file opened for appending, tailed for the live stream) so their order is the order written.
+ *   descriptor (a pipe the daemon copies into the output file, output-pipe.ts) so their order is the order written.
  * - Exit status: bwrap exits with the command's code; a command killed by signal N exits 128+N. bwrap's own failure
  *   (a bind source gone) is exit 1 with `bwrap: …` on stderr: pass `statusFd` to tell it apart (no `child-pid` line).
  */

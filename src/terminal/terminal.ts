@@ -9,6 +9,7 @@ import { type CommandCgroup, type Limits, createCommandCgroup } from "./cgroup-l
 import { findGitDirs } from "./git-dirs.js";
 import { type IgnoredChanges, UnwatchedSnapshot, type Watched, filesPerFolder, startStamp } from "./ignored-changes.js";
 import { Job } from "./jobs.js";
+import { FifoPool, PipeCopy, openPipe } from "./output-pipe.js";
 import { MAX_FILE_BYTES, OutputStore, closeQuietly, readCapped } from "./output-store.js";
 import { type View, bashArgv, buildSandbox, notFoundHint, sandboxEnv, sandboxHome } from "./sandbox.js";
 import { openPins } from "./sandbox-probe.js";
@@ -18,9 +19,12 @@ import { checkCommand, initShellParser, shellWriteRefused } from "./shell-parse.
 /** SPEC 11: a foreground command's default and longest timeout (Claude Code's Bash has the same, which models know). */
 export const DEFAULT_TIMEOUT_MS = 120_000;
 export const MAX_TIMEOUT_MS = 600_000;
-/** How often a running command's output file is measured against MAX_FILE_BYTES: `yes` writes 800 MB a second here, so
- * a runaway writer is stopped within about 80 MB past the limit. A stat per command every 100 ms costs nothing. */
-const OUTPUT_CHECK_MS = 100;
+/**
+ * After a command's exit, this long at most for the end of its output pipe: its sandbox's PID namespace and its process
+ * group die with it within milliseconds, closing every copy. A writer holding it past this escaped both (unsandboxed,
+ * setsid, no cgroup): the answer does not wait for it, and what it writes later still goes to output_file.
+ */
+const OUTPUT_DRAIN_MS = 1_000;
 /**
  * Call `env` names refused: bash runs code from them (BASH_ENV, PROMPT_COMMAND, exported functions, PS4 under xtrace)
  * or they change how the line is split, so the write check would not see what runs.
@@ -73,7 +77,7 @@ export interface Launched {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   /** startStamp of the output file, made just before the command: anything it changes has a ctime at or after it. */
   changesSince: number;
-  /** Whether it was stopped because its output passed the file limit. */
+  /** Whether it was stopped because its output passed the file limit (the file holds the limit, no more). */
   outputLimitHit(): boolean;
 }
 
@@ -120,12 +124,17 @@ export class Terminal {
   private readonly sequences = { run: 0, job: 0, check: 0 };
   private readonly releases = new Set<Promise<unknown>>();
   private cgroupFailureLogged = false;
+  /** The FIFOs commands write their output into (output-pipe.ts), and the copies of those running now. */
+  private readonly pipes: FifoPool;
+  private readonly copies = new Set<PipeCopy>();
+  private drainLogged = false;
 
   constructor(
     private readonly ws: Workspace,
     private readonly options: TerminalOptions,
   ) {
     this.store = new OutputStore(options.stateDir, ws.root);
+    this.pipes = new FifoPool(() => this.store.folder(), (paths) => this.mkfifo(paths));
   }
 
   get mode(): SandboxMode {
@@ -134,6 +143,7 @@ export class Terminal {
 
   /** Starts the probe and the parser's load in the background, so the first command does not wait for them. */
   start(): void {
+    this.pipes.warm(this.ws.log);
     this.ready().catch((e: unknown) => this.ws.log(`terminal setup failed: ${e instanceof Error ? e.message : String(e)}`));
     initShellParser().catch((e: unknown) => this.ws.log(`the bash grammar did not load: ${e instanceof Error ? e.message : String(e)}`));
   }
@@ -248,14 +258,13 @@ export class Terminal {
     return { mode: plan.sandboxed ? "bwrap" : "off", argv: plan.argv, network: plan.sandboxed && !!this.options.network, limits };
   }
 
-  /** Starts a planned command (output file, cgroup, supervisor); the caller waits for `exited`. `limits`: the
+  /** Starts a planned command (output pipe and file, cgroup, supervisor); the caller waits for `exited`. `limits`: the
    * supervisor kills its whole tree on the timeout or the signal's abort (a foreground command; a job has neither). */
   async launch(plan: Plan, name: string, label: string, limits: LimitOptions = {}): Promise<Launched> {
     const s = await this.ready();
-    const { file, fd } = this.store.create(name);
-    const changesSince = startStamp(fd);
+    let managed: ManagedChild | undefined;
+    const { file, changesSince, writeFd, copy, copied } = await this.output(name, () => managed?.stop());
     let cgroup: CommandCgroup | undefined;
-    let managed: ManagedChild;
     let pins: number[] = [];
     try {
       pins = openPins(plan.pins);
@@ -268,39 +277,71 @@ export class Terminal {
       }
       const argv = cgroup ? cgroup.wrap(plan.argv) : plan.argv;
       managed = await this.ws.processes.spawnLong({
-        cmd: argv[0], args: argv.slice(1), cwd: plan.cwd, exactEnv: plan.env, stdin: plan.stdin !== undefined ? "pipe" : "ignore", output: fd, fds: pins, label,
+        cmd: argv[0], args: argv.slice(1), cwd: plan.cwd, exactEnv: plan.env, stdin: plan.stdin !== undefined ? "pipe" : "ignore", output: writeFd, fds: pins, label,
         isolated: plan.sandboxed,
       }, limits);
     } catch (e) {
       if (cgroup) this.release(cgroup);
-      void this.store.done(file);
+      void copied.then(() => this.store.done(file)); // no writer left: the copy ends at once
       throw e;
     } finally {
-      for (const d of [fd, ...pins]) closeQuietly(d); // the child has its own copies
+      for (const d of [writeFd, ...pins]) closeQuietly(d); // the child has its own copies
     }
     const startedAt = Date.now();
     if (plan.stdin !== undefined) {
       managed.child.stdin!.on("error", () => undefined); // a command that exits without reading it
       managed.child.stdin!.end(plan.stdin);
     }
-    let overLimit = false;
-    let ended = false;
-    const maxBytes = this.options.maxFileBytes ?? MAX_FILE_BYTES;
-    const watch = setInterval(() => {
-      void stat(file).then((st) => {
-        if (st.size > maxBytes && !overLimit && !ended) {
-          overLimit = true;
-          managed.stop();
-        }
-      }, () => undefined);
-    }, OUTPUT_CHECK_MS);
-    const exited = managed.exited.then((exit) => {
-      ended = true;
-      clearInterval(watch);
+    const exited = managed.exited.then(async (exit) => {
       if (cgroup) this.release(cgroup);
+      await this.drained(copied, label);
       return exit;
     });
-    return { managed, file, startedAt, exited, changesSince, outputLimitHit: () => overLimit };
+    return { managed, file, startedAt, exited, changesSince, outputLimitHit: () => copy.limitHit };
+  }
+
+  /**
+   * A command's output file and the pipe it writes into (`writeFd`, for the child), copied into the file until every
+   * writer is gone (`copied`); `onLimit` when the output passes the file's limit.
+   */
+  private async output(name: string, onLimit: () => void): Promise<{ file: string; changesSince: number; writeFd: number; copy: PipeCopy; copied: Promise<void> }> {
+    const fifo = await this.pipes.take();
+    const { file, fd } = this.store.create(name);
+    const changesSince = startStamp(fd);
+    let pipe: { readFd: number; writeFd: number };
+    try {
+      pipe = openPipe(fifo);
+    } catch (e) {
+      closeQuietly(fd);
+      void this.store.done(file);
+      throw e;
+    }
+    const copy = new PipeCopy(pipe.readFd, fd, this.options.maxFileBytes ?? MAX_FILE_BYTES, onLimit);
+    this.copies.add(copy);
+    const copied = copy.done.then((ended) => {
+      this.copies.delete(copy);
+      closeQuietly(fd);
+      if (ended) this.pipes.give(fifo);
+    });
+    return { file, changesSince, writeFd: pipe.writeFd, copy, copied };
+  }
+
+  /** The copy of a command's output, once its pipe has ended or OUTPUT_DRAIN_MS passed (said in the log once). */
+  private async drained(copied: Promise<void>, label: string): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), OUTPUT_DRAIN_MS)));
+    const timedOut = await Promise.race([copied.then(() => false), late]);
+    clearTimeout(timer);
+    if (timedOut && !this.drainLogged) {
+      this.drainLogged = true;
+      this.ws.log(`${label}: a process it started still holds its output open after it exited; what it writes goes on into output_file`);
+    }
+  }
+
+  /** Makes FIFOs at `paths` (Node has no mkfifo). */
+  private async mkfifo(paths: string[]): Promise<void> {
+    const r = await this.ws.processes.run({ cmd: "mkfifo", args: ["-m", "600", "--", ...paths], cwd: path.dirname(paths[0]), group: false, label: "mkfifo" });
+    if (r.code !== 0) throw new Error(`mkfifo failed: ${r.stderr.trim() || `exit ${r.code ?? r.signal}`}`);
   }
 
   private release(cgroup: CommandCgroup): void {
@@ -361,6 +402,7 @@ export class Terminal {
     for (const j of running) j.detach();
     await Promise.race([Promise.all(running.map((j) => j.kill())), new Promise((r) => setTimeout(r, KILL_GRACE_MS + 500).unref())]);
     await Promise.allSettled([...this.releases]);
+    for (const copy of this.copies) copy.close();
     this.store.dispose();
   }
 }

@@ -7,6 +7,7 @@ import { checkHash } from "../fs/hash-check.js";
 import { fileError, notFound, readRaw } from "../fs/read-text.js";
 import { checkWritable } from "../fs/versioned-write.js";
 import { defineTool } from "./tool.js";
+import { plural } from "../core/text.js";
 
 const DESCRIPTION = `Deletes one file, only if it is still the version you name by its hash.
 Pass the hash from your last file_read or file_write of the file; if the file changed since, nothing is deleted and you
@@ -47,7 +48,7 @@ export const fileDeleteTool = defineTool({
         checkHash(ws, target, params.hash, current);
         if (!link.isSymbolicLink()) checkWritable(target, current, params.force_readonly ?? false, "delete");
         const result = { path: target.rel, previous_hash: current.hash, deleted: !ctx.dryRun, symlink: link.isSymbolicLink() };
-        const what = link.isSymbolicLink() ? "the symlink; its target stays" : `${current.bytes.length} bytes`;
+        const what = link.isSymbolicLink() ? "the symlink; its target stays" : plural(current.bytes.length, "byte");
         if (ctx.dryRun) return { ...result, text: `Would delete ${target.rel} (${what}).` };
         await ctx.commit(async () => {
           // A link's own path goes away; a file is known by its real path (SPEC 3).

@@ -3,6 +3,7 @@ import { ToolError } from "../errors.js";
 import type { ResolvedPath } from "../paths.js";
 import type { Workspace } from "../workspace.js";
 import { defineTool } from "./tool.js";
+import { plural } from "../core/text.js";
 
 /**
  * Why a folder takes no hash: a move changes no file's content, and every later edit at the new path is still checked
@@ -35,7 +36,7 @@ export const fileMoveTool = defineTool({
     if (!from.exists) throw new ToolError("NOT_FOUND", `${from.rel} does not exist; check the path (find_file can search by name).`);
     const to = await resolveDestination(ws, params.to);
     const outcome = await ws.files.move(ctx, { from, to, expected: params.hash?.toLowerCase() });
-    const what = outcome.kind === "folder" ? `folder, ${outcome.files}${outcome.more ? "+" : ""} files` : outcome.kind === "symlink" ? "symlink" : `file, hash ${outcome.hash}`;
+    const what = outcome.kind === "folder" ? `folder, ${outcome.more ? `${outcome.files}+ files` : plural(outcome.files, "file")}` : outcome.kind === "symlink" ? "symlink" : `file, hash ${outcome.hash}`;
     const verb = ctx.dryRun ? "Would move" : "Moved";
     return {
       from: from.rel,

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { capDiff, changedSpans, docDiff, lineShifts, renderRegions, renderShifts } from "../core/render.js";
-import { type TextDoc, parseText } from "../core/text.js";
+import { type TextDoc, parseText, plural } from "../core/text.js";
 import { ToolError } from "../errors.js";
 import { readLines } from "../fs/read-text.js";
 import { MAX_TEXT_CHARS } from "../dispatch/dispatcher.js";
@@ -55,7 +55,7 @@ export const fileReadTool = defineTool({
     if (params.since !== undefined) {
       const since = params.since.toLowerCase();
       if (since === hash) {
-        return { ...base, since, unchanged: true, text: `file ${target.rel} · hash ${hash} · ${total} lines · unchanged since ${since}: your tags are still valid` };
+        return { ...base, since, unchanged: true, text: `file ${target.rel} · hash ${hash} · ${plural(total, "line")} · unchanged since ${since}: your tags are still valid` };
       }
       const old = ws.history.get(since);
       const before = old ? textOrUndefined(old, target.rel) : undefined;
@@ -64,7 +64,7 @@ export const fileReadTool = defineTool({
         const capped = capDiff(diff, MAX_TEXT_CHARS);
         const shifts = lineShifts(hunks, before.lines.length);
         const all = Array.from({ length: total }, (_, i) => lines.text(i));
-        const header = `file ${target.rel} · hash ${hash} · ${total} lines · changed since ${since}`;
+        const header = `file ${target.rel} · hash ${hash} · ${plural(total, "line")} · changed since ${since}`;
         const regions = renderRegions(all, (i) => lines.at(i), changedSpans(hunks));
         return {
           ...base,
@@ -88,13 +88,13 @@ export const fileReadTool = defineTool({
         ...base,
         tags: present.map((line, i) => ({ line, tag: tags[i] })),
         missing,
-        text: [`file ${target.rel} · hash ${hash} · ${total} lines · tags`, ...present.map((n, i) => `${n}|${tags[i]}`)].join("\n"),
+        text: [`file ${target.rel} · hash ${hash} · ${plural(total, "line")} · tags`, ...present.map((n, i) => `${n}|${tags[i]}`)].join("\n"),
       };
     }
 
     const offset = params.offset ?? 1;
     if (offset > Math.max(total, 1)) {
-      throw new ToolError("INVALID_PARAMS", `offset: ${offset} is past the end; ${target.rel} has ${total} lines.`, { total_lines: total });
+      throw new ToolError("INVALID_PARAMS", `offset: ${offset} is past the end; ${target.rel} has ${plural(total, "line")}.`, { total_lines: total });
     }
     const limit = Math.min(params.limit ?? DEFAULT_LIMIT, MAX_LIMIT);
     const head = `file ${target.rel} · hash ${hash}`;

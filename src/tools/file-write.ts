@@ -4,7 +4,7 @@ import { type Edit, type Op, applyEdits } from "../core/edits.js";
 import { EMPTY_DOC, type Shift, type Span, capDiff, changedSpans, docDiff, lineShifts, opShifts, renderRegions, renderShifts } from "../core/render.js";
 import { LineIds } from "../core/line-diff.js";
 import { LineTags } from "../core/line-tags.js";
-import { type TextDoc, dominantEol, eolStyle, serialize, splitText } from "../core/text.js";
+import { type TextDoc, dominantEol, eolStyle, plural, serialize, splitText } from "../core/text.js";
 import { MAX_TEXT_CHARS } from "../dispatch/dispatcher.js";
 import { ToolError } from "../errors.js";
 import { tooLarge } from "../fs/read-text.js";
@@ -104,7 +104,7 @@ export const fileWriteTool = defineTool({
     const tags = new Map<number, string>();
     const tagAt = (i: number) => tags.get(i) ?? (tags.set(i, tagOf(next.doc.lines[i])), tags.get(i)!);
     const was = current ? (current.doc ? current.hash : `${current.hash}, not UTF-8 text`) : "none";
-    const header = `file ${target.rel} · hash ${hash} (was ${was}) · ${next.doc.lines.length} lines`;
+    const header = `file ${target.rel} · hash ${hash} (was ${was}) · ${plural(next.doc.lines.length, "line")}`;
     const regions = renderRegions(next.doc.lines, tagAt, spans);
     return {
       path: target.rel,

@@ -1,9 +1,10 @@
 import { z } from "zod";
 import { ToolError } from "../errors.js";
 import { FuzzyIndex } from "../search/fuzzy.js";
-import { GlobSyntaxError, globMatcher } from "../search/glob.js";
+import { GlobSyntaxError, pathFilter } from "../search/glob.js";
 import type { FileIndexView, Workspace } from "../workspace.js";
 import { defineTool } from "./tool.js";
+import { plural } from "../core/text.js";
 
 /** Paths returned unless `limit` says otherwise: a model picks from the first few. */
 export const DEFAULT_FIND_LIMIT = 20;
@@ -41,10 +42,10 @@ export const findFileTool = defineTool({
     query: z.string().optional().describe("What you remember of the path: a name, part of it, an abbreviation, a fragment like `user/serv`; space-separated terms must all match."),
     path: z.string().optional().describe("Only files under this folder, relative to the root."),
     limit: z.number().int().min(1).max(MAX_FIND_LIMIT).optional().describe(`Most paths to return (default ${DEFAULT_FIND_LIMIT}).`),
-    glob: z.string().min(1).max(MAX_GLOB_CHARS).optional().describe('Only paths matching this glob, e.g. "*.test.ts" (any folder) or "src/**/*.ts"; alone, lists them sorted.'),
+    glob: z.string().min(1).max(MAX_GLOB_CHARS).optional().describe('Only paths matching this glob, e.g. "*.test.ts" (any folder) or "src/**/*.ts"; "!" excludes: "!**/test/**"; alone, lists them sorted.'),
   },
   mutating: false,
-  state: (ws) => ({ file_index: ws.fileIndex ? `ready, ${ws.fileIndex.paths().length} paths` : "not ready" }),
+  state: (ws) => ({ file_index: ws.fileIndex ? `ready, ${plural(ws.fileIndex.paths().length, "path")}` : "not ready" }),
   async run(params, { ws }) {
     const query = params.query?.trim() ?? "";
     if (!query && !params.glob) throw new ToolError("INVALID_PARAMS", "Invalid params: query or glob is required (query: part of a file's name or path; glob: a pattern like \"*.ts\").");
@@ -76,20 +77,23 @@ export const findFileTool = defineTool({
       paths = all.slice(0, limit);
     }
     let text = paths.length ? paths.join("\n") : "No matching files.";
-    if (approximate.length) {
-      const which = approximate.length === paths.length ? "None matches exactly" : `${approximate.length} of these match only`;
-      text += `\n\n(${which} with one letter of the query dropped, a typo?: ${approximate.join(", ")}.)`;
-    }
+    if (approximate.length) text += `\n\n${typoNote(query, paths.length, approximate)}`;
     const result: Record<string, unknown> = { paths, total, truncated: total > paths.length, text };
     if (approximate.length) result.approximate = approximate;
     return result;
   },
 });
 
+/** Says which hits are typo matches: all of them (then the query matched nothing exactly), or those it names. */
+function typoNote(query: string, shown: number, approximate: string[]): string {
+  if (approximate.length < shown) return `(Close to "${query}" but not exact, a typo?: ${approximate.join(", ")}.)`;
+  return `(No exact match for "${query}"; ${shown === 1 ? "the path above is" : "the paths above are"} close to it, a typo?)`;
+}
+
 /** The glob as a predicate; an invalid one is the caller's to fix, worded as search words rg's. */
 function compiledGlob(glob: string): (path: string) => boolean {
   try {
-    return globMatcher(glob);
+    return pathFilter(glob);
   } catch (e) {
     if (e instanceof GlobSyntaxError) throw new ToolError("INVALID_PARAMS", `glob: ${e.message}. Fix the glob (e.g. "*.ts", "src/**/*.test.ts", "*.{ts,tsx}").`);
     throw e;

@@ -2,7 +2,7 @@ import { closeSync, fstatSync, lstatSync, read, readSync } from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
 import { z } from "zod";
-import { BINARY_SNIFF_BYTES } from "../core/text.js";
+import { BINARY_SNIFF_BYTES, plural } from "../core/text.js";
 import { ToolError } from "../errors.js";
 import { openReadConfined } from "../fs/confined.js";
 import { fileError } from "../fs/read-text.js";
@@ -128,8 +128,6 @@ export const listDirTool = defineTool({
     };
   },
 });
-
-const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
 function formatSize(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`;

@@ -7,7 +7,9 @@ import { ToolError } from "../errors.js";
 import { MAX_LOCATED_LINES, findMatchStart } from "../search/match-start.js";
 import { type MatchSource, readMatches } from "../search/read-matches.js";
 import { MAX_SEARCH_LINE_CHARS, type SearchFile, fileHeader, renderSearch } from "../search/render.js";
+import { shownPath } from "../search/rg-output.js";
 import { type RgFile, type SearchOptions, defaultIgnoreFile, runRipgrep } from "../search/ripgrep.js";
+import { gitIgnored, plainIgnored } from "../vfs/listing.js";
 import type { Workspace } from "../workspace.js";
 import { defineTool } from "./tool.js";
 
@@ -74,6 +76,7 @@ export const searchTool = defineTool({
       return { ...empty, text: `No matches: ${target.rel} is a binary file, and search skips binary files.` };
     }
     const maxResults = params.max_results ?? DEFAULT_MAX_RESULTS;
+    const git = ws.vfsState().git === true;
     const options: SearchOptions = {
       pattern: params.pattern,
       rel: target.rel,
@@ -83,9 +86,11 @@ export const searchTool = defineTool({
       context: params.context ?? 0,
       hidden: params.hidden,
       // One ignore policy with the VFS listing that find_file serves from: its defaults apply where git's rules do not.
-      defaultIgnores: ws.vfsState().git === true ? undefined : defaultIgnoreFile(),
+      git,
+      defaultIgnores: git ? undefined : defaultIgnoreFile(),
     };
     const outcome = await runRipgrep(ws.processes, ws.root, options, maxResults, signal);
+    if (params.glob?.length) outcome.files = await withoutGlobbedIn(ws, { rel: target.rel, isDir: kind?.isDirectory() === true }, outcome.files, options, signal);
 
     const { files, leftOut, linesCut, sizeCapped } = await readAll(ws, outcome.files, options, signal);
     let total = 0;
@@ -144,6 +149,28 @@ async function readAll(ws: Workspace, found: RgFile[], options: SearchOptions, s
   }
   files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   return { files, leftOut, linesCut, sizeCapped: sizeCapped || budget.full };
+}
+
+/**
+ * Without the files rg took in only because a glob matched them: rg's -g overrides its other filters (`*.log` takes in
+ * a gitignored debug.log, `.*` hidden files). Ignored files (as find_file never shows them) and hidden ones without
+ * hidden:true stay out, as without a glob. Below a path named explicitly rg's rules apply as ever: an ignored folder
+ * named is searched. What is ignored is judged as the disk is now (the VFS may be a window behind a .gitignore just
+ * written): by git in a repository, else by the VFS's rules read afresh.
+ */
+async function withoutGlobbedIn(ws: Workspace, named: { rel: string; isDir: boolean }, files: RgFile[], o: SearchOptions, signal: AbortSignal): Promise<RgFile[]> {
+  const rels = files.map((f) => shownPath(f.pathBytes));
+  const below = (rel: string) => (named.rel === "" ? rel : rel.slice(named.rel.length + 1));
+  const shown = (rel: string) => o.hidden === true || !below(rel).split("/").some((part) => part.startsWith("."));
+  const candidates = rels.filter(shown);
+  const judged = candidates.length > 0 && !(named.rel !== "" && ws.isIgnored(named.rel, named.isDir));
+  const ignored = judged ? await ignoredNow(ws, o.git, candidates, signal) : new Set<string>();
+  return files.filter((_, i) => shown(rels[i]) && !ignored.has(rels[i]));
+}
+
+async function ignoredNow(ws: Workspace, git: boolean, rels: string[], signal: AbortSignal): Promise<Set<string>> {
+  if (!git) return plainIgnored(ws.root, rels);
+  return (await gitIgnored(ws.processes, ws.root, rels, signal)) ?? new Set(rels.filter((rel) => ws.isIgnored(rel))); // git could not say: the VFS's word
 }
 
 function specialKind(s: Stats): string {

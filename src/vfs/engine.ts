@@ -1,5 +1,6 @@
 import type { WatcherEngine } from "./types.js";
 import type { RawKind } from "./coalesce.js";
+import type { Subscriber } from "./watcher-client.js";
 
 /** One change an engine saw, by absolute path. */
 export interface RawEvent {
@@ -37,9 +38,10 @@ export interface WatchEngine {
  */
 export const ENGINE_BATCH_DELAY_MS: Record<WatcherEngine, number> = { parcel: 50, chokidar: 0 };
 
-export async function createEngine(name: WatcherEngine): Promise<WatchEngine> {
+/** `host`: where parcel's subscriptions run (the VFS's watcher host). */
+export async function createEngine(name: WatcherEngine, host: Subscriber): Promise<WatchEngine> {
   if (name === "chokidar") return new (await import("./chokidar-engine.js")).ChokidarEngine();
-  return new (await import("./parcel-engine.js")).ParcelEngine();
+  return new (await import("./parcel-engine.js")).ParcelEngine(host);
 }
 
 /** The kernel's per-user inotify watch limit (fs.inotify.max_user_watches) is exhausted: restarting does not help. */

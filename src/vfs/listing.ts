@@ -1,9 +1,10 @@
 import { lstatSync } from "node:fs";
-import { readFile, readdir } from "node:fs/promises";
+import { readFile, readdir, stat } from "node:fs/promises";
 import path from "node:path";
 import { TEMP_FILE_PATTERN } from "../fs/atomic-write.js";
 import type { Supervisor } from "../platform/supervisor.js";
 import { linkTarget, readSmallText } from "./file-probe.js";
+import { parentOf } from "./file-index.js";
 import { trackedSymlinks } from "./git-index.js";
 import { DEFAULT_IGNORES, IgnoreRules } from "./ignore-rules.js";
 
@@ -26,19 +27,47 @@ export interface Listing {
   ignoredDirs: string[];
 }
 
+/**
+ * What a new listing changes in the index after the ignore rules changed (a .gitignore or info/exclude was edited),
+ * without events: the files themselves did not change. Only what the rules explain moves: a path the new rules ignore
+ * and the listing leaves out is dropped, a listed path the old rules ignored is added. Anything else the listing and
+ * the index disagree on is a change on disk whose own event is on its way (a file made or removed while git listed),
+ * which the pipeline reports: taken in silently here, it would come out as `modified`, or its deletion never at all.
+ */
+export function ruleChanges(indexed: readonly string[], has: (rel: string) => boolean, listing: Pick<Listing, "files" | "rules">, oldRules: IgnoreRules): { added: string[]; removed: string[] } {
+  const listed = new Set(listing.files);
+  return {
+    added: listing.files.filter((p) => !has(p) && oldRules.ignores(p, false)),
+    removed: indexed.filter((p) => !listed.has(p) && listing.rules.ignores(p, false)),
+  };
+}
+
 /** Runs a read-only git command in the root and returns its stdout; rejects when it fails. */
 export type GitReader = (args: string[]) => Promise<string>;
 
-/** A GitReader through the daemon's supervisor: no optional locks (a listing must not rewrite the index). */
+/** A read-only git command in the root: no fsmonitor (a program the workspace names), no optional locks (a listing must not rewrite the index). */
+function readOnlyGit(root: string, args: string[]) {
+  return { cmd: "git", args: ["-c", "core.fsmonitor=false", "-c", "core.quotePath=false", ...args], cwd: root, env: { GIT_OPTIONAL_LOCKS: "0", LC_ALL: "C" }, group: false, label: "git (vfs)" };
+}
+
+/** A GitReader through the daemon's supervisor. */
 export function gitReader(processes: Pick<Supervisor, "run">, root: string): GitReader {
   return async (args) => {
-    const r = await processes.run(
-      { cmd: "git", args: ["-c", "core.fsmonitor=false", "-c", "core.quotePath=false", ...args], cwd: root, env: { GIT_OPTIONAL_LOCKS: "0", LC_ALL: "C" }, group: false, label: "git (vfs)" },
-      { maxBytes: GIT_MAX_BUFFER, timeoutMs: LISTING_TIMEOUT_MS },
-    );
+    const r = await processes.run(readOnlyGit(root, args), { maxBytes: GIT_MAX_BUFFER, timeoutMs: LISTING_TIMEOUT_MS });
     if (r.code !== 0 || r.truncated) throw new Error(`git ${args[0]} failed (exit ${r.code}${r.truncated ? ", output cut" : ""}): ${r.stderr.trim()}`);
     return r.stdout;
   };
+}
+
+/**
+ * Which of these root-relative files git's rules ignore (tracked files never), by git's own word and as the disk is
+ * now (the VFS's rules may be a window behind a .gitignore just written); undefined when git cannot say.
+ */
+export async function gitIgnored(processes: Pick<Supervisor, "run">, root: string, rels: readonly string[], signal?: AbortSignal): Promise<Set<string> | undefined> {
+  if (!rels.length) return new Set();
+  const r = await processes.run(readOnlyGit(root, ["check-ignore", "-z", "--stdin"]), { input: `${rels.join("\0")}\0`, maxBytes: GIT_MAX_BUFFER, timeoutMs: LISTING_TIMEOUT_MS, signal });
+  if ((r.code !== 0 && r.code !== 1) || r.truncated) return undefined; // 1: none is ignored
+  return new Set(r.stdout.split("\0").filter(Boolean));
 }
 
 /** A listing of a huge repository on a slow disk may take long; past this git is stuck, and the walk takes over. */
@@ -46,20 +75,22 @@ const LISTING_TIMEOUT_MS = 120_000;
 
 /**
  * Everything git would show (tracked files and untracked, not ignored ones) from two git calls, and the rules to judge
- * paths that appear later. Nested .gitignore files count, as do .git/info/exclude; a global excludesFile does not.
+ * paths that appear later. Nested .gitignore files count, as do .git/info/exclude and the global excludes file.
  */
 export async function listGit(git: GitReader, root: string, gitDir: string, ignoredDirs?: Promise<string[]>): Promise<Listing> {
   // Tracked and untracked files from two calls that run side by side (git reads the index for one, walks the tree for
   // the other), and the tracked symlinks from the index itself (see git-index.ts).
-  const [cached, others, ignored, exclude, links] = await Promise.all([
+  const [cached, others, ignored, global, exclude, links] = await Promise.all([
     git(["ls-files", "-z", "--cached", "--deduplicate"]),
     git(["ls-files", "-z", "--others", "--exclude-standard"]),
     ignoredDirs ?? listIgnoredDirs(git, root),
+    globalExcludes(git, root),
     readSmallText(path.join(gitDir, "info", "exclude"), IGNORE_FILE_MAX_BYTES),
     readFile(path.join(gitDir, "index")).then(trackedSymlinks, () => [] as string[]).then((found) => found ?? stagedSymlinks(git)),
   ]);
   const list = workspaceFiles(root, cached, others, new Set(links));
-  const rules = new IgnoreRules(exclude ? [exclude] : []);
+  // as --exclude-standard ranks them: info/exclude over the global file (in one matcher the later rule wins)
+  const rules = new IgnoreRules([global, exclude].filter(Boolean));
   await Promise.all(
     list
       .filter((f) => f === ".gitignore" || f.endsWith("/.gitignore"))
@@ -70,6 +101,24 @@ export async function listGit(git: GitReader, root: string, gitDir: string, igno
       }),
   );
   return { files: list, rules, ignoredDirs: ignored };
+}
+
+/**
+ * The text of git's global excludes file (core.excludesFile, else $XDG_CONFIG_HOME/git/ignore or ~/.config/git/ignore),
+ * "" when there is none: `git ls-files --exclude-standard` applies it, so paths that appear later are judged by it too.
+ * A user's own file outside the workspace: read through a link (dotfiles often are links), git does as much.
+ */
+export async function globalExcludes(git: GitReader, root: string, env: NodeJS.ProcessEnv = process.env): Promise<string> {
+  const configured = (await git(["config", "--path", "--get", "core.excludesFile"]).catch(() => "")).trim();
+  const fallback = env.XDG_CONFIG_HOME ? path.join(env.XDG_CONFIG_HOME, "git", "ignore") : env.HOME ? path.join(env.HOME, ".config", "git", "ignore") : "";
+  const file = configured ? path.resolve(root, configured) : fallback;
+  if (!file) return "";
+  try {
+    const st = await stat(file);
+    return st.isFile() && st.size <= IGNORE_FILE_MAX_BYTES ? await readFile(file, "utf8") : "";
+  } catch {
+    return "";
+  }
 }
 
 /** The tracked symlinks by git's own word, when the index is not one git-index.ts reads (a split index). */
@@ -112,6 +161,24 @@ export async function listIgnoredDirs(git: GitReader, root: string): Promise<str
     .split("\0")
     .filter((p) => p.endsWith("/"))
     .map((p) => path.join(root, p.slice(0, -1)));
+}
+
+/**
+ * Outside git: which of these root-relative files the VFS's rules ignore (the defaults, and the .gitignore files of
+ * their folders), from the disk as it is now, as listPlain would judge them.
+ */
+export async function plainIgnored(root: string, rels: readonly string[]): Promise<Set<string>> {
+  const rules = new IgnoreRules(DEFAULT_IGNORES);
+  const dirs = new Set<string>();
+  for (const rel of rels) for (let dir = parentOf(rel); !dirs.has(dir); dir = parentOf(dir)) {
+    dirs.add(dir);
+    if (dir === "") break;
+  }
+  for (const dir of dirs) {
+    const text = await readSmallText(path.join(root, dir, ".gitignore"), IGNORE_FILE_MAX_BYTES);
+    if (text) rules.addFile(dir, text);
+  }
+  return new Set(rels.filter((rel) => rules.ignores(rel, false)));
 }
 
 /** Outside git: a walk that skips DEFAULT_IGNORES and honours any .gitignore it meets on the way down. */

@@ -1,15 +1,18 @@
 import path from "node:path";
-import watcher, { type AsyncSubscription } from "@parcel/watcher";
 import { ENGINE_BATCH_DELAY_MS, type RawEvent, type WatchEngine, type WatchRequest } from "./engine.js";
+import type { Subscriber, Subscription } from "./watcher-client.js";
 
 /** How long a replaced subscription keeps reporting after its successor is live: several of parcel's 50 ms batches. */
 const REFRESH_OVERLAP_MS = 500;
 
-/** @parcel/watcher: one inotify watch per folder, its tree crawled natively; the default engine. */
+/**
+ * @parcel/watcher: one inotify watch per folder, its tree crawled natively; the default engine. It runs in the file
+ * watcher host (watcher-client.ts), a process of its own, never in the daemon: see watcher-host.ts for why.
+ */
 export class ParcelEngine implements WatchEngine {
   readonly name = "parcel" as const;
   readonly batchDelayMs = ENGINE_BATCH_DELAY_MS.parcel;
-  private sub?: AsyncSubscription;
+  private sub?: Subscription;
   private request?: WatchRequest;
   private onEvents?: (events: RawEvent[]) => void;
   private onError?: (error: Error) => void;
@@ -19,7 +22,9 @@ export class ParcelEngine implements WatchEngine {
    */
   private generation = 0;
   /** Subscriptions replaced by a refresh, kept for REFRESH_OVERLAP_MS. */
-  private readonly retiring = new Set<AsyncSubscription>();
+  private readonly retiring = new Set<Subscription>();
+
+  constructor(private readonly watcher: Subscriber) {}
 
   async start(request: WatchRequest, onEvents: (events: RawEvent[]) => void, onError: (error: Error) => void): Promise<void> {
     this.request = request;
@@ -43,7 +48,7 @@ export class ParcelEngine implements WatchEngine {
     timer.unref();
   }
 
-  private async retire(sub: AsyncSubscription): Promise<void> {
+  private async retire(sub: Subscription): Promise<void> {
     if (!this.retiring.delete(sub)) return;
     await sub.unsubscribe().catch(() => undefined);
   }
@@ -59,12 +64,12 @@ export class ParcelEngine implements WatchEngine {
     await sub?.unsubscribe();
   }
 
-  private subscribe(): Promise<AsyncSubscription> {
+  private subscribe(): Promise<Subscription> {
     const req = this.request!;
     const ignore = req.ignoreDirs().map((d) => path.relative(req.dir, d)).filter((d) => d && !d.startsWith(".."));
     if (this.generation > 0) ignore.push(`.tool-layer-refresh-${this.generation}-never-matches`);
     this.generation++;
-    return watcher.subscribe(
+    return this.watcher.subscribe(
       req.dir,
       (err, events) => {
         if (err) this.onError?.(err);

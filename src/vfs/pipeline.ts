@@ -144,7 +144,7 @@ export class Pipeline {
       const rel = path.relative(root, e.path).split(path.sep).join("/");
       if (!rel || rel === ".." || rel.startsWith("../") || path.isAbsolute(rel)) continue;
       if (rel === ".git" || rel.startsWith(".git/")) continue;
-      if (rel === ".gitignore" || rel.endsWith("/.gitignore")) ignoreChanged = true;
+      if (isIgnoreFile(rel)) ignoreChanged = true;
       raw.push({ path: rel, kind: e.kind });
     }
     const recheck = this.held;
@@ -152,7 +152,9 @@ export class Pipeline {
     const due = new Set([...recheck].filter(([, h]) => flushedAt - h.since >= DELETE_CONFIRM_MS).map(([rel]) => rel));
     const onDisk = await this.resolver.resolve(raw, batch.flooding, due, batch.flooding || this.flood.active);
     for (const rel of onDisk.held) this.held.set(rel, recheck.get(rel) ?? { since: flushedAt, seenAt: seenAt(root, batch.seenAt, rel) });
-    const changes: FsChange[] = [];
+    // A .gitignore can have no event of its own: found by the walk of a new folder, or by listing a touched one.
+    if (onDisk.changes.some((c) => isIgnoreFile(c.path))) ignoreChanged = true;
+    let changes: FsChange[] = [];
     for (const c of onDisk.changes) {
       const when = heldAt(recheck, c.path) ?? seenAt(root, batch.seenAt, c.path);
       const who = this.attribution.attribute(c.path, c.real, c.hash, when);
@@ -160,8 +162,12 @@ export class Pipeline {
       if (who.origin === "tool" && c.hash && c.content) this.sink.history.put(c.hash, c.content);
     }
     const over = this.flood.afterWindow(raw.map((r) => parentOf(r.path)), batch.flooding, batch.firstEventAt);
-    // After resolving: the new rules apply from the next window, and files of this one are reported as created.
-    if (ignoreChanged || touch.exclude) await this.hooks.onIgnoreChanged();
+    // Before this window is reported: once a .gitignore's change is out, the index follows it. A file this window found
+    // that the new rules ignore (walked with its folder's new .gitignore) is left out, as the index now leaves it out.
+    if (ignoreChanged || touch.exclude) {
+      await this.hooks.onIgnoreChanged();
+      changes = changes.filter((c) => c.kind !== "created" || this.index.has(c.path));
+    }
     for (let i = 0; i < changes.length; i += MAX_CHANGES_PER_LINE) {
       this.sink.emit("fs.changed", { changes: changes.slice(i, i + MAX_CHANGES_PER_LINE) });
     }
@@ -176,6 +182,10 @@ export class Pipeline {
       this.hooks.onFloodOver(over.dirs, over.since);
     }
   }
+}
+
+function isIgnoreFile(rel: string): boolean {
+  return rel === ".gitignore" || rel.endsWith("/.gitignore");
 }
 
 /** For a path held back (or under a folder held back): when its event came. */

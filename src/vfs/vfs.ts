@@ -7,11 +7,12 @@ import { FileIndex } from "./file-index.js";
 import { GIT_DIR_UNWATCHED } from "./git-state.js";
 import type { ContentHistory } from "./history.js";
 import { IgnoreRules } from "./ignore-rules.js";
-import { type GitReader, type Listing, gitReader, listGit, listIgnoredDirs, listPlain, walk } from "./listing.js";
+import { type GitReader, type Listing, gitReader, listGit, listIgnoredDirs, listPlain, ruleChanges, walk } from "./listing.js";
 import { HASH_MAX_BYTES, Pipeline, type PipelineSink } from "./pipeline.js";
 import { modifiedSince, rescanFolders } from "./rescan.js";
 import type { Actor, ToolWrite, WatcherEngine } from "./types.js";
 import type { SessionViews } from "./views.js";
+import { WatcherHost } from "./watcher-client.js";
 
 /** A failing watcher is restarted at most this often, then left off (the daemon keeps serving without events). */
 export const MAX_RESTARTS = 5;
@@ -25,7 +26,8 @@ const REFRESH_DEBOUNCE_MS = 300;
  * that gap would otherwise never be reported gone (or made). Longer than parcel's 50 ms batch, short for a model.
  */
 const RECHECK_DELAY_MS = 250;
-/** Past the engine's own batch delay, the time the kernel and the engine's thread take to hand an event over. */
+/** Past the engine's own batch delay, the time the kernel, the engine's thread and the watcher host's pipe take to hand
+ * an event over. */
 const SETTLE_MARGIN_MS = 25;
 /** Errors kept for `info`. */
 const KEPT_ERRORS = 5;
@@ -37,7 +39,7 @@ export interface VfsHost {
   readonly root: string;
   readonly maxFileBytes: number;
   readonly watcherEngine: WatcherEngine;
-  readonly processes: Pick<Supervisor, "run">;
+  readonly processes: Pick<Supervisor, "run" | "attach" | "kill">;
   readonly bus: Pick<EventBus, "emit">;
   readonly views: Pick<SessionViews, "staleSessions">;
   readonly history: Pick<ContentHistory, "put">;
@@ -70,9 +72,12 @@ export class Vfs {
   private folderCache?: { gen: number; count: number };
 
   private readonly git: GitReader;
+  /** Where parcel runs (a process of its own: watcher-host.ts says why); chokidar runs in the daemon. */
+  private readonly watcherHost: WatcherHost;
 
   constructor(private readonly ws: VfsHost) {
     this.git = gitReader(ws.processes, ws.root);
+    this.watcherHost = new WatcherHost(ws.processes, ws.root, ws.log);
   }
 
   /** A tool is about to write a file: the change that brings its hash is the tool's. */
@@ -94,6 +99,7 @@ export class Vfs {
   /** Resolves once both watchers are live: every change after this is reported. */
   async start(): Promise<void> {
     this.startedAt = Date.now();
+    if (this.ws.watcherEngine === "parcel") this.watcherHost.warm();
     const root = this.ws.root;
     const repo = await this.ws.git.tryLocation();
     this.gitDir = repo?.insideWorkTree ? repo.gitDir : null;
@@ -145,6 +151,7 @@ export class Vfs {
     this.walked.stop();
     await Promise.all([...this.engines.values()].map((e) => e.stop().catch(() => undefined)));
     this.engines.clear();
+    this.watcherHost.close();
     await this.pipeline?.stop();
   }
 
@@ -153,6 +160,7 @@ export class Vfs {
     if (this.folderCache?.gen !== gen) this.folderCache = { gen, count: this.index.folderCount() };
     return {
       engine: this.ws.watcherEngine,
+      ...(this.ws.watcherEngine === "parcel" ? { host_pid: this.watcherHost.pid ?? null } : {}),
       ready: this.ready,
       git: this.gitDir !== null,
       watched_files: this.index.size,
@@ -193,6 +201,11 @@ export class Vfs {
     return { added, removed };
   }
 
+  /** Whether the VFS leaves this root-relative path out (ignored, and not a tracked file): find_file and list_dir never show it. */
+  ignored(rel: string, isDir = false): boolean {
+    return !this.index.has(rel) && this.rules.ignores(rel, isDir);
+  }
+
   private ignoredAbs(abs: string, isDir: boolean | undefined): boolean {
     const rel = path.relative(this.ws.root, abs).split(path.sep).join("/");
     if (!rel || rel.startsWith("..")) return false;
@@ -202,7 +215,7 @@ export class Vfs {
   }
 
   private async startEngine(role: Role): Promise<void> {
-    const engine = await createEngine(this.ws.watcherEngine);
+    const engine = await createEngine(this.ws.watcherEngine, this.watcherHost);
     try {
       await engine.start(this.requests.get(role)!, (events: RawEvent[]) => this.pipeline.push(events), (e, keptWatching) => this.onError(role, engine, e, keptWatching));
       this.engines.set(role, engine);
@@ -282,11 +295,27 @@ export class Vfs {
     return { added: listing.files.filter((p) => !this.index.has(p)), removed: this.index.paths().filter((p) => !now.has(p)) };
   }
 
-  /** A .gitignore changed: new rules, an index that follows them (no events: the files did not change), engines told. */
+  /** A .gitignore changed: new rules, an index that follows them (see ruleChanges), engines told. */
   private async reloadRules(): Promise<void> {
     const before = this.ignoredDirs.join("\0");
-    await this.applyListing(await this.list());
-    if (this.ignoredDirs.join("\0") !== before) await this.engines.get("tree")?.refresh();
+    const oldRules = this.rules;
+    const listing = await this.list();
+    this.rules = listing.rules;
+    this.ignoredDirs = listing.ignoredDirs;
+    const { added, removed } = ruleChanges(this.index.paths(), (p) => this.index.has(p), listing, oldRules);
+    for (const p of removed) this.index.delete(p);
+    for (const p of added) this.index.set(p, {});
+    if (this.ignoredDirs.join("\0") !== before) await this.refreshTree();
+  }
+
+  /** The tree engine re-reads the tree; a failure is the engine's (restarted by onError), never the caller's window. */
+  private async refreshTree(): Promise<void> {
+    const engine = this.engines.get("tree");
+    try {
+      await engine?.refresh();
+    } catch (e) {
+      this.onError("tree", engine, e);
+    }
   }
 
   /**
@@ -312,12 +341,7 @@ export class Vfs {
    * a file written there before the new watches took hold is still reported (unchanged ones drop out by hash).
    */
   private async refreshMovedIn(dirs: string[]): Promise<void> {
-    const engine = this.engines.get("tree");
-    try {
-      await engine?.refresh();
-    } catch (e) {
-      this.onError("tree", engine, e);
-    }
+    await this.refreshTree();
     await this.relist(dirs, false);
   }
 

@@ -58,6 +58,7 @@ describe("resolveAnchor", () => {
 
   it("is TAG_MISMATCH when the numbered line is gone or the tag is nowhere", () => {
     expect(codeOf(() => resolveAnchor(parseAnchor("9:AAAA", "f"), TAGS, "f")).message).toContain("only 5 lines");
+    expect(codeOf(() => resolveAnchor(parseAnchor("9:AAAA", "f"), TAGS.slice(0, 1), "f")).message).toContain("the file has only 1 line,");
     const e = codeOf(() => resolveAnchor(parseAnchor("1:0000", "f"), TAGS, "f"));
     expect(e.code).toBe("TAG_MISMATCH");
     expect(e.message).toContain("no line has tag 0000");

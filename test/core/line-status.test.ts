@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { markSelection, settleMarks } from "../../src/core/changelist-marks.js";
 import { tagOf } from "../../src/core/hash.js";
-import { interestingLines, lineStatus } from "../../src/core/line-status.js";
+import { interestingLines, lineStatus, requireLines } from "../../src/core/line-status.js";
 import { renderWords } from "../../src/core/word-diff.js";
 import { versions } from "./line-helpers.js";
 
@@ -103,5 +103,12 @@ describe("lineStatus", () => {
     expect(s.ranges[0]).toMatchObject({ changelist: null, changelist_parts: [{ changelist: "default", start: 2, end: 2 }, { changelist: "feature", start: 3, end: 3 }] });
     const whole = lineStatus(v, { marks: markSelection(marks, v.headToWorktree, { ranges: [1] }, "feature").marks });
     expect(whole.ranges[0].changelist).toBe("feature");
+  });
+});
+
+describe("requireLines", () => {
+  it("names the lines that are not in the file, and how many it has", () => {
+    expect(() => requireLines([1], 1)).not.toThrow();
+    expect(() => requireLines([2, 3], 1)).toThrow("lines: 2, 3 not in the worktree file (it has 1 line).");
   });
 });

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import xxhash from "xxhash-wasm";
 import { fileHash, initHash, tagOf } from "../../src/core/hash.js";
 import { LineTags, tagOfRange, xxh32 } from "../../src/core/line-tags.js";
-import { dominantEol, eolStyle, parseText, serialize, splitText } from "../../src/core/text.js";
+import { dominantEol, eolStyle, parseText, plural, serialize, splitText } from "../../src/core/text.js";
 
 beforeAll(initHash);
 
@@ -113,5 +113,13 @@ describe("a last line ending in a lone \\r", () => {
     expect(new LineTags(bytes).all()).toEqual(expected);
     expect(new LineTags(bytes).text(1)).toBe("b\r");
     expect(new LineTags(bytes).eolStyle()).toBe("crlf");
+  });
+});
+
+describe("plural", () => {
+  it("gives a count its noun, singular for one only", () => {
+    expect([0, 1, 2].map((n) => plural(n, "line"))).toEqual(["0 lines", "1 line", "2 lines"]);
+    expect(plural(1, "entry", "entries")).toBe("1 entry");
+    expect(plural(3, "entry", "entries")).toBe("3 entries");
   });
 });

@@ -287,7 +287,7 @@ describe("converting a file that is not UTF-8 text", () => {
     const r = await d.ok("file_write", { path: rel, hash: refused.hash, content: "café\n" });
     expect(readFileSync(at(rel))).toEqual(Buffer.from("café\n"));
     expect(r).toMatchObject({ previous_hash: refused.hash, converted_from: "ENCODING", hash: hashOf("café\n"), diff: "" });
-    expect(r.text).toBe(`file ${rel} · hash ${hashOf("café\n")} (was ${refused.hash}, not UTF-8 text) · 1 lines\n1|${tagOf("café")} café`);
+    expect(r.text).toBe(`file ${rel} · hash ${hashOf("café\n")} (was ${refused.hash}, not UTF-8 text) · 1 line\n1|${tagOf("café")} café`);
     const bin = file(Buffer.from([1, 0, 2]));
     const binHash = (await failure("file_read", { path: bin })).hash;
     expect((await d.ok("file_write", { path: bin, hash: binHash, content: "text now\n" })).converted_from).toBe("BINARY_FILE");

@@ -127,6 +127,16 @@ describe("file_read", () => {
     expect((await d.ok("file_read", { path: "mixed.txt" })).eol).toBe("mixed");
   });
 
+  it("counts one line in the singular in its headers and messages", async () => {
+    writeFileSync(at("one.txt"), "only\n");
+    const r = await d.ok("file_read", { path: "one.txt" });
+    expect((await d.ok("file_read", { path: "one.txt", since: r.hash })).text).toMatch(/^file one\.txt · hash \w+ · 1 line · unchanged since/);
+    expect((await d.ok("file_read", { path: "one.txt", lines: [1] })).text).toBe(`file one.txt · hash ${r.hash} · 1 line · tags\n1|${tagOf("only")}`);
+    expect((await failCode("file_read", { path: "one.txt", offset: 3 })).message).toContain("one.txt has 1 line.");
+    const w = await d.ok("file_write", { path: "one.txt", hash: r.hash, content: "still one\n" });
+    expect(w.text.split("\n")[0]).toBe(`file one.txt · hash ${w.hash} (was ${r.hash}) · 1 line`);
+  });
+
   it("answers since: unchanged, a diff with the changed regions, or a normal read", async () => {
     writeFileSync(at("since.txt"), "one\ntwo\nthree\n");
     const first = await d.ok("file_read", { path: "since.txt" });

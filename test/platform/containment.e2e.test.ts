@@ -15,6 +15,8 @@ import { FIXTURE_SERVER } from "../mcp/helpers.js";
 
 /** SPEC 1: none is still running a second after the daemon is gone. */
 const SPEC_BOUND_MS = 1_000;
+/** A clean shutdown, bounded: the calls' drain, the servers' exit grace and their bounded wait, the supervisor's sweep. */
+const SHUTDOWN_BOUND_MS = 30_000;
 /** pyright, the MCP server and git all start on a loaded machine. */
 const SLOW_MS = 120_000;
 
@@ -43,11 +45,11 @@ function killLeft(marks: Record<string, string>): void {
   for (const m of Object.values(marks)) for (const p of sleeping(m)) process.kill(p.pid, "SIGKILL");
 }
 
-/** A folder with a `python3` that starts `sleep MARK` in a new session, then runs the real python3. */
-function fakePython(sleepArg: string) {
+/** A folder with a `python3` that starts `sleep MARK` in a new session, then runs the real python3 (or `then`). */
+function fakePython(sleepArg: string, then?: string) {
   const dir = mkdtempSync(path.join(tmpdir(), "tool-layer-fake-python-"));
   const real = execFileSync("sh", ["-c", "command -v python3"], { encoding: "utf8" }).trim();
-  const script = `#!/bin/sh\nsetsid sleep ${sleepArg} </dev/null >/dev/null 2>&1 &\nexec "${real}" "$@"\n`;
+  const script = `#!/bin/sh\nsetsid sleep ${sleepArg} </dev/null >/dev/null 2>&1 &\n${then ?? `exec "${real}" "$@"`}\n`;
   writeFileSync(path.join(dir, "python3"), script);
   chmodSync(path.join(dir, "python3"), 0o755);
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
@@ -140,6 +142,55 @@ describe("a setsid grandchild does not outlive the daemon (SPEC 1)", () => {
       if (alive(d.child.pid!)) d.child.kill("SIGKILL");
       killLeft(m);
       s.cleanup();
+    }
+  }, SLOW_MS);
+});
+
+describe("without cgroup containment (TOOL_LAYER_CONTAINMENT=process-group, as on a host without cgroup v2)", () => {
+  it("a clean shutdown ends though a language server's setsid grandchild outlives every kill; the log names what is left", async () => {
+    const m = { python: mark(), blocked: mark() };
+    // pyright waits for its python3, which never answers: the setsid grandchild is in the server's tree when it stops.
+    const python = fakePython(m.python, `exec sleep ${m.blocked}`);
+    const ws = tmpWorkspace({ files: { "main.py": "x: int = 1\n" } });
+    const state = mkdtempSync(path.join(tmpdir(), "tool-layer-state-"));
+    const env = { XDG_STATE_HOME: state, PATH: `${python.dir}${path.delimiter}${process.env.PATH}`, TOOL_LAYER_CONTAINMENT: "process-group" };
+    const d = await startDaemon(ws.dir, ["--lsp-sandbox", "off"], env);
+    try {
+      expect((await d.ok("info", { tool_id: "git_status" })).state.processes.containment).toMatchObject({ kind: "process-group" });
+      expect(await d.ok("lsp_diagnostics", { path: "main.py", wait_ms: 1000 })).toMatchObject({ status: "unknown" });
+      await escaped(m.python);
+      const [left] = sleeping(m.python);
+      d.child.stdin.end();
+      const ended = await Promise.race([d.exited, new Promise((resolve) => setTimeout(() => resolve("still running"), SHUTDOWN_BOUND_MS))]);
+      expect(ended).toEqual({ code: 0, signal: null });
+      expect(d.stderr).toMatch(new RegExp(`pyright-langserver: still running after its stop: .*${left.pid}`));
+      expect(sleeping(m.python).map((p) => p.pid)).toEqual([left.pid]); // nothing the daemon had could reach it
+    } finally {
+      if (alive(d.child.pid!)) d.child.kill("SIGKILL");
+      killLeft(m);
+      python.cleanup();
+      ws.cleanup();
+      rmSync(state, { recursive: true, force: true });
+    }
+  }, SLOW_MS);
+
+  it("a terminal command answers though a setsid grandchild outside the sandbox still holds its output pipe open", async () => {
+    const m = { writer: mark() };
+    const ws = tmpWorkspace({ files: { "a.txt": "a\n" } });
+    const d = await startDaemon(ws.dir, ["--terminal-sandbox", "off"], { TOOL_LAYER_CONTAINMENT: "process-group" });
+    try {
+      // It waits for the sleep to have left its group (setsid execs sleep after setsid()): the group dies when it exits.
+      const command = `echo before; setsid sleep ${m.writer} & while [ "$(cat /proc/$!/comm)" != sleep ]; do :; done; echo after`;
+      const r = await d.ok("terminal_run", { command });
+      expect(r).toMatchObject({ exit_code: 0, output: "before\nafter\n" });
+      await escaped(m.writer);
+      expect(d.stderr).toMatch(/still holds its output open after it exited/);
+      killLeft(m);
+      expect(await d.ok("terminal_run", { command: "echo next" })).toMatchObject({ output: "next\n" });
+    } finally {
+      await d.close();
+      killLeft(m);
+      ws.cleanup();
     }
   }, SLOW_MS);
 });

@@ -16,12 +16,15 @@ describe("find_file", () => {
       "src/order/OrderService.ts": "",
       "test/user/UserService.test.ts": "",
       "docs/user-guide.md": "",
+      "docs/invoice.md": "",
+      "notes/invoiec-format.txt": "",
       "build/UserService.js": "",
       "debug.log": "",
       "README.md": "",
       "src/user/.UserModel.ts.tl-0123456789ab.tmp": "a temp file a killed write left behind",
       "src/tools/file-write.ts": "",
       "src/dispatch/dispatcher.ts": "",
+      "test/compile-off-by-default.test.txt": "",
       [`deep/${"a".repeat(40)}`]: "",
     },
   });
@@ -69,6 +72,10 @@ describe("find_file", () => {
     ]);
     expect((await d.ok("find_file", { glob: "src/user/*" })).paths).toEqual(["src/user/UserModel.ts", "src/user/UserService.ts"]);
     expect((await d.ok("find_file", { query: "user", glob: "*.md" })).paths).toEqual(["docs/user-guide.md"]);
+    // as rg's -g: "!" excludes, a folder it matches with all inside
+    const outside = (await d.ok("find_file", { glob: "!{src,test}", limit: 1000 })).paths;
+    expect(outside).toContain("README.md");
+    expect(outside.filter((p: string) => p.startsWith("src/") || p.startsWith("test/"))).toEqual([]);
     const none = await d.ok("find_file", { query: "zzzqqq" });
     expect(none).toMatchObject({ paths: [], total: 0, text: "No matching files." });
   });
@@ -123,8 +130,12 @@ describe("find_file", () => {
       const want = typo.startsWith("fi") ? "src/tools/file-write.ts" : typo.startsWith("d") ? "src/dispatch/dispatcher.ts" : "src/user/UserService.ts";
       expect(r.paths[0], typo).toBe(want);
       expect(r.approximate, typo).toContain(want);
-      expect(r.text).toContain(`with one letter of the query dropped, a typo?: ${r.approximate.join(", ")}.)`);
     }
+    expect((await d.ok("find_file", { query: "dispatcehr" })).text).toBe("src/dispatch/dispatcher.ts\n\n(No exact match for \"dispatcehr\"; the path above is close to it, a typo?)");
+    expect((await d.ok("find_file", { query: "UserSrevice" })).text).toBe("src/user/UserService.ts\ntest/user/UserService.test.ts\n\n(No exact match for \"UserSrevice\"; the paths above are close to it, a typo?)");
+    expect((await d.ok("find_file", { query: "invoiec" })).text).toBe("notes/invoiec-format.txt\ndocs/invoice.md\n\n(Close to \"invoiec\" but not exact, a typo?: docs/invoice.md.)");
+    // a name that holds the query only scattered once a letter is dropped is no typo of it
+    expect((await d.ok("find_file", { query: "globls" })).text).toBe("No matching files.");
     // an exact match first: the typo fallback comes only when exact matches are few, and then after them
     const exact = await d.ok("find_file", { query: "dispacher" });
     expect(exact.paths[0]).toBe("src/dispatch/dispatcher.ts");

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { generatePaths } from "../../bench/search-paths.js";
-import { GlobSyntaxError, globMatcher } from "../../src/search/glob.js";
+import { GlobSyntaxError, globMatcher, pathFilter } from "../../src/search/glob.js";
 
 const matching = (glob: string, paths: string[]) => paths.filter(globMatcher(glob));
 const PATHS = ["a.ts", "src/a.ts", "src/deep/b.ts", "src/deep/b.tsx", "src/c.test.ts", "lib/x.js", "src.ts", ".env", "docs/a?.md"];
@@ -44,6 +44,16 @@ describe("globMatcher", () => {
     expect(matching("x**b.txt", ["x/ab.txt", "xab.txt"])).toEqual(["xab.txt"]);
     expect(matching("a[!x]b", ["a/b", "acb"])).toEqual(["acb"]);
     expect(matching("{**/b.ts,x}", PATHS)).toEqual(["src/deep/b.ts"]);
+  });
+
+  it("drops an empty choice as rg does, unless every choice is empty", () => {
+    const names = ["a", "ab", "b", "ba"];
+    expect(matching("a{,b}", names)).toEqual(["ab"]);
+    expect(matching("a{b,}", names)).toEqual(["ab"]);
+    expect(matching("{,b}a", names)).toEqual(["ba"]);
+    expect(matching("{a,,b}", names)).toEqual(["a", "b"]);
+    expect(matching("{,}a", names)).toEqual(["a"]);
+    expect(matching("a{}", names)).toEqual(["a"]);
   });
 
   it("refuses what rg refuses, with rg's words", () => {
@@ -149,3 +159,29 @@ function legacyTranslate(glob: string): string {
   }
   return out + ")".repeat(braces);
 }
+
+describe("pathFilter: a glob as rg's -g reads it", () => {
+  const TREE = ["abc/x.txt", "abc/abd.txt", "d/abc.txt", "d/e/f.ts", ".hid", "x.ts", "#c", "a ", "!a"];
+  const kept = (glob: string) => TREE.filter(pathFilter(glob));
+
+  it("negates with a leading !, leaving out every file under a folder it matches", () => {
+    expect(kept("!a*")).toEqual(["d/e/f.ts", ".hid", "x.ts", "#c", "!a"]); // abc/x.txt goes with abc/
+    expect(kept("!*.ts")).toEqual(["abc/x.txt", "abc/abd.txt", "d/abc.txt", ".hid", "#c", "a ", "!a"]);
+    expect(kept("!d/**")).toEqual(["abc/x.txt", "abc/abd.txt", ".hid", "x.ts", "#c", "a ", "!a"]);
+    expect(kept("!abc/")).toEqual(["d/abc.txt", "d/e/f.ts", ".hid", "x.ts", "#c", "a ", "!a"]); // folders only
+    expect(kept("!")).toEqual([]);
+    expect(kept("!!a")).toEqual(TREE.filter((p) => p !== "!a"));
+    expect(kept("\\!a")).toEqual(["!a"]);
+    expect(kept("!/")).toEqual(TREE); // rg: an anchor with nothing after it matches nothing
+    expect(kept("!\\/")).toEqual(TREE.filter((p) => !p.includes("/"))); // an escaped trailing `/`: every folder
+  });
+
+  it("trims trailing whitespace unless escaped, and takes a blank glob or a comment for none", () => {
+    expect(kept("x.ts  ")).toEqual(["x.ts"]);
+    expect(kept("a\\ ")).toEqual(["a "]);
+    expect(kept(" ")).toEqual(TREE);
+    expect(kept("#c")).toEqual(TREE);
+    expect(kept("\\#c")).toEqual(["#c"]);
+    expect(kept("!#c")).toEqual(TREE.filter((p) => p !== "#c"));
+  });
+});

@@ -32,7 +32,7 @@ describe("reading the files rg matched", () => {
     const abs = path.join(ws.dir, rel);
     mkdirSync(path.dirname(abs), { recursive: true });
     writeFileSync(abs, content);
-    const out = execFileSync(rgPath, ripgrepArgs({ pattern, rel, context: 0 }), { cwd: ws.dir });
+    const out = execFileSync(rgPath, ripgrepArgs({ pattern, rel, context: 0, git: false }), { cwd: ws.dir });
     let file: RgFile | undefined;
     new LineSplitter((line) => {
       const r = parseRecord(line);
@@ -49,6 +49,14 @@ describe("reading the files rg matched", () => {
     expect(note).toBeUndefined();
     expect(file!.hash).toBe(fileHash(Buffer.from(V1)));
     expect(file!.lines.map((l) => [l.line, l.tag, l.text])).toEqual([[2, tagOf("second needle"), "second needle"], [4, tagOf("fourth needle"), "fourth needle"]]);
+  });
+
+  it("takes a line ending in \\r as rg read it, before a CRLF and at the end of the file alike", async () => {
+    for (const [name, content, line, text] of [["cr-crlf.txt", "\nnee\rdle needle\r\r\n", 2, "nee\rdle needle\r"], ["cr-eof.txt", "a\nx needle\r", 2, "x needle\r"], ["crlf.txt", "x needle\r\n", 1, "x needle"]] as const) {
+      const { file, note } = await readMatches(source, rgSees(name, content));
+      expect(note, name).toBeUndefined();
+      expect(file!.lines.map((l) => [l.line, l.tag, l.text]), name).toEqual([[line, tagOf(text), text]]);
+    }
   });
 
   it("leaves a file out, saying so, when a line was inserted or edited after rg read it", async () => {

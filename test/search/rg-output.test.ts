@@ -20,7 +20,7 @@ describe("reading rg's output", () => {
   });
   let records: ReturnType<typeof parseRecord>[];
   beforeAll(() => {
-    const out = execFileSync(rgPath, ripgrepArgs({ pattern: "NEEDLE", rel: "", context: 1 }), { cwd: ws.dir, maxBuffer: 1 << 26 });
+    const out = execFileSync(rgPath, ripgrepArgs({ pattern: "NEEDLE", rel: "", context: 1, git: true }), { cwd: ws.dir, maxBuffer: 1 << 26 });
     records = [];
     const splitter = new LineSplitter((line) => records.push(parseRecord(line)));
     splitter.push(out);
@@ -123,7 +123,7 @@ describe("showing lines", () => {
 
 describe("the rg command line", () => {
   it("puts the pattern after -e and the path after --, and .git/ last among the globs", () => {
-    const args = ripgrepArgs({ pattern: "--files", rel: "-src", glob: ["*.ts"], context: 2, hidden: true });
+    const args = ripgrepArgs({ pattern: "--files", rel: "-src", glob: ["*.ts"], context: 2, hidden: true, git: true });
     expect(args.slice(-4)).toEqual(["-e", "--files", "--", "-src"]);
     expect(args.indexOf("--glob=!.git")).toBeGreaterThan(args.indexOf("--glob=*.ts"));
     expect(args).toContain("--smart-case");
@@ -132,9 +132,9 @@ describe("the rg command line", () => {
     expect(args).not.toContain("--column");
     expect(args).not.toContain("--json");
     expect(args.some((a) => a.startsWith("--ignore-file"))).toBe(false);
-    expect(ripgrepArgs({ pattern: "a", rel: "", context: 0, defaultIgnores: "/x/ignores" })).toContain("--ignore-file=/x/ignores");
-    expect(ripgrepArgs({ pattern: "a", rel: "", context: 0, caseSensitive: false })).toContain("--ignore-case");
-    expect(ripgrepArgs({ pattern: "a", rel: "", context: 0, caseSensitive: true })).toContain("--case-sensitive");
+    expect(ripgrepArgs({ pattern: "a", rel: "", context: 0, git: false, defaultIgnores: "/x/ignores" })).toContain("--ignore-file=/x/ignores");
+    expect(ripgrepArgs({ pattern: "a", rel: "", context: 0, git: true, caseSensitive: false })).toContain("--ignore-case");
+    expect(ripgrepArgs({ pattern: "a", rel: "", context: 0, git: true, caseSensitive: true })).toContain("--case-sensitive");
   });
 
   it("reduces rg's two-engine regex error to what is wrong", () => {

@@ -1,4 +1,5 @@
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { fileHash, initHash, tagOfBytes } from "../../src/core/hash.js";
 import { type DaemonClient, daemonForSuite } from "../helpers/daemon.js";
@@ -86,6 +87,11 @@ describe("search over huge lines, outside git", () => {
     const found = await d.ok("search", { pattern: "needle" });
     expect(found.matches.map((f: any) => f.path)).toEqual(["src/app.js"]);
     expect((await d.ok("find_file", { glob: "**" })).paths.filter((p: string) => !p.startsWith("huge/") && !p.startsWith("fits/"))).toEqual(["src/.gitignore", "src/app.js"]);
+    // a glob does not take ignored files in (rg's -g alone would), even by a .gitignore written a moment ago
+    expect((await d.ok("search", { pattern: "needle", glob: ["*.log"] })).matches).toEqual([]);
+    writeFileSync(path.join(ws.dir, "src/fresh.txt"), "needle\n");
+    writeFileSync(path.join(ws.dir, "src/.gitignore"), "*.log\n*.txt\n");
+    expect((await d.ok("search", { pattern: "needle", glob: ["*.txt"] })).matches).toEqual([]);
     // named explicitly, an ignored folder is still searched (rg's rule for paths it is given)
     const named = await d.ok("search", { pattern: "needle", path: "node_modules/pkg" });
     expect(named.matches.map((f: any) => f.path)).toEqual(["node_modules/pkg/index.js"]);

@@ -111,6 +111,27 @@ describe("search", () => {
     expect(paths(r)).toEqual(["src/crlf.ts"]);
   });
 
+  it("keeps ignored files out when a glob names them, as find_file does (rg's -g alone would take them in)", async () => {
+    expect(paths(await d.ok("search", { pattern: "needle", glob: ["*.log"] }))).toEqual([]);
+    expect(paths(await d.ok("search", { pattern: "needle", glob: ["{*.log,*.md}"] }))).toEqual(["docs/notes.md"]);
+    expect((await d.ok("find_file", { glob: "*.log" })).paths).toEqual([]);
+    // by git's word as the disk is now: a .gitignore written a moment ago counts
+    writeFile(ws.dir, "fresh/a.txt", "needle\n");
+    writeFile(ws.dir, "fresh/.gitignore", "*.txt\n");
+    expect(paths(await d.ok("search", { pattern: "needle", path: "fresh", glob: ["*.txt"] }))).toEqual([]);
+    // a path named explicitly is still searched, glob or not
+    expect(paths(await d.ok("search", { pattern: "needle", path: "debug.log", glob: ["*.log"] }))).toEqual(["debug.log"]);
+    expect(paths(await d.ok("search", { pattern: "needle", path: "dist", glob: ["*.js"] }))).toEqual(["dist/out.js"]);
+  });
+
+  it("keeps hidden files out when a glob names them, unless hidden:true", async () => {
+    writeFile(ws.dir, "globbed/.dot.txt", "needle\n");
+    expect(paths(await d.ok("search", { pattern: "needle", path: "globbed", glob: ["*.txt"] }))).toEqual([]);
+    expect(paths(await d.ok("search", { pattern: "needle", glob: [".*"] }))).toEqual([]);
+    expect(paths(await d.ok("search", { pattern: "needle", path: "globbed", glob: ["*.txt"], hidden: true }))).toEqual(["globbed/.dot.txt"]);
+    expect(paths(await d.ok("search", { pattern: "needle", path: "globbed/.dot.txt", glob: ["*.txt"] }))).toEqual(["globbed/.dot.txt"]); // named
+  });
+
   it("respects .gitignore, and skips hidden files unless hidden:true (never .git/)", async () => {
     const all = paths(await d.ok("search", { pattern: "needle" }));
     expect(all).not.toContain("dist/out.js");
@@ -203,6 +224,13 @@ describe("search", () => {
     expect(bodyLines(tags.text)).toEqual([`1|${first.tag}`]);
     expect(r.truncated).toBe(true);
     expect(r.text).toMatch(/were cut around their first match/);
+  });
+
+  it("centres the window on the match in a line just past the window's length too", async () => {
+    // 692 characters: decoded whole, but longer than the 500-character window, its match near its end
+    writeFile(ws.dir, "mid/line.txt", `${"ab".repeat(247)}aneedleb${"ab".repeat(95)}\n`);
+    const [hit] = (await d.ok("search", { pattern: "needle", path: "mid" })).matches[0].lines;
+    expect(hit.text).toMatch(/^… (ab)+aneedleb(ab)+ \[line cut: 692 bytes\]$/);
   });
 
   it("refuses a blank pattern, an invalid regex, a bad glob and paths outside the root or missing", async () => {

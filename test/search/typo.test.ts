@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { commonPrefix, dropsNeeded, substringEditDistance } from "../../src/search/typo.js";
+import { TYPO_MIN_TERM, commonPrefix, dropsNeeded, maxTypoEdits, substringEditDistance } from "../../src/search/typo.js";
 
 /** The letters to drop by brute force: every subset of at most two positions. */
 function bruteDrops(term: string, text: string): 0 | 1 | 2 {
@@ -55,5 +55,11 @@ describe("substringEditDistance", () => {
   it("counts the letters two strings share at the start", () => {
     expect(commonPrefix("dispatcehr", "src/dispatcher", 4)).toBe(7);
     expect(commonPrefix("x", "abc", 0)).toBe(0);
+  });
+});
+
+describe("maxTypoEdits", () => {
+  it("allows one edit in a short word and one more per four letters beyond", () => {
+    expect([TYPO_MIN_TERM, 8, 9, 12, 13, 17].map(maxTypoEdits)).toEqual([1, 1, 2, 2, 3, 4]);
   });
 });

@@ -47,5 +47,6 @@ describe("capOutput", () => {
     expect(cutNote(1, 10)).toBe("\n… [1 line (10 bytes) cut from the middle; output_file has the whole output] …\n");
     expect(cutNote(1234, 5 * 1024 * 1024)).toContain("1,234 lines (5.0 MiB)");
     expect(cutNote(null, 100 * 1024 * 1024)).toContain("[100.0 MiB cut from the middle");
+    expect(cutNote(1, 1)).toContain("[1 line (1 byte) cut");
   });
 });

@@ -72,11 +72,18 @@ describe("runSandboxed: an argv through the terminal's runner", () => {
     await waitDead(pid);
   });
 
-  test("a command whose output passes the file's limit is stopped, and says so", async () => {
+  test("a command whose output passes the file's limit is stopped, and says so; the file holds the limit, not a byte more", async () => {
     const r = await runSandboxed(ws, { argv: ["yes"], timeoutMs: 60_000 });
     expect(r.output_limit_hit).toBe(true);
     expect(r.timed_out).toBe(false);
     expect(r.truncated).toBe(true);
+    expect(r.output_bytes).toBe(200_000);
+    expect(readFileSync(r.output_file, "utf8")).toBe("y\n".repeat(100_000));
+  });
+
+  test("a write through /dev/stdout adds to the output, never truncates it", async () => {
+    const r = await runSandboxed(ws, { argv: ["sh", "-c", "echo one; echo two > /dev/stdout; echo three"], timeoutMs: 20_000 });
+    expect(r).toMatchObject({ exit_code: 0, output: "one\ntwo\nthree\n" });
   });
 
   test("a cwd outside the root, missing, or a file is refused before anything runs", async () => {

@@ -234,6 +234,13 @@ describe("terminal_run", () => {
     expect(readFileSync(colour.output_file, "utf8")).toContain("\x1b[31mred");
   });
 
+  it("> /dev/stdout, /dev/stderr and /dev/fd/1 at the top of a line add to the output, never truncate what came before", async () => {
+    const r = await d.ok("terminal_run", { command: "echo one; echo two > /dev/stdout; ls >/dev/stdout a.txt; echo three >/dev/stderr; echo four >/dev/fd/1" });
+    expect(r).toMatchObject({ exit_code: 0, output: "one\ntwo\na.txt\nthree\nfour\n", truncated: false });
+    expect(readFileSync(r.output_file, "utf8")).toBe(r.output);
+    expect(r.output_bytes).toBe(r.output.length);
+  });
+
   it("what a finished command left in the background is killed when it exits", async () => {
     const command = `sleep 1023 > /dev/null 2>&1 & while [ "$(cat /proc/$!/comm)" != sleep ]; do :; done; echo left`;
     expect(await d.ok("terminal_run", { command })).toMatchObject({ exit_code: 0, output: "left\n" });

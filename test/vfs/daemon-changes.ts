@@ -30,10 +30,10 @@ export const at = (p: string, kind?: string) => (c: any) => c.path === p && (kin
 
 /**
  * A suite's daemons on committed temp repos (of `defaultFiles` unless a test names others) with one watcher engine,
- * closed (and their repos removed) after each test;
+ * closed (and their repos removed) after each test, started with `env` on top of the test's;
  * `cleanups` takes what else a test must undo, run newest first.
  */
-export function committedDaemons(engine: string, defaultFiles: Record<string, string>) {
+export function committedDaemons(engine: string, defaultFiles: Record<string, string>, env: NodeJS.ProcessEnv = {}) {
   const cleanups: (() => unknown)[] = [];
   afterEach(async () => {
     for (const c of cleanups.splice(0).reverse()) await c();
@@ -45,7 +45,7 @@ export function committedDaemons(engine: string, defaultFiles: Record<string, st
     commit?.(ws.dir);
     git(ws.dir, "add", "-A");
     git(ws.dir, "commit", "-qm", "init");
-    const d = await startDaemon(ws.dir, ["--watcher", engine]);
+    const d = await startDaemon(ws.dir, ["--watcher", engine], env);
     cleanups.push(() => d.close());
     return { dir: ws.dir, d };
   }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { DEFAULT_IGNORES, IgnoreRules } from "../../src/vfs/ignore-rules.js";
+import { ruleChanges } from "../../src/vfs/listing.js";
 
 describe("IgnoreRules", () => {
   it("applies folder rules only to folders and ignores everything under an ignored folder", () => {
@@ -29,5 +30,21 @@ describe("IgnoreRules", () => {
     expect(r.ignores("sub/.git/config", false)).toBe(true);
     expect(r.ignores("node_modules/x/index.js", false)).toBe(true);
     expect(r.ignores("src/index.js", false)).toBe(false);
+  });
+});
+
+describe("ruleChanges", () => {
+  const rules = (text: string) => {
+    const r = new IgnoreRules();
+    r.addFile("", text);
+    return r;
+  };
+
+  it("moves only what the rules explain, leaving changes on disk to their own events", () => {
+    const indexed = ["a.txt", "gen/x.txt", "gone.txt", "tracked.log"];
+    const listing = { files: ["a.txt", "tracked.log", "was-ignored.log", "new.txt"], rules: rules("gen/\n*.log\n!was-ignored.log\n") };
+    const { added, removed } = ruleChanges(indexed, (p) => indexed.includes(p), listing, rules("*.log\n"));
+    expect(removed).toEqual(["gen/x.txt"]); // gone.txt is not ignored: being deleted, its event reports it
+    expect(added).toEqual(["was-ignored.log"]); // new.txt was not ignored before: being created, its event reports it
   });
 });

@@ -1,0 +1,39 @@
+/**
+ * The file watcher host: @parcel/watcher in a process of its own, started by the daemon's WatcherHost
+ * (watcher-client.ts). Inside the daemon, a signal that lands on parcel's poll thread (SIGCHLD, from the daemon's many
+ * child processes) makes its Linux backend throw "Unable to poll: Interrupted system call" and end the thread
+ * (parcel-bundler/watcher#253, unfixed in 2.6.0), and an unsubscribe after that once deadlocked the daemon's main thread.
+ * This process starts no children, so no SIGCHLD comes here.
+ *
+ * The protocol (watcher-protocol.ts) is JSON lines: requests on stdin, answers and batches of events on stdout. It
+ * exits when stdin ends (the daemon stopped it, or is gone).
+ */
+import { createInterface } from "node:readline";
+import watcher, { type AsyncSubscription, type Event } from "@parcel/watcher";
+import { type HostLine, type HostRequest, encodeEvents } from "./watcher-protocol.js";
+
+const subscriptions = new Map<number, AsyncSubscription>();
+
+const send = (line: HostLine) => process.stdout.write(`${JSON.stringify(line)}\n`);
+const errorOf = (e: unknown) => ({ message: e instanceof Error ? e.message : String(e), code: (e as NodeJS.ErrnoException | undefined)?.code });
+
+async function handle(req: HostRequest): Promise<void> {
+  try {
+    if (req.op === "subscribe") {
+      const sub = await watcher.subscribe(req.dir, (err: Error | null, events: Event[]) => {
+        if (err) send({ s: req.s, error: errorOf(err) });
+        else if (events.length) send({ s: req.s, e: encodeEvents(req.dir, events) });
+      }, { ignore: req.ignore });
+      subscriptions.set(req.s, sub);
+    } else {
+      const sub = subscriptions.get(req.s);
+      subscriptions.delete(req.s);
+      await sub?.unsubscribe();
+    }
+    send({ r: req.r });
+  } catch (e) {
+    send({ r: req.r, error: errorOf(e) });
+  }
+}
+
+createInterface({ input: process.stdin }).on("line", (line) => void handle(JSON.parse(line) as HostRequest)).on("close", () => process.exit(0));
