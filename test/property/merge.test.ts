@@ -10,7 +10,7 @@ import { type ConflictBlock, type Lines, type MergeResult, mergeTexts } from "..
 import { splitText } from "../../src/core/text.js";
 import { OrtRepo } from "../core/merge/git-ref.js";
 import { CLEANUP_MS, check } from "./runs.js";
-import { threeVersions } from "./texts.js";
+import { frequentThreeVersions, threeVersions } from "./texts.js";
 
 /** Where the block sides are written for git diff. */
 const scratch = mkdtempSync(path.join(tmpdir(), "tool-layer-merge-property-"));
@@ -127,6 +127,15 @@ describe("property: the merge core against git", () => {
         expect(segmentsOf(mergeTexts(base, ours, theirs))).toEqual(segmentsOfGit(repo.merge(base, ours, theirs)));
       }),
       25,
+    );
+  });
+
+  it("finds git merge's conflict blocks where every line is too frequent for histogram (git's Myers fallback)", async () => {
+    await check(
+      fc.property(frequentThreeVersions, ({ base, ours, theirs }) => {
+        expect(segmentsOf(mergeTexts(base, ours, theirs))).toEqual(segmentsOfGit(repo.merge(base, ours, theirs)));
+      }),
+      15,
     );
   });
 
