@@ -6,13 +6,17 @@
  * from Michael Haggerty's diff-slider-tools study, as published in git's xdiff/xdiffi.c). This is that procedure,
  * written for our change flags, so ranges sit where `git diff --histogram` puts them.
  */
+
+/** A matched run: `length` elements equal from `aStart` in one version and `bStart` in the other. */
+export type Block = [aStart: number, bStart: number, length: number];
+
 /**
  * One version as the slides see it: each element's key (equal keys, equal elements: LineIds.keysOf) and, for the
  * indent heuristic, each line's text. Without `lines` a group that lines up with no change stays as far down as it
  * slides, as git leaves the words of its word diff (which runs without the heuristic).
  */
 export interface CompactSide {
-  readonly keys: ArrayLike<number>;
+  readonly keys: Int32Array;
   readonly lines?: readonly string[];
 }
 
@@ -186,7 +190,7 @@ function canSlide(side: CompactSide, from: number, to: number): boolean {
 }
 
 /** Matched blocks [oldStart, newStart, length] after sliding every ambiguous group as git does (sorted blocks in). */
-export function compactBlocks(old: CompactSide, now: CompactSide, blocks: readonly (readonly [number, number, number])[]): [number, number, number][] {
+export function compactBlocks(old: CompactSide, now: CompactSide, blocks: readonly Block[]): Block[] {
   // Most diffs have no group that can move: then the blocks stand, and a 5,000-line file costs a look at each gap.
   let movable = false;
   let i = 0;
@@ -207,14 +211,19 @@ export function compactBlocks(old: CompactSide, now: CompactSide, blocks: readon
     cn.fill(0, y, y + len);
   }
   compactFlags(old, now, co, cn);
-  const out: [number, number, number][] = [];
-  for (let i = 0, j = 0; i < co.length && j < cn.length; ) {
-    if (co[i]) i++;
-    else if (cn[j]) j++;
+  return blocksOf(co, cn);
+}
+
+/** The matched blocks of changed-element flags (1 = changed), offset by a0 and b0. */
+export function blocksOf(ca: Uint8Array, cb: Uint8Array, a0 = 0, b0 = 0): Block[] {
+  const out: Block[] = [];
+  for (let i = 0, j = 0; i < ca.length && j < cb.length; ) {
+    if (ca[i]) i++;
+    else if (cb[j]) j++;
     else {
       const last = out[out.length - 1];
-      if (last && last[0] + last[2] === i && last[1] + last[2] === j) last[2]++;
-      else out.push([i, j, 1]);
+      if (last && last[0] + last[2] === a0 + i && last[1] + last[2] === b0 + j) last[2]++;
+      else out.push([a0 + i, b0 + j, 1]);
       i++;
       j++;
     }

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { type AutoResolution, autoResolve } from "../../src/core/merge/auto-resolve.js";
-import { type Change, Interner, diffSequences } from "../../src/core/merge/sequence-diff.js";
+import { type Change, Interner, diffSequences } from "../../src/core/sequence-diff.js";
 import { type ConflictBlock, type Lines, type MergeResult, mergeTexts } from "../../src/core/merge/three-way.js";
 import { splitText } from "../../src/core/text.js";
 import { OrtRepo } from "../core/merge/git-ref.js";
