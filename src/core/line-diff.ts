@@ -17,6 +17,7 @@
  * last line (`eolPairs`).
  */
 import type { Block } from "./diff-compact.js";
+import type { Layout } from "./range-layout.js";
 import { Interner, Occurrences, diffBlocks, histogram } from "./sequence-diff.js";
 import type { Eol } from "./text.js";
 
@@ -58,6 +59,8 @@ export interface LineDiff {
   /** Each line as the diff compared it (LineIds.keysOf): equal keys, lines the diff may swap. */
   readonly oldKeys: Int32Array;
   readonly newKeys: Int32Array;
+  /** Each modified range's layout (line-pairs.ts's layoutOf), computed on first use and kept as long as the diff is. */
+  readonly layouts: Map<ChangeRange, Layout>;
 }
 
 export function sameEol(a: "" | Eol, b: "" | Eol, cr: CrPolicy): boolean {
@@ -204,7 +207,7 @@ function build(old: LineSeq, now: LineSeq, cr: CrPolicy, blocks: Block[], oldKey
     j = y + n;
   }
   close();
-  return { old, new: now, cr, ranges, oldOf, newOf, oldKeys, newKeys };
+  return { old, new: now, cr, ranges, oldOf, newOf, oldKeys, newKeys, layouts: new Map() };
 }
 
 /**
