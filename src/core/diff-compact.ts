@@ -96,6 +96,25 @@ function scoreSplit(lines: readonly string[], split: number, s: Score): void {
 const compare = (a: Score, b: Score) => INDENT_WEIGHT * Math.sign(a.indent - b.indent) + (a.penalty - b.penalty);
 
 /**
+ * Where the indent heuristic ends a group of `size` lines that can end anywhere from `earliestEnd` to `end`: the split
+ * git scores best, the furthest down on a tie (at most MAX_SLIDING tried).
+ */
+function bestEnd(lines: readonly string[], size: number, earliestEnd: number, end: number): number {
+  let best = -1;
+  let bestScore: Score = { indent: 0, penalty: 0 };
+  for (let shift = Math.max(earliestEnd, end - size - 1, end - MAX_SLIDING); shift <= end; shift++) {
+    const s: Score = { indent: 0, penalty: 0 };
+    scoreSplit(lines, shift, s);
+    scoreSplit(lines, shift - size, s);
+    if (best === -1 || compare(s, bestScore) <= 0) {
+      best = shift;
+      bestScore = s;
+    }
+  }
+  return best;
+}
+
+/**
  * Slides the groups of changed lines of `side` (flags `ch`, 1 = changed), keeping them in step with the groups of the
  * other side (`och`): group k of each side sits between their k-th and (k+1)-th unchanged lines.
  */
@@ -153,18 +172,7 @@ function compactSide(side: CompactSide, ch: Uint8Array, och: Uint8Array): void {
       } else if (matchEnd !== -1) {
         while (oe === os) slideUp();
       } else if (side.lines) {
-        const lines = side.lines;
-        let best = -1;
-        let bestScore: Score = { indent: 0, penalty: 0 };
-        for (let shift = Math.max(earliestEnd, ge - size - 1, ge - MAX_SLIDING); shift <= ge; shift++) {
-          const s: Score = { indent: 0, penalty: 0 };
-          scoreSplit(lines, shift, s);
-          scoreSplit(lines, shift - size, s);
-          if (best === -1 || compare(s, bestScore) <= 0) {
-            best = shift;
-            bestScore = s;
-          }
-        }
+        const best = bestEnd(side.lines, size, earliestEnd, ge);
         while (ge > best) slideUp();
       }
     }
