@@ -4,7 +4,6 @@ import { Registry, readManifest } from "./dispatch/registry.js";
 import { defaultStateDir } from "./mcp/approvals.js";
 import { prepareStateDir } from "./paths.js";
 import { type CodegraphMode, McpPassthrough } from "./mcp/passthrough.js";
-import { startLineGit } from "./git/line-service.js";
 import type { LspSandboxMode } from "./lsp/sandbox.js";
 import { LspService } from "./lsp/service.js";
 import { EventBus } from "./platform/bus.js";
@@ -109,7 +108,7 @@ export class Daemon {
   private async startServices(): Promise<void> {
     this.ws.terminal?.start(); // the sandbox probe and the bash grammar load while the watcher starts
     await this.ws.init();
-    startLineGit(this.ws);
+    this.ws.git.start();
     this.startLanguageServers();
     await this.startPassthrough();
   }

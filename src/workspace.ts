@@ -1,5 +1,6 @@
 import { initHash } from "./core/hash.js";
 import { VersionedFiles } from "./fs/versioned-write.js";
+import { GitRepo } from "./git/repo.js";
 import { PathResolver } from "./paths.js";
 import { EventBus } from "./platform/bus.js";
 import { Supervisor } from "./platform/supervisor.js";
@@ -40,6 +41,8 @@ export class Workspace {
   readonly history = new ContentHistory();
   readonly lock = new WorktreeLock();
   readonly files: VersionedFiles;
+  /** The root's repository: where it is, git's caches, the changelist tracker (started by the daemon). */
+  readonly git: GitRepo;
   private vfs?: Vfs;
   /** The MCP passthrough (SPEC 12), set by the daemon once the workspace is ready. */
   mcp?: McpPassthrough;
@@ -60,6 +63,8 @@ export class Workspace {
     this.maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
     this.watcherEngine = options.watcher ?? "parcel";
     this.files = new VersionedFiles(this);
+    this.git = new GitRepo({ root: this.root, processes, bus, paths: this.paths, maxFileBytes: this.maxFileBytes, log });
+    this.onDispose(() => this.git.stop());
   }
 
   /** Everything `ready` promises: after this resolves, no change on disk is missed. */

@@ -14,7 +14,7 @@ const MARK = "# added by tool-layer";
 export async function ensureExcluded(ctx: GitCtx, pattern: string): Promise<boolean> {
   const r = await git(ctx, ["rev-parse", "--git-path", "info/exclude"], { ok: "any" });
   if (r.code !== 0) return false;
-  return addExcludeLine(path.resolve(ctx.ws.root, r.stdout.trim()), pattern, MARK);
+  return addExcludeLine(path.resolve(ctx.repo.root, r.stdout.trim()), pattern, MARK);
 }
 
 /**

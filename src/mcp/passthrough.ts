@@ -267,7 +267,7 @@ class CodegraphSync {
 
   /** The first index of the root, when `--codegraph on` asked for one; its folder kept out of git either way. */
   async ensureIndexed(): Promise<void> {
-    await ensureExcluded({ ws: this.ws }, `/${CODEGRAPH_DIR}/`).catch((e: Error) => this.ws.log(`could not keep ${CODEGRAPH_DIR}/ out of git: ${e.message}`));
+    await ensureExcluded({ repo: this.ws.git }, `/${CODEGRAPH_DIR}/`).catch((e: Error) => this.ws.log(`could not keep ${CODEGRAPH_DIR}/ out of git: ${e.message}`));
     if (codegraphIndexed(this.ws.root)) return;
     const cmd = initCommand(this.ws.root, this.stateDir);
     if (cmd) await this.run(cmd, "init");

@@ -1,4 +1,3 @@
-import path from "node:path";
 import { type HostSandboxPaths, hostSandboxPaths } from "../platform/sandbox/host.js";
 import { supervisedRun } from "../platform/sandbox/probe.js";
 import type { Workspace } from "../workspace.js";
@@ -29,10 +28,8 @@ async function tryLimits(parents: CgroupParents, limits: Limits): Promise<Setup[
 }
 
 async function outerGitDirs(ws: Workspace): Promise<string[]> {
-  const args = ["rev-parse", "--path-format=absolute", "--git-dir", "--git-common-dir"];
-  const r = await ws.processes.run({ cmd: "git", args, cwd: ws.root, group: false, label: "git rev-parse" }, { timeoutMs: 10_000 }).catch(() => null);
-  if (!r || r.code !== 0) return [];
-  return r.stdout.split("\n").filter(Boolean).map((d) => path.resolve(ws.root, d)).filter((d) => !ws.paths.isInside(d));
+  const repo = await ws.git.tryLocation();
+  return repo ? [repo.gitDir, repo.commonDir].filter((d) => !ws.paths.isInside(d)) : [];
 }
 
 /** Probes the sandbox (the daemon's real argv on `true`), the host's paths and cgroups; sweeps a dead daemon's cgroups. */

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { ToolError, isNodeError } from "../errors.js";
-import { commitStep } from "../git/repo.js";
+import { commitStep } from "../git/step.js";
 import type { Workspace } from "../workspace.js";
 import { defineTool } from "./tool.js";
 
