@@ -1,4 +1,5 @@
 import { initHash } from "./core/hash.js";
+import { DEFAULT_MAX_FILE_BYTES } from "./core/limits.js";
 import { VersionedFiles } from "./fs/versioned-write.js";
 import { GitRepo } from "./git/repo.js";
 import { PathResolver } from "./paths.js";
@@ -15,8 +16,6 @@ import type { Terminal } from "./terminal/terminal.js";
 export type { Actor, FileIndexView, ToolWrite, WatcherEngine };
 import type { LspService } from "./lsp/service.js";
 
-/** Files above this are TOO_LARGE for the file tools unless `--max-file-bytes` raises it (SPEC 4). */
-export const DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024;
 
 export interface WorkspaceOptions {
   root: string;

@@ -1,7 +1,8 @@
 import type { z } from "zod";
 import { canonicalJson } from "../core/canonical-json.js";
+import { MAX_TEXT_CHARS } from "../core/limits.js";
 import { ToolError, toolErrorOf } from "../errors.js";
-import type { AnyTool, DaemonApi, ToolContext, ToolResult } from "../tools/tool.js";
+import type { AnyTool, DaemonApi, ToolContext, ToolResult } from "./tool.js";
 import type { Workspace } from "../workspace.js";
 import { previewId } from "./preview.js";
 import { PREVIEW_PARAM, type Registry, unknownToolError } from "./registry.js";
@@ -10,8 +11,6 @@ import { PREVIEW_PARAM, type Registry, unknownToolError } from "./registry.js";
 export const DEFAULT_TIMEOUT_MS = 60_000;
 /** After shutdown aborts the calls still running, how long a commit in progress may take to finish. */
 export const ABORT_GRACE_MS = 1_000;
-/** `text` beyond this is cut with a note: a model's context is the scarce resource, not our bandwidth. */
-export const MAX_TEXT_CHARS = 100_000;
 
 export type CallId = string | number;
 

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { ToolError } from "../errors.js";
 import type { EventBus } from "../platform/bus.js";
 import { substringEditDistance } from "../search/typo.js";
-import { type AnyTool, TOOL_ID_PATTERN, inputSchema } from "../tools/tool.js";
+import { type AnyTool, TOOL_ID_PATTERN, inputSchema } from "./tool.js";
 
 /** Built-ins a `--tools` file cannot disable: without them a client cannot learn or steer anything. */
 export const ALWAYS_ENABLED = new Set(["list", "info", "cancel", "session_end"]);

@@ -1,6 +1,6 @@
 import { capDiff, docDiff } from "../core/render.js";
 import { parseText } from "../core/text.js";
-import { MAX_TEXT_CHARS } from "../dispatch/dispatcher.js";
+import { MAX_TEXT_CHARS } from "../core/limits.js";
 import { ToolError } from "../errors.js";
 import type { ResolvedPath } from "../paths.js";
 import type { Workspace } from "../workspace.js";

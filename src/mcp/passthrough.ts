@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { ToolProvider } from "../dispatch/registry.js";
 import { ToolError } from "../errors.js";
 import { ensureExcluded } from "../git/info-exclude.js";
-import type { AnyTool, ToolContext } from "../tools/tool.js";
+import type { AnyTool, ToolContext } from "../dispatch/tool.js";
 import type { Workspace } from "../workspace.js";
 import { ApprovalStore, approvalsFile } from "./approvals.js";
 import type { SpawnServer } from "./child-transport.js";

@@ -3,13 +3,11 @@ import { capDiff, changedSpans, docDiff, lineShifts, renderRegions, renderShifts
 import { type TextDoc, parseText, plural } from "../core/text.js";
 import { ToolError } from "../errors.js";
 import { readLines } from "../fs/read-text.js";
-import { MAX_TEXT_CHARS } from "../dispatch/dispatcher.js";
-import { defineTool } from "./tool.js";
+import { FILE_READ_MAX_LINES as MAX_LIMIT, MAX_TEXT_CHARS } from "../core/limits.js";
+import { defineTool } from "../dispatch/tool.js";
 
 /** Lines returned when no limit is given (the design document's 150). */
 export const DEFAULT_LIMIT = 150;
-/** Most lines one call returns: a larger limit is clamped, so one read cannot flood a model's context. */
-export const MAX_LIMIT = 2000;
 /** Room the header's " · lines A-B of N · next offset K" takes, at most. */
 const HEADER_TAIL_CHARS = 80;
 

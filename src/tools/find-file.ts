@@ -3,7 +3,7 @@ import { ToolError } from "../errors.js";
 import { FuzzyIndex } from "../search/fuzzy.js";
 import { GlobSyntaxError, pathFilter } from "../search/glob.js";
 import type { FileIndexView, Workspace } from "../workspace.js";
-import { defineTool } from "./tool.js";
+import { defineTool } from "../dispatch/tool.js";
 import { plural } from "../core/text.js";
 
 /** Paths returned unless `limit` says otherwise: a model picks from the first few. */

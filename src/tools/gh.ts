@@ -2,7 +2,7 @@ import { z } from "zod";
 import { ToolError, isNodeError } from "../errors.js";
 import { commitStep } from "../git/step.js";
 import type { Workspace } from "../workspace.js";
-import { defineTool } from "./tool.js";
+import { defineTool } from "../dispatch/tool.js";
 
 /** gh talks to the network: two minutes, then it is killed. */
 export const GH_TIMEOUT_MS = 120_000;

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { CHECKS_FILE, checksText, loadChecks, plannedChecks, plannedChecksText, runChecks } from "../git/checks.js";
 import { ToolError } from "../errors.js";
-import { defineTool } from "./tool.js";
+import { defineTool } from "../dispatch/tool.js";
 import { gitStep } from "./git-step.js";
 
 export const gitCheckTool = defineTool({

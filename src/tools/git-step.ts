@@ -1,7 +1,7 @@
 import type { GitStep } from "../git/step.js";
 import { runSandboxed } from "../terminal/terminal.js";
 import type { Workspace } from "../workspace.js";
-import type { ToolContext } from "./tool.js";
+import type { ToolContext } from "../dispatch/tool.js";
 
 /** The one place a tool call becomes the git library's step context: the root's repository and the call's steps. */
 export function gitStep(ctx: ToolContext): GitStep {

@@ -6,7 +6,7 @@ import { BINARY_SNIFF_BYTES, plural } from "../core/text.js";
 import { ToolError } from "../errors.js";
 import { openReadConfined } from "../fs/confined.js";
 import { fileError } from "../fs/read-text.js";
-import { defineTool } from "./tool.js";
+import { defineTool } from "../dispatch/tool.js";
 
 const readAsync = promisify(read);
 

@@ -10,7 +10,7 @@ import { type WirePlace, renderPlaces, wirePlace } from "../lsp/render.js";
 import type { LspService } from "../lsp/service.js";
 import type { ResolvedPath } from "../paths.js";
 import type { Workspace } from "../workspace.js";
-import { type ToolContext, defineTool } from "./tool.js";
+import { type ToolContext, defineTool } from "../dispatch/tool.js";
 
 /**
  * One LSP call's upper bound: a cold TypeScript project on a loaded machine took over 10 s to load before its first

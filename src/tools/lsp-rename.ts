@@ -4,8 +4,8 @@ import { z } from "zod";
 import { ToolError } from "../errors.js";
 import type { TextFile } from "../fs/read-text.js";
 import { type RenamePlan, RenamePlans, outsideEdit, planRename, unseenCode } from "../lsp/rename-plan.js";
-import { defineTool } from "./tool.js";
-import type { ToolContext } from "./tool.js";
+import { defineTool } from "../dispatch/tool.js";
+import type { ToolContext } from "../dispatch/tool.js";
 import { LSP_TIMEOUT_MS, lspState, openFile, positionOf, positionParams, serviceOf, whereText } from "./lsp-common.js";
 
 /** An identifier in both languages: a letter, `_` or `$` first, then those or digits and marks (Python refuses `$`; its server says so). */

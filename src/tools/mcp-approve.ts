@@ -2,7 +2,7 @@ import { z } from "zod";
 import { describeEntry } from "../mcp/config.js";
 import { ToolError } from "../errors.js";
 import { passthrough } from "./mcp-servers.js";
-import { defineTool } from "./tool.js";
+import { defineTool } from "../dispatch/tool.js";
 
 export const mcpApproveTool = defineTool({
   id: "mcp_approve",

@@ -1,7 +1,7 @@
 import { ToolError } from "../errors.js";
 import { stderrCause } from "../mcp/stderr-cause.js";
 import type { Workspace } from "../workspace.js";
-import { defineTool } from "./tool.js";
+import { defineTool } from "../dispatch/tool.js";
 import { plural } from "../core/text.js";
 
 export function passthrough(ws: Workspace) {

@@ -11,7 +11,7 @@ import { shownPath } from "../search/rg-output.js";
 import { type RgFile, type SearchOptions, defaultIgnoreFile, runRipgrep } from "../search/ripgrep.js";
 import { gitIgnored, plainIgnored } from "../vfs/listing.js";
 import type { Workspace } from "../workspace.js";
-import { defineTool } from "./tool.js";
+import { defineTool } from "../dispatch/tool.js";
 
 /** Matching lines returned unless max_results says otherwise: enough to see a pattern's spread, small for a model's context. */
 export const DEFAULT_MAX_RESULTS = 100;

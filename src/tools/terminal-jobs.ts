@@ -1,5 +1,5 @@
 import { terminalOf } from "../terminal/terminal.js";
-import { defineTool } from "./tool.js";
+import { defineTool } from "../dispatch/tool.js";
 
 export const terminalJobsTool = defineTool({
   id: "terminal_jobs",

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { terminalOf } from "../terminal/terminal.js";
-import { defineTool } from "./tool.js";
+import { defineTool } from "../dispatch/tool.js";
 
 export const terminalKillTool = defineTool({
   id: "terminal_kill",

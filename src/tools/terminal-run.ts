@@ -3,7 +3,7 @@ import { ToolError } from "../errors.js";
 import { ChangeCollector, type ChangedFile } from "../terminal/changes.js";
 import type { IgnoredChanges } from "../terminal/ignored-changes.js";
 import { DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, type RunOutcome, terminalOf } from "../terminal/terminal.js";
-import { defineTool } from "./tool.js";
+import { defineTool } from "../dispatch/tool.js";
 
 /** After the command: the watcher's delay and the pipeline's window, then cleanup; the rest of the call's bound. */
 const SETTLE_ALLOWANCE_MS = 60_000;

@@ -1,6 +1,6 @@
 import type { z } from "zod";
-import { defineTool } from "../tools/tool.js";
-import { EXA_TIMEOUT_MS, WEB_FETCH_MAX_CHARS, exaSettingsFromEnv, exaState, webFetch, webFetchParams, webSearch, webSearchParams } from "./exa.js";
+import { defineTool } from "../dispatch/tool.js";
+import { EXA_TIMEOUT_MS, WEB_FETCH_MAX_CHARS, exaSettingsFromEnv, exaState, webFetch, webFetchParams, webSearch, webSearchParams } from "../web/exa.js";
 
 /** Above Exa's own bound, so the call answers UNREACHABLE with Exa's reason rather than the dispatcher's TIMEOUT. */
 const WEB_TOOL_TIMEOUT_MS = EXA_TIMEOUT_MS + 5_000;
