@@ -10,11 +10,8 @@ import { ContentHistory } from "./vfs/history.js";
 import { SessionViews } from "./vfs/views.js";
 import type { Actor, FileIndexView, ToolWrite, WatcherEngine } from "./vfs/types.js";
 import { type Vfs, startVfs } from "./vfs/vfs.js";
-import type { McpPassthrough } from "./mcp/passthrough.js";
-import type { Terminal } from "./terminal/terminal.js";
 
 export type { Actor, FileIndexView, ToolWrite, WatcherEngine };
-import type { LspService } from "./lsp/service.js";
 
 
 export interface WorkspaceOptions {
@@ -43,12 +40,6 @@ export class Workspace {
   /** The root's repository: where it is, git's caches, the changelist tracker (started by the daemon). */
   readonly git: GitRepo;
   private vfs?: Vfs;
-  /** The MCP passthrough (SPEC 12), set by the daemon once the workspace is ready. */
-  mcp?: McpPassthrough;
-  /** The terminal (SPEC 11), set by the daemon; `terminalOf(ws)` makes one with the defaults where there is no daemon. */
-  terminal?: Terminal;
-  /** The language servers (SPEC 10), set by the daemon once the workspace is ready. */
-  lsp?: LspService;
   private readonly disposers: Disposer[] = [];
 
   constructor(

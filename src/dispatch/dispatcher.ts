@@ -3,7 +3,7 @@ import { canonicalJson } from "../core/canonical-json.js";
 import { MAX_TEXT_CHARS } from "../core/limits.js";
 import { ToolError, toolErrorOf } from "../errors.js";
 import type { AnyTool, DaemonApi, ToolContext, ToolResult } from "./tool.js";
-import type { Workspace } from "../workspace.js";
+import type { Services } from "./services.js";
 import { previewId } from "./preview.js";
 import { PREVIEW_PARAM, type Registry, unknownToolError } from "./registry.js";
 
@@ -53,10 +53,15 @@ export class Dispatcher implements DaemonApi {
   /** Shared runs still open to callers, by tool id and canonical params. */
   private readonly flights = new Map<string, Flight>();
 
+  private get ws() {
+    return this.services.workspace;
+  }
+
   constructor(
     private readonly registry: Registry,
-    private readonly ws: Workspace,
+    private readonly services: Services,
   ) {
+    const ws = services.workspace;
     // A change after a shared run began may be missing from its answer: calls from now on start a new run.
     ws.bus.on("fs.changed", () => this.flights.clear());
     ws.bus.on("git.changed", () => this.flights.clear());
@@ -178,6 +183,7 @@ export class Dispatcher implements DaemonApi {
     const dryRun = tool.mutating && !request.approved;
     const context = (dry: boolean, holdsTree: boolean): ToolContext => ({
       ws: this.ws,
+      services: this.services,
       sessionId: request.session_id,
       callId: request.call_id,
       toolId: tool.id,

@@ -1,9 +1,13 @@
 import { z } from "zod";
 import type { Workspace } from "../workspace.js";
+import type { Services } from "./services.js";
 
 /** What the dispatcher hands every tool call. */
 export interface ToolContext {
+  /** The workspace's own state (services.workspace). */
   ws: Workspace;
+  /** Every service the daemon runs (files, git, terminal, lsp, mcp, web, …), each present. */
+  services: Services;
   sessionId: string;
   callId: string | number;
   toolId: string;
@@ -73,7 +77,7 @@ export interface ToolDef<P extends z.ZodType = z.ZodType> {
   /** Where the tool comes from: "builtin", or the passthrough server's name. */
   provider?: string;
   /** What the tool needs and whether it has it now, for `info`. */
-  state?: (ws: Workspace) => Promise<Record<string, unknown>> | Record<string, unknown>;
+  state?: (services: Services) => Promise<Record<string, unknown>> | Record<string, unknown>;
   run: (params: z.output<P>, ctx: ToolContext) => Promise<ToolResult>;
 }
 

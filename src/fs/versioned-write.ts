@@ -6,28 +6,15 @@ import type { LineIds } from "../core/line-diff.js";
 import type { TextDoc } from "../core/text.js";
 import { ToolError, isNodeError } from "../errors.js";
 import type { ResolvedPath } from "../paths.js";
-import type { Workspace } from "../workspace.js";
 import { type StagedWrite, atomicWriteConfined, permissionBits, stageWriteConfined } from "./atomic-write.js";
 import { checkDirConfined } from "./confined.js";
+import type { FilesHost, MultiWriteContext, WriteContext } from "./files-host.js";
 import { checkHash } from "./hash-check.js";
 import { type RawFile, type TextFile, fileError, notFound, readRaw, tooLarge, withText } from "./read-text.js";
 import { type MoveOutcome, type MoveRequest, moveEntry } from "./versioned-move.js";
 import { tidyTempFiles } from "./temp-files.js";
 
-/** The part of a call the write needs: who writes, whether for real, and the dispatcher's commit and file lock. */
-export interface WriteContext {
-  sessionId: string;
-  toolId: string;
-  dryRun: boolean;
-  signal: AbortSignal;
-  commit<T>(step: () => Promise<T>): Promise<T>;
-  lockFile<T>(real: string, work: () => Promise<T>): Promise<T>;
-}
-
-/** A move (a folder's files, two paths) and a write of several files need the worktree to itself: the dispatcher's exclusive. */
-export interface MultiWriteContext extends WriteContext {
-  exclusive<T>(work: () => Promise<T>, opts?: { announced?: boolean }): Promise<T>;
-}
+export type { FilesHost, MultiWriteContext, ToolWrite, WriteContext } from "./files-host.js";
 
 /** A current version that is not UTF-8 text: only a whole-content overwrite may replace it (SPEC 5). */
 export interface RawCurrent extends RawFile {
@@ -60,8 +47,6 @@ export interface WriteOutcome<N, C extends CurrentFile = TextFile> {
   hash: string;
 }
 
-export type FilesDeps = Pick<Workspace, "root" | "maxFileBytes" | "history" | "views" | "paths" | "expectToolWrite" | "recordSeen" | "processes" | "log">;
-
 /**
  * The one versioned write (SPEC 5): under the file's lock, read the current version, check the caller's hash, build the
  * new version, refuse a no-op or a file over the size limit, then (for real) write it atomically, attribute the change
@@ -71,7 +56,7 @@ export type FilesDeps = Pick<Workspace, "root" | "maxFileBytes" | "history" | "v
 export class VersionedFiles {
   private readonly recent = new RecentDocs();
 
-  constructor(private readonly ws: FilesDeps) {}
+  constructor(private readonly ws: FilesHost) {}
 
   /**
    * Keeps the version a write just made of `real`, parsed, with the line table its diff hashed it into: the next write

@@ -1,5 +1,7 @@
 import { isNodeError } from "../errors.js";
-import type { Workspace } from "../workspace.js";
+import type { RepoLocation } from "../git/location.js";
+import type { PathResolver } from "../paths.js";
+import type { Supervisor } from "../platform/supervisor.js";
 import { type CgroupParents, type Limits, createCommandCgroup, defaultLimits, hostCgroupParents, sweepStaleCgroups } from "./cgroup-limits.js";
 import { type HostSandboxPaths, type RunFn, type SandboxProbe, hostSandboxPaths, probeSandbox } from "./sandbox-probe.js";
 
@@ -15,8 +17,17 @@ export interface Setup {
   outerGitDirs: string[];
 }
 
+/** What the terminal's setup needs from the workspace around it. */
+export interface SetupHost {
+  readonly root: string;
+  readonly paths: PathResolver;
+  readonly processes: Supervisor;
+  readonly git: { tryLocation(): Promise<RepoLocation | null> };
+  log(message: string): void;
+}
+
 /** The probe's runner: the supervisor, so even the probe is a child the daemon owns. */
-function supervisedRun(ws: Workspace): RunFn {
+function supervisedRun(ws: SetupHost): RunFn {
   return async (file, args, opts) => {
     const env: Record<string, string> = {};
     for (const [k, v] of Object.entries(opts.env)) if (v !== undefined) env[k] = v;
@@ -41,13 +52,13 @@ async function tryLimits(parents: CgroupParents, limits: Limits): Promise<Setup[
   }
 }
 
-async function outerGitDirs(ws: Workspace): Promise<string[]> {
+async function outerGitDirs(ws: SetupHost): Promise<string[]> {
   const repo = await ws.git.tryLocation();
   return repo ? [repo.gitDir, repo.commonDir].filter((d) => !ws.paths.isInside(d)) : [];
 }
 
 /** Probes the sandbox (the daemon's real argv on `true`), the host's paths and cgroups; sweeps a dead daemon's cgroups. */
-export async function prepareSetup(ws: Workspace, opts: { network: boolean; limits?: Limits; hide?: readonly string[] }): Promise<Setup> {
+export async function prepareSetup(ws: SetupHost, opts: { network: boolean; limits?: Limits; hide?: readonly string[] }): Promise<Setup> {
   const limits = opts.limits ?? defaultLimits();
   const [host, parents] = await Promise.all([hostSandboxPaths(), hostCgroupParents()]);
   if (!parents.reason) await sweepStaleCgroups(parents);

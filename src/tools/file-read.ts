@@ -38,7 +38,7 @@ export const fileReadTool = defineTool({
       .describe("A file hash you saw earlier: answer with `unchanged: true`, or the diff since that version, instead of the lines."),
   },
   mutating: false,
-  state: (ws) => ({ ...ws.vfsState(), max_file_bytes: ws.maxFileBytes }),
+  state: ({ workspace: ws }) => ({ ...ws.vfsState(), max_file_bytes: ws.maxFileBytes }),
   async run(params, { ws, sessionId, signal }) {
     if (params.lines && (params.offset !== undefined || params.limit !== undefined)) {
       throw new ToolError("INVALID_PARAMS", "lines: give either lines (tag mode) or offset/limit (a window), not both.");

@@ -45,7 +45,7 @@ export const findFileTool = defineTool({
     glob: z.string().min(1).max(MAX_GLOB_CHARS).optional().describe('Only paths matching this glob, e.g. "*.test.ts" (any folder) or "src/**/*.ts"; "!" excludes: "!**/test/**"; alone, lists them sorted.'),
   },
   mutating: false,
-  state: (ws) => ({ file_index: ws.fileIndex ? `ready, ${plural(ws.fileIndex.paths().length, "path")}` : "not ready" }),
+  state: ({ workspace: ws }) => ({ file_index: ws.fileIndex ? `ready, ${plural(ws.fileIndex.paths().length, "path")}` : "not ready" }),
   async run(params, { ws }) {
     const query = params.query?.trim() ?? "";
     if (!query && !params.glob) throw new ToolError("INVALID_PARAMS", "Invalid params: query or glob is required (query: part of a file's name or path; glob: a pattern like \"*.ts\").");

@@ -12,8 +12,8 @@ export const gitCheckTool = defineTool({
   },
   mutating: true,
   timeoutMs: 1_800_000,
-  state: async (ws) => {
-    const checks = await loadChecks(ws.root).catch((e: Error) => e);
+  state: async ({ workspace }) => {
+    const checks = await loadChecks(workspace.root).catch((e: Error) => e);
     return checks instanceof Error ? { available: true, checks_file: "invalid", error: checks.message } : { available: true, checks: checks.map((c) => c.name) };
   },
   async run({ name }, call) {

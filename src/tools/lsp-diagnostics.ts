@@ -31,7 +31,7 @@ export const lspDiagnosticsTool = defineTool({
       const { client, doc, lines } = await openFile(ctx, params.path);
       return fileResult(doc, lines, await client.diagnostics(doc, waitMs));
     }
-    const lsp = serviceOf(ctx.ws);
+    const lsp = serviceOf(ctx.services);
     const asked: Promise<Record<string, unknown>>[] = [];
     for (const client of lsp.clients()) {
       lsp.refresh(client);

@@ -30,7 +30,7 @@ export const lspRenameTool = defineTool({
   timeoutMs: LSP_TIMEOUT_MS,
   state: lspState,
   async run(params, ctx) {
-    const lsp = serviceOf(ctx.ws);
+    const lsp = serviceOf(ctx.services);
     const key = RenamePlans.key(ctx.sessionId, params);
     // A dry run always asks the server now; an approval applies its session's last identical preview when there is one.
     const previewed = ctx.dryRun ? undefined : lsp.renames.take(key);

@@ -41,7 +41,7 @@ export const lspSymbolsTool = defineTool({
       };
     }
     const query = params.query!;
-    const lsp = serviceOf(ctx.ws);
+    const lsp = serviceOf(ctx.services);
     const found: { client: LspClient; symbol: SymbolItem }[] = [];
     for (const client of await clientsForQuery(ctx.ws, lsp)) {
       lsp.refresh(client);

@@ -7,6 +7,7 @@ import { Supervisor } from "../../../src/platform/supervisor.js";
 import { JsonlTransport, MAX_HELD_EVENTS } from "../../../src/protocol/jsonl/transport.js";
 import { STALE_SESSIONS_MAX } from "../../../src/vfs/attribution.js";
 import { TOOLS } from "../../../src/tools/index.js";
+import { workspaceServices } from "../../../src/dispatch/services.js";
 import { Workspace } from "../../../src/workspace.js";
 import { tmpWorkspace } from "../../helpers/tmp.js";
 
@@ -51,7 +52,7 @@ describe("the JSON-lines transport, in process", () => {
     const processes = new Supervisor();
     cleanups.push(() => processes.stop());
     const ws = new Workspace({ root: tmp.dir }, processes, bus, () => undefined);
-    const dispatcher = new Dispatcher(new Registry(TOOLS, undefined, bus), ws);
+    const dispatcher = new Dispatcher(new Registry(TOOLS, undefined, bus), workspaceServices(ws));
     const input = new PassThrough();
     const output = new Gate();
     let ended = 0;
