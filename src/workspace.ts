@@ -6,6 +6,7 @@ import { PathResolver } from "./paths.js";
 import { EventBus } from "./platform/bus.js";
 import { Supervisor } from "./platform/supervisor.js";
 import { WorktreeLock } from "./platform/worktree-lock.js";
+import { SearchCaches } from "./search/caches.js";
 import { ContentHistory } from "./vfs/history.js";
 import { SessionViews } from "./vfs/views.js";
 import type { Actor, FileIndexView, ToolWrite, WatcherEngine } from "./vfs/types.js";
@@ -36,6 +37,8 @@ export class Workspace {
   readonly views = new SessionViews();
   readonly history = new ContentHistory();
   readonly lock = new WorktreeLock();
+  /** What search, find_file and list_dir keep between calls, for this root only. */
+  readonly search = new SearchCaches();
   readonly files: VersionedFiles;
   /** The root's repository: where it is, git's caches, the changelist tracker (started by the daemon). */
   readonly git: GitRepo;
@@ -55,6 +58,7 @@ export class Workspace {
     this.files = new VersionedFiles(this);
     this.git = new GitRepo({ root: this.root, processes, bus, paths: this.paths, maxFileBytes: this.maxFileBytes, log });
     this.onDispose(() => this.git.stop());
+    this.onDispose(() => this.search.dispose());
   }
 
   /** Everything `ready` promises: after this resolves, no change on disk is missed. */

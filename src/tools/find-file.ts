@@ -13,18 +13,6 @@ const MAX_FIND_LIMIT = 1000;
 /** Matching is linear in the path for any glob, but its cost per character grows with the pattern: no real glob is longer. */
 const MAX_GLOB_CHARS = 1000;
 
-/** The matcher derived from the VFS index, rebuilt when its generation moves (a file was added or removed). */
-const cache = new WeakMap<FileIndexView, { generation: number; index: FuzzyIndex }>();
-
-function fuzzyIndexOf(view: FileIndexView): FuzzyIndex {
-  const cached = cache.get(view);
-  if (cached && cached.generation === view.generation) return cached.index;
-  const generation = view.generation;
-  const index = new FuzzyIndex(view.paths(), cached?.index);
-  cache.set(view, { generation, index });
-  return index;
-}
-
 function indexOrFail(ws: Workspace): FileIndexView {
   if (!ws.fileIndex) throw new ToolError("NOT_AVAILABLE", "The file index is not ready (the workspace watcher has not started); retry shortly, or use search.");
   return ws.fileIndex;
@@ -66,7 +54,7 @@ export const findFileTool = defineTool({
     let total: number;
     let approximate: string[] = [];
     if (query) {
-      const found = fuzzyIndexOf(view).search(query, limit, accept);
+      const found = ws.search.fuzzyIndexOf(view).search(query, limit, accept);
       paths = found.hits.map((h) => h.path);
       total = found.total;
       approximate = found.approximate;

@@ -1,6 +1,5 @@
 import { z } from "zod";
-import { unknownToolError } from "../dispatch/registry.js";
-import { defineTool, hintsOf } from "../dispatch/tool.js";
+import { defineTool, hintsOf, unknownToolError } from "../dispatch/tool.js";
 
 export const infoTool = defineTool({
   id: "info",

@@ -1,6 +1,5 @@
 import { z } from "zod";
-import type { ToolProvider } from "../dispatch/registry.js";
-import type { AnyTool, ToolContext } from "../dispatch/tool.js";
+import type { AnyTool, ToolContext, ToolProvider } from "../dispatch/tool.js";
 import type { McpPassthrough, ServedTool } from "../mcp/passthrough.js";
 
 /** Above the connection's own timeout, so the call answers the connection's TIMEOUT (and cancels on the server) first. */
