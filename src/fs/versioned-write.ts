@@ -84,23 +84,10 @@ export class VersionedFiles {
     // Without acceptsRaw the read refuses what is not text, so a produce that takes TextFile only ever gets one.
     const produce = req.produce as (current: CurrentFile | undefined) => N;
     return ctx.lockFile(target.real, async () => {
-      const current = await this.readExisting(target, req.acceptsRaw ?? false);
-      ctx.signal.throwIfAborted();
-      if (!current) {
-        if (req.expected !== undefined || req.needsExisting) throw notFound(target);
-        checkDirConfined(target.root, path.dirname(target.real), target.rel);
-      } else if (req.expected === undefined) {
-        throw new ToolError("ALREADY_EXISTS", `${target.rel} already exists; pass its hash (${current.hash}, or file_read it first) to change it.`, { current_hash: current.hash });
-      } else {
-        checkHash(this.ws, target, req.expected, current);
-        checkWritable(target, current, req.forceReadonly ?? false);
-      }
-      const next = produce(current);
-      if (next.bytes.length > this.ws.maxFileBytes) throw tooLarge(target, next.bytes.length, this.ws.maxFileBytes, true);
+      const { current, next, hash } = await this.checkAndProduce(ctx, { ...req, produce }, req.acceptsRaw ?? false);
       if (current && next.bytes.equals(current.bytes)) {
         throw new ToolError("NO_CHANGE", `The change leaves ${target.rel} byte-identical; nothing was written. Check the content you meant to change.`, { hash: current.hash });
       }
-      const hash = fileHash(next.bytes);
       if (ctx.dryRun) return { current, next, hash };
       const rel = target.realRel;
       await ctx.commit(async () => {
@@ -131,21 +118,9 @@ export class VersionedFiles {
     return ctx.exclusive(async () => {
       const outcomes: (WriteOutcome<N> & { req: WriteRequest<N>; changed: boolean })[] = [];
       for (const req of reqs) {
-        const { target } = req;
-        const current = (await this.readExisting(target, false)) as TextFile | undefined;
-        ctx.signal.throwIfAborted();
-        if (!current) {
-          if (req.expected !== undefined || req.needsExisting) throw notFound(target);
-          checkDirConfined(target.root, path.dirname(target.real), target.rel);
-        } else if (req.expected === undefined) {
-          throw new ToolError("ALREADY_EXISTS", `${target.rel} already exists; pass its hash (${current.hash}, or file_read it first) to change it.`, { current_hash: current.hash, path: target.rel });
-        } else {
-          checkHash(this.ws, target, req.expected, current);
-          checkWritable(target, current, req.forceReadonly ?? false);
-        }
-        const next = req.produce(current);
-        if (next.bytes.length > this.ws.maxFileBytes) throw tooLarge(target, next.bytes.length, this.ws.maxFileBytes, true);
-        outcomes.push({ req, current, next, hash: fileHash(next.bytes), changed: !current || !next.bytes.equals(current.bytes) });
+        // Without acceptsRaw the read refuses what is not text: `current` is a TextFile.
+        const { current, next, hash } = (await this.checkAndProduce(ctx, req as WriteRequest<N, CurrentFile>, false)) as WriteOutcome<N>;
+        outcomes.push({ req, current, next, hash, changed: !current || !next.bytes.equals(current.bytes) });
       }
       const changed = outcomes.filter((o) => o.changed);
       if (changed.length === 0) {
@@ -156,6 +131,29 @@ export class VersionedFiles {
       for (const o of changed) this.ws.recordSeen(ctx.sessionId, o.req.target.realRel, o.hash, o.next.bytes);
       return outcomes.map(({ current, next, hash }) => ({ current, next, hash }));
     }, { announced: true });
+  }
+
+  /**
+   * What `write` and `writeMany` check of each file, under its lock: the current version (read here, so two racing
+   * creations cannot both pass) exists as `expected` says, has that hash and may be written; then the new version is
+   * built and must fit the size limit.
+   */
+  private async checkAndProduce<N extends { bytes: Buffer }>(ctx: WriteContext, req: WriteRequest<N, CurrentFile>, acceptsRaw: boolean): Promise<WriteOutcome<N, CurrentFile>> {
+    const { target } = req;
+    const current = await this.readExisting(target, acceptsRaw);
+    ctx.signal.throwIfAborted();
+    if (!current) {
+      if (req.expected !== undefined || req.needsExisting) throw notFound(target);
+      checkDirConfined(target.root, path.dirname(target.real), target.rel);
+    } else if (req.expected === undefined) {
+      throw new ToolError("ALREADY_EXISTS", `${target.rel} already exists; pass its hash (${current.hash}, or file_read it first) to change it.`, { current_hash: current.hash, path: target.rel });
+    } else {
+      checkHash(this.ws, target, req.expected, current);
+      checkWritable(target, current, req.forceReadonly ?? false);
+    }
+    const next = req.produce(current);
+    if (next.bytes.length > this.ws.maxFileBytes) throw tooLarge(target, next.bytes.length, this.ws.maxFileBytes, true);
+    return { current, next, hash: fileHash(next.bytes) };
   }
 
   private async commitAll(ctx: WriteContext, files: readonly (WriteOutcome<{ bytes: Buffer }> & { req: WriteRequest<{ bytes: Buffer }> })[]): Promise<void> {
