@@ -68,7 +68,7 @@ export class Daemon {
     this.stateDir = prepareStateDir(options.stateDir ?? defaultStateDir(), ws.root);
     const manifest = options.toolsFile ? readManifest(options.toolsFile, TOOLS, log) : undefined;
     this.registry = new Registry(tools, manifest, this.bus, log);
-    // Built before a call can come, stopped at shutdown (newest first): none starts a child before startServices.
+    // Built before a call can come, stopped at shutdown (newest first): none starts a child before start().
     const terminal = new Terminal(ws, { ...options.terminal, stateDir: this.stateDir });
     ws.onDispose(() => terminal.dispose());
     // The language servers: none runs until a call needs one; all are stopped before the supervisor's final sweep.
@@ -103,19 +103,19 @@ export class Daemon {
       readyData: () => ({ version: this.options.version, root: this.ws.root, tools: this.registry.tools().length }),
       onEnd: end.stop,
     });
-    await this.startServices();
+    await this.start();
     transport.start();
 
     await end.stopped;
     transport.stopReading();
-    await this.shutDown();
+    await this.stop();
     await transport.close();
   }
 
   /** The same services behind the MCP server adapter (SPEC 13): one connection on stdio, one session. */
   private async runMcp(input: Readable, output: Writable, end: Stopper): Promise<void> {
     const [{ McpAdapter }, { McpStdioTransport }] = await Promise.all([import("./protocol/mcp/server.js"), import("./protocol/mcp/stdio-transport.js")]);
-    await this.startServices();
+    await this.start();
     // Created once ready: what the client sent meanwhile waits in stdin's buffer, as JSON-lines requests wait in a queue.
     const transport = new McpStdioTransport(input, output);
     transport.onclose = end.stop;
@@ -123,20 +123,23 @@ export class Daemon {
     await adapter.connect(transport);
 
     await end.stopped;
-    await this.shutDown();
+    await this.stop();
     await transport.idle();
     await adapter.close();
   }
 
   /** Calls in flight finish (bounded), then the services stop, then every child is gone. */
-  private async shutDown(): Promise<void> {
+  async stop(): Promise<void> {
     await this.dispatcher.drain(SHUTDOWN_GRACE_MS);
     await this.ws.dispose();
     await this.processes.stop();
   }
 
-  /** The workspace (watcher, index), then what builds on it; resolves once the daemon can answer. */
-  private async startServices(): Promise<void> {
+  /**
+   * The workspace (watcher, index), then what builds on it; resolves once the daemon can answer. `run` calls it; a test
+   * that connects transports of its own (test/helpers/in-process.ts) calls it and `stop` itself.
+   */
+  async start(): Promise<void> {
     this.services.terminal.start(); // the sandbox probe and the bash grammar load while the watcher starts
     await this.ws.init();
     this.ws.git.start();
