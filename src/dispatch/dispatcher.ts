@@ -53,6 +53,7 @@ export class Dispatcher implements DaemonApi {
   /** Shared runs still open to callers, by tool id and canonical params. */
   private readonly flights = new Map<string, Flight>();
 
+  /** The workspace: its views, its worktree lock, its attribution windows. */
   private get ws() {
     return this.services.workspace;
   }
@@ -61,10 +62,9 @@ export class Dispatcher implements DaemonApi {
     private readonly registry: Registry,
     private readonly services: Services,
   ) {
-    const ws = services.workspace;
     // A change after a shared run began may be missing from its answer: calls from now on start a new run.
-    ws.bus.on("fs.changed", () => this.flights.clear());
-    ws.bus.on("git.changed", () => this.flights.clear());
+    services.bus.on("fs.changed", () => this.flights.clear());
+    services.bus.on("git.changed", () => this.flights.clear());
   }
 
   call(request: CallRequest): Promise<Outcome> {
