@@ -4,8 +4,20 @@ import type { EventBus } from "../platform/bus.js";
 import type { Exit } from "../platform/supervisor.js";
 import { AnsiStream } from "./ansi.js";
 import { continuationBytes } from "./output-store.js";
-import type { Launched } from "./terminal.js";
+import type { ManagedChild } from "../platform/supervisor.js";
 import { plural } from "../core/text.js";
+
+/** A command the terminal launched: its child, its output file and how it ended. */
+export interface Launched {
+  managed: ManagedChild;
+  file: string;
+  startedAt: number;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** startStamp of the output file, made just before the command: anything it changes has a ctime at or after it. */
+  changesSince: number;
+  /** Whether it was stopped because its output passed the file limit (the file holds the limit, no more). */
+  outputLimitHit(): boolean;
+}
 
 declare module "../platform/bus.js" {
   interface BusEvents {

@@ -1,6 +1,8 @@
+import type { RepoLocation } from "../git/location.js";
+import type { PathResolver } from "../paths.js";
 import { type HostSandboxPaths, hostSandboxPaths } from "../platform/sandbox/host.js";
 import { supervisedRun } from "../platform/sandbox/probe.js";
-import type { Workspace } from "../workspace.js";
+import type { Supervisor } from "../platform/supervisor.js";
 import { type CgroupParents, type Limits, createCommandCgroup, defaultLimits, hostCgroupParents, sweepStaleCgroups } from "./cgroup-limits.js";
 import { type SandboxProbe, probeSandbox } from "./sandbox-probe.js";
 
@@ -16,6 +18,15 @@ export interface Setup {
   outerGitDirs: string[];
 }
 
+/** What the terminal's setup needs from the workspace around it. */
+export interface SetupHost {
+  readonly root: string;
+  readonly paths: PathResolver;
+  readonly processes: Supervisor;
+  readonly git: { tryLocation(): Promise<RepoLocation | null> };
+  log(message: string): void;
+}
+
 /** A command's cgroups without the sandbox (--terminal-sandbox off, or no bwrap): whether one can be made here. */
 async function tryLimits(parents: CgroupParents, limits: Limits): Promise<Setup["held"]> {
   try {
@@ -27,13 +38,13 @@ async function tryLimits(parents: CgroupParents, limits: Limits): Promise<Setup[
   }
 }
 
-async function outerGitDirs(ws: Workspace): Promise<string[]> {
+async function outerGitDirs(ws: SetupHost): Promise<string[]> {
   const repo = await ws.git.tryLocation();
   return repo ? [repo.gitDir, repo.commonDir].filter((d) => !ws.paths.isInside(d)) : [];
 }
 
 /** Probes the sandbox (the daemon's real argv on `true`), the host's paths and cgroups; sweeps a dead daemon's cgroups. */
-export async function prepareSetup(ws: Workspace, opts: { network: boolean; limits?: Limits; hide?: readonly string[] }): Promise<Setup> {
+export async function prepareSetup(ws: SetupHost, opts: { network: boolean; limits?: Limits; hide?: readonly string[] }): Promise<Setup> {
   const limits = opts.limits ?? defaultLimits();
   const [host, parents] = await Promise.all([hostSandboxPaths(), hostCgroupParents()]);
   if (!parents.reason) await sweepStaleCgroups(parents);

@@ -2,8 +2,8 @@ import { z } from "zod";
 import { ToolError } from "../errors.js";
 import { ChangeCollector, type ChangedFile } from "../terminal/changes.js";
 import type { IgnoredChanges } from "../terminal/ignored-changes.js";
-import { DEFAULT_COMMAND_TIMEOUT_MS, MAX_TIMEOUT_MS, type RunOutcome, terminalOf } from "../terminal/terminal.js";
-import { defineTool } from "./tool.js";
+import { DEFAULT_COMMAND_TIMEOUT_MS, MAX_TIMEOUT_MS, type RunOutcome } from "../terminal/terminal.js";
+import { defineTool } from "../dispatch/tool.js";
 
 /** After the command: the watcher's delay and the pipeline's window, then cleanup; the rest of the call's bound. */
 const SETTLE_ALLOWANCE_MS = 60_000;
@@ -32,10 +32,10 @@ export const terminalRunTool = defineTool({
   mutating: true,
   runsLong: true,
   timeoutMs: MAX_TIMEOUT_MS + SETTLE_ALLOWANCE_MS,
-  state: (ws) => terminalOf(ws).state(),
+  state: ({ terminal }) => terminal.state(),
   async run(p, ctx) {
     if (p.background && p.timeout_ms !== undefined) throw new ToolError("INVALID_PARAMS", "timeout_ms: background jobs have no timeout; stop one with terminal_kill.");
-    const terminal = terminalOf(ctx.ws);
+    const terminal = ctx.services.terminal;
     const plan = await terminal.plan({ command: p.command, cwd: p.cwd, env: p.env, stdin: p.stdin });
     const sandbox = await terminal.sandboxPreview(plan);
     const timeoutMs = p.timeout_ms ?? DEFAULT_COMMAND_TIMEOUT_MS;
