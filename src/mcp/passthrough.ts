@@ -1,6 +1,5 @@
 import { ToolError } from "../errors.js";
 import { ApprovalStore, approvalsFile } from "./approvals.js";
-import type { SpawnServer } from "./child-transport.js";
 import { CODEGRAPH_SERVER_NAME, codegraphIndexed, codegraphInstalled, codegraphServerEntry } from "./codegraph.js";
 import { type CodegraphHost, CodegraphSync } from "./codegraph-sync.js";
 import { type ConfigProblem, type ServerConfig, WORKSPACE_CONFIG_FILE, describeEntry } from "./config.js";
