@@ -40,37 +40,12 @@ const LAYERS: readonly (readonly string[])[] = [
 const CHILD_PROCESS_OWNER = "platform/supervisor.ts";
 
 /**
- * Known offenders another part of the redesign removes (R3: child_process in the supervisor only; R4: the engine
- * cycle). Each entry must still offend — the test fails once it does not, so the list only shrinks.
- */
-const PENDING_CHILD_PROCESS = ["platform/cgroup-tree.ts", "lsp/spawn.ts", "lsp/supervised-spawn.ts", "mcp/child-transport.ts"];
-const PENDING_CYCLES = [["vfs/chokidar-engine.ts", "vfs/engine.ts", "vfs/parcel-engine.ts"]];
-
-/**
  * Module-level values that are mutated but are not state: each names why. Keep this short; a cache or a registry of
  * per-root things belongs on the service that owns it.
  */
 const MUTABLE_ALLOWED: Record<string, string> = {
   "main.ts: top-level let/var daemon": "the process's one daemon, for its signal and exit handlers",
-  "vfs/watcher-host.ts: top-level subscriptions is mutated": "the watcher host runs as a process of its own: its state is that process's",
-  "terminal/cgroup-limits.ts: top-level let/var sequence": "numbers cgroup names: unique per process on purpose, so two daemons in one process never collide",
-  "terminal/shell-parse.ts: top-level let/var parser": "the bash grammar (wasm), loaded once, then immutable",
-  "terminal/shell-parse.ts: top-level let/var loading": "the bash grammar's load in flight",
-  "web/exa.ts: top-level let/var exaModule": "the Exa client module, imported once, then immutable",
-  "core/hash.ts: top-level let/var hasher": "the xxhash wasm module, loaded once (initHash), then immutable",
 };
-
-/** Mutable state in another part's files, removed by that part (R3: platform/, R4: core/); shrinks like the lists above. */
-const PENDING_MUTABLE = [
-  "core/anchors.ts: top-level INDEXES is mutated",
-  "core/line-pairs.ts: top-level pairCache is mutated",
-  "core/line-pairs.ts: top-level layoutCache is mutated",
-  "platform/cgroup-tree.ts: top-level let/var shellCheck",
-  "platform/cgroup-tree.ts: top-level let/var sequence",
-  "platform/watchdog.ts: top-level let/var buffered",
-  "platform/watchdog.ts: top-level let/var ending",
-  "platform/watchdog.ts: top-level tracked is mutated",
-];
 
 interface Module {
   file: string;
@@ -202,9 +177,8 @@ describe("the architecture of src/ (docs/architecture.md)", () => {
     expect([...modules.keys()].filter((f) => layerOf(f) < 0)).toEqual([]);
   });
 
-  it("has no import cycle, static, dynamic or type-only (but the pending ones)", () => {
-    const found = cycles(modules).map((c) => c.join(" -> "));
-    expect(found.sort()).toEqual(PENDING_CYCLES.map((c) => [...c].sort().join(" -> ")).sort());
+  it("has no import cycle, static, dynamic or type-only", () => {
+    expect(cycles(modules).map((c) => c.join(" -> "))).toEqual([]);
   });
 
   it("imports only down the layer order, or inside its own layer", () => {
@@ -218,13 +192,13 @@ describe("the architecture of src/ (docs/architecture.md)", () => {
     expect(upward).toEqual([]);
   });
 
-  it(`imports node:child_process in ${CHILD_PROCESS_OWNER} only (but the pending ones)`, () => {
+  it(`imports node:child_process in ${CHILD_PROCESS_OWNER} only`, () => {
     const users = [...modules.values()].filter((m) => m.external.some((s) => s === "node:child_process" || s === "child_process")).map((m) => m.file);
-    expect(users.filter((f) => f !== CHILD_PROCESS_OWNER).sort()).toEqual([...PENDING_CHILD_PROCESS].sort());
+    expect(users.filter((f) => f !== CHILD_PROCESS_OWNER)).toEqual([]);
   });
 
   it("keeps no mutable state at module level", () => {
-    expect([...modules.values()].flatMap(mutableState).sort()).toEqual([...PENDING_MUTABLE].sort());
+    expect([...modules.values()].flatMap(mutableState)).toEqual([]);
   });
 
   it("allows only module state that is still there", () => {
