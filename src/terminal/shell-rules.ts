@@ -154,7 +154,7 @@ function checkNested(source: string, where: string, walk: Walk, stdin: Stdin): v
 function firstBroken(node: Node): Node | null {
   if (node.isError || node.isMissing) return node;
   for (const c of node.children) {
-    if (c && c.hasError) return firstBroken(c);
+    if (c?.hasError) return firstBroken(c);
     if (c?.isMissing) return c;
   }
   return null;
