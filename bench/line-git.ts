@@ -10,7 +10,6 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { initHash } from "../src/core/hash.js";
-import { lineGit } from "../src/git/line-service.js";
 import { EventBus } from "../src/platform/bus.js";
 import { Supervisor } from "../src/platform/supervisor.js";
 import { Workspace } from "../src/workspace.js";
@@ -72,9 +71,10 @@ export default async function main(): Promise<void> {
   const processes = new Supervisor();
   const ws = new Workspace({ root: dir }, processes, new EventBus(), () => undefined);
   try {
-    const svc = lineGit(ws);
-    await svc.changelists.ready({ ws });
-    const loaded = await svc.files.load({ ws }, "big.ts");
+    const svc = ws.git;
+    svc.start();
+    await svc.changelists.ready();
+    const loaded = await svc.lines.load({ repo: svc }, "big.ts");
     const ids = loaded.versions.headToWorktree.ranges.filter((r) => r.id % 2 === 0).map((r) => r.id);
     await svc.changelists.mark(loaded, { ranges: ids }, "feature");
     const variants = [work, text(["// a new first line", ...edited(base, () => true)])];
@@ -90,7 +90,7 @@ export default async function main(): Promise<void> {
     }
     report("changelist remapping after an edit (target 5 ms)", median(remap), undefined, "ms");
     console.log(`  CPU per remap: ${fmt(remapCpu / SAMPLES)} ms`);
-    const after = await svc.files.load({ ws }, "big.ts");
+    const after = await svc.lines.load({ repo: svc }, "big.ts");
     const marks = await svc.changelists.marksFor(after);
     const kept = new Set(marks.lines.values());
     console.log(`  (${marks.lines.size} marked lines after ${SAMPLES + WARMUP} edits, lists: ${[...kept].join(", ")})`);

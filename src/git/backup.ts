@@ -1,9 +1,9 @@
-import { lstat, mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { lstat } from "node:fs/promises";
 import path from "node:path";
 import { expandUntracked } from "./in-the-way.js";
-import { cachedGitDir, copyIndex } from "./repo.js";
+import type { RepoCtx } from "./repo.js";
 import { NO_SUBMODULE_WORKTREES, git, type GitCtx } from "./run.js";
+import { withTempIndex } from "./temp-index.js";
 
 /** Where backups live: outside refs/heads and refs/tags so no branch list or push ever shows them, but gc keeps them. */
 export const BACKUP_PREFIX = "refs/tool-layer/backup/";
@@ -62,40 +62,35 @@ export async function saveRef(ctx: GitCtx, op: string, commit: string, kind: Bac
  * may be ignored, and folders ending in `/`). null when nothing differs from HEAD. Submodules' worktrees are not read
  * (only where their HEAD is), and the real index is never written.
  */
-export async function snapshotWorktree(ctx: GitCtx, head: string | null, extra: string[] = []): Promise<string | null> {
-  const gitDir = await cachedGitDir(ctx);
-  const dir = await mkdtemp(path.join(tmpdir(), "tool-layer-backup-"));
-  try {
-    const env = { GIT_INDEX_FILE: path.join(dir, "index") };
-    if (!(await copyIndex(gitDir, env.GIT_INDEX_FILE))) await git(ctx, head ? ["read-tree", head] : ["read-tree", "--empty"], { env });
+export async function snapshotWorktree(ctx: RepoCtx, head: string | null, extra: string[] = []): Promise<string | null> {
+  return withTempIndex(ctx, "copy", async (onCopy, { copied }) => {
+    if (!copied) await git(onCopy, head ? ["read-tree", head] : ["read-tree", "--empty"]);
     const headTree = head ? (await git(ctx, ["rev-parse", `${head}^{tree}`])).stdout.trim() : null;
     // The index as a tree; while paths are unmerged there is none, and HEAD's tree stands for it.
-    const written = await git(ctx, ["write-tree"], { env, ok: [0, 128] });
-    const indexTree = written.code === 0 ? written.stdout.trim() : (headTree ?? (await git(ctx, ["write-tree"], { env: { GIT_INDEX_FILE: path.join(dir, "empty") } })).stdout.trim());
+    const written = await git(onCopy, ["write-tree"], { ok: [0, 128] });
+    const indexTree = written.code === 0 ? written.stdout.trim() : (headTree ?? (await withTempIndex(ctx, "empty", async (empty) => (await git(empty, ["write-tree"])).stdout.trim())));
 
-    const changed = (await git(ctx, ["diff", "--name-only", "-z", "--no-renames", NO_SUBMODULE_WORKTREES], { env })).stdout.split("\0").filter(Boolean);
+    const changed = (await git(onCopy, ["diff", "--name-only", "-z", "--no-renames", NO_SUBMODULE_WORKTREES])).stdout.split("\0").filter(Boolean);
     const present: string[] = [];
-    for (const p of await expandUntracked(ctx, extra)) if (await lstat(path.join(ctx.ws.root, p)).then(() => true, () => false)) present.push(p);
+    for (const p of await expandUntracked(ctx, extra)) if (await lstat(path.join(ctx.repo.root, p)).then(() => true, () => false)) present.push(p);
     const paths = [...new Set([...changed, ...present])];
     // update-index, not add: it stages exactly these paths (ignored ones too) and looks into no submodule.
-    if (paths.length) await git(ctx, ["update-index", "--add", "--remove", "-z", "--stdin"], { env, input: paths.map((p) => `${p}\0`).join("") });
-    const tree = (await git(ctx, ["write-tree"], { env })).stdout.trim();
+    if (paths.length) await git(onCopy, ["update-index", "--add", "--remove", "-z", "--stdin"], { input: paths.map((p) => `${p}\0`).join("") });
+    const tree = (await git(onCopy, ["write-tree"])).stdout.trim();
     if (tree === headTree && indexTree === headTree) return null;
 
     const parents = head ? ["-p", head] : [];
     const index = (await git(ctx, ["commit-tree", indexTree, ...parents, "-m", "tool-layer backup: the index"], { env: BACKUP_IDENTITY })).stdout.trim();
     const w = await git(ctx, ["commit-tree", tree, ...parents, "-p", index, "-m", "tool-layer backup: the worktree"], { env: BACKUP_IDENTITY });
     return w.stdout.trim();
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+  });
 }
 
 /**
  * Backs up the worktree (with `extra`: untracked or ignored files the operation will replace) if anything differs from
  * HEAD, else HEAD itself; null when there is nothing at all (no commit, nothing in the worktree).
  */
-export async function backupWork(ctx: GitCtx, op: string, head: string | null, extra: string[] = []): Promise<Backup | null> {
+export async function backupWork(ctx: RepoCtx, op: string, head: string | null, extra: string[] = []): Promise<Backup | null> {
   const snap = await snapshotWorktree(ctx, head, extra);
   if (snap) return saveRef(ctx, op, snap, "worktree", (ref) => restoreText(ref, "worktree", !!head));
   if (head) return saveRef(ctx, op, head, "commit");

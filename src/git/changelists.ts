@@ -22,13 +22,14 @@ import type { Selection } from "../core/stage-lines.js";
 import { EMPTY } from "../core/file-versions.js";
 import { type CrPolicy, type LineSeq, diffLines } from "../core/line-diff.js";
 import { ToolError, isNodeError } from "../errors.js";
-import { KeyedLock } from "../fs/keyed-lock.js";
-import type { Workspace } from "../workspace.js";
+import { WorktreeLock } from "../platform/worktree-lock.js";
+import type { EventBus } from "../platform/bus.js";
 import type { FsChange } from "../vfs/events.js";
+import type { RepoLocation } from "./location.js";
 import { readObjects } from "./objects.js";
 import { ChangelistStore, STORE_VERSION, type StoredState } from "./line-store.js";
-import { type LineFile, type LineFiles, changedPaths, repoInfo } from "./line-versions.js";
-import type { GitCtx } from "./run.js";
+import { type LineFile, type LineFiles, changedPaths } from "./line-versions.js";
+import type { GitCtx, GitHost } from "./run.js";
 
 export const DEFAULT_LIST = "default";
 /** A background change is saved this long after the last one, so a burst of edits is one write. */
@@ -53,11 +54,20 @@ function entryOf(file: LineFile, marks: FileMarks, baseBytes: Buffer | null): En
   return { gitPath: file.gitPath, base: file.worktree.seq, baseHash: file.hash, baseBytes, headSha: file.head.sha, head: file.head.seq, cr: file.versions.worktreeCr, marks };
 }
 
+/** What the tracker needs of its repository (a GitRepo is one): git, the bus it follows, the log, the file size bound. */
+export interface ChangelistHost extends GitHost {
+  readonly bus: Pick<EventBus, "on">;
+  readonly log: (message: string) => void;
+  readonly maxFileBytes: number;
+  location(): Promise<RepoLocation>;
+}
+
 export class Changelists {
   private lists = [DEFAULT_LIST];
   private activeList = DEFAULT_LIST;
   private readonly entries = new Map<string, Entry>();
-  private readonly lock = new KeyedLock();
+  /** One sync of a file's changelist state at a time (a lock of its own, not the workspace's). */
+  private readonly lock = new WorktreeLock();
   private store?: ChangelistStore;
   private loading?: Promise<void>;
   private loaded = false;
@@ -73,19 +83,19 @@ export class Changelists {
   private readonly unsubscribe: (() => void)[] = [];
 
   constructor(
-    private readonly ws: Pick<Workspace, "root" | "processes" | "bus" | "log" | "maxFileBytes">,
+    private readonly repo: ChangelistHost,
     private readonly files: LineFiles,
   ) {}
 
   /** Follows the bus from now on; the stored state is loaded at the first need (or by `ready`). */
   start(): void {
-    this.unsubscribe.push(this.ws.bus.on("fs.changed", (d) => this.onFiles(d.changes)));
-    this.unsubscribe.push(this.ws.bus.on("git.changed", (d) => this.onGit(d.head)));
+    this.unsubscribe.push(this.repo.bus.on("fs.changed", (d) => this.onFiles(d.changes)));
+    this.unsubscribe.push(this.repo.bus.on("git.changed", (d) => this.onGit(d.head)));
   }
 
   /** Loads the stored state once (NOT_A_REPOSITORY when the root is in none; a later call tries again). */
-  ready(ctx: GitCtx): Promise<void> {
-    this.loading ??= this.load({ ws: ctx.ws }).catch((e) => {
+  ready(): Promise<void> {
+    this.loading ??= this.load().catch((e) => {
       this.loading = undefined;
       throw e;
     });
@@ -127,8 +137,8 @@ export class Changelists {
    * for a file without one, every change in the active list. Loads the stored state first if no call has yet.
    */
   async marksFor(file: LineFile): Promise<FileMarks> {
-    await this.ready({ ws: this.ws });
-    return this.lock.run(file.rel, async () => this.sync(file));
+    await this.ready();
+    return this.lock.file(file.rel, async () => this.sync(file));
   }
 
   private sync(file: LineFile): FileMarks {
@@ -166,8 +176,8 @@ export class Changelists {
    */
   async mark(file: LineFile, sel: Selection, list: string): Promise<{ marks: FileMarks; marked: number; created: boolean }> {
     checkName(list, "changelist");
-    await this.ready({ ws: this.ws });
-    const out = await this.lock.run(file.rel, async () => {
+    await this.ready();
+    const out = await this.lock.file(file.rel, async () => {
       const r = markSelection(this.sync(file), file.versions.headToWorktree, sel, list);
       const created = !this.has(list);
       if (created) {
@@ -242,7 +252,7 @@ export class Changelists {
         if (e instanceof ToolError) continue; // binary, unmerged, a link: a whole-file change, in whatever list is active
         throw e;
       }
-      await this.lock.run(rel, async () => {
+      await this.lock.file(rel, async () => {
         const marks = settleMarks(NO_MARKS, file.versions.headToWorktree, old);
         if (marks.lines.size || marks.deletions.size) this.entries.set(rel, entryOf(file, marks, file.bytes));
       });
@@ -287,11 +297,11 @@ export class Changelists {
       while (this.headMoved || this.dirty.size) {
         if (this.headMoved) {
           this.headMoved = false;
-          await this.followHead().catch((e) => this.ws.log(`changelists: could not follow HEAD: ${e instanceof Error ? e.message : String(e)}`));
+          await this.followHead().catch((e) => this.repo.log(`changelists: could not follow HEAD: ${e instanceof Error ? e.message : String(e)}`));
         }
         for (const rel of [...this.dirty]) {
           this.dirty.delete(rel);
-          await this.lock.run(rel, () => this.followDisk(rel)).catch((e) => this.ws.log(`changelists: could not follow ${rel}: ${e instanceof Error ? e.message : String(e)}`));
+          await this.lock.file(rel, () => this.followDisk(rel)).catch((e) => this.repo.log(`changelists: could not follow ${rel}: ${e instanceof Error ? e.message : String(e)}`));
         }
       }
     })().finally(() => (this.draining = undefined));
@@ -302,7 +312,7 @@ export class Changelists {
     this.followedCount++;
     let bytes: Buffer | null;
     try {
-      bytes = await readFile(path.join(this.ws.root, rel));
+      bytes = await readFile(path.join(this.repo.root, rel));
     } catch (e) {
       if (!isNodeError(e, "ENOENT") && !isNodeError(e, "ENOTDIR")) throw e;
       bytes = null;
@@ -313,7 +323,7 @@ export class Changelists {
     let seq: LineSeq = EMPTY;
     if (bytes) {
       try {
-        if (bytes.length > this.ws.maxFileBytes) throw new ToolError("TOO_LARGE", "");
+        if (bytes.length > this.repo.maxFileBytes) throw new ToolError("TOO_LARGE", "");
         seq = this.files.worktreeSeq(rel, bytes, hash!);
       } catch (err) {
         if (!(err instanceof ToolError)) throw err;
@@ -331,9 +341,9 @@ export class Changelists {
   /** Settles the marks of every entry whose HEAD blob changed on the new HEAD -> worktree diff. */
   private async followHead(): Promise<void> {
     const rels = [...this.entries.keys()];
-    const objs = await readObjects({ ws: this.ws }, rels.map((rel) => `HEAD:${this.entries.get(rel)!.gitPath}`), this.ws.maxFileBytes);
+    const objs = await readObjects({ repo: this.repo }, rels.map((rel) => `HEAD:${this.entries.get(rel)!.gitPath}`), this.repo.maxFileBytes);
     for (const [k, rel] of rels.entries()) {
-      await this.lock.run(rel, async () => {
+      await this.lock.file(rel, async () => {
         const e = this.entries.get(rel);
         const obj = objs[k];
         const sha = obj?.type === "blob" ? obj.sha : null;
@@ -361,14 +371,14 @@ export class Changelists {
 
   // ---- persistence
 
-  private async load(ctx: GitCtx): Promise<void> {
-    const repo = await repoInfo(ctx);
-    this.store = new ChangelistStore(repo.gitDir, this.ws.log);
+  private async load(): Promise<void> {
+    const repo = await this.repo.location();
+    this.store = new ChangelistStore(repo.gitDir, this.repo.log);
     const { state, bases } = await this.store.load();
     this.lists = state.lists;
     this.activeList = state.active;
     const rels = Object.keys(state.files);
-    const heads = await readObjects(ctx, rels.map((rel) => `HEAD:${repo.prefix}${rel}`), this.ws.maxFileBytes);
+    const heads = await readObjects({ repo: this.repo }, rels.map((rel) => `HEAD:${repo.prefix}${rel}`), this.repo.maxFileBytes);
     for (const [k, rel] of rels.entries()) {
       const f = state.files[rel];
       try {
@@ -382,7 +392,7 @@ export class Changelists {
         if (!allIn(marks, this.activeList)) this.entries.set(rel, { gitPath: repo.prefix + rel, base, baseHash: f.base, baseBytes: null, headSha, head, cr: f.cr, marks });
       } catch (e) {
         if (!(e instanceof ToolError)) throw e;
-        this.ws.log(`changelists: ${rel} is no longer text; its marks are dropped`);
+        this.repo.log(`changelists: ${rel} is no longer text; its marks are dropped`);
       }
     }
     this.loaded = true;
@@ -394,7 +404,7 @@ export class Changelists {
   private touched(): void {
     this.changed = true;
     if (this.persistTimer || !this.store) return;
-    this.persistTimer = setTimeout(() => void this.persistNow().catch((e) => this.ws.log(`changelists: could not save: ${e instanceof Error ? e.message : String(e)}`)), PERSIST_DELAY_MS);
+    this.persistTimer = setTimeout(() => void this.persistNow().catch((e) => this.repo.log(`changelists: could not save: ${e instanceof Error ? e.message : String(e)}`)), PERSIST_DELAY_MS);
     this.persistTimer.unref();
   }
 

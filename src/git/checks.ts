@@ -2,9 +2,6 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
 import { ToolError, isNodeError } from "../errors.js";
-import { runSandboxed } from "../terminal/terminal.js";
-import type { Workspace } from "../workspace.js";
-
 
 /** The custom checks file at the workspace root. */
 export const CHECKS_FILE = ".tool-layer.json";
@@ -54,19 +51,23 @@ export async function loadChecks(root: string): Promise<Check[]> {
   return parsed.data.checks;
 }
 
+/** A check's run as the terminal runs an argv (SPEC 11), and what it answers. */
+export type CheckRunner = (req: { argv: string[]; env: Record<string, string>; timeoutMs: number; signal?: AbortSignal }) => Promise<{ exit_code: number | null; timed_out: boolean; output: string }>;
+
+/** What running checks needs of a call: the root (its checks file), the terminal's runner and the call's signal. */
+export interface CheckCtx {
+  repo: { root: string };
+  runArgv: CheckRunner;
+  signal?: AbortSignal;
+}
+
 /**
  * Runs one check through the terminal's runner (SPEC 11): a check is a program the workspace names, so it runs as a
  * terminal command does, in the sandbox (workspace writable, its git dirs read-only, no network, no secrets), with the
  * same timeout and process ownership.
  */
-/** What running checks needs of a call: the workspace (its terminal runner) and the call's signal. */
-export interface CheckCtx {
-  ws: Workspace;
-  signal?: AbortSignal;
-}
-
 export async function runCheck(ctx: CheckCtx, check: Check): Promise<CheckResult> {
-  const r = await runSandboxed(ctx.ws, { argv: check.command, env: { CI: "1" }, timeoutMs: check.timeout_ms ?? DEFAULT_CHECK_TIMEOUT_MS, signal: ctx.signal });
+  const r = await ctx.runArgv({ argv: check.command, env: { CI: "1" }, timeoutMs: check.timeout_ms ?? DEFAULT_CHECK_TIMEOUT_MS, signal: ctx.signal });
   ctx.signal?.throwIfAborted();
   return { name: check.name, command: check.command, ok: r.exit_code === 0 && !r.timed_out, exit_code: r.exit_code, timed_out: r.timed_out, output: tail(r.output.trim()) };
 }
@@ -108,7 +109,7 @@ export function quoteArg(a: string): string {
 /** Runs every check declared for `on` (or the named one); one after another, since checks often share build outputs. */
 export async function runChecks(ctx: CheckCtx, filter: CheckFilter): Promise<CheckResult[]> {
   const results: CheckResult[] = [];
-  for (const c of await selectChecks(ctx.ws.root, filter)) results.push(await runCheck(ctx, c));
+  for (const c of await selectChecks(ctx.repo.root, filter)) results.push(await runCheck(ctx, c));
   return results;
 }
 

@@ -7,8 +7,7 @@
  * they were staged.
  */
 import { statSync } from "node:fs";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { selectionOf } from "../core/changelist-marks.js";
 import { mergeLines } from "../core/merge/three-way.js";
@@ -16,20 +15,21 @@ import { hasBom } from "../core/text.js";
 import type { LineSeq } from "../core/line-diff.js";
 import { type Selection, stageLines } from "../core/stage-lines.js";
 import { ToolError } from "../errors.js";
-import type { Supervisor } from "../platform/supervisor.js";
-import type { ToolContext, ToolResult } from "../tools/tool.js";
-import type { Workspace } from "../workspace.js";
 import { blobText } from "./conflicts-model.js";
 import { readBlobs } from "./conflicts-stages.js";
 import { sweep } from "./line-sweep.js";
 import { type IndexWrite, gitRaw, indexEntries, writeBlob, writeIndex } from "./objects.js";
-import { lineGit } from "./line-service.js";
 import { addedForm, blobBytes, modesOf } from "./line-stage.js";
-import { type LineFile, repoInfo } from "./line-versions.js";
-import { EMPTY_TREE, cachedGitDir, commitStep, headInfo, operationInProgress } from "./repo.js";
+import type { LineFile } from "./line-versions.js";
+import { operationInProgress } from "./operation-markers.js";
+import { EMPTY_TREE, headInfo } from "./refs.js";
 import { backupText, saveRef } from "./backup.js";
-import { git, steady } from "./run.js";
+import { type GitCtx, git, steady } from "./run.js";
+import { type GitStep, commitStep } from "./step.js";
+import { withTempIndex } from "./temp-index.js";
 import { PATCH_READ_BYTES, capDiff } from "./text.js";
+
+type Result = Record<string, unknown>;
 
 const seqText = (s: LineSeq) => s.lines.map((l, i) => l + s.eols[i]).join("");
 
@@ -50,24 +50,20 @@ interface Part {
 }
 
 /** `commit` is git_commit's own run, given a context whose git commands use the temporary index. */
-export async function commitChangelist(
-  ctx: ToolContext,
-  params: { changelist: string; paths?: string[] },
-  commit: (ctx: ToolContext) => Promise<ToolResult>,
-): Promise<ToolResult> {
+export async function commitChangelist(ctx: GitStep, params: { changelist: string; paths?: string[] }, commit: (ctx: GitStep) => Promise<Result>): Promise<Result> {
   if (params.paths) throw new ToolError("INVALID_PARAMS", "paths, changelist: commit either some paths or one changelist, not both.");
   const list = params.changelist;
-  const svc = lineGit(ctx.ws);
-  await svc.changelists.ready(ctx);
-  if (!svc.changelists.has(list)) throw new ToolError("NOT_FOUND", `changelist: there is no changelist "${list}" (lists: ${svc.changelists.names().join(", ")}).`);
-  const op = await operationInProgress(await cachedGitDir(ctx));
+  const lists = ctx.repo.changelists;
+  await lists.ready();
+  if (!lists.has(list)) throw new ToolError("NOT_FOUND", `changelist: there is no changelist "${list}" (lists: ${lists.names().join(", ")}).`);
+  const op = await operationInProgress(await ctx.repo.gitDir());
   if (op) throw new ToolError("CONFLICT", `A ${op} is in progress; finish or abort it before committing a changelist (a changelist commit leaves the rest of the worktree out, which a ${op} cannot).`);
   const { head } = await headInfo(ctx);
-  const found = await sweep(ctx, svc.files, svc.changelists, { list });
+  const found = await sweep(ctx, { list });
   const parts = planParts(found.files.map((f) => ({ file: f.file, sel: selectionOf(f.marks, f.file.versions.headToWorktree, list) })));
   // A change that is not lines (a binary file) is one whole-file change of the active list.
-  if (list === svc.changelists.active) {
-    const { prefix } = await repoInfo(ctx);
+  if (list === lists.active) {
+    const { prefix } = await ctx.repo.location();
     const before = await indexEntries(ctx, found.skipped.map((s) => prefix + s.path));
     for (const s of found.skipped) {
       const gitPath = prefix + s.path;
@@ -77,26 +73,21 @@ export async function commitChangelist(
   }
   if (!parts.length) throw new ToolError("NO_CHANGE", `Changelist ${list} has no changes to commit; git_changelists shows what each list holds.`);
 
-  const dir = await mkdtemp(path.join(tmpdir(), "tool-layer-changelist-"));
-  try {
-    const env = { GIT_INDEX_FILE: path.join(dir, "index") };
-    await git(ctx, head ? ["read-tree", head] : ["read-tree", "--empty"], { env });
-    await buildIndex(ctx, parts, env);
+  return withTempIndex(ctx, { tree: head }, async (onList) => {
+    await buildIndex(ctx, onList, parts);
     // The approver sees the lines that go in, not just how many (as git_stage_lines shows them).
-    const patch = await git(ctx, ["diff", "--cached", "--no-ext-diff", "--no-textconv", "--no-renames", head ?? EMPTY_TREE, "--"], { env, maxBytes: PATCH_READ_BYTES });
+    const patch = await git(onList, ["diff", "--cached", "--no-ext-diff", "--no-textconv", "--no-renames", head ?? EMPTY_TREE, "--"], { maxBytes: PATCH_READ_BYTES });
     const capped = capDiff(patch.stdout, "git_changelist_lines shows the list file by file", patch.truncated);
     const shown = { changelist: list, diff: capped.text, ...(capped.truncated ? { diff_truncated: true } : {}) };
     const withPatch = (text: unknown) => `changelist ${list}: ${String(text)}\n${capped.text}`.trimEnd();
-    const built = ctx.dryRun ? null : (await git(ctx, ["write-tree"], { env })).stdout.trim();
-    const result = await commit(withIndexFile(ctx, env.GIT_INDEX_FILE));
+    const built = ctx.dryRun ? null : (await git(onList, ["write-tree"])).stdout.trim();
+    const result = await commit(onList);
     if (ctx.dryRun || typeof result.commit !== "string") return { ...result, ...shown, text: withPatch(result.text) };
     await refuseHookChanges(ctx, head, result.commit, built!);
-    const kept = await ctx.exclusive(() => commitStep(ctx, (c) => updateRealIndex(c, parts, env)));
+    const kept = await ctx.exclusive(() => commitStep(ctx, (c) => updateRealIndex(c, steady(onList), parts)));
     const note = kept.length ? `\nthe index entries of ${kept.join(", ")} changed during the commit and were left as they are` : "";
     return { ...result, ...shown, ...(kept.length ? { index_kept: kept } : {}), text: withPatch(`${result.text}${note}`) };
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+  });
 }
 
 /**
@@ -104,7 +95,7 @@ export async function commitChangelist(
  * them: then the commit is not the list's changes. It is undone (the branch back where it was, the commit kept in a
  * backup ref; the real index and the worktree were never touched) and the call fails, naming the files.
  */
-async function refuseHookChanges(ctx: ToolContext, head: string | null, commit: string, built: string): Promise<void> {
+async function refuseHookChanges(ctx: GitStep, head: string | null, commit: string, built: string): Promise<void> {
   const tree = (await git(ctx, ["rev-parse", `${commit}^{tree}`])).stdout.trim();
   if (tree === built) return;
   const changed = (await git(ctx, ["diff-tree", "-r", "-z", "--name-only", "--no-renames", built, tree])).stdout.split("\0").filter(Boolean);
@@ -136,8 +127,11 @@ function planParts(files: { file: LineFile; sel: Selection }[]): Part[] {
   return parts;
 }
 
-/** Writes the commit's files into the temporary index (no hook runs for it; a dry run runs no filter either). */
-async function buildIndex(ctx: ToolContext, parts: Part[], env: { GIT_INDEX_FILE: string }): Promise<void> {
+/**
+ * Writes the commit's files into the temporary index `onList` (no hook runs for it; a dry run runs no filter either);
+ * modes and blobs are read and made as for the real index.
+ */
+async function buildIndex(ctx: GitStep, onList: GitCtx, parts: Part[]): Promise<void> {
   const modes = await modesOf(ctx, parts.map((p) => p.gitPath));
   const writes: IndexWrite[] = [];
   const adds: Part[] = [];
@@ -150,8 +144,8 @@ async function buildIndex(ctx: ToolContext, parts: Part[], env: { GIT_INDEX_FILE
     }
     if (!p.file) {
       // A preview of a file that is not lines (binary): its bytes as they are, with no filter.
-      const raw = await readFile(path.join(ctx.ws.root, p.rel)).catch(() => null);
-      const mode = raw ? ((statSync(path.join(ctx.ws.root, p.rel)).mode & 0o111) !== 0 ? "100755" : "100644") : null;
+      const raw = await readFile(path.join(ctx.repo.root, p.rel)).catch(() => null);
+      const mode = raw ? ((statSync(path.join(ctx.repo.root, p.rel)).mode & 0o111) !== 0 ? "100755" : "100644") : null;
       writes.push({ gitPath: p.gitPath, entry: raw && mode ? { mode, sha: await writeBlob(ctx, p.gitPath, raw, { write: true, filters: false }) } : null });
       continue;
     }
@@ -162,10 +156,10 @@ async function buildIndex(ctx: ToolContext, parts: Part[], env: { GIT_INDEX_FILE
     const sha = await writeBlob(ctx, p.gitPath, blobBytes(p.bom, p.committed), { write: true, filters: !ctx.dryRun && !p.file.rawBlobs });
     writes.push({ gitPath: p.gitPath, entry: { mode: p.committedMode!, sha } });
   }
-  await writeIndex(ctx, writes, { env, hooks: false });
+  await writeIndex(onList, writes, { hooks: false });
   if (adds.length) {
     const specs = adds.map((p) => `:(top,literal)${p.gitPath}\0`).join("");
-    await gitRaw(ctx, ["add", "-A", "--pathspec-from-file=-", "--pathspec-file-nul"], { input: specs, env, config: ["-c", "core.hooksPath=/dev/null"] });
+    await gitRaw(onList, ["add", "-A", "--pathspec-from-file=-", "--pathspec-file-nul"], { input: specs, config: ["-c", "core.hooksPath=/dev/null"] });
   }
 }
 
@@ -173,9 +167,9 @@ async function buildIndex(ctx: ToolContext, parts: Part[], env: { GIT_INDEX_FILE
  * After the commit: each committed file's real index entry becomes the old index with the list's changes staged, which
  * is the commit's own entry when nothing else was staged. An entry someone changed meanwhile is left alone and named.
  */
-async function updateRealIndex(ctx: ToolContext, parts: Part[], env: { GIT_INDEX_FILE: string }): Promise<string[]> {
+async function updateRealIndex(ctx: GitStep, onList: GitCtx, parts: Part[]): Promise<string[]> {
   const paths = parts.map((p) => p.gitPath);
-  const [now, committed] = await Promise.all([indexEntries(ctx, paths), indexEntries(ctx, paths, env)]);
+  const [now, committed] = await Promise.all([indexEntries(ctx, paths), indexEntries(onList, paths)]);
   const writes: IndexWrite[] = [];
   const kept: string[] = [];
   for (const p of parts) {
@@ -212,8 +206,8 @@ async function updateRealIndex(ctx: ToolContext, parts: Part[], env: { GIT_INDEX
  * The blob of an index entry someone changed during the commit, with the list's lines merged in: a three-way merge of
  * HEAD's lines (base), that entry's (ours) and the commit's (theirs). null when they conflict or the entry is not text.
  */
-async function withListLines(ctx: ToolContext, p: Part, sha: string): Promise<string | null> {
-  const bytes = (await readBlobs(ctx, [sha], ctx.ws.maxFileBytes)).get(sha);
+async function withListLines(ctx: GitStep, p: Part, sha: string): Promise<string | null> {
+  const bytes = (await readBlobs(ctx, [sha], ctx.repo.maxFileBytes)).get(sha);
   const entry = bytes ? blobText(bytes) : null;
   if (!bytes || !entry || !p.file || !p.committed) return null;
   const merged = mergeLines(p.file.head.seq, entry, p.committed);
@@ -221,17 +215,4 @@ async function withListLines(ctx: ToolContext, p: Part, sha: string): Promise<st
   const lines = merged.chunks.flatMap((c) => (c.kind === "stable" ? c.lines : []));
   const eols = merged.chunks.flatMap((c) => (c.kind === "stable" ? c.eols : []));
   return writeBlob(ctx, p.gitPath, blobBytes(hasBom(bytes), { lines, eols }), { write: true, filters: false });
-}
-
-/** The call's context with every git command (and so every hook git runs) on `indexFile` instead of the real index. */
-export function withIndexFile(ctx: ToolContext, indexFile: string): ToolContext {
-  const real = ctx.ws.processes;
-  const onIndex = <S extends { cmd: string; env?: Record<string, string | undefined> }>(spec: S): S =>
-    spec.cmd === "git" && !(spec.env && "GIT_INDEX_FILE" in spec.env) ? { ...spec, env: { ...spec.env, GIT_INDEX_FILE: indexFile } } : spec;
-  const processes = Object.create(real) as Supervisor;
-  processes.run = (spec, opts) => real.run(onIndex(spec), opts);
-  processes.spawn = (spec, opts) => real.spawn(onIndex(spec), opts);
-  const ws = Object.create(ctx.ws) as Workspace;
-  Object.defineProperty(ws, "processes", { value: processes });
-  return { ...ctx, ws };
 }

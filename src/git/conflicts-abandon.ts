@@ -1,14 +1,15 @@
 import { rm } from "node:fs/promises";
 import path from "node:path";
-import type { ToolContext } from "../tools/tool.js";
 import { type Backup, backupText, backupWork } from "./backup.js";
 import { ToolError } from "../errors.js";
 import { OPERATION_HOOKS, hooksText, plannedHooks } from "./hooks.js";
 import { type ConflictOp, type InProgress, clearRecord, currentOperation, operationName } from "./conflicts-operation.js";
 import { unmergedPaths } from "./conflicts-stages.js";
 import { keepEntries, untouchedEdits } from "./conflicts-untouched.js";
-import { withPrivateIndex, worktreeStep } from "./repo.js";
-import { NO_SUBMODULE_WORKTREES, type GitCtx, git } from "./run.js";
+import type { RepoCtx } from "./repo.js";
+import { NO_SUBMODULE_WORKTREES, git } from "./run.js";
+import { type GitStep, worktreeStep } from "./step.js";
+import { withTempIndex } from "./temp-index.js";
 import { list } from "./text.js";
 
 /**
@@ -30,11 +31,11 @@ export interface AbandonPlan {
 }
 
 /** What abandoning would change, read without touching anything (the worktree is diffed through a private index). */
-export async function abandonPlan(ctx: GitCtx, cur: InProgress): Promise<AbandonPlan> {
+export async function abandonPlan(ctx: RepoCtx, cur: InProgress): Promise<AbandonPlan> {
   const before = cur.record?.before;
   const target = before ? before.tree : "HEAD";
   const [worktree, index, unmerged, kept] = await Promise.all([
-    withPrivateIndex(ctx, (env) => git(ctx, ["diff", "--name-only", "-z", "--no-renames", NO_SUBMODULE_WORKTREES, target], { env, ok: [0, 128] })),
+    withTempIndex(ctx, "copy", (onCopy) => git(onCopy, ["diff", "--name-only", "-z", "--no-renames", NO_SUBMODULE_WORKTREES, target], { ok: [0, 128] })),
     git(ctx, ["diff", "--cached", "--name-only", "-z", "--no-renames", before ? before.index_tree : "HEAD"], { ok: [0, 128] }),
     unmergedPaths(ctx),
     untouchedEdits(ctx, cur),
@@ -55,7 +56,7 @@ export function abandonPlanText(plan: AbandonPlan, done: boolean): string {
 }
 
 /** Abandons `cur`; runs inside a worktree step. */
-export async function abandon(ctx: ToolContext, cur: InProgress): Promise<{ backup: Backup | null; text: string }> {
+export async function abandon(ctx: GitStep, cur: InProgress): Promise<{ backup: Backup | null; text: string }> {
   const untracked = cur.record?.stash?.untracked ?? [];
   const backup = await backupWork(ctx, `${cur.op}-abort`, cur.head, untracked);
   const putBack = await keepEntries(ctx, await untouchedEdits(ctx, cur));
@@ -69,7 +70,7 @@ export async function abandon(ctx: ToolContext, cur: InProgress): Promise<{ back
     if (before.index_tree !== before.tree) await git(ctx, ["read-tree", before.index_tree]);
     // A stash's untracked files did not exist before its apply (git refuses to apply over them).
     const inTree = new Set((await git(ctx, ["ls-tree", "-r", "-z", "--name-only", before.tree])).stdout.split("\0"));
-    for (const p of untracked) if (!inTree.has(p)) await rm(path.join(ctx.ws.root, p), { force: true });
+    for (const p of untracked) if (!inTree.has(p)) await rm(path.join(ctx.repo.root, p), { force: true });
   }
   await putBack();
   await clearRecord(ctx);
@@ -80,7 +81,7 @@ export async function abandon(ctx: ToolContext, cur: InProgress): Promise<{ back
  * git_merge {abort} and git_rebase {action:"abort"}: abandons the operation in progress if it is one of `accept` (a
  * preview says what would change), else says which call abandons it.
  */
-export async function abandonOperation(ctx: ToolContext, accept: readonly ConflictOp[], other: string): Promise<Record<string, unknown>> {
+export async function abandonOperation(ctx: GitStep, accept: readonly ConflictOp[], other: string): Promise<Record<string, unknown>> {
   const cur = await currentOperation(ctx);
   if (!cur) throw new ToolError("NO_CHANGE", `No ${accept.join(", ")} is in progress; there is nothing to abort (git_status shows the state).`);
   if (!accept.includes(cur.op)) throw new ToolError("INVALID_PARAMS", `A ${cur.op} is in progress, not a ${accept[0]}: abandon it with ${other}.`, { in_progress: cur.op });

@@ -1,7 +1,6 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { ToolError } from "../errors.js";
-import type { ToolContext } from "../tools/tool.js";
 import { type Backup, saveRef } from "./backup.js";
 import type { AutoMode } from "./conflicts-model.js";
 import { type ConflictOp, type InProgress, type SideLabels, clearRecord, currentOperation, operationName, sideLabels } from "./conflicts-operation.js";
@@ -11,6 +10,7 @@ import { unmergedPaths } from "./conflicts-stages.js";
 import { plannedHooks } from "./hooks.js";
 import { pathspec } from "./params.js";
 import { type GitCtx, git } from "./run.js";
+import type { GitStep } from "./step.js";
 
 /**
  * Going on after conflicts: settle what auto-resolution may, and when nothing is left run the operation's next step
@@ -37,7 +37,7 @@ export interface RunOutcome {
 const MAX_STOPS = 10_000;
 
 /** `cur` has just stopped on conflicts: settle, continue, repeat. Runs inside the operation's worktree step. */
-export async function settleAndContinue(ctx: ToolContext, cur: InProgress, mode: AutoMode, message?: string): Promise<RunOutcome> {
+export async function settleAndContinue(ctx: GitStep, cur: InProgress, mode: AutoMode, message?: string): Promise<RunOutcome> {
   const out: RunOutcome = { done: false, op: cur.op, settled: [], staged: [], left: [], review: [], steps: [], labels: null };
   for (let stops = 0; stops < MAX_STOPS; stops++) {
     const labels = await sideLabels(ctx, cur);
@@ -69,7 +69,7 @@ export async function settleAndContinue(ctx: ToolContext, cur: InProgress, mode:
 }
 
 /** The step that finishes (or moves on) an operation whose conflicts are all settled and staged. */
-export async function continueStep(ctx: ToolContext, cur: InProgress, message?: string): Promise<{ done: boolean; text: string; dropped?: Backup }> {
+export async function continueStep(ctx: GitStep, cur: InProgress, message?: string): Promise<{ done: boolean; text: string; dropped?: Backup }> {
   switch (cur.op) {
     case "merge": {
       // git's message lists the conflicts as comment lines; strip them, as a clean merge's message has none.
@@ -116,7 +116,7 @@ async function head(ctx: GitCtx): Promise<string> {
  * A stash apply is done when its conflicts are: the index is shaped as a clean `git stash apply` leaves it (the files it
  * changed unstaged again, new files staged), and a pop drops the stash, saved to a backup ref first.
  */
-async function finishStash(ctx: ToolContext, cur: InProgress): Promise<{ done: boolean; text: string; dropped?: Backup }> {
+async function finishStash(ctx: GitStep, cur: InProgress): Promise<{ done: boolean; text: string; dropped?: Backup }> {
   const rec = cur.record;
   if (!rec) return { done: true, text: "the stash apply is done (its files stay staged: it was started outside tool-layer)" };
   const changed = (await git(ctx, ["diff", "--cached", "--name-only", "-z", "--no-renames", rec.before.index_tree])).stdout.split("\0").filter(Boolean);

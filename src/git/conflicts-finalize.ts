@@ -1,11 +1,10 @@
 import { ToolError } from "../errors.js";
-import type { ToolContext } from "../tools/tool.js";
 import { continueStep, nextStepText, settleAndContinue, settledText, stoppedError } from "./conflicts-continue.js";
 import { type AutoMode, KIND_TEXT, firstMarkerLeft } from "./conflicts-model.js";
 import { type InProgress, clearRecord, currentOperation, operationName } from "./conflicts-operation.js";
 import { readConflicts } from "./conflicts-read.js";
 import { OPERATION_HOOKS, hooksText, plannedHooks } from "./hooks.js";
-import { commitStep, worktreeStep } from "./repo.js";
+import { type GitStep, commitStep, worktreeStep } from "./step.js";
 import { addPaths } from "./stage.js";
 import { git } from "./run.js";
 import { list } from "./text.js";
@@ -15,7 +14,7 @@ import { list } from "./text.js";
  * conflict is left, else stages the conflicted files and runs the operation's next step, settling and going on where it
  * stops again.
  */
-export async function finalizeOperation(ctx: ToolContext, cur: InProgress, opts: { message?: string; mode?: AutoMode }): Promise<Record<string, unknown>> {
+export async function finalizeOperation(ctx: GitStep, cur: InProgress, opts: { message?: string; mode?: AutoMode }): Promise<Record<string, unknown>> {
   if (opts.message && cur.op !== "merge") throw new ToolError("INVALID_PARAMS", `message: only a merge takes a message; a ${cur.op} keeps the commit's own (change it afterwards with git_commit {amend:true}).`);
   const states = await readConflicts(ctx);
   const problems: string[] = [];
@@ -38,11 +37,11 @@ export async function finalizeOperation(ctx: ToolContext, cur: InProgress, opts:
   const shown = { operation: cur.op, staging, hashes: Object.fromEntries(states.map((s) => [s.path, s.hash])), step, hooks };
   if (ctx.dryRun) return { ...shown, text: text(false) };
   const mode = opts.mode ?? cur.record?.auto ?? "all";
-  const stageAndStep = async (c: ToolContext) => {
+  const stageAndStep = async (c: GitStep) => {
     await addPaths(c, staging);
     return continueStep(c, cur, opts.message);
   };
-  const finish = async (ctx: ToolContext, first: Awaited<ReturnType<typeof continueStep>>) => {
+  const finish = async (ctx: GitStep, first: Awaited<ReturnType<typeof continueStep>>) => {
     const next = first.done ? null : await currentOperation(ctx);
     const outcome = next ? await settleAndContinue(ctx, next, mode) : null;
     if (outcome && !outcome.done) {

@@ -1,4 +1,5 @@
 import { isUtf8 } from "node:buffer";
+import { LRUCache } from "lru-cache";
 import { tagOf } from "../core/hash.js";
 import { type AutoResolution, type AutoRule, autoResolve } from "../core/merge/auto-resolve.js";
 import { renderSide } from "../core/merge/keep-table.js";
@@ -98,38 +99,40 @@ export interface StageMerge {
   autos: (AutoResolution | null | undefined)[];
 }
 
-/** Merges per set of stage blobs: an index holds few conflicted files, and a re-listing must not merge again. */
+/** Merges kept per repository: an index holds few conflicted files, and a re-listing must not merge again. */
 const MERGE_CACHE_ENTRIES = 64;
-const mergeCache = new Map<string, StageMerge>();
 
 const cacheKey = (entry: UnmergedPath, gitMarkerSize: number) => `${entry.base?.oid ?? ""}:${entry.ours?.oid}:${entry.theirs?.oid}:${gitMarkerSize}`;
 
-/** The cached merge of these stages, if they were merged before: then their blobs need not be read again. */
-export function cachedStageMerge(entry: UnmergedPath, gitMarkerSize: number): StageMerge | null {
-  const key = cacheKey(entry, gitMarkerSize);
-  const known = mergeCache.get(key);
-  if (!known) return null;
-  mergeCache.delete(key);
-  mergeCache.set(key, known);
-  return known;
+/** The merges of stages a repository had, by their blob ids (content addresses, so no entry is ever stale). */
+export class StageMerges {
+  private readonly cache = new LRUCache<string, StageMerge>({ max: MERGE_CACHE_ENTRIES });
+
+  /** The merge of these stages if they were merged before: then their blobs need not be read again. */
+  cached(entry: UnmergedPath, gitMarkerSize: number): StageMerge | null {
+    return this.cache.get(cacheKey(entry, gitMarkerSize)) ?? null;
+  }
+
+  /** The merge of these stages, merged once. */
+  merge(entry: UnmergedPath, texts: StageTexts, gitMarkerSize: number): StageMerge {
+    const known = this.cached(entry, gitMarkerSize);
+    if (known) return known;
+    const sm = stageMerge(texts, gitMarkerSize);
+    this.cache.set(cacheKey(entry, gitMarkerSize), sm);
+    return sm;
+  }
 }
 
-/** The merge of these stages, cached by their blob ids (content addresses, so no entry is ever stale). */
-export function stageMerge(entry: UnmergedPath, texts: StageTexts, gitMarkerSize: number): StageMerge {
-  const known = cachedStageMerge(entry, gitMarkerSize);
-  if (known) return known;
-  const key = cacheKey(entry, gitMarkerSize);
+/** The merge of three stage texts, with what is derived from it alone. */
+export function stageMerge(texts: StageTexts, gitMarkerSize: number): StageMerge {
   const merge = mergeLines(texts.base, texts.ours, texts.theirs);
-  const sm: StageMerge = {
+  return {
     texts,
     merge,
     markerSize: chooseMarkerSize([texts.base.lines, texts.ours.lines, texts.theirs.lines], gitMarkerSize),
     stageEol: dominantEol([...texts.ours.eols, ...texts.theirs.eols]),
     autos: new Array(merge.blocks.length),
   };
-  mergeCache.set(key, sm);
-  if (mergeCache.size > MERGE_CACHE_ENTRIES) mergeCache.delete(mergeCache.keys().next().value!);
-  return sm;
 }
 
 export function autoOf(sm: StageMerge, block: number): AutoResolution | null {

@@ -4,7 +4,9 @@ import { ToolError } from "../errors.js";
 import type { Backup } from "./backup.js";
 import type { AutoMode } from "./conflicts-model.js";
 import { unmergedPaths } from "./conflicts-stages.js";
-import { EMPTY_TREE, cachedGitDir, headInfo, operationInProgress } from "./repo.js";
+import { operationInProgress } from "./operation-markers.js";
+import { EMPTY_TREE, headInfo } from "./refs.js";
+import type { RepoCtx } from "./repo.js";
 import { type GitCtx, git } from "./run.js";
 import { snapshotWorktree } from "./backup.js";
 
@@ -50,22 +52,22 @@ export async function readRecord(gitDir: string): Promise<OperationRecord | null
   }
 }
 
-export async function writeRecord(ctx: GitCtx, record: OperationRecord): Promise<void> {
-  const file = path.join(await cachedGitDir(ctx), RECORD_FILE);
+export async function writeRecord(ctx: RepoCtx, record: OperationRecord): Promise<void> {
+  const file = path.join(await ctx.repo.gitDir(), RECORD_FILE);
   await mkdir(path.dirname(file), { recursive: true });
   await writeFile(`${file}.tmp`, JSON.stringify(record, null, 1));
   await rename(`${file}.tmp`, file);
 }
 
-export async function clearRecord(ctx: GitCtx): Promise<void> {
-  await rm(path.join(await cachedGitDir(ctx), RECORD_FILE), { force: true });
+export async function clearRecord(ctx: RepoCtx): Promise<void> {
+  await rm(path.join(await ctx.repo.gitDir(), RECORD_FILE), { force: true });
 }
 
 /**
  * The state before an operation: a snapshot of the worktree (with `extra`, untracked or ignored files it may replace)
  * and the index, built in a temporary index; nothing is written but unreferenced objects.
  */
-export async function preState(ctx: GitCtx, head: string | null, branch: string | null, extra: string[] = []): Promise<PreState> {
+export async function preState(ctx: RepoCtx, head: string | null, branch: string | null, extra: string[] = []): Promise<PreState> {
   const snapshot = await snapshotWorktree(ctx, head, extra);
   if (!snapshot) {
     const tree = head ? (await git(ctx, ["rev-parse", `${head}^{tree}`])).stdout.trim() : EMPTY_TREE;
@@ -86,8 +88,8 @@ export interface InProgress {
 }
 
 /** The operation in progress, or null; unmerged entries with no operation are a stash apply (or `checkout -m`) from outside. */
-export async function currentOperation(ctx: GitCtx): Promise<InProgress | null> {
-  const gitDir = await cachedGitDir(ctx);
+export async function currentOperation(ctx: RepoCtx): Promise<InProgress | null> {
+  const gitDir = await ctx.repo.gitDir();
   const [gitOp, record, { head, branch }] = await Promise.all([operationInProgress(gitDir), readRecord(gitDir), headInfo(ctx)]);
   if (gitOp && CONFLICT_OPS.has(gitOp)) {
     const op = gitOp as ConflictOp;
@@ -111,10 +113,10 @@ const CONFLICT_OPS = new Set<string>(["merge", "rebase", "cherry-pick", "revert"
  * What a new merge, pull, rebase or stash apply must not start on top of, in words: an operation with conflicts, or
  * another git operation (a bisect), or null.
  */
-export async function busyWith(ctx: GitCtx): Promise<{ op: string; name: string } | null> {
+export async function busyWith(ctx: RepoCtx): Promise<{ op: string; name: string } | null> {
   const cur = await currentOperation(ctx);
   if (cur) return { op: cur.op, name: operationName(cur) };
-  const gitOp = await operationInProgress(await cachedGitDir(ctx));
+  const gitOp = await operationInProgress(await ctx.repo.gitDir());
   return gitOp ? { op: gitOp, name: gitOp } : null;
 }
 

@@ -1,16 +1,14 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import type { AutoRule } from "../core/merge/auto-resolve.js";
 import { renderMerged } from "../core/merge/markers.js";
 import type { Lines } from "../core/merge/three-way.js";
 import { serialize } from "../core/text.js";
-import { type AutoMode, type ConflictKind, allowedBy, autoOf, classify, stageMerge } from "./conflicts-model.js";
+import { type AutoMode, type ConflictKind, allowedBy, autoOf, classify } from "./conflicts-model.js";
 import { autoLabel } from "./conflicts-read.js";
 import { type UnmergedPath, mergeAttributes, readBlobs } from "./conflicts-stages.js";
-import { type MergePrediction, type ReplayStep, predictMerge, replayCommits } from "./predict.js";
-import { PREVIEW_IDENTITY, withPrivateIndex } from "./repo.js";
-import { type GitCtx, git } from "./run.js";
+import { type MergePrediction, PREVIEW_IDENTITY, type ReplayStep, predictMerge, replayCommits } from "./predict.js";
+import type { RepoCtx } from "./repo.js";
+import { git } from "./run.js";
+import { withTempIndex } from "./temp-index.js";
 
 /**
  * What auto-resolution would settle, for previews (SPEC 9): the merge is computed by `git merge-tree --write-tree`, which
@@ -43,9 +41,9 @@ export interface AutoPrediction {
 }
 
 /** The prediction for these conflicted paths, and each fully settled text file's merged bytes (mode and content). */
-export async function predictAuto(ctx: GitCtx & { ws: { maxFileBytes: number } }, entries: UnmergedPath[], mode: AutoMode) {
+export async function predictAuto(ctx: RepoCtx, entries: UnmergedPath[], mode: AutoMode) {
   const attrs = await mergeAttributes(ctx, entries.map((e) => e.path));
-  const blobs = await readBlobs(ctx, entries.flatMap((e) => [e.base?.oid, e.ours?.oid, e.theirs?.oid]).filter((o): o is string => !!o), ctx.ws.maxFileBytes);
+  const blobs = await readBlobs(ctx, entries.flatMap((e) => [e.base?.oid, e.ours?.oid, e.theirs?.oid]).filter((o): o is string => !!o), ctx.repo.maxFileBytes);
   const prediction: AutoPrediction = { mode, files: [], settled: 0, left: 0, words: 0, completes: true };
   const resolved = new Map<string, { mode: string; text: string }>();
   for (const e of entries) {
@@ -57,7 +55,7 @@ export async function predictAuto(ctx: GitCtx & { ws: { maxFileBytes: number } }
       prediction.completes = false;
       continue;
     }
-    const sm = stageMerge(e, c.texts!, a.markerSize);
+    const sm = ctx.repo.merges.merge(e, c.texts!, a.markerSize);
     const resolutions: (Lines | null)[] = [];
     const blocks = sm.merge.blocks.map((b, i): PredictedBlock => {
       const auto = autoOf(sm, b.index);
@@ -98,26 +96,21 @@ export function predictionText(p: AutoPrediction, completes: string, stops = "it
 }
 
 /** `tree` with each resolved file in place of its markers: the tree a fully auto-resolved step leaves. */
-async function resolvedTree(ctx: GitCtx, tree: string, resolved: Map<string, { mode: string; text: string }>): Promise<string> {
+async function resolvedTree(ctx: RepoCtx, tree: string, resolved: Map<string, { mode: string; text: string }>): Promise<string> {
   if (!resolved.size) return tree;
-  const dir = await mkdtemp(path.join(tmpdir(), "tool-layer-predict-"));
-  try {
-    const env = { GIT_INDEX_FILE: path.join(dir, "index") };
-    await git(ctx, ["read-tree", tree], { env });
+  return withTempIndex(ctx, { tree }, async (onTree) => {
     const info: string[] = [];
     for (const [p, f] of resolved) {
       const oid = (await git(ctx, ["hash-object", "-w", "--stdin"], { input: f.text })).stdout.trim();
       info.push(`${f.mode} ${oid}\t${p}\0`);
     }
-    await git(ctx, ["update-index", "-z", "--index-info"], { env, input: info.join("") });
-    return (await git(ctx, ["write-tree"], { env })).stdout.trim();
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+    await git(onTree, ["update-index", "-z", "--index-info"], { input: info.join("") });
+    return (await git(onTree, ["write-tree"])).stdout.trim();
+  });
 }
 
 /** What auto-resolution would settle of a predicted merge's conflicts, or null when it has none. */
-export async function predictMergeAuto(ctx: GitCtx & { ws: { maxFileBytes: number } }, merged: MergePrediction | null, mode: AutoMode): Promise<AutoPrediction | null> {
+export async function predictMergeAuto(ctx: RepoCtx, merged: MergePrediction | null, mode: AutoMode): Promise<AutoPrediction | null> {
   return merged?.entries.length ? (await predictAuto(ctx, merged.entries, mode)).prediction : null;
 }
 
@@ -125,8 +118,8 @@ export async function predictMergeAuto(ctx: GitCtx & { ws: { maxFileBytes: numbe
  * A stash apply is a merge of the stash into the index, with the stash's parent as base. merge-tree (git 2.39) takes no
  * base, so the index becomes a throwaway commit on that parent: their merge base is then exactly it.
  */
-export async function predictStashAuto(ctx: GitCtx & { ws: { maxFileBytes: number } }, stash: string, mode: AutoMode): Promise<AutoPrediction | null> {
-  const indexTree = await withPrivateIndex(ctx, async (env) => (await git(ctx, ["write-tree"], { env })).stdout.trim());
+export async function predictStashAuto(ctx: RepoCtx, stash: string, mode: AutoMode): Promise<AutoPrediction | null> {
+  const indexTree = await withTempIndex(ctx, "copy", async (onCopy) => (await git(onCopy, ["write-tree"])).stdout.trim());
   const parent = (await git(ctx, ["rev-parse", `${stash}^1`])).stdout.trim();
   const ours = (await git(ctx, ["commit-tree", indexTree, "-p", parent, "-m", "tool-layer stash preview"], { env: PREVIEW_IDENTITY })).stdout.trim();
   return predictMergeAuto(ctx, await predictMerge(ctx, ours, stash), mode);
@@ -143,7 +136,7 @@ export interface AutoReplayStep extends ReplayStep {
  * and the next step replays onto the settled tree. After the first step that would stop, the rest is predicted from
  * merge-tree's tree (with markers), as the person's resolution is not known.
  */
-export function predictReplay(ctx: GitCtx & { ws: { maxFileBytes: number } }, onto: string, head: string, mode: AutoMode): Promise<AutoReplayStep[]> {
+export function predictReplay(ctx: RepoCtx, onto: string, head: string, mode: AutoMode): Promise<AutoReplayStep[]> {
   let stopped = false;
   return replayCommits(ctx, onto, head, async (ours, c) => {
     const { tree, entries, conflicts } = await predictMerge(ctx, ours, c.sha);

@@ -1,10 +1,9 @@
 import { ToolError } from "../errors.js";
 import { type TextFile, readRaw, readText } from "../fs/read-text.js";
 import type { ResolvedPath } from "../paths.js";
-import type { Workspace } from "../workspace.js";
-import { type BlockView, type ConflictKind, KIND_TEXT, type Located, type StageMerge, blockViews, cachedStageMerge, classify, kindOfEntry, locate, stageMerge } from "./conflicts-model.js";
-import { type MergeAttributes, type UnmergedPath, conflictListing, readBlobs, unmergedPaths, mergeAttributes } from "./conflicts-stages.js";
-import type { GitCtx } from "./run.js";
+import { type BlockView, type ConflictKind, KIND_TEXT, type Located, type StageMerge, blockViews, classify, kindOfEntry, locate } from "./conflicts-model.js";
+import { type MergeAttributes, type UnmergedPath, readBlobs, unmergedPaths, mergeAttributes } from "./conflicts-stages.js";
+import type { RepoCtx } from "./repo.js";
 
 /** A conflicted path as the conflict tools work on it: its stages, kind, merge, and worktree file. */
 export interface FileState {
@@ -20,16 +19,14 @@ export interface FileState {
   loc: Located | null;
 }
 
-export type ReadCtx = GitCtx & { ws: Pick<Workspace, "root" | "processes" | "paths" | "maxFileBytes"> };
-
 /**
  * Every conflicted path (or those in `only`), read from the index stages: `cached` uses the listing remembered for the
  * index as it is now (git_conflict_resolve), else the index is read again (right after git wrote it).
  */
-export async function readConflicts(ctx: ReadCtx, opts: { only?: string[]; cached?: boolean; locate?: boolean } = {}): Promise<FileState[]> {
+export async function readConflicts(ctx: RepoCtx, opts: { only?: string[]; cached?: boolean; locate?: boolean } = {}): Promise<FileState[]> {
   let entries: UnmergedPath[];
   let attrs: Map<string, MergeAttributes>;
-  if (opts.cached) ({ entries, attrs } = await conflictListing(ctx));
+  if (opts.cached) ({ entries, attrs } = await ctx.repo.conflictIndex.read(ctx, await ctx.repo.gitDir()));
   else {
     entries = await unmergedPaths(ctx);
     attrs = await mergeAttributes(ctx, entries.map((e) => e.path));
@@ -39,23 +36,23 @@ export async function readConflicts(ctx: ReadCtx, opts: { only?: string[]; cache
     entries = entries.filter((e) => wanted.has(e.path));
   }
   // Stages merged before need no blob: the merge is cached by their ids.
-  const unknown = entries.filter((e) => !kindOfEntry(e, attrs.get(e.path)!) && !cachedStageMerge(e, attrs.get(e.path)!.markerSize));
+  const unknown = entries.filter((e) => !kindOfEntry(e, attrs.get(e.path)!) && !ctx.repo.merges.cached(e, attrs.get(e.path)!.markerSize));
   const oids = unknown.flatMap((e) => [e.base?.oid, e.ours?.oid, e.theirs?.oid]).filter((o): o is string => !!o);
-  const blobs = await readBlobs(ctx, oids, ctx.ws.maxFileBytes);
+  const blobs = await readBlobs(ctx, oids, ctx.repo.maxFileBytes);
   const out: FileState[] = [];
   for (const entry of entries) out.push(await fileState(ctx, entry, attrs.get(entry.path)!, blobs, opts.locate ?? true));
   return out;
 }
 
-async function fileState(ctx: ReadCtx, entry: UnmergedPath, attrs: MergeAttributes, blobs: Map<string, Buffer | null>, locateBlocks: boolean): Promise<FileState> {
-  const known = kindOfEntry(entry, attrs) ? null : cachedStageMerge(entry, attrs.markerSize);
+async function fileState(ctx: RepoCtx, entry: UnmergedPath, attrs: MergeAttributes, blobs: Map<string, Buffer | null>, locateBlocks: boolean): Promise<FileState> {
+  const known = kindOfEntry(entry, attrs) ? null : ctx.repo.merges.cached(entry, attrs.markerSize);
   const c = known ? { kind: "text" as const, texts: known.texts } : classify(entry, attrs, blobs);
   const state: FileState = { path: entry.path, entry, attrs, kind: c.kind, hash: null, file: null, target: null, sm: null, loc: null };
-  state.target = await ctx.ws.paths.resolve(entry.path).catch(() => null);
+  state.target = await ctx.repo.paths.resolve(entry.path).catch(() => null);
   if (!state.target) return state;
   if (c.kind === "text") {
     try {
-      state.file = await readText(state.target, ctx.ws.maxFileBytes);
+      state.file = await readText(state.target, ctx.repo.maxFileBytes);
       state.hash = state.file.hash;
     } catch (e) {
       // Not text on disk (binary, not UTF-8, too large): whole-file choices only.
@@ -65,11 +62,11 @@ async function fileState(ctx: ReadCtx, entry: UnmergedPath, attrs: MergeAttribut
       state.hash = typeof e.details.hash === "string" ? e.details.hash : null;
       return state;
     }
-    state.sm = stageMerge(entry, c.texts!, attrs.markerSize);
+    state.sm = ctx.repo.merges.merge(entry, c.texts!, attrs.markerSize);
     if (locateBlocks) state.loc = locate(state.sm, state.file.doc.lines, attrs.markerSize);
     return state;
   }
-  state.hash = await readRaw(state.target, ctx.ws.maxFileBytes).then((r) => r.hash, () => null);
+  state.hash = await readRaw(state.target, ctx.repo.maxFileBytes).then((r) => r.hash, () => null);
   return state;
 }
 

@@ -2,11 +2,11 @@ import type { AutoRule } from "../core/merge/auto-resolve.js";
 import { ToolError } from "../errors.js";
 import type { Lines } from "../core/merge/three-way.js";
 import { type TextDoc, dominantEol, serialize } from "../core/text.js";
-import type { ToolContext } from "../tools/tool.js";
 import { type AutoMode, type RewriteOptions, type StageMerge, allowedBy, autoOf, lineEolsFor, locate, renderLanded, renderWhole, rewriteWorktree } from "./conflicts-model.js";
 import { type FileState, type FileView, fileView, isSettled, readConflicts } from "./conflicts-read.js";
 import type { Located } from "./conflicts-model.js";
 import { addPaths } from "./stage.js";
+import type { GitStep } from "./step.js";
 
 /**
  * Auto-resolution after an operation stopped on conflicts (SPEC 9): every block the mode allows is settled in the
@@ -50,12 +50,12 @@ export function rewriteOptions(sm: StageMerge, loc: Located, doc: Pick<TextDoc, 
 }
 
 /** The context the worktree step's writes go through: it holds the worktree, so a file's own lock would wait for it. */
-export function holdingTree(ctx: ToolContext): ToolContext {
+export function holdingTree<C extends GitStep>(ctx: C): C {
   return { ...ctx, lockFile: (_real, work) => work() };
 }
 
 /** Settles what `mode` allows in every conflicted file, stages the files left with nothing, and says what is left. */
-export async function settleConflicts(ctx: ToolContext, mode: AutoMode, fallbackLabels: { ours: string; theirs: string }, commit?: string): Promise<SettleReport> {
+export async function settleConflicts(ctx: GitStep, mode: AutoMode, fallbackLabels: { ours: string; theirs: string }, commit?: string): Promise<SettleReport> {
   const report: SettleReport = { settled: [], left: [], staged: [], review: [] };
   const states = await readConflicts(ctx);
   const inner = holdingTree(ctx);
@@ -68,7 +68,7 @@ export async function settleConflicts(ctx: ToolContext, mode: AutoMode, fallback
         const { sm } = s;
         let landed: { block: number; start: number; end: number }[] = [];
         let newLines: string[] = [];
-        const written = await ctx.ws.files.write(inner, {
+        const written = await ctx.files.write(inner, {
           target: s.target,
           expected: s.file.hash,
           produce: (current) => {

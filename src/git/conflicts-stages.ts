@@ -1,8 +1,6 @@
 import { stat } from "node:fs/promises";
 import path from "node:path";
-import type { Env } from "../platform/child-env.js";
 import { GIT_MARKER_SIZE } from "../core/merge/markers.js";
-import { cachedGitDir } from "./repo.js";
 import { readObjects } from "./objects.js";
 import { type GitCtx, git } from "./run.js";
 
@@ -35,9 +33,9 @@ export interface MergeAttributes {
 
 const STAGE_NAMES = { "1": "base", "2": "ours", "3": "theirs" } as const;
 
-/** Every unmerged path of the index (or of the index `env` names), in index order. */
-export async function unmergedPaths(ctx: GitCtx, env?: Env): Promise<UnmergedPath[]> {
-  const r = await git(ctx, ["ls-files", "-u", "-z"], { env });
+/** Every unmerged path of the context's index, in index order. */
+export async function unmergedPaths(ctx: GitCtx): Promise<UnmergedPath[]> {
+  const r = await git(ctx, ["ls-files", "-u", "-z"]);
   return parseUnmerged(r.stdout);
 }
 
@@ -84,28 +82,30 @@ export async function mergeAttributes(ctx: GitCtx, paths: readonly string[]): Pr
 
 /** The stage listing and attributes of the index as it was at `key` (its file's identity: a rewrite renames a new file in). */
 interface IndexListing {
+  gitDir: string;
   key: string;
   entries: UnmergedPath[];
   attrs: Map<string, MergeAttributes>;
 }
 
-const listings = new Map<string, IndexListing>();
-
 /**
- * unmergedPaths and mergeAttributes, remembered per repository while the index file stays the same one: git writes the
- * index by renaming index.lock over it, so a new inode (or size, or change time) means a new listing. One
+ * unmergedPaths and mergeAttributes of one repository, remembered while the index file stays the same one: git writes
+ * the index by renaming index.lock over it, so a new inode (or size, or change time) means a new listing. One
  * git_conflict_resolve then runs no git process at all.
  */
-export async function conflictListing(ctx: GitCtx): Promise<{ entries: UnmergedPath[]; attrs: Map<string, MergeAttributes> }> {
-  const gitDir = await cachedGitDir(ctx);
-  const key = await indexKey(gitDir);
-  const known = listings.get(gitDir);
-  if (key && known?.key === key) return known;
-  const entries = await unmergedPaths(ctx);
-  const attrs = await mergeAttributes(ctx, entries.map((e) => e.path));
-  const listing = { key: key ?? "", entries, attrs };
-  if (key) listings.set(gitDir, listing);
-  return listing;
+export class ConflictListing {
+  private last?: IndexListing;
+
+  async read(ctx: GitCtx, gitDir: string): Promise<{ entries: UnmergedPath[]; attrs: Map<string, MergeAttributes> }> {
+    const key = await indexKey(gitDir);
+    const known = this.last;
+    if (key && known?.gitDir === gitDir && known.key === key) return known;
+    const entries = await unmergedPaths(ctx);
+    const attrs = await mergeAttributes(ctx, entries.map((e) => e.path));
+    const listing = { gitDir, key: key ?? "", entries, attrs };
+    if (key) this.last = listing;
+    return listing;
+  }
 }
 
 async function indexKey(gitDir: string): Promise<string | null> {

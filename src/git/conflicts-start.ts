@@ -1,8 +1,8 @@
-import type { ToolContext } from "../tools/tool.js";
 import { type Backup, saveRef } from "./backup.js";
 import { type RunOutcome, settleAndContinue } from "./conflicts-continue.js";
 import { type OperationRecord, type PreState, currentOperation, writeRecord } from "./conflicts-operation.js";
 import { unmergedPaths } from "./conflicts-stages.js";
+import type { GitStep } from "./step.js";
 
 /**
  * Where an operation the daemon started (merge, pull, rebase, stash apply) hands over when git stopped: if it stopped on
@@ -10,7 +10,7 @@ import { unmergedPaths } from "./conflicts-stages.js";
  * null, for the caller to report git's failure.
  */
 export async function afterStop(
-  ctx: ToolContext,
+  ctx: GitStep,
   rec: Omit<OperationRecord, "backup"> & { backup: Backup | null },
 ): Promise<{ outcome: RunOutcome; backup: Backup | null } | null> {
   if (!(await unmergedPaths(ctx)).length) return null;
@@ -22,6 +22,6 @@ export async function afterStop(
 }
 
 /** The earlier state's snapshot must outlive the call (an abandon restores it): a backup ref keeps it, and shows it. */
-async function keepSnapshot(ctx: ToolContext, op: string, before: PreState): Promise<Backup | null> {
+async function keepSnapshot(ctx: GitStep, op: string, before: PreState): Promise<Backup | null> {
   return before.snapshot ? saveRef(ctx, op, before.snapshot, "worktree") : null;
 }

@@ -1,10 +1,10 @@
 import { chmod, lstat, readFile, readlink, rm, symlink } from "node:fs/promises";
 import path from "node:path";
 import { atomicWriteConfined, permissionBits } from "../fs/atomic-write.js";
-import type { ToolContext } from "../tools/tool.js";
 import type { InProgress } from "./conflicts-operation.js";
 import { unmergedPaths } from "./conflicts-stages.js";
-import { EMPTY_TREE } from "./repo.js";
+import { EMPTY_TREE } from "./refs.js";
+import type { RepoCtx } from "./repo.js";
 import { NO_SUBMODULE_WORKTREES, type GitCtx, git } from "./run.js";
 
 /**
@@ -58,22 +58,22 @@ const sameEntry = (a: Entry, b: Entry | null) =>
   !!b && a.kind === b.kind && (a.kind !== "file" || (b.kind === "file" && a.mode === b.mode && a.bytes.equals(b.bytes))) && (a.kind !== "link" || (b.kind === "link" && a.target === b.target));
 
 /** Reads `paths` now; the returned function puts back each one the abandon changed (atomically for files). */
-export async function keepEntries(ctx: ToolContext, paths: readonly string[]): Promise<() => Promise<void>> {
+export async function keepEntries(ctx: RepoCtx, paths: readonly string[]): Promise<() => Promise<void>> {
   const kept: { rel: string; entry: Entry }[] = [];
   for (const rel of paths) {
-    const entry = await readEntry(path.join(ctx.ws.root, rel));
+    const entry = await readEntry(path.join(ctx.repo.root, rel));
     if (entry) kept.push({ rel, entry });
   }
   return async () => {
     for (const { rel, entry } of kept) {
-      const abs = path.join(ctx.ws.root, rel);
+      const abs = path.join(ctx.repo.root, rel);
       const now = await readEntry(abs);
       if (sameEntry(entry, now)) continue;
       if (entry.kind !== "file" || now?.kind === "link") await rm(abs, { force: true });
       if (entry.kind === "link") await symlink(entry.target, abs);
       if (entry.kind !== "file") continue;
       // Resolved after any link is gone, so the write lands on the path itself; a new file gets its folders and mode.
-      const target = await ctx.ws.paths.resolve(rel);
+      const target = await ctx.repo.paths.resolve(rel);
       const exists = now?.kind === "file";
       await atomicWriteConfined(target.root, target.real, entry.bytes, exists ? entry.mode : undefined, target.rel);
       if (!exists) await chmod(target.real, entry.mode);

@@ -39,7 +39,7 @@ const READ_CHUNK = 1024 * 1024;
 /** The hooks folder git uses (core.hooksPath respected), absolute. */
 async function hooksDir(ctx: GitCtx): Promise<string> {
   const r = await git(ctx, ["rev-parse", "--git-path", "hooks"], { hooks: "repo" });
-  return path.resolve(ctx.ws.root, r.stdout.trim());
+  return path.resolve(ctx.repo.root, r.stdout.trim());
 }
 
 /** The path of a hook if git would run it (it exists and is executable; git ignores the others). */
@@ -57,7 +57,7 @@ export async function plannedHooks(ctx: GitCtx, names: readonly string[]): Promi
     if (!(await access(abs, constants.X_OK).then(() => true, () => false))) continue;
     const sha256 = await digest(abs);
     if (sha256 === null) continue;
-    const rel = path.relative(ctx.ws.root, abs);
+    const rel = path.relative(ctx.repo.root, abs);
     const inside = rel !== "" && !rel.startsWith("..") && !path.isAbsolute(rel);
     found.push({ hook, path: inside ? rel.split(path.sep).join("/") : abs, sha256 });
   }

@@ -2,7 +2,7 @@ import { lstat } from "node:fs/promises";
 import path from "node:path";
 import { ToolError } from "../errors.js";
 import { pathspec } from "./params.js";
-import { EMPTY_TREE } from "./repo.js";
+import { EMPTY_TREE } from "./refs.js";
 import { git, type GitCtx } from "./run.js";
 
 /** Paths per git argument list: far below any argv limit, and one process per thousand files is cheap. */
@@ -26,7 +26,7 @@ export interface InTheWay {
 export async function filesInTheWay(ctx: GitCtx, from: string | null, to: string): Promise<InTheWay> {
   const r = await git(ctx, ["diff", "--name-only", "-z", "--no-renames", "--diff-filter=A", from ?? EMPTY_TREE, to, "--"]);
   const added = r.stdout.split("\0").filter(Boolean);
-  const onDisk = await occupied(ctx.ws.root, added);
+  const onDisk = await occupied(ctx.repo.root, added);
   if (!onDisk.length) return { ignored: [], untracked: [] };
   const tracked = new Set<string>();
   for (let i = 0; i < onDisk.length; i += ARGS_PER_CALL) {

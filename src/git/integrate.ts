@@ -1,7 +1,7 @@
 import { ToolError } from "../errors.js";
 import { type InTheWay, filesInTheWay } from "./in-the-way.js";
 import { type MergePrediction, type ReplayStep, predictMerge, simulateRebase } from "./predict.js";
-import { type OneCommit, commitLine, logCommits } from "./repo.js";
+import { type OneCommit, commitLine, logCommits } from "./log.js";
 import { NO_SUBMODULE_WORKTREES, git, type GitCtx } from "./run.js";
 import { dirtyPaths, parseStatus } from "./status.js";
 

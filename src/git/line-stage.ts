@@ -18,13 +18,11 @@ import { type RangeState, lineStatus } from "../core/line-status.js";
 import { type Selection, stageLines, unstageLines } from "../core/stage-lines.js";
 import { type Eol, serialize } from "../core/text.js";
 import { ToolError } from "../errors.js";
-import type { ToolContext } from "../tools/tool.js";
 import { sweep } from "./line-sweep.js";
 import { gitRaw, indexEntries, writeBlob, writeIndex } from "./objects.js";
-import type { LineGit } from "./line-service.js";
-import { type LineFile, changedPaths, repoInfo } from "./line-versions.js";
-import { commitStep } from "./repo.js";
-import { git } from "./run.js";
+import { type LineFile, changedPaths } from "./line-versions.js";
+import { type GitCtx, git } from "./run.js";
+import { type GitStep, commitStep } from "./step.js";
 import { capDiff } from "./text.js";
 
 export type IndexAction = "stage" | "unstage";
@@ -113,7 +111,7 @@ export interface Modes {
 }
 
 /** Index and HEAD modes of these paths (two processes, run together; `head: false` skips HEAD's). */
-export async function modesOf(ctx: ToolContext, gitPaths: string[], opts: { head?: boolean } = {}): Promise<Modes> {
+export async function modesOf(ctx: GitCtx, gitPaths: string[], opts: { head?: boolean } = {}): Promise<Modes> {
   const [index, head] = await Promise.all([
     indexEntries(ctx, gitPaths),
     gitPaths.length && opts.head !== false
@@ -140,7 +138,7 @@ export function blobBytes(bom: boolean, seq: LineSeq): Buffer {
 }
 
 /** Writes the plans: blobs and their entries, then the whole-file adds or resets (each kind in one process). */
-export async function applyPlans(ctx: ToolContext, action: IndexAction, plans: readonly IndexPlan[]): Promise<void> {
+export async function applyPlans(ctx: GitCtx, action: IndexAction, plans: readonly IndexPlan[]): Promise<void> {
   const blobs = plans.filter((p) => !p.whole);
   const writes = [];
   for (const p of blobs) {
@@ -177,7 +175,7 @@ export function checkHash(file: LineFile, hash: string | null | undefined): void
 }
 
 /** Root-relative paths a call without path or changelist covers: what `git add -A` would stage, or `git reset` unstage. */
-async function allPaths(ctx: ToolContext, action: IndexAction): Promise<string[]> {
+async function allPaths(ctx: GitCtx, action: IndexAction): Promise<string[]> {
   if (action === "stage") return changedPaths(ctx, "index");
   const head = await git(ctx, ["rev-parse", "--verify", "--quiet", "HEAD"], { ok: [0, 1, 128] });
   const r = head.code === 0
@@ -187,29 +185,30 @@ async function allPaths(ctx: ToolContext, action: IndexAction): Promise<string[]
 }
 
 /** git_stage_lines and git_unstage_lines: plan, preview or write, report. */
-export async function runIndexTool(action: IndexAction, params: IndexParams, ctx: ToolContext, svc: LineGit): Promise<Record<string, unknown>> {
+export async function runIndexTool(action: IndexAction, params: IndexParams, ctx: GitStep): Promise<Record<string, unknown>> {
   const sel = checkSelection(params, false);
-  const repo = await repoInfo(ctx);
+  const { lines, changelists } = ctx.repo;
+  const repo = await ctx.repo.location();
   return ctx.exclusive(async () => {
     let targets: { file: LineFile | null; rel: string; sel?: Selection; marks?: FileMarks }[] = [];
     if (params.changelist !== undefined) {
-      await svc.changelists.ready(ctx);
-      if (!svc.changelists.has(params.changelist)) throw new ToolError("NOT_FOUND", `changelist: there is no changelist "${params.changelist}"; git_changelists lists them.`);
-      const found = await sweep(ctx, svc.files, svc.changelists, { list: params.changelist, path: params.path });
+      await changelists.ready();
+      if (!changelists.has(params.changelist)) throw new ToolError("NOT_FOUND", `changelist: there is no changelist "${params.changelist}"; git_changelists lists them.`);
+      const found = await sweep(ctx, { list: params.changelist, path: params.path });
       targets = found.files.map(({ file, marks }) => ({ file, rel: file.rel, marks, sel: selectionOf(marks, file.versions.headToWorktree, params.changelist!) }));
     } else if (params.path !== undefined) {
       // The modes are read beside the versions: one round of processes, not two.
-      const target = await ctx.ws.paths.resolve(params.path, { allowGitDir: false });
-      const [file, modes] = await Promise.all([svc.files.loadResolved(ctx, target), modesOf(ctx, [repo.prefix + target.rel], { head: action === "unstage" })]);
+      const target = await ctx.repo.paths.resolve(params.path, { allowGitDir: false });
+      const [file, modes] = await Promise.all([lines.loadResolved(ctx, target), modesOf(ctx, [repo.prefix + target.rel], { head: action === "unstage" })]);
       checkHash(file, params.hash);
       const plan = planFile(action, file, sel, modes);
       if (!plan) throw noChange(action, params);
       if (!ctx.dryRun) await commitStep(ctx, (c) => applyPlans(c, action, [plan]));
-      return report(action, params, [plan], ctx, svc);
+      return report(action, params, [plan], ctx);
     } else {
       for (const rel of await allPaths(ctx, action)) {
         try {
-          targets.push({ file: await svc.files.load(ctx, rel, { mustExist: false }), rel });
+          targets.push({ file: await lines.load(ctx, rel, { mustExist: false }), rel });
         } catch (e) {
           if (!(e instanceof ToolError)) throw e;
           targets.push({ file: null, rel }); // not lines: staged (or unstaged) whole, as git add -A does
@@ -228,7 +227,7 @@ export async function runIndexTool(action: IndexAction, params: IndexParams, ctx
     }
     if (!plans.length) throw noChange(action, params);
     if (!ctx.dryRun) await commitStep(ctx, (c) => applyPlans(c, action, plans));
-    return report(action, params, plans, ctx, svc);
+    return report(action, params, plans, ctx);
   });
 }
 
@@ -239,11 +238,11 @@ function noChange(action: IndexAction, params: IndexParams): ToolError {
     : new ToolError("NO_CHANGE", `Nothing to unstage in ${what}: the index has HEAD's lines there; git_line_status shows what is staged.`);
 }
 
-async function report(action: IndexAction, params: IndexParams, plans: IndexPlan[], ctx: ToolContext, svc: LineGit): Promise<Record<string, unknown>> {
+async function report(action: IndexAction, params: IndexParams, plans: IndexPlan[], ctx: GitStep): Promise<Record<string, unknown>> {
   const dryRun = ctx.dryRun;
   const files = [];
   for (const p of plans) {
-    const marks = p.marks ?? (p.file ? await svc.changelists.marksFor(p.file) : undefined);
+    const marks = p.marks ?? (p.file ? await ctx.repo.changelists.marksFor(p.file) : undefined);
     const ranges = p.file ? rangesAfter(p, marks) : null;
     files.push({ path: p.rel, hash: p.file?.hash ?? null, whole_file: p.whole, changes: p.selected, ranges });
   }

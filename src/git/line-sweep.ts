@@ -5,9 +5,9 @@
  */
 import type { FileMarks } from "../core/changelist-marks.js";
 import { ToolError } from "../errors.js";
-import { type Changelists, hasList } from "./changelists.js";
-import { type LineFile, type LineFiles, changedPaths } from "./line-versions.js";
-import type { Ctx } from "./repo.js";
+import { hasList } from "./changelists.js";
+import { type LineFile, changedPaths } from "./line-versions.js";
+import type { RepoCtx } from "./repo.js";
 
 /** A file's current marks, as a sweep over many files gives them. */
 export interface MarkedFile {
@@ -25,10 +25,11 @@ export interface Sweep {
  * The changed files (with their current marks) a list, or every list, has: for the active list every changed file
  * may hold some, for another only the files with an entry naming it. `path` limits it to one file.
  */
-export async function sweep(ctx: Ctx, files: LineFiles, lists: Changelists, opts: { list?: string; path?: string } = {}): Promise<Sweep> {
-  await lists.ready(ctx);
+export async function sweep(ctx: RepoCtx, opts: { list?: string; path?: string } = {}): Promise<Sweep> {
+  const { lines: files, changelists: lists } = ctx.repo;
+  await lists.ready();
   let candidates: string[];
-  if (opts.path !== undefined) candidates = [(await ctx.ws.paths.resolve(opts.path, { allowGitDir: false })).rel];
+  if (opts.path !== undefined) candidates = [(await ctx.repo.paths.resolve(opts.path, { allowGitDir: false })).rel];
   else if (opts.list !== undefined && opts.list !== lists.active) candidates = lists.entriesWith(opts.list);
   else candidates = [...new Set([...(await changedPaths(ctx)), ...lists.tracked()])].sort();
   const out: Sweep = { files: [], skipped: [] };

@@ -9,36 +9,18 @@
  * `\r\n` and `\n` are one terminator for the diffs against the worktree (`cr: "ignore"`) and staged lines get git's
  * `\n`. This is asked of git only when some version has a `\r`: otherwise both policies give the same answer.
  */
-import { lstatSync, statSync } from "node:fs";
+import { lstatSync } from "node:fs";
+import { LRUCache } from "lru-cache";
 import { fileHash } from "../core/hash.js";
 import { EMPTY, FileVersions } from "../core/file-versions.js";
 import { type CrPolicy, LineIds, type LineSeq } from "../core/line-diff.js";
 import { type Eol, decodeText, isBinary, splitText } from "../core/text.js";
 import { ToolError } from "../errors.js";
 import { readRaw } from "../fs/read-text.js";
-import type { ResolvedPath } from "../paths.js";
-import type { Workspace } from "../workspace.js";
+import type { PathResolver, ResolvedPath } from "../paths.js";
+import type { RepoLocation } from "./location.js";
 import { type GitObject, readObjects } from "./objects.js";
-import { git, type GitCtx } from "./run.js";
-
-export interface RepoInfo {
-  gitDir: string;
-  /** The root's path inside the repository ("" at its top, "sub/" below), so root-relative paths become git paths. */
-  prefix: string;
-}
-
-const repos = new Map<string, RepoInfo>();
-
-/** The repository of the root (NOT_A_REPOSITORY otherwise), remembered while its git dir exists. */
-export async function repoInfo(ctx: GitCtx): Promise<RepoInfo> {
-  const known = repos.get(ctx.ws.root);
-  if (known && statSync(known.gitDir, { throwIfNoEntry: false })?.isDirectory()) return known;
-  const r = await git(ctx, ["rev-parse", "--absolute-git-dir", "--show-prefix"]);
-  const [gitDir, prefix = ""] = r.stdout.split("\n");
-  const info = { gitDir: gitDir.trim(), prefix: prefix.trim() };
-  repos.set(ctx.ws.root, info);
-  return info;
-}
+import { type GitCtx, type GitHost, git } from "./run.js";
 
 /** One version of the file: its object (or none), whether it had a BOM, its lines. */
 export interface Version {
@@ -88,28 +70,46 @@ const FILES_KEPT = 64;
 const IDS_GROWTH = 8;
 
 
-/** The per-workspace cache of parsed versions and per-file line tables. */
-export class LineFiles {
-  private readonly seqs = new Map<string, { seq: LineSeq; bom: boolean; chars: number }>();
-  private seqChars = 0;
-  private readonly files = new Map<string, { ids: LineIds; key?: string; versions?: FileVersions }>();
+/** What reading a file's versions needs of its repository (a GitRepo is one). */
+export interface LineHost extends GitHost {
+  readonly paths: Pick<PathResolver, "resolve">;
+  readonly maxFileBytes: number;
+  location(): Promise<RepoLocation>;
+}
 
-  constructor(private readonly ws: Pick<Workspace, "paths" | "maxFileBytes">) {}
+interface ParsedVersion {
+  seq: LineSeq;
+  bom: boolean;
+}
+
+interface KeptFile {
+  ids: LineIds;
+  key?: string;
+  versions?: FileVersions;
+}
+
+/** The per-repository cache of parsed versions and per-file line tables. */
+export class LineFiles {
+  /** Sized by characters; a version larger than the whole bound is parsed each time, not kept. */
+  private readonly seqs = new LRUCache<string, ParsedVersion>({ maxSize: SEQ_CACHE_CHARS });
+  private readonly files = new LRUCache<string, KeptFile>({ max: FILES_KEPT });
+
+  constructor(private readonly repo: LineHost) {}
 
   /** Reads the three versions of `path` (see the header); BINARY_FILE, ENCODING, TOO_LARGE, CONFLICT, NOT_FOUND. */
   async load(ctx: GitCtx, path: string, opts: LoadOptions = {}): Promise<LineFile> {
-    const target = await this.ws.paths.resolve(path, { allowGitDir: false });
+    const target = await this.repo.paths.resolve(path, { allowGitDir: false });
     return this.loadResolved(ctx, target, opts);
   }
 
   async loadResolved(ctx: GitCtx, target: ResolvedPath, opts: LoadOptions = {}): Promise<LineFile> {
-    const repo = await repoInfo(ctx);
+    const repo = await this.repo.location();
     const rel = target.rel;
     if (!rel) throw new ToolError("NOT_A_FILE", "path: the workspace root is a folder; name a file.");
     refuseLinks(target, target.realRel);
     const gitPath = repo.prefix + rel;
     const base = opts.base ?? "HEAD";
-    const max = this.ws.maxFileBytes;
+    const max = this.repo.maxFileBytes;
     const [objects, disk] = await Promise.all([
       readObjects(ctx, [`${base}:${gitPath}`, `:0:${gitPath}`, `:1:${gitPath}`, `:2:${gitPath}`, `:3:${gitPath}`], max),
       readWorktree(target, max),
@@ -148,11 +148,10 @@ export class LineFiles {
   /** The table of a file's lines, shared by every diff of its versions (LineIds). */
   idsOf(rel: string, lines: number): LineIds {
     let f = this.files.get(rel);
-    if (f && f.ids.size > IDS_GROWTH * Math.max(lines, 1000)) f = undefined;
-    if (!f) f = { ids: new LineIds() };
-    this.files.delete(rel);
-    this.files.set(rel, f);
-    if (this.files.size > FILES_KEPT) this.files.delete(this.files.keys().next().value!);
+    if (!f || f.ids.size > IDS_GROWTH * Math.max(lines, 1000)) {
+      f = { ids: new LineIds() };
+      this.files.set(rel, f);
+    }
     return f.ids;
   }
 
@@ -177,11 +176,7 @@ export class LineFiles {
   /** Lines of a version, by its key (`b:sha` or `w:hash`): the same object each time, so diffs and tables reuse it. */
   private parsed(key: string, rel: string, bytes: Buffer, where: string): Version {
     const known = this.seqs.get(key);
-    if (known) {
-      this.seqs.delete(key);
-      this.seqs.set(key, known);
-      return { sha: key.slice(2), bom: known.bom, seq: known.seq };
-    }
+    if (known) return { sha: key.slice(2), bom: known.bom, seq: known.seq };
     if (isBinary(bytes)) {
       throw new ToolError("BINARY_FILE", `${rel} is binary in ${where} (it has a NUL byte); line-level git works on text files. Stage it whole with git_add.`, { path: rel });
     }
@@ -193,15 +188,8 @@ export class LineFiles {
       throw e;
     }
     const seq = splitText(decoded.text);
-    const entry = { seq, bom: decoded.bom, chars: decoded.text.length };
-    this.seqs.set(key, entry);
-    this.seqChars += entry.chars;
-    while (this.seqChars > SEQ_CACHE_CHARS && this.seqs.size > 1) {
-      const [oldest, e] = this.seqs.entries().next().value!;
-      this.seqs.delete(oldest);
-      this.seqChars -= e.chars;
-    }
-    return { sha: key.slice(2), bom: entry.bom, seq };
+    this.seqs.set(key, { seq, bom: decoded.bom }, { size: Math.max(1, decoded.text.length) });
+    return { sha: key.slice(2), bom: decoded.bom, seq };
   }
 }
 

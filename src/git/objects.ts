@@ -8,7 +8,6 @@
  * same protective config and process rules as every git call.
  */
 import { ToolError } from "../errors.js";
-import type { Env } from "../platform/child-env.js";
 import { type GitCtx, gitBytes } from "./run.js";
 
 /** A read or write of one file's objects: seconds would mean a broken repository, not a slow one. */
@@ -67,7 +66,6 @@ export interface WriteBlobOptions {
    * or store the bytes as they are. A dry run never filters: a filter driver is a program the repository chooses.
    */
   filters: boolean;
-  env?: Env;
 }
 
 /**
@@ -78,7 +76,7 @@ export interface WriteBlobOptions {
 export async function writeBlob(ctx: GitCtx, gitPath: string, bytes: Buffer, opts: WriteBlobOptions): Promise<string> {
   const args = ["hash-object", ...(opts.write ? ["-w"] : []), "--stdin", opts.filters ? `--path=${gitPath}` : "--no-filters"];
   // A filter driver is a program: it gets a process group like any command that may start children.
-  const r = await gitRaw(ctx, args, { input: bytes, env: opts.env, config: ["-c", "core.safecrlf=false"] });
+  const r = await gitRaw(ctx, args, { input: bytes, config: ["-c", "core.safecrlf=false"] });
   return r.stdout.toString("utf8").trim();
 }
 
@@ -94,20 +92,21 @@ export interface IndexWrite {
 
 /**
  * Sets index entries (stage 0) in one `update-index -z --index-info`: the blob and the mode given, nothing else read
- * from the worktree. `hooks:false` runs no post-index-change hook (a temporary index is our own bookkeeping).
+ * from the worktree, into the context's index. `hooks:false` runs no post-index-change hook (a temporary index is our
+ * own bookkeeping).
  */
-export async function writeIndex(ctx: GitCtx, writes: readonly IndexWrite[], opts: { env?: Env; hooks?: boolean } = {}): Promise<void> {
+export async function writeIndex(ctx: GitCtx, writes: readonly IndexWrite[], opts: { hooks?: boolean } = {}): Promise<void> {
   if (!writes.length) return;
   const input = writes.map((w) => (w.entry ? `${w.entry.mode} ${w.entry.sha}\t${w.gitPath}\0` : `0 ${ZERO_SHA}\t${w.gitPath}\0`)).join("");
   const config = opts.hooks === false ? ["-c", "core.hooksPath=/dev/null"] : [];
-  await gitRaw(ctx, ["update-index", "-z", "--index-info"], { input, env: opts.env, config });
+  await gitRaw(ctx, ["update-index", "-z", "--index-info"], { input, config });
 }
 
-/** Index entries of paths: mode, sha and stage of each (`ls-files -s -z`), by git path. */
-export async function indexEntries(ctx: GitCtx, gitPaths: readonly string[], env?: Env): Promise<Map<string, { mode: string; sha: string; stage: number }[]>> {
+/** Entries of the context's index for these paths: mode, sha and stage of each (`ls-files -s -z`), by git path. */
+export async function indexEntries(ctx: GitCtx, gitPaths: readonly string[]): Promise<Map<string, { mode: string; sha: string; stage: number }[]>> {
   const out = new Map<string, { mode: string; sha: string; stage: number }[]>();
   if (!gitPaths.length) return out;
-  const r = await gitRaw(ctx, ["ls-files", "-s", "-z", "--full-name", "--", ...gitPaths.map((p) => `:(top,literal)${p}`)], { env });
+  const r = await gitRaw(ctx, ["ls-files", "-s", "-z", "--full-name", "--", ...gitPaths.map((p) => `:(top,literal)${p}`)]);
   for (const rec of r.stdout.toString("utf8").split("\0")) {
     const m = /^(\d{6}) ([0-9a-f]{40,64}) (\d)\t(.*)$/s.exec(rec);
     if (!m) continue;

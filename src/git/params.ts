@@ -30,12 +30,12 @@ export function unspec(text: string): string {
 
 /** What resolving a caller's path needs: the workspace's path rules (SPEC 3). */
 export interface PathRules {
-  ws: { paths: { resolve(input: string, options?: { allowGitDir?: boolean }): Promise<{ rel: string }> } };
+  repo: { paths: { resolve(input: string, options?: { allowGitDir?: boolean }): Promise<{ rel: string }> } };
 }
 
 /** Callers' paths as root-relative ones ("." for the root), each checked against the path rules. */
 export async function relPaths(ctx: PathRules, paths: string[]): Promise<string[]> {
   const out: string[] = [];
-  for (const p of paths) out.push((await ctx.ws.paths.resolve(p, { allowGitDir: false })).rel || ".");
+  for (const p of paths) out.push((await ctx.repo.paths.resolve(p, { allowGitDir: false })).rel || ".");
   return out;
 }

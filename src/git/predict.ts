@@ -1,6 +1,14 @@
 import { type UnmergedPath, parseUnmerged } from "./conflicts-stages.js";
-import { PREVIEW_IDENTITY, type OneCommit, logCommits } from "./repo.js";
+import { type OneCommit, logCommits } from "./log.js";
 import { git, type GitCtx } from "./run.js";
+
+/** Identity for the throwaway commits of a preview (commit-tree), so a preview works where no user.name is set. */
+export const PREVIEW_IDENTITY = {
+  GIT_AUTHOR_NAME: "tool-layer preview",
+  GIT_AUTHOR_EMAIL: "preview@tool-layer.invalid",
+  GIT_COMMITTER_NAME: "tool-layer preview",
+  GIT_COMMITTER_EMAIL: "preview@tool-layer.invalid",
+};
 
 export interface MergePrediction {
   /** The tree the merge would produce (with conflict markers where it conflicts). */

@@ -1,11 +1,9 @@
 import { stat } from "node:fs/promises";
 import { ToolError, isNodeError } from "../errors.js";
 import type { Env } from "../platform/child-env.js";
-import { DEFAULT_TIMEOUT_MS, type ProcessSpec, type RunOptions, type RunResult, type Supervisor } from "../platform/supervisor.js";
+import { DEFAULT_CHILD_TIMEOUT_MS, type ProcessSpec, type RunOptions, type RunResult, type Supervisor } from "../platform/supervisor.js";
 
 export type { RunResult };
-/** A git call with no bound of its own is killed after this: no git command we run should take longer on a sane repository. */
-export const DEFAULT_PROCESS_TIMEOUT_MS = DEFAULT_TIMEOUT_MS;
 
 /** Network operations get longer than local ones, but a dead remote must not hold a call for minutes. */
 export const NETWORK_TIMEOUT_MS = 120_000;
@@ -22,7 +20,7 @@ export function steady<T extends { signal?: AbortSignal }>(ctx: T): T {
  * What every call gets. No askpass from the repo's config, no colour, paths printed as they are. No fsmonitor:
  * `core.fsmonitor` names a command, and a repository's config (a nested one's too: git passes `-c` on to the git it
  * runs inside a submodule) must not make git run it. No optional locks: a read-only status must not rewrite
- * `.git/index` (a stat refresh under index.lock; `git diff` ignores this, see withPrivateIndex). No auto maintenance after commits, merges and fetches: it can take
+ * `.git/index` (a stat refresh under index.lock; `git diff` ignores this, see temp-index.ts). No auto maintenance after commits, merges and fetches: it can take
  * minutes inside a call, runs a pre-auto-gc hook no preview listed, and a detached gc escapes the supervisor that must
  * own every child (SPEC 1). Porcelain that looks into submodules (status, checkout's report) stays out of
  * their worktrees; status and diff also get `--ignore-submodules=dirty` (NO_SUBMODULE_WORKTREES), which .gitmodules
@@ -73,31 +71,40 @@ export interface GitCallOptions {
   hooks?: "repo";
 }
 
+/** Where git runs: the workspace root, and the supervisor that owns every child (a GitRepo is one). */
+export interface GitHost {
+  readonly root: string;
+  readonly processes: Pick<Supervisor, "run" | "runBytes">;
+}
+
+/** What a git command runs with: its repository, the call's signal, and the environment every git it starts gets. */
 export interface GitCtx {
-  ws: { root: string; processes: Supervisor };
+  repo: GitHost;
   signal?: AbortSignal;
   /** A dry run: git runs with no hooks at all. */
   dryRun?: boolean;
+  /**
+   * Set for every git command of this context, and so for the hooks git runs: withTempIndex's GIT_INDEX_FILE. A
+   * command's own `env` wins over it.
+   */
+  env?: Env;
 }
 
-/**
- * The process git() starts for `args`: the fixed configuration, no hooks in a dry run, the workspace root. For a caller
- * that needs git's output as bytes (blobs, which may be binary) and so streams it through ws.processes.spawn itself.
- */
-export function gitSpec(ctx: GitCtx, args: readonly string[], opts: Pick<GitCallOptions, "env" | "cwd" | "config" | "hooks"> = {}): ProcessSpec {
+/** The process git() starts for `args`: the fixed configuration, no hooks in a dry run, the workspace root, the context's environment. */
+function gitSpec(ctx: GitCtx, args: readonly string[], opts: Pick<GitCallOptions, "env" | "cwd" | "config" | "hooks"> = {}): ProcessSpec {
   const group = !CHILDLESS_COMMANDS.has(args[0]);
   const hooks = ctx.dryRun && opts.hooks !== "repo" ? NO_HOOKS : [];
-  return { cmd: "git", args: [...GIT_CONFIG, ...hooks, ...(opts.config ?? []), ...args], cwd: opts.cwd ?? ctx.ws.root, env: { LC_ALL: "C", ...opts.env }, group, label: `git ${args[0]}` };
+  return { cmd: "git", args: [...GIT_CONFIG, ...hooks, ...(opts.config ?? []), ...args], cwd: opts.cwd ?? ctx.repo.root, env: { LC_ALL: "C", ...ctx.env, ...opts.env }, group, label: `git ${args[0]}` };
 }
 
 /** Runs git in the workspace root; a failure is a ToolError whose message carries git's own words. */
 export function git(ctx: GitCtx, args: readonly string[], opts: GitCallOptions = {}): Promise<RunResult> {
-  return exec(ctx, args, opts, (spec, limits) => ctx.ws.processes.run(spec, limits));
+  return exec(ctx, args, opts, (spec, limits) => ctx.repo.processes.run(spec, limits));
 }
 
 /** git() with stdout as the bytes git wrote (objects are bytes, and their sizes count bytes) and bytes as input. */
 export async function gitBytes(ctx: GitCtx, args: readonly string[], opts: Omit<GitCallOptions, "input"> & { input?: string | Buffer } = {}) {
-  const r = await exec(ctx, args, opts, (spec, limits) => ctx.ws.processes.runBytes(spec, limits));
+  const r = await exec(ctx, args, opts, (spec, limits) => ctx.repo.processes.runBytes(spec, limits));
   return { ...r, stderr: r.stderr.toString("utf8") };
 }
 
@@ -113,14 +120,14 @@ async function exec<R extends { code: number | null; timedOut: boolean; stdout: 
   } catch (e) {
     if (isNodeError(e, "ENOENT")) {
       // spawn says ENOENT for a missing cwd too: tell the two apart.
-      const cwd = opts.cwd ?? ctx.ws.root;
+      const cwd = opts.cwd ?? ctx.repo.root;
       if (!(await stat(cwd).then(() => true, () => false))) throw new ToolError("NOT_FOUND", `The folder ${cwd} no longer exists; the workspace root was removed.`);
       throw new ToolError("TOOL_MISSING", "git is not installed or not on PATH; install git to use the git tools.");
     }
     throw e;
   }
   if (r.timedOut) {
-    throw new ToolError("TIMEOUT", `git ${args[0]} did not finish within ${opts.timeoutMs ?? DEFAULT_PROCESS_TIMEOUT_MS} ms and was killed; check the remote or narrow the request.`);
+    throw new ToolError("TIMEOUT", `git ${args[0]} did not finish within ${opts.timeoutMs ?? DEFAULT_CHILD_TIMEOUT_MS} ms and was killed; check the remote or narrow the request.`);
   }
   if (opts.ok !== "any" && !(opts.ok ?? [0]).includes(r.code ?? -1)) throw gitFailure(args, { code: r.code, stdout: r.stdout.toString(), stderr: r.stderr.toString() });
   return r;

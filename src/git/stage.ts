@@ -1,10 +1,10 @@
 import { lstat } from "node:fs/promises";
 import path from "node:path";
 import { ToolError } from "../errors.js";
-import type { Env } from "../platform/child-env.js";
 import { pathspec } from "./params.js";
-import { withPrivateIndex } from "./repo.js";
+import type { RepoCtx } from "./repo.js";
 import { NO_SUBMODULE_WORKTREES, git, type GitCtx } from "./run.js";
+import { withTempIndex } from "./temp-index.js";
 
 export interface StageChange {
   action: "add" | "remove";
@@ -14,14 +14,15 @@ export interface StageChange {
 /**
  * What `git add -A -- paths` would stage, found without looking into a submodule's or embedded repository's worktree:
  * `git add` runs `git status` inside every submodule, under that repository's own configuration (its filters run),
- * which is not the root's to trust. A submodule whose HEAD moved is still listed, and staged as its new commit.
+ * which is not the root's to trust. A submodule whose HEAD moved is still listed, and staged as its new commit. Against
+ * the context's index: a temporary one as it is, the real one through a private copy (a read must not refresh it).
  */
-export async function pendingChanges(ctx: GitCtx, rels: string[] | undefined, env?: Env): Promise<StageChange[]> {
-  if (!env) return withPrivateIndex(ctx, (env) => pendingChanges(ctx, rels, env));
+export async function pendingChanges(ctx: RepoCtx, rels: string[] | undefined): Promise<StageChange[]> {
+  if (!ctx.env?.GIT_INDEX_FILE) return withTempIndex(ctx, "copy", (onCopy) => pendingChanges(onCopy, rels));
   const spec = ["--", ...(rels ?? ["."]).map(pathspec)];
   const [tracked, others] = await Promise.all([
-    git(ctx, ["diff", "--name-status", "-z", "--no-renames", NO_SUBMODULE_WORKTREES, ...spec], { env }),
-    git(ctx, ["ls-files", "-z", "--others", "--exclude-standard", ...spec], { env }),
+    git(ctx, ["diff", "--name-status", "-z", "--no-renames", NO_SUBMODULE_WORKTREES, ...spec]),
+    git(ctx, ["ls-files", "-z", "--others", "--exclude-standard", ...spec]),
   ]);
   const changes = new Map<string, StageChange>();
   const parts = tracked.stdout.split("\0");
@@ -34,17 +35,17 @@ export async function pendingChanges(ctx: GitCtx, rels: string[] | undefined, en
   return [...changes.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
-/** Stages exactly `changes` (update-index: no pathspec expansion, no look into submodules); `env` may name another index. */
-export async function stageChanges(ctx: GitCtx, changes: StageChange[], env?: Env): Promise<void> {
+/** Stages exactly `changes` into the context's index (update-index: no pathspec expansion, no look into submodules). */
+export async function stageChanges(ctx: GitCtx, changes: StageChange[]): Promise<void> {
   if (!changes.length) return;
-  await git(ctx, ["update-index", "--add", "--remove", "-z", "--stdin"], { env, input: changes.map((c) => `${c.path}\0`).join("") });
+  await git(ctx, ["update-index", "--add", "--remove", "-z", "--stdin"], { input: changes.map((c) => `${c.path}\0`).join("") });
 }
 
 /** NOT_FOUND for a path that is neither on disk nor in the index: `git add` would say its pathspec matched nothing. */
-export async function requireKnownPaths(ctx: GitCtx, rels: string[], env?: Env): Promise<void> {
+export async function requireKnownPaths(ctx: GitCtx, rels: string[]): Promise<void> {
   for (const rel of rels) {
-    if (await lstat(path.join(ctx.ws.root, rel)).then(() => true, () => false)) continue;
-    const r = await git(ctx, ["ls-files", "-z", "--", pathspec(rel)], { env });
+    if (await lstat(path.join(ctx.repo.root, rel)).then(() => true, () => false)) continue;
+    const r = await git(ctx, ["ls-files", "-z", "--", pathspec(rel)]);
     if (!r.stdout) throw new ToolError("NOT_FOUND", `${rel} matches no file, changed or tracked; check the path with git_status.`);
   }
 }

@@ -1,8 +1,9 @@
 import { pathsParam, relPaths } from "../git/params.js";
-import { commitStep, cachedGitDir, gitState } from "../git/repo.js";
+import { commitStep } from "../git/step.js";
 import { pendingChanges, refuseIgnored, requireKnownPaths, stageChanges } from "../git/stage.js";
 import { list } from "../git/text.js";
-import { defineTool } from "./tool.js";
+import { defineTool } from "../dispatch/tool.js";
+import { gitStep, gitToolState } from "./git-step.js";
 
 export const gitAddTool = defineTool({
   id: "git_add",
@@ -12,9 +13,10 @@ export const gitAddTool = defineTool({
   },
   mutating: true,
   hints: { destructive: false, idempotent: true },
-  state: gitState,
-  async run({ paths }, ctx) {
-    await cachedGitDir(ctx);
+  state: gitToolState,
+  async run({ paths }, call) {
+    const ctx = gitStep(call);
+    await ctx.repo.gitDir();
     const rels = paths ? await relPaths(ctx, paths) : undefined;
     if (rels) await requireKnownPaths(ctx, rels);
     const changes = await pendingChanges(ctx, rels);

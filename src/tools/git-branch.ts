@@ -1,15 +1,16 @@
-import { cachedGitDir, gitState } from "../git/repo.js";
 import { git } from "../git/run.js";
-import { defineTool } from "./tool.js";
+import { defineTool } from "../dispatch/tool.js";
+import { gitStep, gitToolState } from "./git-step.js";
 
 export const gitBranchTool = defineTool({
   id: "git_branch",
   description: "Lists local and remote-tracking branches with the current one marked, each branch's upstream and how far ahead or behind it is.",
   params: {},
   mutating: false,
-  state: gitState,
-  async run(_params, ctx) {
-    await cachedGitDir(ctx);
+  state: gitToolState,
+  async run(_params, call) {
+    const ctx = gitStep(call);
+    await ctx.repo.gitDir();
     const fmt = "%(HEAD)%00%(refname)%00%(refname:short)%00%(objectname:short)%00%(upstream:short)%00%(upstream:track,nobracket)%00%(contents:subject)";
     const r = await git(ctx, ["for-each-ref", `--format=${fmt}`, "refs/heads", "refs/remotes"]);
     const branches = r.stdout.split("\n").filter(Boolean).map((line) => {

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { ToolError } from "../errors.js";
-import { lineGit, lineGitState } from "../git/line-service.js";
-import { defineTool } from "./tool.js";
+import { defineTool } from "../dispatch/tool.js";
+import { gitStep, lineToolState } from "./git-step.js";
 
 export const gitChangelistEditTool = defineTool({
   id: "git_changelist_edit",
@@ -14,10 +14,11 @@ export const gitChangelistEditTool = defineTool({
   // Bookkeeping, so no approval gate; but it changes the lists persisted in .git/tool-layer/, so it is not read-only.
   mutating: false,
   hints: { read_only: false, destructive: false, idempotent: true },
-  state: lineGitState,
-  async run({ action, name, new_name }, ctx) {
-    const lists = lineGit(ctx.ws).changelists;
-    await lists.ready(ctx);
+  state: lineToolState,
+  async run({ action, name, new_name }, call) {
+    const ctx = gitStep(call);
+    const lists = ctx.repo.changelists;
+    await lists.ready();
     if (action === "rename" && new_name === undefined) throw new ToolError("INVALID_PARAMS", "new_name: required to rename a changelist.");
     if (action !== "rename" && new_name !== undefined) throw new ToolError("INVALID_PARAMS", `new_name: only for rename, not ${action}.`);
     if (action === "create") await lists.create(name);

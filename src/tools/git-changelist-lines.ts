@@ -5,9 +5,9 @@ import { renderLine } from "../core/text.js";
 import { ToolError } from "../errors.js";
 import { sweep } from "../git/line-sweep.js";
 import { changelistParam } from "../git/line-params.js";
-import { lineGit, lineGitState } from "../git/line-service.js";
 import { pathParam } from "../git/params.js";
-import { defineTool } from "./tool.js";
+import { defineTool } from "../dispatch/tool.js";
+import { gitStep, lineToolState } from "./git-step.js";
 
 export const gitChangelistLinesTool = defineTool({
   id: "git_changelist_lines",
@@ -17,12 +17,13 @@ export const gitChangelistLinesTool = defineTool({
     path: pathParam().optional().describe("Only this file."),
   },
   mutating: false,
-  state: lineGitState,
-  async run({ changelist, path }, ctx) {
-    const svc = lineGit(ctx.ws);
-    await svc.changelists.ready(ctx);
+  state: lineToolState,
+  async run({ changelist, path }, call) {
+    const ctx = gitStep(call);
+    const svc = ctx.repo;
+    await svc.changelists.ready();
     if (!svc.changelists.has(changelist)) throw new ToolError("NOT_FOUND", `changelist: there is no changelist "${changelist}" (lists: ${svc.changelists.names().join(", ")}).`);
-    const found = await sweep(ctx, svc.files, svc.changelists, { list: changelist, path });
+    const found = await sweep(ctx, { list: changelist, path });
     const files = [];
     const text: string[] = [];
     for (const { file, marks } of found.files) {

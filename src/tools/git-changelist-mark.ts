@@ -1,8 +1,8 @@
 import { lineStatus } from "../core/line-status.js";
 import { changelistParam, filePathParam, hashParam, optionalLinesParam, optionalRangesParam } from "../git/line-params.js";
-import { lineGit, lineGitState } from "../git/line-service.js";
 import { checkHash } from "../git/line-stage.js";
-import { defineTool } from "./tool.js";
+import { defineTool } from "../dispatch/tool.js";
+import { gitStep, lineToolState } from "./git-step.js";
 
 export const gitChangelistMarkTool = defineTool({
   id: "git_changelist_mark",
@@ -17,10 +17,11 @@ export const gitChangelistMarkTool = defineTool({
   // Bookkeeping, so no approval gate; but it changes the lists persisted in .git/tool-layer/, so it is not read-only.
   mutating: false,
   hints: { read_only: false, destructive: false, idempotent: true },
-  state: lineGitState,
-  async run({ path, hash, lines, ranges, changelist }, ctx) {
-    const svc = lineGit(ctx.ws);
-    const file = await svc.files.load(ctx, path);
+  state: lineToolState,
+  async run({ path, hash, lines, ranges, changelist }, call) {
+    const ctx = gitStep(call);
+    const svc = ctx.repo;
+    const file = await svc.lines.load(ctx, path);
     checkHash(file, hash);
     const hw = file.versions.headToWorktree;
     const sel = lines || ranges ? { lines, ranges } : { ranges: hw.ranges.map((r) => r.id) };

@@ -4,8 +4,9 @@ import { allPieces } from "../core/line-pairs.js";
 import { requireLines } from "../core/line-status.js";
 import { renderLine } from "../core/text.js";
 import { askedLinesParam, filePathParam } from "../git/line-params.js";
-import { fileWithMarks, lineGitState } from "../git/line-service.js";
-import { defineTool } from "./tool.js";
+import { fileWithMarks } from "../git/line-service.js";
+import { defineTool } from "../dispatch/tool.js";
+import { gitStep, lineToolState } from "./git-step.js";
 
 export const gitChangelistOfTool = defineTool({
   id: "git_changelist_of",
@@ -15,8 +16,9 @@ export const gitChangelistOfTool = defineTool({
     lines: askedLinesParam("Worktree lines (1-based); default: every changed line."),
   },
   mutating: false,
-  state: lineGitState,
-  async run({ path, lines }, ctx) {
+  state: lineToolState,
+  async run({ path, lines }, call) {
+    const ctx = gitStep(call);
     const { file, marks } = await fileWithMarks(ctx, path);
     const w = file.worktree.seq;
     const hw = file.versions.headToWorktree;

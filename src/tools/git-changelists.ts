@@ -1,8 +1,8 @@
 import { listOfPiece } from "../core/changelist-marks.js";
 import { allPieces } from "../core/line-pairs.js";
 import { sweep } from "../git/line-sweep.js";
-import { lineGit, lineGitState } from "../git/line-service.js";
-import { defineTool } from "./tool.js";
+import { defineTool } from "../dispatch/tool.js";
+import { gitStep, lineToolState } from "./git-step.js";
 
 interface ListFile {
   path: string;
@@ -17,11 +17,12 @@ export const gitChangelistsTool = defineTool({
   description: "Lists every changelist: its name, whether it is the active one (new changes join it), and per file how many changed lines and pure deletions it holds and in which ranges. There is always a list named default.",
   params: {},
   mutating: false,
-  state: lineGitState,
-  async run(_params, ctx) {
-    const svc = lineGit(ctx.ws);
+  state: lineToolState,
+  async run(_params, call) {
+    const ctx = gitStep(call);
+    const svc = ctx.repo;
     const lists = svc.changelists;
-    const found = await sweep(ctx, svc.files, lists);
+    const found = await sweep(ctx);
     const byList = new Map<string, ListFile[]>(lists.names().map((n) => [n, []]));
     for (const { file, marks } of found.files) {
       const per = new Map<string, ListFile>();

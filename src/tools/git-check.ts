@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { CHECKS_FILE, checksText, loadChecks, plannedChecks, plannedChecksText, runChecks } from "../git/checks.js";
 import { ToolError } from "../errors.js";
-import { defineTool } from "./tool.js";
+import { defineTool } from "../dispatch/tool.js";
+import { gitStep } from "./git-step.js";
 
 export const gitCheckTool = defineTool({
   id: "git_check",
@@ -11,17 +12,18 @@ export const gitCheckTool = defineTool({
   },
   mutating: true,
   timeoutMs: 1_800_000,
-  state: async (ws) => {
-    const checks = await loadChecks(ws.root).catch((e: Error) => e);
+  state: async ({ workspace }) => {
+    const checks = await loadChecks(workspace.root).catch((e: Error) => e);
     return checks instanceof Error ? { available: true, checks_file: "invalid", error: checks.message } : { available: true, checks: checks.map((c) => c.name) };
   },
-  async run({ name }, ctx) {
-    const declared = await loadChecks(ctx.ws.root);
+  async run({ name }, call) {
+    const ctx = gitStep(call);
+    const declared = await loadChecks(ctx.repo.root);
     if (name && !declared.some((c) => c.name === name)) {
       throw new ToolError("NOT_FOUND", `There is no check "${name}" in ${CHECKS_FILE}${declared.length ? ` (checks: ${declared.map((c) => c.name).join(", ")})` : ""}.`);
     }
     if (ctx.dryRun) {
-      const checks = await plannedChecks(ctx.ws.root, { name });
+      const checks = await plannedChecks(ctx.repo.root, { name });
       return { checks, text: checks.length ? plannedChecksText(checks) : `no checks declared in ${CHECKS_FILE}` };
     }
     const checks = await runChecks(ctx, { name });

@@ -4,11 +4,13 @@ import { OPERATION_HOOKS, hooksText, plannedHooks } from "../git/hooks.js";
 import { filesInTheWay, inTheWayText, refuseUntracked } from "../git/in-the-way.js";
 import { trackedChanges } from "../git/integrate.js";
 import { refParam } from "../git/params.js";
-import { worktreeStep, requireBranchName, headInfo, cachedGitDir, resolveCommit, tryResolve, gitState } from "../git/repo.js";
+import { type GitStep, worktreeStep } from "../git/step.js";
+import { requireBranchName, headInfo, resolveCommit, tryResolve } from "../git/refs.js";
 import { git } from "../git/run.js";
 import { list } from "../git/text.js";
 import { ToolError } from "../errors.js";
-import { type ToolContext, defineTool } from "./tool.js";
+import { defineTool } from "../dispatch/tool.js";
+import { gitStep, gitToolState } from "./git-step.js";
 
 export const gitCheckoutTool = defineTool({
   id: "git_checkout",
@@ -19,9 +21,10 @@ export const gitCheckoutTool = defineTool({
   },
   mutating: true,
   hints: { idempotent: true },
-  state: gitState,
-  async run({ ref, create }, ctx) {
-    await cachedGitDir(ctx);
+  state: gitToolState,
+  async run({ ref, create }, call) {
+    const ctx = gitStep(call);
+    await ctx.repo.gitDir();
     const { head, branch } = await headInfo(ctx);
     if (create) return createBranch(ctx, ref, branch);
 
@@ -58,7 +61,7 @@ export const gitCheckoutTool = defineTool({
 });
 
 /** A branch name only one remote has: `git checkout name` creates the local tracking branch from it. */
-async function remoteBranchTip(ctx: ToolContext, name: string): Promise<string | null> {
+async function remoteBranchTip(ctx: GitStep, name: string): Promise<string | null> {
   const r = await git(ctx, ["for-each-ref", "--format=%(refname) %(objectname)", "refs/remotes/"]);
   const hits = r.stdout.split("\n").filter((l) => {
     const ref = l.split(" ")[0] ?? "";
@@ -67,7 +70,7 @@ async function remoteBranchTip(ctx: ToolContext, name: string): Promise<string |
   return hits.length === 1 ? hits[0].split(" ")[1] : null;
 }
 
-async function createBranch(ctx: ToolContext, name: string, from: string | null) {
+async function createBranch(ctx: GitStep, name: string, from: string | null) {
   await requireBranchName(ctx, name, "ref");
   if (await tryResolve(ctx, `refs/heads/${name}`)) throw new ToolError("ALREADY_EXISTS", `A branch "${name}" already exists; git_checkout it without create.`);
   const hooks = await plannedHooks(ctx, OPERATION_HOOKS.checkout);

@@ -1,12 +1,13 @@
 import { readFile, readdir, realpath, stat } from "node:fs/promises";
 import path from "node:path";
 import { pathParam, urlParam } from "../git/params.js";
-import { worktreeStep, gitState } from "../git/repo.js";
+import { worktreeStep } from "../git/step.js";
 import { git } from "../git/run.js";
 import { CLONE_PROTOCOLS, classifyUrl } from "../git/url.js";
 import { ToolError, isNodeError } from "../errors.js";
 import type { PathResolver } from "../paths.js";
-import { defineTool } from "./tool.js";
+import { defineTool } from "../dispatch/tool.js";
+import { gitStep, gitToolState } from "./git-step.js";
 
 /** A clone may be large; ten minutes, then it is killed (and its partial folder removed by git). */
 export const CLONE_TIMEOUT_MS = 600_000;
@@ -23,10 +24,11 @@ export const gitCloneTool = defineTool({
   mutating: true,
   hints: { destructive: false, open_world: true },
   timeoutMs: CLONE_TIMEOUT_MS + 10_000,
-  state: gitState,
-  async run({ url, path: into }, ctx) {
-    const source = await sourceOf(ctx.ws.paths, url);
-    const dest = await ctx.ws.paths.resolve(into, { allowGitDir: false });
+  state: gitToolState,
+  async run({ url, path: into }, call) {
+    const ctx = gitStep(call);
+    const source = await sourceOf(call.ws.paths, url);
+    const dest = await ctx.repo.paths.resolve(into, { allowGitDir: false });
     if (dest.exists && (await readdir(dest.real).then((e) => e.length > 0, () => true))) {
       throw new ToolError("ALREADY_EXISTS", `${dest.rel} exists and is not an empty folder; choose a new path.`);
     }

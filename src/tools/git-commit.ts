@@ -1,17 +1,19 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { z } from "zod";
 import { checksText, enforceChecks, plannedChecks, plannedChecksText } from "../git/checks.js";
 import { OPERATION_HOOKS, type PlannedHook, hooksText, plannedHooks } from "../git/hooks.js";
 import { pathspec, pathsParam, relPaths } from "../git/params.js";
-import { EMPTY_TREE, type FileStat, headInfo, numstat, operationInProgress, cachedGitDir, gitState, statText } from "../git/repo.js";
+import { EMPTY_TREE, headInfo } from "../git/refs.js";
+import { type FileStat, numstat, statText } from "../git/log.js";
+import { operationInProgress } from "../git/operation-markers.js";
 import { git, steady } from "../git/run.js";
 import { pendingChanges, requireKnownPaths, stageChanges } from "../git/stage.js";
 import { ToolError } from "../errors.js";
 import { fileList } from "../git/text.js";
 import { commitChangelist } from "../git/commit-changelist.js";
-import { defineTool, type ToolContext, type ToolResult } from "./tool.js";
+import type { GitStep } from "../git/step.js";
+import { withTempIndex } from "../git/temp-index.js";
+import { defineTool, type ToolResult } from "../dispatch/tool.js";
+import { gitStep, gitToolState } from "./git-step.js";
 
 /** Checks and hooks may run a test suite: a commit gets ten minutes before it is stopped. */
 export const COMMIT_TIMEOUT_MS = 600_000;
@@ -28,40 +30,46 @@ export const gitCommitTool = defineTool({
   mutating: true,
   hints: { destructive: false },
   timeoutMs: COMMIT_TIMEOUT_MS,
-  state: gitState,
-  async run({ message, paths, amend, changelist }, ctx): Promise<ToolResult> {
-    if (changelist !== undefined) return commitChangelist(ctx, { changelist, paths }, (c) => gitCommitTool.run({ message, amend }, c));
-    const gitDir = await cachedGitDir(ctx);
-    const { head, branch } = await headInfo(ctx);
-    if (amend && !head) throw new ToolError("INVALID_PARAMS", "amend: there is no commit to amend yet; commit without amend.");
-    const rels = paths ? await relPaths(ctx, paths) : undefined;
-    const files = await filesToCommit(ctx, head, rels, !!amend);
-    const merging = (await operationInProgress(gitDir)) === "merge";
-    if (!files.length && !amend && !merging) {
-      throw new ToolError("NO_CHANGE", rels ? `Nothing to commit in ${rels.join(", ")}: they match HEAD.` : "Nothing to commit: the index matches HEAD; stage changes with git_add, or pass paths.");
-    }
-    const hookNames = OPERATION_HOOKS[amend ? "amend" : "commit"];
-    const [hooks, planned] = await Promise.all([plannedHooks(ctx, hookNames), plannedChecks(ctx.ws.root, { on: "commit" })]);
-    const summary = `${files.length} file${files.length === 1 ? "" : "s"}\n${statText(files)}`;
-
-    if (ctx.dryRun) {
-      const text = [`would commit on ${branch ?? "detached HEAD"}${amend ? " (amending the last commit)" : ""}: ${summary}`, plannedChecksText(planned), hooksText(hooks, "would run")].filter(Boolean).join("\n");
-      return { message, branch, amend: !!amend, ...fileList(files), hooks, checks: planned, text };
-    }
-
-    const checks = await enforceChecks(ctx, "commit", "commit");
-    // A check may rewrite a hook: what runs must be what this call found (and what an approved preview showed).
-    const running = await plannedHooks(ctx, hookNames);
-    if (JSON.stringify(running) !== JSON.stringify(hooks)) {
-      throw new ToolError("PREVIEW_STALE", `A hook changed while the checks ran (${changedHooks(hooks, running).join(", ")}); nothing was committed. Preview the commit again and approve what it shows.`, { hooks: running });
-    }
-    // Not a ctx.commit step: hooks and checks can run for minutes and must stay cancellable. A cancelled `git commit`
-    // gets SIGTERM, removes its index.lock and writes no commit (git moves HEAD atomically, last).
-    const sha = await commit(ctx, message, rels, !!amend, running);
-    const text = [`committed ${sha.slice(0, 7)} on ${branch ?? "detached HEAD"}: ${summary}`, checksText(checks), hooksText(running, "ran")].filter(Boolean).join("\n");
-    return { commit: sha, branch, amend: !!amend, ...fileList(files), hooks: running, checks, text };
+  state: gitToolState,
+  run({ message, paths, amend, changelist }, call) {
+    const ctx = gitStep(call);
+    if (changelist !== undefined) return commitChangelist(ctx, { changelist, paths }, (onList) => commitOn(onList, { message, amend }));
+    return commitOn(ctx, { message, paths, amend });
   },
 });
+
+/** git_commit on the context's index: the real one, or a changelist commit's temporary one. */
+async function commitOn(ctx: GitStep, { message, paths, amend }: { message: string; paths?: string[]; amend?: boolean }): Promise<ToolResult> {
+  const gitDir = await ctx.repo.gitDir();
+  const { head, branch } = await headInfo(ctx);
+  if (amend && !head) throw new ToolError("INVALID_PARAMS", "amend: there is no commit to amend yet; commit without amend.");
+  const rels = paths ? await relPaths(ctx, paths) : undefined;
+  const files = await filesToCommit(ctx, head, rels, !!amend);
+  const merging = (await operationInProgress(gitDir)) === "merge";
+  if (!files.length && !amend && !merging) {
+    throw new ToolError("NO_CHANGE", rels ? `Nothing to commit in ${rels.join(", ")}: they match HEAD.` : "Nothing to commit: the index matches HEAD; stage changes with git_add, or pass paths.");
+  }
+  const hookNames = OPERATION_HOOKS[amend ? "amend" : "commit"];
+  const [hooks, planned] = await Promise.all([plannedHooks(ctx, hookNames), plannedChecks(ctx.repo.root, { on: "commit" })]);
+  const summary = `${files.length} file${files.length === 1 ? "" : "s"}\n${statText(files)}`;
+
+  if (ctx.dryRun) {
+    const text = [`would commit on ${branch ?? "detached HEAD"}${amend ? " (amending the last commit)" : ""}: ${summary}`, plannedChecksText(planned), hooksText(hooks, "would run")].filter(Boolean).join("\n");
+    return { message, branch, amend: !!amend, ...fileList(files), hooks, checks: planned, text };
+  }
+
+  const checks = await enforceChecks(ctx, "commit", "commit");
+  // A check may rewrite a hook: what runs must be what this call found (and what an approved preview showed).
+  const running = await plannedHooks(ctx, hookNames);
+  if (JSON.stringify(running) !== JSON.stringify(hooks)) {
+    throw new ToolError("PREVIEW_STALE", `A hook changed while the checks ran (${changedHooks(hooks, running).join(", ")}); nothing was committed. Preview the commit again and approve what it shows.`, { hooks: running });
+  }
+  // Not a ctx.commit step: hooks and checks can run for minutes and must stay cancellable. A cancelled `git commit`
+  // gets SIGTERM, removes its index.lock and writes no commit (git moves HEAD atomically, last).
+  const sha = await commit(ctx, message, rels, !!amend, running);
+  const text = [`committed ${sha.slice(0, 7)} on ${branch ?? "detached HEAD"}: ${summary}`, checksText(checks), hooksText(running, "ran")].filter(Boolean).join("\n");
+  return { commit: sha, branch, amend: !!amend, ...fileList(files), hooks: running, checks, text };
+}
 
 function changedHooks(before: PlannedHook[], after: PlannedHook[]): string[] {
   const names = new Set([...before, ...after].map((h) => h.hook));
@@ -70,26 +78,21 @@ function changedHooks(before: PlannedHook[], after: PlannedHook[]): string[] {
 }
 
 /** What the commit would contain, computed without touching the index: with paths, in a throwaway index file. */
-async function filesToCommit(ctx: ToolContext, head: string | null, rels: string[] | undefined, amend: boolean): Promise<FileStat[]> {
+async function filesToCommit(ctx: GitStep, head: string | null, rels: string[] | undefined, amend: boolean): Promise<FileStat[]> {
   const base = amend ? ((await git(ctx, ["rev-parse", "--verify", "--quiet", `${head}^1`], { ok: [0, 1] })).stdout.trim() || EMPTY_TREE) : (head ?? EMPTY_TREE);
   if (!rels) return numstat(ctx, ["--cached", base]);
   await requireKnownPaths(ctx, rels);
-  const dir = await mkdtemp(path.join(tmpdir(), "tool-layer-index-"));
-  try {
-    const env = { GIT_INDEX_FILE: path.join(dir, "index") };
-    await git(ctx, head ? ["read-tree", head] : ["read-tree", "--empty"], { env });
-    await stageChanges(ctx, await pendingChanges(ctx, rels, env), env);
-    return await numstat(ctx, ["--cached", base], env);
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+  return withTempIndex(ctx, { tree: head }, async (onHead) => {
+    await stageChanges(onHead, await pendingChanges(onHead, rels));
+    return numstat(onHead, ["--cached", base]);
+  });
 }
 
 function hookFailed(hook: string, output: string): ToolError {
   return new ToolError("HOOK_FAILED", `The ${hook} hook refused the commit; nothing was committed. Fix what it reports, then commit again.\n${output}`, { hook, output });
 }
 
-async function commit(ctx: ToolContext, message: string, rels: string[] | undefined, amend: boolean, hooks: PlannedHook[]): Promise<string> {
+async function commit(ctx: GitStep, message: string, rels: string[] | undefined, amend: boolean, hooks: PlannedHook[]): Promise<string> {
   // `commit --only` refuses paths git does not know yet: intent-to-add makes new files known without staging content.
   const untracked = rels ? (await git(ctx, ["ls-files", "-z", "--others", "--exclude-standard", "--", ...rels.map(pathspec)])).stdout.split("\0").filter(Boolean).map(pathspec) : [];
   if (untracked.length) await git(ctx, ["add", "--intent-to-add", "--", ...untracked]);

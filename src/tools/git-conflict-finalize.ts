@@ -3,9 +3,9 @@ import { ToolError } from "../errors.js";
 import { finalizeOperation } from "../git/conflicts-finalize.js";
 import { autoModeOf } from "../git/conflicts-model.js";
 import { currentOperation } from "../git/conflicts-operation.js";
-import { gitState } from "../git/repo.js";
 import { autoResolveParam } from "./conflict-params.js";
-import { defineTool } from "./tool.js";
+import { defineTool } from "../dispatch/tool.js";
+import { gitStep, gitToolState } from "./git-step.js";
 
 export const gitConflictFinalizeTool = defineTool({
   id: "git_conflict_finalize",
@@ -19,8 +19,9 @@ export const gitConflictFinalizeTool = defineTool({
   // It only goes forward: what it commits or replays stays in history, and an abandon still restores the start.
   hints: { destructive: false },
   timeoutMs: 900_000,
-  state: gitState,
-  async run({ message, auto_resolve }, ctx) {
+  state: gitToolState,
+  async run({ message, auto_resolve }, call) {
+    const ctx = gitStep(call);
     const cur = await currentOperation(ctx);
     if (!cur) throw new ToolError("NO_CHANGE", "Nothing to finalize: no merge, rebase, cherry-pick, revert or stash apply is in progress (git_status shows the state).");
     return finalizeOperation(ctx, cur, { message, mode: auto_resolve === undefined ? undefined : autoModeOf(auto_resolve) });

@@ -7,9 +7,10 @@ import { KIND_TEXT, locate, renderLanded, rewriteWorktree } from "../git/conflic
 import { type FileState, readConflicts } from "../git/conflicts-read.js";
 import { rewriteOptions } from "../git/conflicts-settle.js";
 import { pathParam, pathspec, relPaths } from "../git/params.js";
-import { gitState, worktreeStep } from "../git/repo.js";
+import { type GitStep, worktreeStep } from "../git/step.js";
 import { git } from "../git/run.js";
-import { type ToolContext, defineTool } from "./tool.js";
+import { defineTool } from "../dispatch/tool.js";
+import { gitStep, gitToolState } from "./git-step.js";
 
 const DESCRIPTION = `Resolves one conflict block (numbered as git_conflicts lists them for the file's hash) in the worktree: its marker region becomes take ("ours", "theirs", "base", "both" = ours then theirs, "auto" = the proposal git_conflicts shows), or keep, an ordered table of the lines to keep: "ours:N", "theirs:N", "base:N" (N as numbered within that side; "theirs:N:TAG" also checks the tag) and {"text": "..."} for a new line.
 Written through the file write path with the file's hash (HASH_MISMATCH if it changed: list again, since numbers change with every resolution). Without block, take "ours" | "theirs" | "delete" settles a whole file and stages it: for conflicts with no marker region (modified on one side and deleted on the other, binary files), or to take one side of a whole text file. Preview: the region before and after.`;
@@ -28,8 +29,9 @@ export const gitConflictResolveTool = defineTool({
   },
   mutating: true,
   hints: { destructive: false },
-  state: gitState,
-  async run(params, ctx) {
+  state: gitToolState,
+  async run(params, call) {
+    const ctx = gitStep(call);
     const [rel] = await relPaths(ctx, [params.path]);
     // Not located here: the write locates the blocks on the file as it is under its lock.
     const [state] = await readConflicts(ctx, { only: [rel], cached: true, locate: false });
@@ -41,7 +43,7 @@ export const gitConflictResolveTool = defineTool({
 
 type Take = "ours" | "theirs" | "base" | "both" | "auto" | "delete";
 
-async function resolveOne(ctx: ToolContext, s: FileState, hash: string | null, block: number, take: Take | undefined, keep: z.output<typeof keepEntry>[] | undefined) {
+async function resolveOne(ctx: GitStep, s: FileState, hash: string | null, block: number, take: Take | undefined, keep: z.output<typeof keepEntry>[] | undefined) {
   if (s.kind !== "text" || !s.sm || !s.target) {
     throw new ToolError("INVALID_PARAMS", `block: ${s.path} has no blocks (${KIND_TEXT[s.kind]}); settle it whole: git_conflict_resolve {path, hash, take: "ours"|"theirs"|"delete"} without block.`);
   }
@@ -49,7 +51,7 @@ async function resolveOne(ctx: ToolContext, s: FileState, hash: string | null, b
   if (hash === null) throw new ToolError("INVALID_PARAMS", `hash: ${s.path} is in the worktree; pass its hash from git_conflicts.`);
   const { sm } = s;
   let shown: { before: string[]; after: string[]; beforeLines: [number, number]; afterLines: [number, number] | null; left: number; all: boolean } | null = null;
-  const { current, hash: newHash } = await ctx.ws.files.write(ctx, {
+  const { current, hash: newHash } = await ctx.files.write(ctx, {
     target: s.target,
     expected: hash,
     needsExisting: true,
@@ -98,14 +100,14 @@ async function resolveOne(ctx: ToolContext, s: FileState, hash: string | null, b
 }
 
 /** Settles a whole file: one side's version (or none) into the worktree and the index, which clears its unmerged entries. */
-async function resolveWhole(ctx: ToolContext, s: FileState, hash: string | null, take: Take | undefined, keep: unknown) {
+async function resolveWhole(ctx: GitStep, s: FileState, hash: string | null, take: Take | undefined, keep: unknown) {
   if (keep !== undefined || take === undefined || !["ours", "theirs", "delete"].includes(take)) {
     throw new ToolError("INVALID_PARAMS", `take: without block, take "ours", "theirs" or "delete" settles the whole file${s.kind === "text" ? `; to resolve one block of ${s.path}, pass block (git_conflicts numbers them)` : ""}.`);
   }
   const side = take === "ours" ? s.entry.ours : take === "theirs" ? s.entry.theirs : undefined;
   const removes = take === "delete" || !side;
   const checkHash = async () => {
-    const now = s.target ? await readRaw(s.target, ctx.ws.maxFileBytes).then((f) => f.hash, () => null) : null;
+    const now = s.target ? await readRaw(s.target, ctx.repo.maxFileBytes).then((f) => f.hash, () => null) : null;
     if ((hash?.toLowerCase() ?? null) !== now) {
       throw new ToolError("HASH_MISMATCH", `${s.path} changed since its hash ${hash ?? "null"} (now ${now ?? "not in the worktree"}); list the conflicts again with git_conflicts.`, { current_hash: now });
     }
@@ -123,7 +125,7 @@ async function resolveWhole(ctx: ToolContext, s: FileState, hash: string | null,
       // checkout-index takes file names, not pathspecs.
       if (side!.mode !== "160000") await git(ctx, ["checkout-index", "--force", "--", s.path]);
     }
-    const now = s.target && !removes ? await readRaw(s.target, ctx.ws.maxFileBytes).then((f) => f.hash, () => null) : null;
+    const now = s.target && !removes ? await readRaw(s.target, ctx.repo.maxFileBytes).then((f) => f.hash, () => null) : null;
     return { ...shown, hash: now, previous_hash: hash, text: `${what.replace(/^take/, "took").replace(/^delete/, "deleted").replace("and stage", "and staged")}${now ? ` (hash ${now})` : ""}` };
   });
 }

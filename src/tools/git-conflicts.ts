@@ -1,8 +1,8 @@
 import { currentOperation, operationName, sideLabels } from "../git/conflicts-operation.js";
 import { fileView, fileViewText, readConflicts } from "../git/conflicts-read.js";
 import { pathParam, relPaths } from "../git/params.js";
-import { gitState } from "../git/repo.js";
-import { defineTool } from "./tool.js";
+import { defineTool } from "../dispatch/tool.js";
+import { gitStep, gitToolState } from "./git-step.js";
 
 export const gitConflictsTool = defineTool({
   id: "git_conflicts",
@@ -12,8 +12,9 @@ export const gitConflictsTool = defineTool({
     path: pathParam().optional().describe("Only this conflicted file."),
   },
   mutating: false,
-  state: gitState,
-  async run({ path }, ctx) {
+  state: gitToolState,
+  async run({ path }, call) {
+    const ctx = gitStep(call);
     const only = path ? await relPaths(ctx, [path]) : undefined;
     const [cur, states] = await Promise.all([currentOperation(ctx), readConflicts(ctx, { only, cached: true })]);
     const files = states.map(fileView);

@@ -1,10 +1,13 @@
 import { z } from "zod";
 import { pathParam, pathspec, refParam } from "../git/params.js";
-import { numstat, cachedGitDir, resolveCommit, gitState, statText, tryResolve, withPrivateIndex } from "../git/repo.js";
+import { numstat, statText } from "../git/log.js";
+import { resolveCommit, tryResolve } from "../git/refs.js";
+import { withTempIndex } from "../git/temp-index.js";
 import { NO_SUBMODULE_WORKTREES, git, type GitCtx } from "../git/run.js";
 import { PATCH_READ_BYTES, capDiff, fileList } from "../git/text.js";
 import { ToolError } from "../errors.js";
-import { defineTool } from "./tool.js";
+import { defineTool } from "../dispatch/tool.js";
+import { gitStep, gitToolState } from "./git-step.js";
 
 export const gitDiffTool = defineTool({
   id: "git_diff",
@@ -15,22 +18,23 @@ export const gitDiffTool = defineTool({
     ref: refParam().optional().describe("Compare against this commit, branch or tag (with staged: the index against it; else the worktree against it)."),
   },
   mutating: false,
-  state: gitState,
-  async run({ path, staged, ref }, ctx) {
-    await cachedGitDir(ctx);
+  state: gitToolState,
+  async run({ path, staged, ref }, call) {
+    const ctx = gitStep(call);
+    await ctx.repo.gitDir();
     const args: string[] = [];
     if (staged) args.push("--cached");
     const base = ref ? await resolveCommit(ctx, ref) : null;
     if (base) args.push(base);
     const spec: string[] = ["--"];
     if (path) {
-      const target = await ctx.ws.paths.resolve(path, { allowGitDir: false });
+      const target = await ctx.repo.paths.resolve(path, { allowGitDir: false });
       if (!target.exists) await requireKnown(ctx, target.rel, base, ref);
       spec.push(pathspec(target.rel));
     }
-    const [files, diff] = await withPrivateIndex(ctx, (env) => Promise.all([
-      numstat(ctx, [...args, ...spec], env),
-      git(ctx, ["diff", "--no-ext-diff", "--no-renames", NO_SUBMODULE_WORKTREES, ...args, ...spec], { maxBytes: PATCH_READ_BYTES, env }),
+    const [files, diff] = await withTempIndex(ctx, "copy", (onCopy) => Promise.all([
+      numstat(onCopy, [...args, ...spec]),
+      git(onCopy, ["diff", "--no-ext-diff", "--no-renames", NO_SUBMODULE_WORKTREES, ...args, ...spec], { maxBytes: PATCH_READ_BYTES }),
     ]));
     const capped = capDiff(diff.stdout, "pass path to see one file, or read the stat above", diff.truncated);
     const head = files.length ? `${files.length} file${files.length > 1 ? "s" : ""} changed\n${statText(files)}\n` : "no changes\n";

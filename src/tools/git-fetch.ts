@@ -1,8 +1,10 @@
 import { remoteParam } from "../git/params.js";
 import { OPERATION_HOOKS, hooksText, plannedHooks } from "../git/hooks.js";
-import { commitStep, defaultRemote, headInfo, requireRemote, cachedGitDir, gitState } from "../git/repo.js";
+import { type GitStep, commitStep } from "../git/step.js";
+import { defaultRemote, headInfo, requireRemote } from "../git/refs.js";
 import { git } from "../git/run.js";
-import { type ToolContext, defineTool } from "./tool.js";
+import { defineTool } from "../dispatch/tool.js";
+import { gitStep, gitToolState } from "./git-step.js";
 import { NETWORK_TIMEOUT_MS } from "../git/run.js";
 
 export const gitFetchTool = defineTool({
@@ -14,9 +16,10 @@ export const gitFetchTool = defineTool({
   mutating: true,
   hints: { destructive: false, idempotent: true, open_world: true },
   timeoutMs: NETWORK_TIMEOUT_MS + 10_000,
-  state: gitState,
-  async run(params, ctx) {
-    await cachedGitDir(ctx);
+  state: gitToolState,
+  async run(params, call) {
+    const ctx = gitStep(call);
+    await ctx.repo.gitDir();
     const remote = params.remote ?? (await defaultRemote(ctx, (await headInfo(ctx)).branch));
     await requireRemote(ctx, remote);
     const hooks = await plannedHooks(ctx, OPERATION_HOOKS.fetch);
@@ -42,7 +45,7 @@ export const gitFetchTool = defineTool({
   },
 });
 
-async function trackingRefs(ctx: ToolContext, remote: string): Promise<Map<string, string>> {
+async function trackingRefs(ctx: GitStep, remote: string): Promise<Map<string, string>> {
   const r = await git(ctx, ["for-each-ref", "--format=%(refname:short) %(objectname)", `refs/remotes/${remote}/`, "refs/tags/"]);
   return new Map(r.stdout.split("\n").filter(Boolean).map((l) => l.split(" ") as [string, string]));
 }

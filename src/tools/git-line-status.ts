@@ -1,9 +1,10 @@
 import { lineStatus } from "../core/line-status.js";
 import { askedLinesParam } from "../git/line-params.js";
-import { fileWithMarks, lineGitState } from "../git/line-service.js";
+import { fileWithMarks } from "../git/line-service.js";
 import { stagedSummary, statusText } from "../git/line-text.js";
 import { pathParam } from "../git/params.js";
-import { defineTool } from "./tool.js";
+import { defineTool } from "../dispatch/tool.js";
+import { gitStep, lineToolState } from "./git-step.js";
 
 export const gitLineStatusTool = defineTool({
   id: "git_line_status",
@@ -13,8 +14,9 @@ export const gitLineStatusTool = defineTool({
     lines: askedLinesParam("Only these worktree lines (1-based), and the deletions next to them; default: every changed line."),
   },
   mutating: false,
-  state: lineGitState,
-  async run({ path, lines }, ctx) {
+  state: lineToolState,
+  async run({ path, lines }, call) {
+    const ctx = gitStep(call);
     const { file, marks } = await fileWithMarks(ctx, path);
     const status = lineStatus(file.versions, { lines, marks });
     const hw = file.versions.headToWorktree;

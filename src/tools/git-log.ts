@@ -1,8 +1,10 @@
 import { z } from "zod";
 import { pathParam, pathspec, refParam } from "../git/params.js";
-import { commitLine, headInfo, logCommits, cachedGitDir, gitState } from "../git/repo.js";
+import { commitLine, logCommits } from "../git/log.js";
+import { headInfo } from "../git/refs.js";
 import { ToolError } from "../errors.js";
-import { defineTool } from "./tool.js";
+import { defineTool } from "../dispatch/tool.js";
+import { gitStep, gitToolState } from "./git-step.js";
 
 /** Commits a call may ask for: more would flood a model's context; page with ref instead. */
 export const MAX_LOG_LIMIT = 500;
@@ -16,11 +18,12 @@ export const gitLogTool = defineTool({
     limit: z.number().int().min(1).max(MAX_LOG_LIMIT).optional().describe("How many commits (default 20)."),
   },
   mutating: false,
-  state: gitState,
-  async run({ ref, path, limit }, ctx) {
-    await cachedGitDir(ctx);
+  state: gitToolState,
+  async run({ ref, path, limit }, call) {
+    const ctx = gitStep(call);
+    await ctx.repo.gitDir();
     const n = limit ?? 20;
-    const spec = path ? ["--", pathspec((await ctx.ws.paths.resolve(path, { allowGitDir: false })).rel)] : [];
+    const spec = path ? ["--", pathspec((await ctx.repo.paths.resolve(path, { allowGitDir: false })).rel)] : [];
     // One git process in the usual case: a bad ref or an unborn branch is diagnosed only after log fails.
     const commits = await logCommits(ctx, [`-n${n + 1}`, "--end-of-options", ref ?? "HEAD", ...spec]).catch(async (e) => {
       if (!(e instanceof ToolError) || e.code !== "GIT_FAILED") throw e;

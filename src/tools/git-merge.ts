@@ -10,11 +10,13 @@ import { OPERATION_HOOKS, hooksText, plannedHooks } from "../git/hooks.js";
 import { inTheWayText, refuseUntracked } from "../git/in-the-way.js";
 import { analyze, integrationInTheWay, integrationText, requireNotOverwriting } from "../git/integrate.js";
 import { refParam } from "../git/params.js";
-import { worktreeStep, resolveCommit, headInfo, gitState } from "../git/repo.js";
+import { worktreeStep } from "../git/step.js";
+import { resolveCommit, headInfo } from "../git/refs.js";
 import { git } from "../git/run.js";
 import { ToolError } from "../errors.js";
 import { autoResolveParam } from "./conflict-params.js";
-import { defineTool } from "./tool.js";
+import { defineTool } from "../dispatch/tool.js";
+import { gitStep, gitToolState } from "./git-step.js";
 
 export const gitMergeTool = defineTool({
   id: "git_merge",
@@ -28,8 +30,9 @@ export const gitMergeTool = defineTool({
   },
   mutating: true,
   timeoutMs: 600_000,
-  state: gitState,
-  async run({ ref, no_ff, auto_resolve, abort }, ctx) {
+  state: gitToolState,
+  async run({ ref, no_ff, auto_resolve, abort }, call) {
+    const ctx = gitStep(call);
     if (abort) {
       if (ref !== undefined || no_ff !== undefined || auto_resolve !== undefined) throw new ToolError("INVALID_PARAMS", "abort: give it alone; it abandons the merge in progress.");
       return abandonOperation(ctx, ["merge", "cherry-pick", "revert", "stash"], `git_rebase {action:"abort"}`);

@@ -9,11 +9,13 @@ import { predictMergeAuto, predictReplay, predictionText, replayText } from "../
 import { afterStop } from "../git/conflicts-start.js";
 import { analyze, integrationInTheWay, integrationText, requireNoTrackedChanges, requireNotOverwriting } from "../git/integrate.js";
 import { refParam, remoteParam } from "../git/params.js";
-import { worktreeStep, requireBranchName, defaultRemote, requireBranch, requireRemote, cachedGitDir, upstreamOf, gitState } from "../git/repo.js";
+import { type GitStep, worktreeStep } from "../git/step.js";
+import { requireBranchName, defaultRemote, requireBranch, requireRemote, upstreamOf } from "../git/refs.js";
 import { git } from "../git/run.js";
 import { ToolError } from "../errors.js";
 import { autoResolveParam } from "./conflict-params.js";
-import { type ToolContext, defineTool } from "./tool.js";
+import { defineTool } from "../dispatch/tool.js";
+import { gitStep, gitToolState } from "./git-step.js";
 import { NETWORK_TIMEOUT_MS } from "../git/run.js";
 
 export const gitPullTool = defineTool({
@@ -28,9 +30,10 @@ export const gitPullTool = defineTool({
   mutating: true,
   hints: { open_world: true },
   timeoutMs: NETWORK_TIMEOUT_MS + 300_000,
-  state: gitState,
-  async run(params, ctx) {
-    await cachedGitDir(ctx);
+  state: gitToolState,
+  async run(params, call) {
+    const ctx = gitStep(call);
+    await ctx.repo.gitDir();
     const busy = await busyWith(ctx);
     if (busy) throw busyError(busy);
     const { head, branch } = await requireBranch(ctx);
@@ -47,7 +50,7 @@ export const gitPullTool = defineTool({
     const theirs = await remoteTip(ctx, remote, remoteBranch);
     await git(ctx, ["fetch", "--quiet", "--no-write-fetch-head", "--refmap=", "--no-recurse-submodules", "--end-of-options", remote, `refs/heads/${remoteBranch}`], { timeoutMs: NETWORK_TIMEOUT_MS });
     const mode = autoModeOf(params.auto_resolve);
-    const analysis = head ? await analyze(ctx, head, theirs, rebase, (c, onto, tip) => predictReplay({ ...c, ws: ctx.ws }, onto, tip, mode)) : null;
+    const analysis = head ? await analyze(ctx, head, theirs, rebase, (c, onto, tip) => predictReplay({ ...c, repo: ctx.repo }, onto, tip, mode)) : null;
     const a = analysis?.integration ?? null;
     const prediction = analysis ? await predictMergeAuto(ctx, analysis.merged, mode) : null;
     if (head && a && !a.up_to_date) await requireNotOverwriting(ctx, head, theirs, "pull");
@@ -88,7 +91,7 @@ export const gitPullTool = defineTool({
   },
 });
 
-async function remoteTip(ctx: ToolContext, remote: string, branch: string): Promise<string> {
+async function remoteTip(ctx: GitStep, remote: string, branch: string): Promise<string> {
   const r = await git(ctx, ["ls-remote", "--end-of-options", remote, `refs/heads/${branch}`], { timeoutMs: NETWORK_TIMEOUT_MS });
   const line = r.stdout.split("\n").find((l) => l.endsWith(`\trefs/heads/${branch}`));
   if (!line) throw new ToolError("NOT_FOUND", `branch: ${remote} has no branch "${branch}"; git_fetch and git_branch show what it has.`);

@@ -4,10 +4,13 @@ import { checksText, enforceChecks, plannedChecks, plannedChecksText } from "../
 import { OPERATION_HOOKS, hooksText, plannedHooks } from "../git/hooks.js";
 import { refParam, remoteParam } from "../git/params.js";
 import { parsePushPorcelain, pushFailure } from "../git/push.js";
-import { commitStep, commitLine, requireBranchName, defaultRemote, headInfo, logCommits, requireRemote, cachedGitDir, tryResolve, upstreamOf, gitState } from "../git/repo.js";
+import { commitStep } from "../git/step.js";
+import { commitLine, logCommits } from "../git/log.js";
+import { requireBranchName, defaultRemote, headInfo, requireRemote, tryResolve, upstreamOf } from "../git/refs.js";
 import { NETWORK_TIMEOUT_MS, git } from "../git/run.js";
 import { ToolError } from "../errors.js";
-import { defineTool } from "./tool.js";
+import { defineTool } from "../dispatch/tool.js";
+import { gitStep, gitToolState } from "./git-step.js";
 
 export const gitPushTool = defineTool({
   id: "git_push",
@@ -20,9 +23,10 @@ export const gitPushTool = defineTool({
   mutating: true,
   hints: { open_world: true, idempotent: true },
   timeoutMs: NETWORK_TIMEOUT_MS + 600_000,
-  state: gitState,
-  async run(params, ctx) {
-    await cachedGitDir(ctx);
+  state: gitToolState,
+  async run(params, call) {
+    const ctx = gitStep(call);
+    await ctx.repo.gitDir();
     const info = await headInfo(ctx);
     const branch = params.branch ?? info.branch;
     if (!branch) throw new ToolError("INVALID_PARAMS", "branch: HEAD is detached; name the branch to push.");
@@ -38,7 +42,7 @@ export const gitPushTool = defineTool({
     // The lease is what the last fetch saw (empty: the branch must not exist yet); we never fetch first, that would defeat it.
     const lease = params.force ? [`--force-with-lease=refs/heads/${remoteBranch}:${tracking ?? ""}`] : [];
     const refspec = `refs/heads/${branch}:refs/heads/${remoteBranch}`;
-    const [hooks, planned] = await Promise.all([plannedHooks(ctx, OPERATION_HOOKS.push), plannedChecks(ctx.ws.root, { on: "push" })]);
+    const [hooks, planned] = await Promise.all([plannedHooks(ctx, OPERATION_HOOKS.push), plannedChecks(ctx.repo.root, { on: "push" })]);
     const target = `${remote}/${remoteBranch}`;
 
     if (ctx.dryRun) {

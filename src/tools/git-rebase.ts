@@ -11,11 +11,13 @@ import { OPERATION_HOOKS, hooksText, plannedHooks } from "../git/hooks.js";
 import { inTheWayText, refuseUntracked } from "../git/in-the-way.js";
 import { analyze, integrationInTheWay, integrationText, requireNoTrackedChanges } from "../git/integrate.js";
 import { refParam } from "../git/params.js";
-import { worktreeStep, cachedGitDir, resolveCommit, headInfo, gitState } from "../git/repo.js";
+import { type GitStep, worktreeStep } from "../git/step.js";
+import { resolveCommit, headInfo } from "../git/refs.js";
 import { git } from "../git/run.js";
 import { ToolError } from "../errors.js";
 import { autoResolveParam } from "./conflict-params.js";
-import { type ToolContext, defineTool } from "./tool.js";
+import { defineTool } from "../dispatch/tool.js";
+import { gitStep, gitToolState } from "./git-step.js";
 
 export const gitRebaseTool = defineTool({
   id: "git_rebase",
@@ -28,9 +30,10 @@ export const gitRebaseTool = defineTool({
   },
   mutating: true,
   timeoutMs: 600_000,
-  state: gitState,
-  async run({ onto, action, auto_resolve }, ctx) {
-    await cachedGitDir(ctx);
+  state: gitToolState,
+  async run({ onto, action, auto_resolve }, call) {
+    const ctx = gitStep(call);
+    await ctx.repo.gitDir();
     if (action) {
       if (onto !== undefined) throw new ToolError("INVALID_PARAMS", `onto: give either onto (to start a rebase) or action (for the one in progress), not both.`);
       if (action === "abort") {
@@ -50,7 +53,7 @@ export const gitRebaseTool = defineTool({
     const target = await resolveCommit(ctx, onto, "onto");
     await requireNoTrackedChanges(ctx, "rebase");
     const mode = autoModeOf(auto_resolve);
-    const analysis = await analyze(ctx, head, target, true, (c, o, h) => predictReplay({ ...c, ws: ctx.ws }, o, h, mode));
+    const analysis = await analyze(ctx, head, target, true, (c, o, h) => predictReplay({ ...c, repo: ctx.repo }, o, h, mode));
     const a = analysis.integration;
     const way = await integrationInTheWay(ctx, head, target, analysis);
     refuseUntracked(way, `rebase onto ${onto}`);
@@ -91,7 +94,7 @@ export const gitRebaseTool = defineTool({
 });
 
 /** Drops the commit being replayed (what was resolved of it is saved first), and goes on as after any stop. */
-async function skip(ctx: ToolContext, cur: InProgress, mode: AutoMode) {
+async function skip(ctx: GitStep, cur: InProgress, mode: AutoMode) {
   const step = await nextStepText(cur);
   const what = `skip the commit being replayed (its changes and any resolution of them are dropped; saved to a backup ref first), then ${step.replace(/^git rebase --continue: commit this step, then /, "")}`;
   const hooks = await plannedHooks(ctx, [...OPERATION_HOOKS.rebase, ...OPERATION_HOOKS.commit]);

@@ -3,10 +3,14 @@ import { backupText, backupWork, saveRef } from "../git/backup.js";
 import { OPERATION_HOOKS, hooksText, plannedHooks } from "../git/hooks.js";
 import { type InTheWay, filesInTheWay, inTheWayText } from "../git/in-the-way.js";
 import { pathspec, pathsParam, refParam, relPaths } from "../git/params.js";
-import { withPrivateIndex, worktreeStep, commitLine, headInfo, logCommits, numstat, cachedGitDir, resolveCommit, gitState, statText } from "../git/repo.js";
+import { withTempIndex } from "../git/temp-index.js";
+import { worktreeStep } from "../git/step.js";
+import { commitLine, logCommits, numstat, statText } from "../git/log.js";
+import { headInfo, resolveCommit } from "../git/refs.js";
 import { git } from "../git/run.js";
 import { ToolError } from "../errors.js";
-import { defineTool } from "./tool.js";
+import { defineTool } from "../dispatch/tool.js";
+import { gitStep, gitToolState } from "./git-step.js";
 
 export const gitResetTool = defineTool({
   id: "git_reset",
@@ -18,9 +22,10 @@ export const gitResetTool = defineTool({
   },
   mutating: true,
   hints: { destructive: true, idempotent: false },
-  state: gitState,
-  async run({ ref, mode, paths }, ctx) {
-    await cachedGitDir(ctx);
+  state: gitToolState,
+  async run({ ref, mode, paths }, call) {
+    const ctx = gitStep(call);
+    await ctx.repo.gitDir();
     const { head, branch } = await headInfo(ctx);
     const target = await resolveCommit(ctx, ref);
     if (paths) {
@@ -36,7 +41,7 @@ export const gitResetTool = defineTool({
     const none: InTheWay = { ignored: [], untracked: [] };
     const [leaving, discarded, way, hooks] = await Promise.all([
       logCommits(ctx, ["-n100", head, `^${target}`]),
-      mode === "hard" ? withPrivateIndex(ctx, (env) => numstat(ctx, [head], env)) : Promise.resolve([]),
+      mode === "hard" ? withTempIndex(ctx, "copy", (onCopy) => numstat(onCopy, [head])) : Promise.resolve([]),
       mode === "hard" ? filesInTheWay(ctx, head, target) : Promise.resolve(none),
       plannedHooks(ctx, OPERATION_HOOKS.reset),
     ]);

@@ -6,11 +6,11 @@ import { patchOf, withBom } from "../core/render.js";
 import { type Eol, dominantEol, eolStyle, serialize } from "../core/text.js";
 import { ToolError } from "../errors.js";
 import { existingHashParam, filePathParam, optionalLinesParam, optionalRangesParam } from "../git/line-params.js";
-import { lineGit, lineGitState } from "../git/line-service.js";
 import { checkHash } from "../git/line-stage.js";
 import { type LineFile, checkoutEol } from "../git/line-versions.js";
 import type { GitCtx } from "../git/run.js";
-import { defineTool } from "./tool.js";
+import { defineTool } from "../dispatch/tool.js";
+import { gitStep, lineToolState } from "./git-step.js";
 
 export const gitRollbackLinesTool = defineTool({
   id: "git_rollback_lines",
@@ -22,10 +22,11 @@ export const gitRollbackLinesTool = defineTool({
     ranges: optionalRangesParam(),
   },
   mutating: true,
-  state: lineGitState,
-  async run({ path, hash, lines, ranges }, ctx) {
-    const svc = lineGit(ctx.ws);
-    const file = await svc.files.load(ctx, path);
+  state: lineToolState,
+  async run({ path, hash, lines, ranges }, call) {
+    const ctx = gitStep(call);
+    const svc = ctx.repo;
+    const file = await svc.lines.load(ctx, path);
     if (file.hash === null) throw new ToolError("NOT_FOUND", `${file.rel} is deleted in the worktree; bring it back whole with git_checkout (or file_write it), then roll back lines.`);
     checkHash(file, hash);
     const sel = lines || ranges ? { lines, ranges } : undefined;
@@ -36,7 +37,7 @@ export const gitRollbackLinesTool = defineTool({
     const bom = next.lines.length ? file.worktree.bom : built.complete && file.head.bom;
     const bytes = serialize({ bom, ...next });
     const marks = await svc.changelists.marksFor(file);
-    const written = await ctx.ws.files.write(ctx, { target: file.target, expected: file.hash, produce: () => ({ bytes }) });
+    const written = await ctx.files.write(ctx, { target: file.target, expected: file.hash, produce: () => ({ bytes }) });
     const after = file.versions.withWorktree(next);
     const cr = file.versions.worktreeCr;
     const edit = diffLines(file.worktree.seq, next, { cr, ids: file.versions.ids });

@@ -1,9 +1,11 @@
 import { pathParam, refParam } from "../git/params.js";
-import { logCommits, numstat, cachedGitDir, resolveCommit, gitState, statText } from "../git/repo.js";
+import { logCommits, numstat, statText } from "../git/log.js";
+import { resolveCommit } from "../git/refs.js";
 import { git } from "../git/run.js";
 import { PATCH_READ_BYTES, capDiff, fileList } from "../git/text.js";
 import { ToolError } from "../errors.js";
-import { defineTool } from "./tool.js";
+import { defineTool } from "../dispatch/tool.js";
+import { gitStep, gitToolState } from "./git-step.js";
 
 export const gitShowTool = defineTool({
   id: "git_show",
@@ -13,12 +15,13 @@ export const gitShowTool = defineTool({
     path: pathParam().optional().describe("A file: its content at ref instead of the commit."),
   },
   mutating: false,
-  state: gitState,
-  async run({ ref, path }, ctx) {
-    await cachedGitDir(ctx);
+  state: gitToolState,
+  async run({ ref, path }, call) {
+    const ctx = gitStep(call);
+    await ctx.repo.gitDir();
     const sha = await resolveCommit(ctx, ref);
     if (path) {
-      const rel = (await ctx.ws.paths.resolve(path, { allowGitDir: false })).rel;
+      const rel = (await ctx.repo.paths.resolve(path, { allowGitDir: false })).rel;
       const r = await git(ctx, ["cat-file", "blob", `${sha}:./${rel}`], { ok: [0, 128], maxBytes: PATCH_READ_BYTES });
       if (r.code !== 0) throw new ToolError("NOT_FOUND", `${rel} does not exist at ${ref}; git_show the commit to see its files.`);
       if (r.stdout.slice(0, 8192).includes("\0")) throw new ToolError("BINARY_FILE", `${rel} at ${ref} is binary; it cannot be shown as text.`);
@@ -28,7 +31,7 @@ export const gitShowTool = defineTool({
     const [[commit], body, files, patch] = await Promise.all([
       logCommits(ctx, ["-n1", sha]),
       git(ctx, ["log", "-n1", "--format=%B", sha]),
-      numstat(ctx, ["--end-of-options", sha], undefined, "show"),
+      numstat(ctx, ["--end-of-options", sha], "show"),
       git(ctx, ["show", "--format=", "--no-ext-diff", "--no-renames", "--end-of-options", sha], { maxBytes: PATCH_READ_BYTES }),
     ]);
     const capped = capDiff(patch.stdout, "pass path to see one file as it was, or git_diff with ref and path", patch.truncated);

@@ -1,7 +1,7 @@
 import { indexSelectionParams } from "../git/line-params.js";
-import { lineGit, lineGitState } from "../git/line-service.js";
 import { runIndexTool } from "../git/line-stage.js";
-import { defineTool } from "./tool.js";
+import { defineTool } from "../dispatch/tool.js";
+import { gitStep, lineToolState } from "./git-step.js";
 
 export const gitStageLinesTool = defineTool({
   id: "git_stage_lines",
@@ -12,6 +12,6 @@ export const gitStageLinesTool = defineTool({
   ),
   mutating: true,
   hints: { destructive: false },
-  state: lineGitState,
-  run: (params, ctx) => runIndexTool("stage", params, ctx, lineGit(ctx.ws)),
+  state: lineToolState,
+  run: (params, call) => runIndexTool("stage", params, gitStep(call)),
 });

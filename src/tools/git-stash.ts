@@ -8,12 +8,14 @@ import { predictStashAuto, predictionText } from "../git/conflicts-predict.js";
 import { afterStop } from "../git/conflicts-start.js";
 import { trackedChanges } from "../git/integrate.js";
 import { refParam } from "../git/params.js";
-import { worktreeStep, cachedGitDir, headInfo, resolveCommit, gitState } from "../git/repo.js";
+import { type GitStep, worktreeStep } from "../git/step.js";
+import { headInfo, resolveCommit } from "../git/refs.js";
 import { git } from "../git/run.js";
 import { list } from "../git/text.js";
 import { ToolError } from "../errors.js";
 import { autoResolveParam } from "./conflict-params.js";
-import { type ToolContext, defineTool } from "./tool.js";
+import { defineTool } from "../dispatch/tool.js";
+import { gitStep, gitToolState } from "./git-step.js";
 
 export const gitStashTool = defineTool({
   id: "git_stash",
@@ -26,9 +28,10 @@ export const gitStashTool = defineTool({
     auto_resolve: autoResolveParam("pop/apply: where it conflicts"),
   },
   mutating: true,
-  state: gitState,
-  async run(params, ctx) {
-    await cachedGitDir(ctx);
+  state: gitToolState,
+  async run(params, call) {
+    const ctx = gitStep(call);
+    await ctx.repo.gitDir();
     switch (params.action) {
       case "list":
         return listStashes(ctx);
@@ -40,7 +43,7 @@ export const gitStashTool = defineTool({
   },
 });
 
-async function listStashes(ctx: ToolContext) {
+async function listStashes(ctx: GitStep) {
   const r = await git(ctx, ["stash", "list", "--format=%gd%x00%H%x00%gs"]);
   const stashes = r.stdout.split("\n").filter(Boolean).map((l) => {
     const [name, commit, subject] = l.split("\0");
@@ -49,7 +52,7 @@ async function listStashes(ctx: ToolContext) {
   return { stashes, text: stashes.length ? stashes.map((s) => `${s.name} ${s.commit.slice(0, 7)} ${s.subject}`).join("\n") : "no stashes" };
 }
 
-async function push(ctx: ToolContext, message: string | undefined, untracked: boolean) {
+async function push(ctx: GitStep, message: string | undefined, untracked: boolean) {
   const dirty = await trackedChanges(ctx);
   const extra = untracked ? (await git(ctx, ["ls-files", "-z", "--others", "--exclude-standard"])).stdout.split("\0").filter(Boolean) : [];
   const files = [...dirty, ...extra];
@@ -63,7 +66,7 @@ async function push(ctx: ToolContext, message: string | undefined, untracked: bo
   });
 }
 
-async function restoreOrDrop(ctx: ToolContext, action: "pop" | "apply" | "drop", stash: string, mode: AutoMode) {
+async function restoreOrDrop(ctx: GitStep, action: "pop" | "apply" | "drop", stash: string, mode: AutoMode) {
   const commit = await resolveCommit(ctx, stash, "stash");
   const show = await git(ctx, ["stash", "show", "--name-only", "-z", "--include-untracked", commit], { ok: "any" });
   if (show.code !== 0) throw new ToolError("INVALID_PARAMS", `stash: ${stash} is not a stash (${show.stderr.trim()}); git_stash list shows them.`);

@@ -1,8 +1,9 @@
-import { cachedGitDir, operationInProgress, gitState } from "../git/repo.js";
+import { operationInProgress } from "../git/operation-markers.js";
 import { NO_SUBMODULE_WORKTREES, git } from "../git/run.js";
 import { type Status, isClean, parseStatus } from "../git/status.js";
 import { list } from "../git/text.js";
-import { defineTool } from "./tool.js";
+import { defineTool } from "../dispatch/tool.js";
+import { gitStep, gitToolState } from "./git-step.js";
 
 export const gitStatusTool = defineTool({
   id: "git_status",
@@ -11,11 +12,12 @@ export const gitStatusTool = defineTool({
   mutating: false,
   // Every git_status that comes while one runs is answered by it (a burst of 2,500 started 2,500 git processes).
   shareable: true,
-  state: gitState,
-  async run(_params, ctx) {
+  state: gitToolState,
+  async run(_params, call) {
+    const ctx = gitStep(call);
     // Every git call runs without optional locks: a status must not rewrite the index or block a commit beside it.
     const r = await git(ctx, ["status", "--porcelain=v2", "-z", "--branch", NO_SUBMODULE_WORKTREES]);
-    const gitDir = await cachedGitDir(ctx);
+    const gitDir = await ctx.repo.gitDir();
     const status = parseStatus(r.stdout);
     const operation = await operationInProgress(gitDir);
     return { ...status, operation, clean: isClean(status), text: statusText(status, operation) };

@@ -1,7 +1,7 @@
 import { indexSelectionParams } from "../git/line-params.js";
-import { lineGit, lineGitState } from "../git/line-service.js";
 import { runIndexTool } from "../git/line-stage.js";
-import { defineTool } from "./tool.js";
+import { defineTool } from "../dispatch/tool.js";
+import { gitStep, lineToolState } from "./git-step.js";
 
 export const gitUnstageLinesTool = defineTool({
   id: "git_unstage_lines",
@@ -12,6 +12,6 @@ export const gitUnstageLinesTool = defineTool({
   ),
   mutating: true,
   hints: { destructive: false },
-  state: lineGitState,
-  run: (params, ctx) => runIndexTool("unstage", params, ctx, lineGit(ctx.ws)),
+  state: lineToolState,
+  run: (params, call) => runIndexTool("unstage", params, gitStep(call)),
 });

@@ -1,10 +1,10 @@
 import { z } from "zod";
 import { rangeJson } from "../core/line-diff.js";
-import { lineGit, lineGitState } from "../git/line-service.js";
 import { rangeEntries, wordDiffText } from "../git/line-text.js";
 import { pathParam, refParam } from "../git/params.js";
-import { resolveCommit } from "../git/repo.js";
-import { defineTool } from "./tool.js";
+import { resolveCommit } from "../git/refs.js";
+import { defineTool } from "../dispatch/tool.js";
+import { gitStep, lineToolState } from "./git-step.js";
 
 export const gitWordDiffTool = defineTool({
   id: "git_word_diff",
@@ -15,10 +15,11 @@ export const gitWordDiffTool = defineTool({
     ref: refParam().optional().describe("Compare with this commit, branch or tag instead of HEAD: the worktree against it, or with staged the index against it."),
   },
   mutating: false,
-  state: lineGitState,
-  async run({ path, staged, ref }, ctx) {
+  state: lineToolState,
+  async run({ path, staged, ref }, call) {
+    const ctx = gitStep(call);
     const base = ref ? await resolveCommit(ctx, ref) : undefined;
-    const file = await lineGit(ctx.ws).files.load(ctx, path, { base });
+    const file = await ctx.repo.lines.load(ctx, path, { base });
     const v = file.versions;
     const from = base ? base.slice(0, 12) : staged ? "HEAD" : "index";
     const to = staged ? "index" : "worktree";

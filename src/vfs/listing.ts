@@ -73,16 +73,6 @@ export async function gitIgnored(processes: Pick<Supervisor, "run">, root: strin
 /** A listing of a huge repository on a slow disk may take long; past this git is stuck, and the walk takes over. */
 const LISTING_TIMEOUT_MS = 120_000;
 
-/** The repository's absolute git folder when `root` is in a work tree, else null (then the defaults apply). */
-export async function findGitDir(git: GitReader): Promise<string | null> {
-  try {
-    const out = (await git(["rev-parse", "--is-inside-work-tree", "--absolute-git-dir"])).trim().split("\n");
-    return out[0] === "true" && out[1] ? out[1] : null;
-  } catch {
-    return null;
-  }
-}
-
 /**
  * Everything git would show (tracked files and untracked, not ignored ones) from two git calls, and the rules to judge
  * paths that appear later. Nested .gitignore files count, as do .git/info/exclude and the global excludes file.

@@ -1,13 +1,14 @@
 import path from "node:path";
 import type { EventBus } from "../platform/bus.js";
 import type { Supervisor } from "../platform/supervisor.js";
-import { ENGINE_BATCH_DELAY_MS, type RawEvent, type WatchEngine, type WatchRequest, createEngine, isWatchLimitError } from "./engine.js";
+import { ENGINE_BATCH_DELAY_MS, type RawEvent, type WatchEngine, type WatchRequest, isWatchLimitError } from "./engine.js";
+import { createEngine } from "./engines.js";
 import { WINDOW_MS } from "./event-window.js";
 import { FileIndex } from "./file-index.js";
 import { GIT_DIR_UNWATCHED } from "./git-state.js";
 import type { ContentHistory } from "./history.js";
 import { IgnoreRules } from "./ignore-rules.js";
-import { type GitReader, type Listing, findGitDir, gitReader, listGit, listIgnoredDirs, listPlain, ruleChanges, walk } from "./listing.js";
+import { type GitReader, type Listing, gitReader, listGit, listIgnoredDirs, listPlain, ruleChanges, walk } from "./listing.js";
 import { HASH_MAX_BYTES, Pipeline, type PipelineSink } from "./pipeline.js";
 import { modifiedSince, rescanFolders } from "./rescan.js";
 import type { Actor, ToolWrite, WatcherEngine } from "./types.js";
@@ -39,11 +40,13 @@ export interface VfsHost {
   readonly root: string;
   readonly maxFileBytes: number;
   readonly watcherEngine: WatcherEngine;
-  readonly processes: Pick<Supervisor, "run" | "attach" | "kill">;
+  readonly processes: Pick<Supervisor, "run" | "attach">;
   readonly bus: Pick<EventBus, "emit">;
   readonly views: Pick<SessionViews, "staleSessions">;
   readonly history: Pick<ContentHistory, "put">;
   readonly log: (message: string) => void;
+  /** Where the root's repository is (the workspace's GitRepo finds it once for every service), null outside one. */
+  readonly git: { tryLocation(): Promise<{ gitDir: string; insideWorkTree: boolean } | null> };
 }
 
 /** The live VFS: watchers on the tree and the git folder, the file index, the event pipeline, and their state. */
@@ -99,7 +102,8 @@ export class Vfs {
     this.startedAt = Date.now();
     if (this.ws.watcherEngine === "parcel") this.watcherHost.warm();
     const root = this.ws.root;
-    this.gitDir = await findGitDir(this.git);
+    const repo = await this.ws.git.tryLocation();
+    this.gitDir = repo?.insideWorkTree ? repo.gitDir : null;
     // parcel does not consult the rules while it starts, only the folders to skip: it crawls while git lists (on
     // 100,000 files that saves about half a second before ready). chokidar judges every path as it crawls: rules first.
     const listed = this.gitDir && this.ws.watcherEngine === "parcel" ? this.listInParallel(this.gitDir) : undefined;

@@ -79,7 +79,7 @@ describe("locate, blockViews, rewriteWorktree", () => {
   const theirs = lines("1", "x = 3", "3", "4", "5", "6", "7", "y = f(1)", "9");
 
   it("numbers the blocks left in the worktree and rewrites only the run of the resolved one, reporting where it landed", () => {
-    const sm = stageMerge(entry(), texts(base, ours, theirs), 7);
+    const sm = stageMerge(texts(base, ours, theirs), 7);
     const wt = renderMerged(sm.merge, { markerSize: 7, labels, eol: "\n" });
     const loc = locate(sm, wt.lines, 7);
     expect(blockViews(sm, loc).map((b) => [b.block, b.lines, b.auto?.rule ?? null])).toEqual([
@@ -98,7 +98,7 @@ describe("locate, blockViews, rewriteWorktree", () => {
 
   it("with marker-like content, finds git's size-7 regions too and rewrites every run with the longer size", () => {
     const b = lines("=======", "x = 1", "end");
-    const sm = stageMerge(entry(), texts(b, lines("=======", "x = 2", "end"), lines("=======", "x = 3", "end")), 7);
+    const sm = stageMerge(texts(b, lines("=======", "x = 2", "end"), lines("=======", "x = 3", "end")), 7);
     expect(sm.markerSize).toBe(8);
     const gitWrote = renderMerged(sm.merge, { markerSize: 7, labels, eol: "\n" });
     const loc = locate(sm, gitWrote.lines, 7);
@@ -112,7 +112,7 @@ describe("locate, blockViews, rewriteWorktree", () => {
   });
 
   it("renderWhole writes the merge anew with the daemon's size, resolutions in place; CRLF when the worktree is", () => {
-    const sm = stageMerge(entry(), texts(base, ours, theirs), 7);
+    const sm = stageMerge(texts(base, ours, theirs), 7);
     const out = renderWhole(sm, new Map([[0, { lines: ["x = 3"], eols: ["\n"] }]]), { labels, eol: "\r\n", lineEols: "file" });
     expect(out.lines[1]).toBe("x = 3");
     expect(out.landed).toEqual([{ block: 0, start: 1, end: 2 }]);
@@ -122,7 +122,7 @@ describe("locate, blockViews, rewriteWorktree", () => {
   });
 
   it("a block whose resolution has no lines lands empty, and the file ending without a newline keeps that", () => {
-    const sm = stageMerge(entry(), texts(lines("a", "b"), lines("a", "B1"), "a\nB2"), 7);
+    const sm = stageMerge(texts(lines("a", "b"), lines("a", "B1"), "a\nB2"), 7);
     const wt = renderMerged(sm.merge, { markerSize: 7, labels, eol: "\n" });
     const loc = locate(sm, wt.lines, 7);
     const out = rewriteWorktree(sm, wt, loc, new Map([[0, { lines: [], eols: [] }]]), { labels, eol: "\n", lineEols: "keep" });

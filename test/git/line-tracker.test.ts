@@ -2,10 +2,10 @@ import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { initHash } from "../../src/core/hash.js";
-import { lineGit } from "../../src/git/line-service.js";
+import type { GitRepo } from "../../src/git/repo.js";
 import { EventBus } from "../../src/platform/bus.js";
 import { Supervisor } from "../../src/platform/supervisor.js";
-import type { FsChange } from "../../src/vfs/pipeline.js";
+import type { FsChange } from "../../src/vfs/events.js";
 import { Workspace } from "../../src/workspace.js";
 import { tmpWorkspace } from "../helpers/tmp.js";
 import { commitFile, git, writeFile } from "./fixture.js";
@@ -26,6 +26,7 @@ describe("the changelist tracker on the bus", () => {
   beforeAll(async () => {
     await initHash();
     ws = new Workspace({ root: tmp.dir }, processes, bus, () => undefined);
+    ws.git.start();
     commitFile(tmp.dir, "m.txt", body(lines));
   });
   afterAll(async () => {
@@ -34,19 +35,19 @@ describe("the changelist tracker on the bus", () => {
     tmp.cleanup();
   });
 
-  const marksOf = async (svc: ReturnType<typeof lineGit>) => {
-    const file = await svc.files.load({ ws }, "m.txt");
+  const marksOf = async (svc: GitRepo) => {
+    const file = await svc.lines.load({ repo: svc }, "m.txt");
     const marks = await svc.changelists.marksFor(file);
     return Object.fromEntries([...marks.lines].map(([l, list]) => [l + 1, list]));
   };
 
   it("reads only the marked file of a 10,000-file flood, and carries its marks through the edit", async () => {
-    const svc = lineGit(ws);
-    await svc.changelists.ready({ ws });
+    const svc = ws.git;
+    await svc.changelists.ready();
     const edited = [...lines];
     edited[9] = "row 10 changed";
     writeFile(tmp.dir, "m.txt", body(edited));
-    const file = await svc.files.load({ ws }, "m.txt");
+    const file = await svc.lines.load({ repo: svc }, "m.txt");
     await svc.changelists.mark(file, { lines: [10] }, "marked");
     const before = svc.changelists.followed;
 
@@ -60,7 +61,7 @@ describe("the changelist tracker on the bus", () => {
   });
 
   it("settles the marks when HEAD moves (git.changed), dropping the changes HEAD now has", async () => {
-    const svc = lineGit(ws);
+    const svc = ws.git;
     const now = ["inserted", ...lines];
     now[10] = "row 10 changed";
     writeFile(tmp.dir, "m.txt", body(["inserted", ...lines]));

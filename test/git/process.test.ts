@@ -132,11 +132,11 @@ describe("the git runner's failures", () => {
     const { git: runGit } = await import("../../src/git/run.js");
     const ws = tmpWorkspace();
     ws.cleanup();
-    await expect(runGit({ ws: { root: ws.dir, processes: supervisor } }, ["status"])).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(runGit({ repo: { root: ws.dir, processes: supervisor } }, ["status"])).rejects.toMatchObject({ code: "NOT_FOUND" });
     const saved = process.env.PATH;
     process.env.PATH = "/nonexistent";
     try {
-      await expect(runGit({ ws: { root: process.cwd(), processes: supervisor } }, ["status"])).rejects.toMatchObject({ code: "TOOL_MISSING" });
+      await expect(runGit({ repo: { root: process.cwd(), processes: supervisor } }, ["status"])).rejects.toMatchObject({ code: "TOOL_MISSING" });
     } finally {
       process.env.PATH = saved;
     }
