@@ -58,7 +58,7 @@ export class Daemon {
 
   constructor(
     private readonly options: DaemonOptions,
-    private readonly log: (message: string) => void = stderrLog,
+    log: (message: string) => void = stderrLog,
   ) {
     this.processes = new Supervisor(undefined, log);
     this.bus = new EventBus(log);

@@ -192,7 +192,7 @@ export function layoutOf(diff: LineDiff, range: ChangeRange): Layout {
     const gapNew: number[] = [];
     for (; o < po; o++) if (!movedOld.has(o)) gapOld.push(o);
     for (; n < pn; n++) if (!moves.has(n)) gapNew.push(n);
-    if (gapOld.length && gapOld.length === gapNew.length) gapOld.forEach((x, k) => pairs.push([x, gapNew[k]]));
+    if (gapOld.length && gapOld.length === gapNew.length) for (let k = 0; k < gapOld.length; k++) pairs.push([gapOld[k], gapNew[k]]);
     if (pn < range.end) pairs.push([po, pn]);
     o = po + 1;
     n = pn + 1;
@@ -236,7 +236,7 @@ export function layoutOf(diff: LineDiff, range: ChangeRange): Layout {
     for (const old of pending) ownerOfOld[old - range.oldStart] = last;
     const owned: number[][] = pieces.map(() => []);
     for (let k = 0; k < ownerOfOld.length; k++) owned[ownerOfOld[k]].push(range.oldStart + k);
-    pieces.forEach((p, k) => (p.oldLines = owned[k]));
+    for (let k = 0; k < pieces.length; k++) pieces[k].oldLines = owned[k];
   }
   diff.layouts.set(range, (layout = { pieces, rows, ownerOfOld }));
   return layout;

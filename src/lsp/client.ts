@@ -5,15 +5,15 @@
  */
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import {
-  type DocumentSymbol,
-  type Hover,
-  type Location,
-  type LocationLink,
-  type Position,
-  type SymbolInformation,
-  type WorkspaceEdit,
-  type WorkspaceSymbol,
+import type {
+  DocumentSymbol,
+  Hover,
+  Location,
+  LocationLink,
+  Position,
+  SymbolInformation,
+  WorkspaceEdit,
+  WorkspaceSymbol,
 } from "vscode-languageserver-protocol";
 import { fileHash } from "../core/hash.js";
 import { decodeText, splitText } from "../core/text.js";

@@ -1,6 +1,5 @@
 import { z } from "zod";
 import { ToolError } from "../errors.js";
-import { FuzzyIndex } from "../search/fuzzy.js";
 import { GlobSyntaxError, pathFilter } from "../search/glob.js";
 import type { FileIndexView, Workspace } from "../workspace.js";
 import { defineTool } from "../dispatch/tool.js";

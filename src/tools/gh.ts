@@ -27,7 +27,7 @@ export const ghTool = defineTool({
   timeoutMs: GH_TIMEOUT_MS + 5_000,
   state: async ({ workspace: ws }) => {
     const version = await runGh(ws, ["--version"], { timeoutMs: 10_000 }).catch(() => null);
-    if (!version || version.code !== 0) return { available: false, installed: false, reason: "gh (GitHub CLI) is not installed; apt-get install gh" };
+    if (version?.code !== 0) return { available: false, installed: false, reason: "gh (GitHub CLI) is not installed; apt-get install gh" };
     const auth = await runGh(ws, ["auth", "status"], { timeoutMs: 15_000 }).catch(() => null);
     return { available: true, installed: true, version: version.stdout.split("\n")[0].trim(), logged_in: auth?.code === 0 };
   },

@@ -1,4 +1,4 @@
-import { closeSync, fstatSync, lstatSync, read, readSync } from "node:fs";
+import { type Stats, closeSync, fstatSync, lstatSync, read, readSync } from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
 import { z } from "zod";
@@ -50,7 +50,7 @@ export const listDirTool = defineTool({
   async run(params, { ws, signal }) {
     const target = await ws.paths.resolve(params.path ?? "");
     const shown = target.rel || ".";
-    let st;
+    let st: Stats;
     try {
       st = lstatSync(target.real);
     } catch (e) {

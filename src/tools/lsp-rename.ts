@@ -87,7 +87,7 @@ function shape(plan: RenamePlan, params: RenameParams, hashes: readonly string[]
 function render(plan: RenamePlan, verb: string, newName: string, newHashes: readonly string[]): string {
   const at = whereText(plan.path, plan.at);
   const n = plan.files.length;
-  const lines = [`rename ${at} to ${newName} · hash ${plan.hash} · ${verb} ${plan.count} place${plan.count === 1 ? "" : "s"} in ${n} file${n === 1 ? "" : "s"}`];
-  plan.files.forEach((f, i) => lines.push(`${f.path} · hash ${f.hash} -> ${newHashes[i]} · ${f.edits} edit${f.edits === 1 ? "" : "s"}`));
-  return [...lines, "", ...plan.files.map((f) => f.diff.trimEnd())].join("\n");
+  const head = `rename ${at} to ${newName} · hash ${plan.hash} · ${verb} ${plan.count} place${plan.count === 1 ? "" : "s"} in ${n} file${n === 1 ? "" : "s"}`;
+  const files = plan.files.map((f, i) => `${f.path} · hash ${f.hash} -> ${newHashes[i]} · ${f.edits} edit${f.edits === 1 ? "" : "s"}`);
+  return [head, ...files, "", ...plan.files.map((f) => f.diff.trimEnd())].join("\n");
 }

@@ -1,4 +1,3 @@
-import { ToolError } from "../errors.js";
 import { stderrCause } from "../mcp/stderr-cause.js";
 import type { Services } from "../dispatch/services.js";
 import { defineTool } from "../dispatch/tool.js";

@@ -4,7 +4,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { fileHash, initHash, tagOf } from "../../src/core/hash.js";
 import { MAX_CONCURRENT } from "../../src/platform/supervisor.js";
-import { DaemonClient, MAIN, daemonForSuite, startDaemon } from "../helpers/daemon.js";
+import { type DaemonClient, MAIN, daemonForSuite, startDaemon } from "../helpers/daemon.js";
 import { alive, descendants, processes, rssMb, until, waitDead, waitForFile } from "../helpers/process.js";
 import { git, tmpWorkspace } from "../helpers/tmp.js";
 

@@ -142,7 +142,7 @@ describe("the process supervisor", () => {
 });
 
 /** A grandchild in a session (and process group) of its own, so no group kill reaches it; its pid goes to `file`. */
-const escape = (file: string) => `setsid sleep 30 < /dev/null > /dev/null 2>&1 & echo $! > ${file}`;
+const escapingGrandchild = (file: string) => `setsid sleep 30 < /dev/null > /dev/null 2>&1 & echo $! > ${file}`;
 const pidIn = (dir: string, file: string) => waitForFile(path.join(dir, file)).then(Number);
 /** The cgroup v2 a process is in, as a path of the hierarchy ("0::" in /proc/PID/cgroup). */
 const cgroupOf = (pid: number) => readFileSync(`/proc/${pid}/cgroup`, "utf8").split("\n").find((l) => l.startsWith("0::"))!.slice(3);
@@ -171,14 +171,14 @@ describe("containment: what a child starts cannot leave it by setsid (SPEC 1)", 
     const ws = tmpWorkspace();
     const own = new Supervisor();
     try {
-      expect((await runLong(supervisor, sh(escape("exited.pid"), ws.dir))).code).toBe(0);
+      expect((await runLong(supervisor, sh(escapingGrandchild("exited.pid"), ws.dir))).code).toBe(0);
       await waitDead(await pidIn(ws.dir, "exited.pid"));
 
-      const timedOut = await runLong(supervisor, sh(`${escape("timeout.pid")}; sleep 30`, ws.dir), { timeoutMs: 300 });
+      const timedOut = await runLong(supervisor, sh(`${escapingGrandchild("timeout.pid")}; sleep 30`, ws.dir), { timeoutMs: 300 });
       expect(timedOut.timedOut).toBe(true);
       await waitDead(await pidIn(ws.dir, "timeout.pid"));
 
-      const server = await own.spawnLong({ ...sh(`${escape("stop.pid")}; exec sleep 30`, ws.dir), label: "server" });
+      const server = await own.spawnLong({ ...sh(`${escapingGrandchild("stop.pid")}; exec sleep 30`, ws.dir), label: "server" });
       const escaped = await pidIn(ws.dir, "stop.pid");
       // Left the group (setsid runs just after the fork that `$!` names).
       await until(() => processes().find((p) => p.pid === escaped)?.pgid === escaped, "the grandchild to lead a group of its own");
@@ -238,7 +238,7 @@ describe("a child's stop({graceMs}): the one way to end a child", () => {
   const stubborn = [
     `trap 'echo leader >> term.log' TERM`,
     `sh -c 'trap "echo kid >> term.log" TERM; echo $$ > kid.pid; while :; do sleep 0.05; done' &`,
-    escape("escaped.pid"),
+    escapingGrandchild("escaped.pid"),
     "echo $$ > leader.pid",
     "while :; do sleep 0.05; done",
   ].join("\n");
@@ -302,7 +302,7 @@ describe("stop({ask}): a polite request in SIGTERM's place, and a bounded wait f
     let escaped: number | undefined;
     try {
       expect(own.state().containment).toMatchObject({ kind: "process-group" });
-      const server = await own.spawnLong({ ...sh(`${escape("escaped.pid")}; read line; exit 0`, ws.dir), stdin: "pipe" });
+      const server = await own.spawnLong({ ...sh(`${escapingGrandchild("escaped.pid")}; read line; exit 0`, ws.dir), stdin: "pipe" });
       escaped = await pidIn(ws.dir, "escaped.pid");
       await until(() => processes().find((p) => p.pid === escaped)?.pgid === escaped, "the grandchild to lead a group of its own");
       const ask = async () => void server.child.stdin!.end("bye\n");
