@@ -53,7 +53,11 @@ async function connect(revision: Revision, root: string, state: string, opts: Op
 
 /** Resolves on the next notification of `method` that `test` accepts. */
 function nextNotification(client: Client, method: "notifications/tools/list_changed" | "notifications/resources/updated", test: (params: Record<string, unknown>) => boolean = () => true): Promise<Record<string, unknown>> {
-  return new Promise((resolve) => client.setNotificationHandler(method, (n: { params?: Record<string, unknown> }) => test(n.params ?? {}) && resolve(n.params ?? {})));
+  return new Promise((resolve) =>
+    client.setNotificationHandler(method, (n: { params?: Record<string, unknown> }) => {
+      if (test(n.params ?? {})) resolve(n.params ?? {});
+    }),
+  );
 }
 
 async function rejection(p: Promise<unknown>): Promise<ProtocolError> {
@@ -112,12 +116,16 @@ describe.each([MODERN, LEGACY] as const)("tool-layer --mcp, a %s client", (revis
     expect((await rejection(client.callTool({ name: "session_end", arguments: {} }))).code).toBe(-32602);
   });
 
-  it("resources/read of a missing file is the resource-not-found error, -32602 with data.uri", async () => {
+  it("resources/read of a missing file is the resource-not-found error, -32602 with data {uri}; other refusals are not", async () => {
     const uri = pathToFileURL(path.join(ws.dir, "missing.txt")).href;
     const e = await rejection(client.readResource({ uri }));
     expect(e).toBeInstanceOf(ResourceNotFoundError);
     expect(e.code).toBe(-32602);
     expect(e.data).toEqual({ uri });
+    // Any other refusal carries more than the URI, so that a client does not take it for "not found".
+    const outside = await rejection(client.readResource({ uri: "file:///etc/passwd" }));
+    expect(outside).not.toBeInstanceOf(ResourceNotFoundError);
+    expect(outside.data).toEqual({ uri: "file:///etc/passwd", code: "PATH_OUTSIDE_ROOT" });
   });
 
   it("a subscribed file's change reaches the client as resources/updated, with the URI it subscribed with", async () => {
@@ -166,45 +174,74 @@ describe("tool-layer --mcp, 2026-07-28 only", () => {
   });
 });
 
+/** A JSON-RPC message as the daemon writes it, as far as these tests read it. */
+interface WireMessage {
+  id?: number;
+  method?: string;
+  result?: { resultType?: string; requestState?: string; isError?: boolean; [key: string]: unknown };
+  error?: { code: number; message: string; data?: unknown };
+}
+
+/** The built daemon `--mcp` spoken to in raw JSON lines, each request a stateless 2026-07-28 one. */
+function rawDaemon(root: string, state: string) {
+  const child = spawn(process.execPath, [MAIN, "--mcp", "--root", root], { stdio: ["pipe", "pipe", "pipe"], env: { ...process.env, XDG_STATE_HOME: state } });
+  const lines: WireMessage[] = [];
+  const waiters: (() => void)[] = [];
+  let stderr = "";
+  child.stderr.on("data", (d: Buffer) => {
+    stderr += d;
+    for (const w of waiters.splice(0)) w();
+  });
+  createInterface({ input: child.stdout }).on("line", (line) => {
+    lines.push(JSON.parse(line) as WireMessage);
+    for (const w of waiters.splice(0)) w();
+  });
+  const until = async (done: () => boolean) => {
+    while (!done()) await new Promise<void>((r) => waiters.push(r));
+  };
+  return {
+    lines,
+    stderr: () => stderr,
+    until,
+    send(id: number, method: string, params: Record<string, unknown> = {}, meta: Record<string, unknown> = {}) {
+      child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id, method, params: { ...params, _meta: { ...ENVELOPE, ...meta } } })}\n`);
+    },
+    async answer(id: number): Promise<WireMessage> {
+      await until(() => lines.some((l) => l.id === id));
+      return lines.find((l) => l.id === id)!;
+    },
+    async close() {
+      child.stdin.end();
+      await new Promise((r) => child.once("exit", r));
+    },
+  };
+}
+
 describe("tool-layer --mcp on the 2026-07-28 wire", () => {
+  const version = (v: string) => ({ "io.modelcontextprotocol/protocolVersion": v });
+
   it("answers a request naming a revision it does not serve with -32022, on the opening and later, and logs events to stderr only", async () => {
     const ws = tmpWorkspace({ git: true });
     const state = tmpWorkspace();
-    const child = spawn(process.execPath, [MAIN, "--mcp", "--root", ws.dir], { stdio: ["pipe", "pipe", "pipe"], env: { ...process.env, XDG_STATE_HOME: state.dir } });
-    const lines: Record<string, any>[] = [];
-    let stderr = "";
-    child.stderr.on("data", (d: Buffer) => (stderr += d));
-    const waiters: (() => void)[] = [];
-    createInterface({ input: child.stdout }).on("line", (line) => {
-      lines.push(JSON.parse(line));
-      for (const w of waiters.splice(0)) w();
-    });
-    const answer = async (id: number) => {
-      while (!lines.some((l) => l.id === id)) await new Promise<void>((r) => waiters.push(r));
-      return lines.find((l) => l.id === id)!;
-    };
-    const send = (id: number, method: string, params: Record<string, unknown> = {}, version = MODERN) =>
-      child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id, method, params: { ...params, _meta: { ...ENVELOPE, "io.modelcontextprotocol/protocolVersion": version } } })}\n`);
+    const d = rawDaemon(ws.dir, state.dir);
     try {
-      send(1, "tools/list", {}, "1900-01-01");
-      expect((await answer(1)).error).toMatchObject({ code: -32022, data: { supported: [MODERN], requested: "1900-01-01" } });
-      send(2, "tools/list");
-      const listed = await answer(2);
-      expect(listed.result).toMatchObject({ resultType: "complete", ttlMs: 0, cacheScope: "private", _meta: { [SERVER_INFO]: { name: "tool-layer" } } });
-      send(3, "tools/list", {}, "2099-01-01");
-      expect((await answer(3)).error).toMatchObject({ code: -32022, data: { supported: [MODERN], requested: "2099-01-01" } });
-      send(4, "tools/call", { name: "git_status", arguments: {} }, "2099-01-01");
-      expect((await answer(4)).error).toMatchObject({ code: -32022 });
+      d.send(1, "tools/list", {}, version("1900-01-01"));
+      expect((await d.answer(1)).error).toMatchObject({ code: -32022, data: { supported: [MODERN], requested: "1900-01-01" } });
+      d.send(2, "tools/list");
+      expect((await d.answer(2)).result).toMatchObject({ resultType: "complete", ttlMs: 0, cacheScope: "private", _meta: { [SERVER_INFO]: { name: "tool-layer" } } });
+      d.send(3, "tools/list", {}, version("2099-01-01"));
+      expect((await d.answer(3)).error).toMatchObject({ code: -32022, data: { supported: [MODERN], requested: "2099-01-01" } });
+      d.send(4, "tools/call", { name: "git_status", arguments: {} }, version("2099-01-01"));
+      expect((await d.answer(4)).error).toMatchObject({ code: -32022 });
 
       // A pushed event that a 2025-11-25 client gets as notifications/message goes to stderr here.
       git(ws.dir, "commit", "-q", "--allow-empty", "-m", "first");
-      while (!stderr.includes("git.changed")) await new Promise<void>((r) => child.stderr.once("data", () => r()));
-      send(6, "tools/list");
-      await answer(6);
-      expect(lines.filter((l) => l.method === "notifications/message")).toEqual([]);
+      await d.until(() => d.stderr().includes("git.changed"));
+      d.send(5, "tools/list");
+      await d.answer(5);
+      expect(d.lines.filter((l) => l.method === "notifications/message")).toEqual([]);
     } finally {
-      child.stdin.end();
-      await new Promise((r) => child.once("exit", r));
+      await d.close();
       ws.cleanup();
       state.cleanup();
     }
@@ -213,34 +250,22 @@ describe("tool-layer --mcp on the 2026-07-28 wire", () => {
   it("does not take a confirmation the daemon did not ask for: inputResponses without its requestState are asked again", async () => {
     const ws = tmpWorkspace({ files: { "doomed.txt": "x\n" } });
     const state = tmpWorkspace();
-    const child = spawn(process.execPath, [MAIN, "--mcp", "--root", ws.dir], { stdio: ["pipe", "pipe", "inherit"], env: { ...process.env, XDG_STATE_HOME: state.dir } });
-    const lines: Record<string, any>[] = [];
-    const waiters: (() => void)[] = [];
-    createInterface({ input: child.stdout }).on("line", (line) => {
-      lines.push(JSON.parse(line));
-      for (const w of waiters.splice(0)) w();
-    });
-    const answer = async (id: number) => {
-      while (!lines.some((l) => l.id === id)) await new Promise<void>((r) => waiters.push(r));
-      return lines.find((l) => l.id === id)!;
-    };
-    const meta = { ...ENVELOPE, "io.modelcontextprotocol/clientCapabilities": { elicitation: { form: {} } } };
-    const call = (id: number, extra: Record<string, unknown>) =>
-      child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { _meta: meta, name: "file_delete", arguments: { path: "doomed.txt", hash: fileHash(Buffer.from("x\n")) }, ...extra } })}\n`);
+    const d = rawDaemon(ws.dir, state.dir);
+    const asks = { "io.modelcontextprotocol/clientCapabilities": { elicitation: { form: {} } } };
+    const call = (id: number, extra: Record<string, unknown>) => d.send(id, "tools/call", { name: "file_delete", arguments: { path: "doomed.txt", hash: fileHash(Buffer.from("x\n")) }, ...extra }, asks);
     try {
       const accepted = { confirm: { action: "accept", content: { confirm: true } } };
       call(1, { inputResponses: accepted });
-      expect((await answer(1)).result).toMatchObject({ resultType: "input_required", inputRequests: { confirm: { method: "elicitation/create" } }, requestState: expect.any(String) });
+      const asked = (await d.answer(1)).result;
+      expect(asked).toMatchObject({ resultType: "input_required", inputRequests: { confirm: { method: "elicitation/create" } }, requestState: expect.any(String) });
       call(2, { inputResponses: accepted, requestState: "v1.forged.state" });
-      expect((await answer(2)).error).toMatchObject({ code: -32602 });
+      expect((await d.answer(2)).error).toMatchObject({ code: -32602 });
       expect(existsSync(path.join(ws.dir, "doomed.txt"))).toBe(true);
-      const state1 = (await answer(1)).result.requestState as string;
-      call(3, { inputResponses: accepted, requestState: state1 });
-      expect((await answer(3)).result.isError).toBeFalsy();
+      call(3, { inputResponses: accepted, requestState: asked?.requestState });
+      expect((await d.answer(3)).result?.isError).toBeFalsy();
       expect(existsSync(path.join(ws.dir, "doomed.txt"))).toBe(false);
     } finally {
-      child.stdin.end();
-      await new Promise((r) => child.once("exit", r));
+      await d.close();
       ws.cleanup();
       state.cleanup();
     }
