@@ -185,9 +185,7 @@ export class McpAdapter {
   private listTools(): HandlerResultTypeMap["tools/list"] {
     const tools = this.served().map((t) => this.describe(t));
     const pending = this.pendingServers();
-    if (!pending.length) return { tools };
-    const message = `MCP server${pending.length > 1 ? "s" : ""} ${pending.join(", ")} still starting: ${pending.length > 1 ? "their" : "its"} tools are not listed yet; notifications/tools/list_changed follows when they are.`;
-    return { tools, _meta: { [PENDING_META]: { servers: pending, message } } };
+    return pending.length ? { tools, _meta: { [PENDING_META]: { servers: pending, message: stillStarting(pending) } } } : { tools };
   }
 
   /** Passthrough servers that may run and are not up yet (failed ones are not waited for). */
@@ -226,9 +224,9 @@ export class McpAdapter {
   private async callTool(name: string, args: Record<string, unknown>, ctx: ServerContext): Promise<HandlerResultTypeMap["tools/call"]> {
     const tool = this.registry.tool(name);
     if (!tool || NOT_SERVED.has(name)) {
-      // MCP's answer to an unknown tool (a protocol error, not a tool result); the note says when more are coming.
+      // MCP's answer to an unknown tool: a protocol error, not a tool result.
       const pending = this.pendingServers();
-      throw new ProtocolError(INVALID_PARAMS, `Unknown tool: ${name}${pending.length ? ` (MCP servers still starting: ${pending.join(", ")}; tools/list_changed follows)` : ""}`);
+      throw new ProtocolError(INVALID_PARAMS, `Unknown tool: ${name}${pending.length ? `. ${stillStarting(pending)}` : ""}`);
     }
     const params = { ...args };
     let approved = true;
@@ -285,6 +283,11 @@ export class McpAdapter {
       throw new ProtocolError(INVALID_PARAMS, `${uri}: ${(e as Error).message}`);
     }
   }
+}
+
+function stillStarting(servers: string[]): string {
+  const one = servers.length === 1;
+  return `MCP server${one ? "" : "s"} ${servers.join(", ")} ${one ? "is" : "are"} still starting: ${one ? "its" : "their"} tools are not listed yet; notifications/tools/list_changed follows when they are.`;
 }
 
 /** An outcome as an MCP tool result: text for the model, the structured result beside it; a failure is isError. */

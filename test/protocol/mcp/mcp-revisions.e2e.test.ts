@@ -210,8 +210,9 @@ function rawDaemon(root: string, state: string) {
       await until(() => lines.some((l) => l.id === id));
       return lines.find((l) => l.id === id)!;
     },
-    async close() {
-      child.stdin.end();
+    async close(signal?: NodeJS.Signals) {
+      if (signal) child.kill(signal);
+      else child.stdin.end();
       await new Promise((r) => child.once("exit", r));
     },
   };
@@ -245,6 +246,22 @@ describe("tool-layer --mcp on the 2026-07-28 wire", () => {
       ws.cleanup();
       state.cleanup();
     }
+  });
+
+  it("acknowledges a listen with what it honors, and ends it with its result when the daemon stops", async () => {
+    const ws = tmpWorkspace();
+    const state = tmpWorkspace();
+    const d = rawDaemon(ws.dir, state.dir);
+    try {
+      d.send(1, "subscriptions/listen", { notifications: { toolsListChanged: true, promptsListChanged: true } });
+      await d.until(() => d.lines.some((l) => l.method === "notifications/subscriptions/acknowledged"));
+      expect(d.lines.find((l) => l.method === "notifications/subscriptions/acknowledged")).toMatchObject({ params: { notifications: { toolsListChanged: true } } });
+    } finally {
+      await d.close("SIGTERM");
+      ws.cleanup();
+      state.cleanup();
+    }
+    expect(d.lines.find((l) => l.id === 1)?.result).toMatchObject({ resultType: "complete", _meta: { "io.modelcontextprotocol/subscriptionId": 1 } });
   });
 
   it("does not take a confirmation the daemon did not ask for: inputResponses without its requestState are asked again", async () => {
