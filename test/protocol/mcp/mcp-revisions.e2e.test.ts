@@ -203,8 +203,12 @@ function rawDaemon(root: string, state: string) {
     lines,
     stderr: () => stderr,
     until,
+    /** A message as given (a 2025-11-25 one); `send` is the same with the 2026-07-28 envelope. */
+    write(message: Record<string, unknown>) {
+      child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", ...message })}\n`);
+    },
     send(id: number, method: string, params: Record<string, unknown> = {}, meta: Record<string, unknown> = {}) {
-      child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id, method, params: { ...params, _meta: { ...ENVELOPE, ...meta } } })}\n`);
+      this.write({ id, method, params: { ...params, _meta: { ...ENVELOPE, ...meta } } });
     },
     async answer(id: number): Promise<WireMessage> {
       await until(() => lines.some((l) => l.id === id));
@@ -241,6 +245,30 @@ describe("tool-layer --mcp on the 2026-07-28 wire", () => {
       d.send(5, "tools/list");
       await d.answer(5);
       expect(d.lines.filter((l) => l.method === "notifications/message")).toEqual([]);
+    } finally {
+      await d.close();
+      ws.cleanup();
+      state.cleanup();
+    }
+  });
+
+  it("a server/discover probe followed by initialize is served as 2025-11-25, the probe's instance gone", async () => {
+    const ws = tmpWorkspace({ git: true });
+    const state = tmpWorkspace();
+    const d = rawDaemon(ws.dir, state.dir);
+    try {
+      d.send(1, "server/discover");
+      expect((await d.answer(1)).result).toMatchObject({ supportedVersions: [MODERN] });
+      d.write({ id: 2, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "0" } } });
+      expect((await d.answer(2)).result).toMatchObject({ protocolVersion: "2025-11-25", serverInfo: { name: "tool-layer" } });
+      d.write({ method: "notifications/initialized" });
+      git(ws.dir, "commit", "-q", "--allow-empty", "-m", "first");
+      await d.until(() => d.lines.some((l) => l.method === "notifications/message"));
+      d.write({ id: 3, method: "tools/list" });
+      await d.answer(3);
+      // One instance hears the bus: the discarded 2026-07-28 one would have logged the event to stderr.
+      expect(d.lines.filter((l) => l.method === "notifications/message")).toHaveLength(1);
+      expect(d.stderr()).not.toContain("git.changed");
     } finally {
       await d.close();
       ws.cleanup();
