@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { createInterface } from "node:readline";
@@ -315,6 +315,12 @@ describe("tool-layer --mcp on the 2026-07-28 wire", () => {
       state.cleanup();
     }
   });
+});
+
+it("--mcp-confirm takes destructive, mutating or none, and names a bad value in one line", () => {
+  const r = spawnSync(process.execPath, [MAIN, "--mcp", "--mcp-confirm", "always"], { input: "", encoding: "utf8" });
+  expect(r.status).toBe(2);
+  expect(r.stderr.trim()).toMatch(/^[^\n]*--mcp-confirm must be destructive, mutating or none, not always$/);
 });
 
 describe.each([MODERN, LEGACY] as const)("--mcp-confirm destructive (the default), a %s client", (revision) => {
