@@ -35,6 +35,8 @@ export const DRY_RUN_PARAM = "dry_run";
 const RESOURCE_LINES = MAX_LIMIT;
 /** Events that reach an MCP client as logging notifications; fs.changed and tools.changed have notifications of their own. */
 const LOGGED_EVENTS = new Set<string>(["git.changed", "vfs.state", "lsp.diagnostics", "terminal.output", "terminal.exited"]);
+/** How much of such an event a 2026-07-28 connection's stderr line shows: a job's output can be long. */
+const LOGGED_CHARS = 500;
 const INVALID_PARAMS = -32602;
 /** The stateless revision served beside the 2025 ones (which `initialize` negotiates as before). */
 export const MODERN_REVISION = "2026-07-28";
@@ -132,7 +134,7 @@ export class McpAdapter {
       bus.on("fs.changed", ({ changes }) => void this.filesChanged(new Set(changes.map((c) => c.path)))),
       bus.onAny((event: EventName, data) => {
         if (!LOGGED_EVENTS.has(event)) return;
-        if (this.era === "modern") this.ws.log(`${event} ${JSON.stringify(data)}`);
+        if (this.era === "modern") this.ws.log(`${event} ${cut(JSON.stringify(data), LOGGED_CHARS)}`);
         else void this.server.sendLoggingMessage({ level: "info", logger: "tool-layer", data: { event, data } }).catch(() => undefined);
       }),
     );
@@ -283,6 +285,10 @@ export class McpAdapter {
       throw new ProtocolError(INVALID_PARAMS, `${uri}: ${(e as Error).message}`);
     }
   }
+}
+
+function cut(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max)}… (${text.length} characters)` : text;
 }
 
 function stillStarting(servers: string[]): string {
