@@ -89,7 +89,12 @@ export class Daemon {
     const { serveMcp } = await import("./protocol/mcp/serve.js");
     await this.startServices();
     // Served once ready: what the client sent meanwhile waits in stdin's buffer, as JSON-lines requests wait in a queue.
-    const mcp = serveMcp(this.dispatcher, this.registry, this.ws, this.bus, input, output, { version: this.options.version, confirm: this.options.mcpConfirm ?? "destructive", onEnd: end.stop });
+    const mcp = serveMcp(this.dispatcher, this.registry, this.ws, this.bus, input, output, {
+      version: this.options.version,
+      confirm: this.options.mcpConfirm ?? "destructive",
+      passthrough: this.ws.mcp,
+      onEnd: end.stop,
+    });
 
     await end.stopped;
     await this.shutDown();

@@ -6,12 +6,14 @@ import type { EventBus } from "../../platform/bus.js";
 import type { Workspace } from "../../workspace.js";
 import { ConfirmGate, type ConfirmMode } from "./confirm.js";
 import { ListenedFiles } from "./listens.js";
-import { McpAdapter } from "./server.js";
+import { McpAdapter, type PassthroughStatus } from "./server.js";
 import { McpStdioTransport } from "./stdio-transport.js";
 
 export interface McpServeOptions {
   version: string;
   confirm: ConfirmMode;
+  /** The passthrough servers, for tools/list's note on those still starting. */
+  passthrough?: PassthroughStatus;
   /** The connection ended (stdin or stdout closed). */
   onEnd: () => void;
 }
@@ -25,7 +27,7 @@ export function serveMcp(dispatcher: Dispatcher, registry: Registry, ws: Workspa
   const listens = new ListenedFiles();
   const transport = new McpStdioTransport(input, output, { onEnd: options.onEnd, peek: (m) => listens.see(m) });
   const gate = new ConfirmGate(options.confirm);
-  return serveStdio(({ era }) => new McpAdapter(dispatcher, registry, ws, bus, { era, version: options.version, transport, gate, listens }).server, {
+  return serveStdio(({ era }) => new McpAdapter(dispatcher, registry, ws, bus, { era, version: options.version, passthrough: options.passthrough, transport, gate, listens }).server, {
     transport,
     onerror: (e) => ws.log(`MCP: ${e.message}`),
   });

@@ -64,9 +64,15 @@ const envelopeOf = (ctx: ServerContext) => (ctx.mcpReq.envelope ?? {}) as Envelo
 /** Which revision a connection speaks: `legacy` the 2025 ones (initialize), `modern` 2026-07-28 (stateless). */
 export type Era = "legacy" | "modern";
 
+/** What the adapter reads of the passthrough (McpPassthrough): which servers there are and in what state. */
+export interface PassthroughStatus {
+  status(): { servers: Record<string, unknown>[] };
+}
+
 export interface McpAdapterOptions {
   era: Era;
   version: string;
+  passthrough?: PassthroughStatus;
   /** The wire, for the file-window fast path of its answers. */
   transport: McpStdioTransport;
   gate: ConfirmGate;
@@ -90,26 +96,21 @@ export class McpAdapter {
   /** 2026-07-28: a listened URI -> its root-relative real path (undefined: not a file of the workspace). */
   private readonly listenedRel = new Map<string, Promise<string | undefined>>();
   private readonly unsubscribe: (() => void)[] = [];
-  private readonly era: Era;
-  private readonly transport: McpStdioTransport;
-  private readonly gate: ConfirmGate;
-  private readonly listens: ListenedFiles;
 
   constructor(
     private readonly dispatcher: Dispatcher,
     private readonly registry: Registry,
     private readonly ws: Workspace,
     bus: EventBus,
-    options: McpAdapterOptions,
+    private readonly options: McpAdapterOptions,
   ) {
-    ({ era: this.era, transport: this.transport, gate: this.gate, listens: this.listens } = options);
     this.server = new Server(
       { name: "tool-layer", version: options.version },
       {
         // Logging is a 2025 notion (2026-07-28 servers log to stderr).
-        capabilities: { tools: { listChanged: true }, resources: { subscribe: true }, ...(this.era === "legacy" ? { logging: {} } : {}) },
+        capabilities: { tools: { listChanged: true }, resources: { subscribe: true }, ...(this.options.era === "legacy" ? { logging: {} } : {}) },
         cacheHints: CACHE_HINTS,
-        requestState: { verify: this.gate.verify },
+        requestState: { verify: this.options.gate.verify },
       },
     );
     this.handle("tools/list", async () => this.listTools());
@@ -134,7 +135,7 @@ export class McpAdapter {
       bus.on("fs.changed", ({ changes }) => void this.filesChanged(new Set(changes.map((c) => c.path)))),
       bus.onAny((event: EventName, data) => {
         if (!LOGGED_EVENTS.has(event)) return;
-        if (this.era === "modern") this.ws.log(`${event} ${cut(JSON.stringify(data), LOGGED_CHARS)}`);
+        if (this.options.era === "modern") this.ws.log(`${event} ${cut(JSON.stringify(data), LOGGED_CHARS)}`);
         else void this.server.sendLoggingMessage({ level: "info", logger: "tool-layer", data: { event, data } }).catch(() => undefined);
       }),
     );
@@ -149,7 +150,7 @@ export class McpAdapter {
   private handle<M extends RequestMethod>(method: M, handler: (request: RequestTypeMap[M], ctx: ServerContext) => Promise<HandlerResultTypeMap[M]>): void {
     this.server.setRequestHandler(method, (request: RequestTypeMap[M], ctx: ServerContext) => {
       const requested = envelopeOf(ctx)[PROTOCOL_VERSION_META_KEY];
-      if (this.era === "modern" && requested !== undefined && requested !== MODERN_REVISION) {
+      if (this.options.era === "modern" && requested !== undefined && requested !== MODERN_REVISION) {
         throw new UnsupportedProtocolVersionError({ supported: [MODERN_REVISION], requested });
       }
       return handler(request, ctx);
@@ -167,12 +168,12 @@ export class McpAdapter {
 
   /** The files a client follows that changed: resources/updated with the URI it used, once per URI. */
   private async filesChanged(changed: Set<string>): Promise<void> {
-    const uris = this.era === "legacy" ? [...changed].flatMap((rel) => this.subscribed.get(rel) ?? []) : await this.listenedIn(changed);
+    const uris = this.options.era === "legacy" ? [...changed].flatMap((rel) => this.subscribed.get(rel) ?? []) : await this.listenedIn(changed);
     for (const uri of uris) void this.server.sendResourceUpdated({ uri }).catch(() => undefined);
   }
 
   private async listenedIn(changed: Set<string>): Promise<string[]> {
-    const uris = [...this.listens.uris()];
+    const uris = [...this.options.listens.uris()];
     const rels = await Promise.all(
       uris.map((uri) => {
         let rel = this.listenedRel.get(uri);
@@ -192,7 +193,7 @@ export class McpAdapter {
 
   /** Passthrough servers that may run and are not up yet (failed ones are not waited for). */
   private pendingServers(): string[] {
-    const servers = this.ws.mcp?.status().servers ?? [];
+    const servers = this.options.passthrough?.status().servers ?? [];
     return servers.filter((s) => !s.blocked && (s.state === "idle" || s.state === "connecting")).map((s) => String(s.name));
   }
 
@@ -238,8 +239,8 @@ export class McpAdapter {
       delete params[DRY_RUN_PARAM];
     }
     if (approved) {
-      const client = this.era === "modern" ? envelopeOf(ctx)[CLIENT_CAPABILITIES_META_KEY] : this.server.getClientCapabilities();
-      const withheld = await this.gate.check(tool, args, ctx, client);
+      const client = this.options.era === "modern" ? envelopeOf(ctx)[CLIENT_CAPABILITIES_META_KEY] : this.server.getClientCapabilities();
+      const withheld = await this.options.gate.check(tool, args, ctx, client);
       if (withheld) return "ask" in withheld ? withheld.ask : failed(withheld.refused);
     }
     const callId = `mcp-${++this.nextCall}`;
@@ -247,7 +248,7 @@ export class McpAdapter {
     const onAbort = () => this.dispatcher.cancel(callId);
     signal.addEventListener("abort", onAbort, { once: true });
     try {
-      return toMcp(await this.dispatcher.call({ tool_id: name, session_id: this.session, call_id: callId, approved, params }), this.transport);
+      return toMcp(await this.dispatcher.call({ tool_id: name, session_id: this.session, call_id: callId, approved, params }), this.options.transport);
     } finally {
       signal.removeEventListener("abort", onAbort);
     }
