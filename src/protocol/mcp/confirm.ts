@@ -7,7 +7,7 @@ import {
   inputRequired,
   inputResponse,
 } from "@modelcontextprotocol/server";
-import { type AnyTool, hintsOf } from "../../tools/tool.js";
+import { type AnyTool, hintsOf } from "../../dispatch/tool.js";
 
 /** `--mcp-confirm`: which calls a person confirms first, for hosts that approve every call by themselves. */
 export const CONFIRM_MODES = ["destructive", "mutating", "none"] as const;

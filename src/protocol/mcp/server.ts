@@ -16,12 +16,12 @@ import {
   type ServerOptions,
   UnsupportedProtocolVersionError,
 } from "@modelcontextprotocol/server";
+import { FILE_READ_MAX_LINES } from "../../core/limits.js";
 import { RenderedWindow } from "../../core/line-tags.js";
 import type { Dispatcher, Outcome } from "../../dispatch/dispatcher.js";
 import type { Registry } from "../../dispatch/registry.js";
 import type { EventBus, EventName } from "../../platform/bus.js";
-import { MAX_LIMIT } from "../../tools/file-read.js";
-import { type AnyTool, hintsOf } from "../../tools/tool.js";
+import { type AnyTool, hintsOf } from "../../dispatch/tool.js";
 import type { Workspace } from "../../workspace.js";
 import type { ConfirmGate } from "./confirm.js";
 import type { ListenedFiles } from "./listens.js";
@@ -32,7 +32,7 @@ export const NOT_SERVED = new Set(["list", "info", "cancel", "session_end"]);
 /** The param every mutating tool gets in MCP mode: an MCP client approves calls itself, so a call runs unless it asks for a preview. */
 export const DRY_RUN_PARAM = "dry_run";
 /** Lines of a file resources/read returns (SPEC 13: 2,000), file_read's largest window. */
-const RESOURCE_LINES = MAX_LIMIT;
+const RESOURCE_LINES = FILE_READ_MAX_LINES;
 /** Events that reach an MCP client as logging notifications; fs.changed and tools.changed have notifications of their own. */
 const LOGGED_EVENTS = new Set<string>(["git.changed", "vfs.state", "lsp.diagnostics", "terminal.output", "terminal.exited"]);
 /** How much of such an event a 2026-07-28 connection's stderr line shows: a job's output can be long. */
