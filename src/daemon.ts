@@ -34,6 +34,8 @@ export interface DaemonOptions {
   terminal?: Omit<TerminalOptions, "stateDir">;
   /** `--lsp-sandbox`: whether the language servers run inside bubblewrap (default auto: where it works). */
   lspSandbox?: LspSandboxMode;
+  /** `--lsp-warm`: start the language servers of the root's project files once ready (default true). */
+  lspWarm?: boolean;
 }
 
 const log = (message: string) => process.stderr.write(`tool-layer: ${message}\n`);
@@ -74,6 +76,7 @@ export class Daemon {
     });
     await this.startServices();
     transport.start();
+    this.warmLanguageServers();
 
     await end.stopped;
     transport.stopReading();
@@ -90,6 +93,7 @@ export class Daemon {
     transport.onclose = end.stop;
     const adapter = new McpAdapter(this.dispatcher, this.registry, this.ws, this.bus, this.options.version);
     await adapter.connect(transport);
+    this.warmLanguageServers();
 
     await end.stopped;
     await this.shutDown();
@@ -118,6 +122,13 @@ export class Daemon {
     const lsp = new LspService(this.ws, { sandbox: this.options.lspSandbox, hide: [this.stateDir] });
     this.ws.lsp = lsp;
     this.ws.onDispose(() => lsp.stop());
+  }
+
+  /** After ready (its lsp.state events follow the ready line): see lsp/warm.ts. */
+  private warmLanguageServers(): void {
+    const lsp = this.ws.lsp;
+    if (this.options.lspWarm === false || !lsp) return;
+    lsp.warm(() => this.ws.fileIndex?.paths() ?? []).catch((e: unknown) => log(`the language servers' warm start failed: ${e instanceof Error ? e.message : String(e)}`));
   }
 
   /** The user's MCP servers and CodeGraph: their tools join the registry as the servers come up (SPEC 12). */
