@@ -107,6 +107,7 @@ export class Workspace {
   /** Called just before a tool commits a write or delete of one file, so the change is `origin:"tool"`, `by` the session. */
   expectToolWrite(write: ToolWrite): void {
     if (write.hash === null) this.views.record(write.session, write.rel, null);
+    this.git.status.touched(); // before its fs.changed comes: a git_status right after the write must see it
     this.vfs?.expect(write);
   }
 
