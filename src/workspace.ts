@@ -94,8 +94,8 @@ export class Workspace {
    * Resolves once the watcher has reported every change made on disk before this call: what the bus says then is what
    * the disk had (the engine's own batch delay, then the pipeline's window).
    */
-  async settle(): Promise<void> {
-    await this.vfs?.settle();
+  async settle(since?: number): Promise<void> {
+    await this.vfs?.settle(since);
   }
 
   /** A session saw this version of a file (it read or wrote it): feeds stale_sessions and the since/mismatch diffs. */

@@ -25,7 +25,7 @@ async function handle(req: HostRequest): Promise<void> {
         else if (events.length) send({ s: req.s, e: encodeEvents(req.dir, events) });
       }, { ignore: req.ignore });
       subscriptions.set(req.s, sub);
-    } else {
+    } else if (req.op === "unsubscribe") {
       const sub = subscriptions.get(req.s);
       subscriptions.delete(req.s);
       await sub?.unsubscribe();
