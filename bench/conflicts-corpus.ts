@@ -19,7 +19,7 @@ import { type AutoRule, autoResolve } from "../src/core/merge/auto-resolve.js";
 import { renderSide, resolveKeep } from "../src/core/merge/keep-table.js";
 import { locateBlocks } from "../src/core/merge/locate.js";
 import { chooseMarkerSize, renderMerged } from "../src/core/merge/markers.js";
-import { Interner } from "../src/core/merge/sequence-diff.js";
+import { Interner } from "../src/core/sequence-diff.js";
 import { type Lines, type MergeResult, mergeLines, mergeSequences } from "../src/core/merge/three-way.js";
 import { splitText } from "../src/core/text.js";
 import { fmt, median } from "./lib.js";

@@ -18,6 +18,7 @@ import {
 import { fileHash } from "../core/hash.js";
 import { decodeText, splitText } from "../core/text.js";
 import { ToolError } from "../errors.js";
+import { treeRss } from "../platform/process-tree.js";
 import {
   type DiagnosticItem,
   type FileEdits,
@@ -35,7 +36,6 @@ import { type ClientState, type KeeperOptions, ServerKeeper } from "./keeper.js"
 import { request, retrying, untilIndexed } from "./request.js";
 import { type ServerSpec, languageOf } from "./servers.js";
 import type { ProgressValue, ServerSession } from "./session.js";
-import { treeRss } from "./spawn.js";
 import { WorkspacePaths } from "./workspace-paths.js";
 
 /** tsls checks every open file after each change (its geterr covers all open buffers): a bound keeps an edit cheap. */

@@ -46,7 +46,7 @@ const WARM_WAIT_MS = 120_000;
 export interface LspWorkspace {
   root: string;
   maxFileBytes: number;
-  processes: Pick<Supervisor, "attach" | "kill" | "run">;
+  processes: Pick<Supervisor, "attach" | "run">;
   bus: EventBus;
   paths: { toRel(abs: string): string };
   log: (message: string) => void;

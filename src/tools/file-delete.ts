@@ -6,7 +6,7 @@ import { openDirConfined } from "../fs/confined.js";
 import { checkHash } from "../fs/hash-check.js";
 import { fileError, notFound, readRaw } from "../fs/read-text.js";
 import { checkWritable } from "../fs/versioned-write.js";
-import { defineTool } from "./tool.js";
+import { defineTool } from "../dispatch/tool.js";
 import { plural } from "../core/text.js";
 
 const DESCRIPTION = `Deletes one file, only if it is still the version you name by its hash.

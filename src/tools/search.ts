@@ -9,10 +9,10 @@ import { MatchCollector } from "../search/collect.js";
 import type { MatchSource } from "../search/read-matches.js";
 import { MAX_SEARCH_LINE_CHARS, renderSearch } from "../search/render.js";
 import { shownPath } from "../search/rg-output.js";
-import { type RgFile, type SearchOptions, defaultIgnoreFile, runRipgrep } from "../search/ripgrep.js";
+import { type RgFile, type SearchOptions, runRipgrep } from "../search/ripgrep.js";
 import { gitIgnored, plainIgnored } from "../vfs/listing.js";
 import type { Workspace } from "../workspace.js";
-import { defineTool } from "./tool.js";
+import { defineTool } from "../dispatch/tool.js";
 
 /** Matching lines returned unless max_results says otherwise: enough to see a pattern's spread, small for a model's context. */
 export const DEFAULT_MAX_RESULTS = 100;
@@ -98,7 +98,7 @@ export const searchTool = defineTool({
       hidden: params.hidden,
       // One ignore policy with the VFS listing that find_file serves from: its defaults apply where git's rules do not.
       git,
-      defaultIgnores: git ? undefined : defaultIgnoreFile(),
+      defaultIgnores: git ? undefined : ws.search.defaultIgnoreFile(),
     };
     const deadlineMs = params.timeout_ms ?? DEFAULT_DEADLINE_MS;
     const deadline = AbortSignal.timeout(deadlineMs);
