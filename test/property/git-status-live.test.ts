@@ -50,7 +50,8 @@ describe("git_status live, against git status --porcelain=v2", () => {
       writeFileSync(abs, CONTENTS["content" in o ? o.content : 0]);
     } else if (o.kind === "delete") rmSync(abs, { force: true });
     else if (o.kind === "touch" && existsSync(abs)) utimesSync(abs, new Date(), new Date(Date.now() + 60_000 * ++round));
-    else if (o.kind === "add") git(ws.dir, "add", "-A", "--", rel);
+    // a path neither on disk nor in the index is no pathspec git accepts: nothing to add
+    else if (o.kind === "add" && (existsSync(abs) || git(ws.dir, "ls-files", "--", rel) !== "")) git(ws.dir, "add", "-A", "--", rel);
     else if (o.kind === "restore" && o.file < FILES.length) git(ws.dir, "checkout", "-q", "HEAD", "--", rel);
   }
 
