@@ -46,7 +46,9 @@ export class BenchDaemon {
 
   /** `nodeArgs` go to node before the daemon's script (a profiler, a preload); `quiet` keeps its stderr out of ours. */
   constructor(root: string, args: string[] = [], options: { nodeArgs?: string[]; quiet?: boolean } = {}) {
-    this.child = spawn(process.execPath, [...(options.nodeArgs ?? []), MAIN, "--root", root, ...args], { stdio: "pipe" });
+    // No language server warms up in the background of a figure unless the suite asks (--lsp-warm on).
+    const warm = args.some((a) => a === "--lsp-warm" || a.startsWith("--lsp-warm=")) ? [] : ["--lsp-warm", "off"];
+    this.child = spawn(process.execPath, [...(options.nodeArgs ?? []), MAIN, "--root", root, ...warm, ...args], { stdio: "pipe" });
     this.child.stderr.on("data", (d: Buffer) => {
       this.stderrTail = (this.stderrTail + d.toString()).slice(-2000);
       if (!options.quiet) process.stderr.write(d);

@@ -39,6 +39,8 @@ export interface DaemonOptions {
   terminal?: Omit<TerminalOptions, "stateDir">;
   /** `--lsp-sandbox`: whether the language servers run inside bubblewrap (default auto: where it works). */
   lspSandbox?: LspSandboxMode;
+  /** `--lsp-warm`: start the language servers of the root's project files once ready (default true). */
+  lspWarm?: boolean;
 }
 
 const stderrLog = (message: string) => process.stderr.write(`tool-layer: ${message}\n`);
@@ -108,6 +110,7 @@ export class Daemon {
     });
     await this.start();
     transport.start();
+    this.warmLanguageServers();
 
     await end.stopped;
     transport.stopReading();
@@ -126,6 +129,7 @@ export class Daemon {
       passthrough: this.mcp,
       onEnd: end.stop,
     });
+    this.warmLanguageServers();
 
     await end.stopped;
     await this.stop();
@@ -153,6 +157,12 @@ export class Daemon {
     // The user's MCP servers and CodeGraph: their tools join the registry as the servers come up (SPEC 12).
     this.registry.addProvider(new PassthroughTools(this.mcp));
     await this.mcp.start();
+  }
+
+  /** After ready (its lsp.state events follow the ready line): see lsp/warm.ts. */
+  private warmLanguageServers(): void {
+    if (this.options.lspWarm === false) return;
+    this.lsp.warm(() => this.ws.fileIndex?.paths() ?? []).catch((e: unknown) => this.ws.log(`the language servers' warm start failed: ${e instanceof Error ? e.message : String(e)}`));
   }
 }
 

@@ -18,6 +18,7 @@ const FLAGS = {
   "terminal-env": { type: "string", multiple: true, value: "NAME", help: "pass the secret variable NAME to terminal commands (repeatable)" },
   "terminal-sandbox": { type: "string", value: "on|off", help: "off: run terminal commands unsandboxed (default: on, bubblewrap)" },
   "lsp-sandbox": { type: "string", value: "auto|on|off", help: "language servers in bubblewrap, workspace read-only, no network: auto (where it works), on, off" },
+  "lsp-warm": { type: "string", value: "on|off", help: "start the language servers of the root's project files (tsconfig.json, pyproject.toml, ...) at once (default: on)" },
   help: { type: "boolean", short: "h", help: "print this help and exit" },
   version: { type: "boolean", short: "v", help: "print the version and exit" },
 } as const;
@@ -82,13 +83,14 @@ function parse(argv: string[]): Parsed {
   const codegraph = choice(values, "codegraph", ["auto", "on", "off"]);
   const lspSandbox = choice(values, "lsp-sandbox", ["auto", "on", "off"]);
   const mcpConfirm = choice(values, "mcp-confirm", ["destructive", "mutating", "none"]);
+  const lspWarm = choice(values, "lsp-warm", ["on", "off"]) === "on";
   const mcpConfig = values["mcp-config"] as string | undefined;
   if (mcpConfig !== undefined && !isReadableFile(mcpConfig)) throw new UsageError(`--mcp-config ${mcpConfig} is not a readable file`);
   const terminal = terminalOptions(values);
   const root = (values.root as string | undefined) ?? process.cwd();
   if (!existsSync(root)) throw new UsageError(`--root ${root} does not exist`);
   if (!isDirectory(root)) throw new UsageError(`--root ${root} is not a directory`);
-  return { kind: "run", options: { root, toolsFile: values.tools as string | undefined, watcher, maxFileBytes, mcpConfig, codegraph, mcp: values.mcp === true, mcpConfirm, terminal, lspSandbox } };
+  return { kind: "run", options: { root, toolsFile: values.tools as string | undefined, watcher, maxFileBytes, mcpConfig, codegraph, mcp: values.mcp === true, mcpConfirm, terminal, lspSandbox, lspWarm } };
 }
 
 function terminalOptions(values: Record<string, unknown>): DaemonOptions["terminal"] {

@@ -88,8 +88,8 @@ export class Workspace {
    * Resolves once the watcher has reported every change made on disk before this call: what the bus says then is what
    * the disk had (the engine's own batch delay, then the pipeline's window).
    */
-  async settle(): Promise<void> {
-    await this.vfs?.settle();
+  async settle(since?: number): Promise<void> {
+    await this.vfs?.settle(since);
   }
 
   /** A session saw this version of a file (it read or wrote it): feeds stale_sessions and the since/mismatch diffs. */
@@ -101,6 +101,7 @@ export class Workspace {
   /** Called just before a tool commits a write or delete of one file, so the change is `origin:"tool"`, `by` the session. */
   expectToolWrite(write: ToolWrite): void {
     if (write.hash === null) this.views.record(write.session, write.rel, null);
+    this.git.status.touched(); // before its fs.changed comes: a git_status right after the write must see it
     this.vfs?.expect(write);
   }
 

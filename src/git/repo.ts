@@ -11,6 +11,7 @@ import { Changelists } from "./changelists.js";
 import { StageMerges } from "./conflicts-model.js";
 import { ConflictListing } from "./conflicts-stages.js";
 import { LineFiles } from "./line-versions.js";
+import { LiveStatus } from "./live-status.js";
 import { type RepoLocation, discoverRepo } from "./location.js";
 import { type GitCtx, git } from "./run.js";
 
@@ -50,6 +51,8 @@ export class GitRepo {
   readonly conflictIndex = new ConflictListing();
   /** Merges of conflicted stages, by their blob ids. */
   readonly merges = new StageMerges();
+  /** git_status's last answer, kept while nothing changes (live-status.ts). */
+  readonly status = new LiveStatus({ repo: this });
   private found?: Promise<RepoLocation>;
   private known?: RepoLocation;
   private version?: Promise<string | null>;
@@ -70,6 +73,7 @@ export class GitRepo {
   start(): void {
     if (this.started) return;
     this.started = true;
+    this.status.follow(this.bus);
     this.changelists.start();
     this.changelists.ready().catch(() => undefined);
   }

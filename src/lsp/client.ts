@@ -35,7 +35,7 @@ import { type Place, type PositionSpec, placeOf, toLspPosition } from "./positio
 import { type ClientState, type KeeperOptions, ServerKeeper } from "./keeper.js";
 import { request, retrying, untilIndexed } from "./request.js";
 import { type ServerSpec, languageOf } from "./servers.js";
-import type { ServerSession } from "./session.js";
+import type { ProgressValue, ServerSession } from "./session.js";
 import { WorkspacePaths } from "./workspace-paths.js";
 
 /** tsls checks every open file after each change (its geterr covers all open buffers): a bound keeps an edit cheap. */
@@ -83,6 +83,7 @@ export type ClientEvent =
   | { kind: "file"; path: string }
   | { kind: "refresh" }
   | { kind: "exit" }
+  | { kind: "progress"; value: ProgressValue }
   | { kind: "diagnostics"; path: string; hash: string; lines: readonly string[]; diagnostics: DiagnosticItem[] };
 
 /** One diagnostics question in flight, shared by every caller asking about the same version and generation. */
@@ -134,6 +135,7 @@ export class LspClient {
         this.generation++;
         this.emit({ kind: "refresh" });
       },
+      onProgress: (value) => this.emit({ kind: "progress", value }),
     });
   }
 

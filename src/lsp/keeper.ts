@@ -6,7 +6,7 @@ import type { PublishDiagnosticsParams } from "vscode-languageserver-protocol";
 import { ToolError } from "../errors.js";
 import { Supervisor } from "../platform/supervisor.js";
 import { type ServerSpec, serverEnv } from "./servers.js";
-import { ServerSession } from "./session.js";
+import { type ProgressValue, ServerSession } from "./session.js";
 import type { SpawnServer } from "./spawn.js";
 import { supervisedSpawn } from "./supervised-spawn.js";
 
@@ -54,6 +54,7 @@ export interface KeeperHooks {
   onExit(): void;
   onPublish(params: PublishDiagnosticsParams): void;
   onDiagnosticsRefresh(): void;
+  onProgress(value: ProgressValue): void;
 }
 
 export class ServerKeeper {
@@ -139,6 +140,7 @@ export class ServerKeeper {
       onExit: (reason) => this.onExit(session, reason),
       onPublish: (params) => this.hooks.onPublish(params),
       onDiagnosticsRefresh: () => this.hooks.onDiagnosticsRefresh(),
+      onProgress: (value) => this.hooks.onProgress(value),
     });
     this.session = session;
     let timer: NodeJS.Timeout | undefined;

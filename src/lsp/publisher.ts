@@ -61,6 +61,7 @@ export class DiagnosticsPublisher {
         this.schedule(client);
         return;
       case "exit":
+      case "progress":
         return;
     }
   }

@@ -10,6 +10,7 @@
  *   disk(rel): {text, hash} | undefined         a file as the servers are given it, read now
  *   unseenLinks(language): UnseenLink[]        links to what the sandboxed servers cannot see
  *   clients(): LspClient[]; installed(): Language[]; info(): {sandbox, servers}; renames: RenamePlans
+ *   warm(paths): Promise<void>                  starts the servers of the root's project files (lsp.state events)
  */
 import { realpath, stat } from "node:fs/promises";
 import path from "node:path";
@@ -29,12 +30,17 @@ import { type LspSandboxMode, type SandboxProbe, probeLspSandbox } from "./sandb
 import { LanguageServers, type ServerInfo } from "./servers-pool.js";
 import { LANGUAGES, type Language, type ServerSpec, languageOf, serverSpec } from "./servers.js";
 import { type ServerWrapper, supervisedSpawn } from "./supervised-spawn.js";
+import { type LspStateEvent, firstFile, progressOf, projectLanguages } from "./warm.js";
 
 declare module "../platform/bus.js" {
   interface BusEvents {
     "lsp.diagnostics": DiagnosticsEvent;
+    "lsp.state": LspStateEvent;
   }
 }
+
+/** The warm start's first diagnostics may take this long (a large project loading on a loaded machine). */
+const WARM_WAIT_MS = 120_000;
 
 /** What the service needs of the workspace (a narrow view, so tests and benches can build one). */
 export interface LspWorkspace {
@@ -73,6 +79,8 @@ export class LspService {
   private probing?: Promise<void>;
   private sandbox: SandboxState;
   private readonly configFiles: Set<string>;
+  /** The last lsp.state of each language the warm start began (what info shows). */
+  private readonly warmState = new Map<Language, LspStateEvent>();
   /** The plans of recent lsp_rename previews, which their approvals apply. */
   readonly renames = new RenamePlans();
 
@@ -162,10 +170,56 @@ export class LspService {
     return unseen;
   }
 
-  info(): { sandbox: string; servers: (ServerInfo & { state: string })[] } {
+  info(): { sandbox: string; servers: (ServerInfo & { state: string; warm?: LspStateEvent })[] } {
     const s = this.sandbox;
     const sandbox = s.kind === "on" ? `on (${s.version}): workspace read-only, no network` : s.kind === "off" ? `off: ${s.reason}` : "not probed yet (on the first server start)";
-    return { sandbox, servers: this.servers.info() };
+    return {
+      sandbox,
+      servers: this.servers.info().map((info) => {
+        const warm = this.warmState.get(info.language);
+        return warm ? { ...info, ...(warm.state === "indexing" ? { state: "indexing" } : {}), warm } : info;
+      }),
+    };
+  }
+
+  /**
+   * Starts the server of each language whose project files are at the root, and opens one of its files (`paths`: the
+   * workspace's, root-relative) so the project loads now rather than in the first lsp_* call. Never throws: a server
+   * that cannot start says so in its lsp.state and the first call gets the error as ever.
+   */
+  async warm(paths: () => Iterable<string>): Promise<void> {
+    const languages = projectLanguages(this.ws.root).filter((l) => this.installed().includes(l));
+    await Promise.all(languages.map((language) => this.warmOne(language, paths)));
+  }
+
+  private async warmOne(language: Language, paths: () => Iterable<string>): Promise<void> {
+    const client = this.servers.client(language);
+    const state = (e: Omit<LspStateEvent, "language" | "server">) => {
+      const event: LspStateEvent = { language, server: client.spec.name, ...e };
+      this.warmState.set(language, event);
+      this.ws.bus.emit("lsp.state", event);
+    };
+    state({ state: "starting" });
+    const unsubscribe = client.on((e) => {
+      if (e.kind !== "progress") return;
+      const progress = progressOf(e.value);
+      if (progress) state({ state: "indexing", progress });
+    });
+    try {
+      await this.probeSandbox();
+      await client.start();
+      const rel = firstFile(paths(), (p) => languageOf(p)?.language === language);
+      const doc = rel === undefined ? undefined : this.disk(rel);
+      if (rel !== undefined && doc) {
+        const answer = await client.diagnostics({ path: rel, ...doc }, WARM_WAIT_MS);
+        if (answer.status === "unknown" && !client.live) throw new Error(answer.reason);
+      }
+      state({ state: "ready" });
+    } catch (e) {
+      state({ state: "failed", reason: e instanceof Error ? e.message : String(e) });
+    } finally {
+      unsubscribe();
+    }
   }
 
   async stop(): Promise<void> {

@@ -77,8 +77,18 @@ class QuietWriter extends StreamMessageWriter {
   }
 }
 
+/** A `$/progress` notification's value (LSP work done progress: begin, report, end). */
+export interface ProgressValue {
+  kind: "begin" | "report" | "end";
+  title?: string;
+  message?: string;
+  percentage?: number;
+}
+
 export interface SessionEvents {
   onExit(reason: string): void;
+  /** The server's work done progress (tsls: loading the project; pyright: finding source files). */
+  onProgress?(value: ProgressValue): void;
   onPublish(params: PublishDiagnosticsParams): void;
   onDiagnosticsRefresh(): void;
 }
@@ -260,7 +270,10 @@ export class ServerSession {
       if (this.spec.indexedLog?.test(params.message.trim())) this.markIndexed();
     });
     c.onNotification("window/showMessage", (params: { message: string }) => this.remember(params.message));
-    c.onNotification(() => {}); // $/progress, telemetry/event, …
+    c.onNotification("$/progress", (params: { value?: ProgressValue }) => {
+      if (params.value && typeof params.value === "object") this.events.onProgress?.(params.value);
+    });
+    c.onNotification(() => {}); // telemetry/event, …
     c.onError(() => {}); // a broken stream: the exit event decides
   }
 }

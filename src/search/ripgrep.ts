@@ -67,13 +67,22 @@ export interface RgFile {
 }
 
 export interface RipgrepOutcome {
-  files: RgFile[];
   /** Matching lines reported. */
   total: number;
   /** More matches existed than the cap. */
   capped: boolean;
+  /** `until` stopped rg before it had searched everything. */
+  stoppedEarly: boolean;
   /** rg's complaints about individual files (unreadable, ...), which did not stop the search. */
   warnings: string[];
+}
+
+/** Where runRipgrep's results go as they arrive, and what may stop it before its end. */
+export interface RipgrepSink {
+  /** Each file once all its lines are in (rg writes one file's lines together), in rg's order. */
+  onFile(file: RgFile): void;
+  /** Aborted: rg is stopped and the search answers what it reported so far (a deadline, a full answer). */
+  until?: AbortSignal;
 }
 
 /** The flags that decide what matches: shared by the search and the pass that finds a match inside a long line. */
@@ -103,10 +112,11 @@ export function ripgrepArgs(o: SearchOptions): string[] {
 }
 
 /**
- * Runs rg in `cwd`, reading its output as it arrives, every line bounded; rg is killed as soon as one match more than
- * `maxMatches` shows there is more (so `capped` is exact) or when `signal` aborts.
+ * Runs rg in `cwd`, reading its output as it arrives, every line bounded, and hands each file over as soon as its lines
+ * are in; rg is killed as soon as one match more than `maxMatches` shows there is more (so `capped` is exact), when
+ * `sink.until` aborts (the answer is what came before), or when `signal` aborts (the call is rejected).
  */
-export async function runRipgrep(processes: Supervisor, cwd: string, o: SearchOptions, maxMatches: number, signal: AbortSignal): Promise<RipgrepOutcome> {
+export async function runRipgrep(processes: Supervisor, cwd: string, o: SearchOptions, maxMatches: number, signal: AbortSignal, sink: RipgrepSink): Promise<RipgrepOutcome> {
   let managed: ManagedChild;
   try {
     // rg starts no children: no process group of its own (see ProcessSpec.group).
@@ -117,34 +127,52 @@ export async function runRipgrep(processes: Supervisor, cwd: string, o: SearchOp
   }
   const { child } = managed;
   return new Promise((resolve, reject) => {
-    const files: RgFile[] = [];
     let current: RgFile | undefined;
     let total = 0;
     let capped = false;
+    let stoppedEarly = false;
     let stderr = "";
-
-    const stop = () => managed.stop();
+    const done = () => capped || stoppedEarly;
+    /** What rg wrote after this is not needed, and unread data would hold "close" back. */
+    const stop = () => {
+      managed.stop();
+      child.stdout.destroy();
+    };
+    const handOver = (file: RgFile | undefined) => {
+      if (file?.lines.some((l) => l.match)) sink.onFile(file);
+    };
+    const stopEarly = () => {
+      if (done()) return;
+      stoppedEarly = true;
+      stop();
+      // rg writes a file's lines together: what came of the last one is likely all of it, and all of it is true
+      handOver(current);
+      current = undefined;
+    };
     signal.addEventListener("abort", stop, { once: true });
+    sink.until?.addEventListener("abort", stopEarly, { once: true });
     if (signal.aborted) stop();
+    else if (sink.until?.aborted) stopEarly();
 
     child.stderr.setEncoding("utf8");
     child.stderr.on("data", (d: string) => {
       if (stderr.length < MAX_STDERR_CHARS) stderr += d;
     });
     const splitter = new LineSplitter((line, overlong) => {
-      if (capped || overlong) return;
+      if (done() || overlong) return;
       const record = parseRecord(line);
       if (!record) return;
       if (record.match && total === maxMatches) {
         capped = true;
         stop();
-        child.stdout.destroy(); // what rg wrote before it died is not needed, and unread data would hold "close" back
+        if (current) handOver(trimAfterCap([current], o.context)[0]);
+        current = undefined;
         return;
       }
       if (record.match) total++;
       if (!current?.pathBytes.equals(record.pathBytes)) {
+        handOver(current);
         current = { pathBytes: Buffer.from(record.pathBytes), lines: [] };
-        files.push(current);
       }
       const whole = !record.cut && record.head.length <= HEAD_KEPT_BYTES;
       const head = Buffer.from(record.head.subarray(0, HEAD_KEPT_BYTES));
@@ -154,13 +182,17 @@ export async function runRipgrep(processes: Supervisor, cwd: string, o: SearchOp
 
     child.on("close", (code) => {
       signal.removeEventListener("abort", stop);
+      sink.until?.removeEventListener("abort", stopEarly);
       if (signal.aborted) return reject(signal.reason);
-      if (!capped) splitter.end();
-      if (code === 2 && total === 0) {
+      if (!done()) {
+        splitter.end();
+        handOver(current);
+      }
+      if (code === 2 && total === 0 && !stoppedEarly) {
         const error = fatalError(stderr);
         if (error) return reject(error);
       }
-      resolve({ files: capped ? trimAfterCap(files, o.context) : files, total, capped, warnings: warningsOf(stderr) });
+      resolve({ total, capped, stoppedEarly, warnings: warningsOf(stderr) });
     });
   });
 }

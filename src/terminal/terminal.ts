@@ -8,7 +8,7 @@ import { KILL_GRACE_MS, type LimitOptions, type ManagedChild } from "../platform
 import type { EventBus } from "../platform/bus.js";
 import type { FileIndexView } from "../vfs/types.js";
 import { type CommandCgroup, type Limits, createCommandCgroup } from "./cgroup-limits.js";
-import { findGitDirs } from "./git-dirs.js";
+import { GitDirScan } from "./git-dirs.js";
 import { type IgnoredChanges, UnwatchedSnapshot, type Watched, filesPerFolder, startStamp } from "./ignored-changes.js";
 import { Job, type Launched } from "./jobs.js";
 import { FifoPool, PipeCopy, openPipe } from "./output-pipe.js";
@@ -117,6 +117,8 @@ export class Terminal {
   /** The folders of the VFS's files, per index generation: what counts as watched for UnwatchedSnapshot. */
   private foldersCache?: { generation: number; folders: Map<string, number> };
   private walkTruncatedLogged = false;
+  /** The git-dir walk, which keeps each folder's entries while the folder is unchanged. */
+  private readonly gitDirScan = new GitDirScan();
   /** Numbers for output files and job ids, per kind. */
   private readonly sequences = { run: 0, job: 0, check: 0 };
   private readonly releases = new Set<Promise<unknown>>();
@@ -218,10 +220,11 @@ export class Terminal {
 
   /**
    * The git dirs to bind read-only, found afresh for every command by a walk of the whole tree (the VFS's index skips
-   * ignored folders, and a repository a command made a moment ago must be in), plus the root's own outside it.
+   * ignored folders, and a repository a command made a moment ago must be in; unchanged folders are not read again),
+   * plus the root's own outside it.
    */
   private async gitDirs(s: Setup, unwatched?: UnwatchedSnapshot): Promise<string[]> {
-    const walked = await findGitDirs(this.ws.root, { visit: unwatched?.visit });
+    const walked = await this.gitDirScan.find(this.ws.root, { visit: unwatched?.visit });
     if (walked.truncated && !this.walkTruncatedLogged) {
       this.walkTruncatedLogged = true;
       this.ws.log("the workspace has more folders than the git-dir walk reads; git dirs beyond them are writable to commands");

@@ -1,5 +1,4 @@
 import { operationInProgress } from "../git/operation-markers.js";
-import { NO_SUBMODULE_WORKTREES, git } from "../git/run.js";
 import { type Status, isClean, parseStatus } from "../git/status.js";
 import { list } from "../git/text.js";
 import { defineTool } from "../dispatch/tool.js";
@@ -16,11 +15,17 @@ export const gitStatusTool = defineTool({
   async run(_params, call) {
     const ctx = gitStep(call);
     // Every git call runs without optional locks: a status must not rewrite the index or block a commit beside it.
-    const r = await git(ctx, ["status", "--porcelain=v2", "-z", "--branch", NO_SUBMODULE_WORKTREES]);
+    const { ws } = call;
+    const { out, cached } = await ctx.repo.status.status(ctx, {
+      dirs: () => ctx.repo.location(),
+      exclusive: (work) => ws.lock.exclusive(work),
+      watching: () => ws.vfsState().ready === true,
+      log: ws.log,
+    });
     const gitDir = await ctx.repo.gitDir();
-    const status = parseStatus(r.stdout);
+    const status = parseStatus(out);
     const operation = await operationInProgress(gitDir);
-    return { ...status, operation, clean: isClean(status), text: statusText(status, operation) };
+    return { ...status, operation, clean: isClean(status), ...(cached ? { cached: true } : {}), text: statusText(status, operation) };
   },
 });
 

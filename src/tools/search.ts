@@ -5,8 +5,9 @@ import { z } from "zod";
 import { BINARY_SNIFF_BYTES, isBinary } from "../core/text.js";
 import { ToolError } from "../errors.js";
 import { MAX_LOCATED_LINES, findMatchStart } from "../search/match-start.js";
-import { type MatchSource, readMatches } from "../search/read-matches.js";
-import { MAX_SEARCH_LINE_CHARS, type SearchFile, fileHeader, renderSearch } from "../search/render.js";
+import { MatchCollector } from "../search/collect.js";
+import type { MatchSource } from "../search/read-matches.js";
+import { MAX_SEARCH_LINE_CHARS, renderSearch } from "../search/render.js";
 import { shownPath } from "../search/rg-output.js";
 import { type RgFile, type SearchOptions, runRipgrep } from "../search/ripgrep.js";
 import { gitIgnored, plainIgnored } from "../vfs/listing.js";
@@ -19,7 +20,15 @@ export const DEFAULT_MAX_RESULTS = 100;
 const MAX_MAX_RESULTS = 2000;
 /** Context lines per side; more is a file_read. */
 const MAX_CONTEXT = 20;
-/** A search of a large tree takes well under a second; this only stops a runaway (a network mount). */
+/**
+ * A search answers what it found by this long (rg stopped, `timed_out` and a note), unless timeout_ms says otherwise:
+ * a cold million-file tree takes rg alone about 18 s here. Under SEARCH_TIMEOUT_MS, so the answer beats the TIMEOUT.
+ */
+const DEFAULT_DEADLINE_MS = 25_000;
+const MIN_DEADLINE_MS = 100;
+/** After the deadline, the files rg had reported are still read for this long at most (each read is bounded). */
+const READ_GRACE_MS = 1_000;
+/** The dispatcher's bound: reached only when the answer cannot be made after the deadline (a stuck file read). */
 const SEARCH_TIMEOUT_MS = 30_000;
 /**
  * Characters of `text` the lines and file headers of one answer may take (each line charged with its `N|TAG ` prefix):
@@ -57,6 +66,8 @@ export const searchTool = defineTool({
     context: z.number().int().min(0).max(MAX_CONTEXT).optional().describe(`Lines of context before and after each match (0-${MAX_CONTEXT}).`),
     max_results: z.number().int().min(1).max(MAX_MAX_RESULTS).optional().describe(`Most matching lines to return (default ${DEFAULT_MAX_RESULTS}).`),
     hidden: z.boolean().optional().describe("Also search hidden files and folders (names starting with a dot); .git/ never."),
+    timeout_ms: z.number().int().min(MIN_DEADLINE_MS).max(DEFAULT_DEADLINE_MS).optional()
+      .describe(`Answer by then with the matches found so far, timed_out:true (default ${DEFAULT_DEADLINE_MS}).`),
   },
   mutating: false,
   // The answer depends on the params and the files only: identical searches at once share one rg.
@@ -89,16 +100,26 @@ export const searchTool = defineTool({
       git,
       defaultIgnores: git ? undefined : ws.search.defaultIgnoreFile(),
     };
-    const outcome = await runRipgrep(ws.processes, ws.root, options, maxResults, signal);
-    if (params.glob?.length) outcome.files = await withoutGlobbedIn(ws, { rel: target.rel, isDir: kind?.isDirectory() === true }, outcome.files, options, signal);
-
-    const { files, leftOut, linesCut, sizeCapped } = await readAll(ws, outcome.files, options, signal);
+    const deadlineMs = params.timeout_ms ?? DEFAULT_DEADLINE_MS;
+    const deadline = AbortSignal.timeout(deadlineMs);
+    const cutoff = AbortSignal.timeout(deadlineMs + READ_GRACE_MS);
+    const named = { rel: target.rel, isDir: kind?.isDirectory() === true };
+    const filter = params.glob?.length ? (found: RgFile[]) => withoutGlobbedIn(ws, named, found, options, signal) : async (found: RgFile[]) => found;
+    const collector = new MatchCollector(matchSource(ws, options, signal), { chars: MAX_SHOWN_CHARS, readBytes: MAX_READ_BYTES, maxFileBytes: ws.maxFileBytes }, filter, cutoff, signal);
+    const until = AbortSignal.any([deadline, collector.full.signal]);
+    const outcome = await runRipgrep(ws.processes, ws.root, options, maxResults, signal, { onFile: (f) => collector.add(f), until });
+    const { files, leftOut, linesCut, sizeCapped, unread } = await collector.done();
+    const timedOut = (outcome.stoppedEarly && !collector.full.signal.aborted) || unread > 0;
     let total = 0;
     for (const f of files) for (const l of f.lines) if (l.match) total++;
 
     const notes: string[] = [];
     if (outcome.capped) {
       notes.push(`Showing the first ${maxResults} matching line${maxResults === 1 ? "" : "s"}; there are more. Narrow the search with path, glob or a more specific pattern, or raise max_results.`);
+    }
+    if (timedOut) {
+      const unreadNote = unread ? ` (${unread} more matching file${unread === 1 ? "" : "s"} were found but not read in time)` : "";
+      notes.push(`The search stopped at its ${deadlineMs} ms deadline; these are the matches found by then${unreadNote}. Narrow it with path or glob, or search again (the files are cached now).`);
     }
     if (sizeCapped) notes.push(`The answer's size cap (${MAX_SHOWN_CHARS} characters of text, or ${MAX_READ_BYTES} bytes of files read) was reached; the lines after these are left out. Narrow the search with path, glob or a more specific pattern.`);
     if (linesCut) {
@@ -109,7 +130,8 @@ export const searchTool = defineTool({
     const result: Record<string, unknown> = {
       matches: files,
       total,
-      truncated: outcome.capped || sizeCapped || linesCut,
+      truncated: outcome.capped || sizeCapped || linesCut || timedOut,
+      ...(timedOut ? { timed_out: true } : {}),
       text: renderSearch(files, total, notes, ws.maxFileBytes),
     };
     if (outcome.warnings.length) result.warnings = outcome.warnings;
@@ -117,38 +139,15 @@ export const searchTool = defineTool({
   },
 });
 
-/** Each matching file read once (hash, tags, shown text), in rg's order, within the answer's budgets; sorted by path. */
-async function readAll(ws: Workspace, found: RgFile[], options: SearchOptions, signal: AbortSignal) {
+/** Where the hits are read from; a long line's match is located by a small rg run, MAX_LOCATED_LINES at most. */
+function matchSource(ws: Workspace, options: SearchOptions, signal: AbortSignal): Omit<MatchSource, "budget"> {
   let located = 0;
-  const budget = { chars: MAX_SHOWN_CHARS, full: false };
-  const source: MatchSource = {
-    budget,
+  return {
     root: ws.root,
     maxFileBytes: ws.maxFileBytes,
     isInside: (abs) => ws.paths.isInside(abs),
     matchStart: (line) => (located++ < MAX_LOCATED_LINES ? findMatchStart(ws.processes, ws.root, options, line, signal) : Promise.resolve(-1)),
   };
-  const files: SearchFile[] = [];
-  const leftOut: string[] = [];
-  let linesCut = false;
-  let readBytes = 0;
-  let sizeCapped = false;
-  for (const rg of found) {
-    if (budget.chars <= 0 || readBytes > MAX_READ_BYTES) {
-      sizeCapped = true;
-      break;
-    }
-    signal.throwIfAborted();
-    const read = await readMatches(source, rg);
-    linesCut ||= read.linesCut;
-    readBytes += read.bytesRead ?? 0;
-    if (read.note) leftOut.push(read.note);
-    if (!read.file) continue;
-    files.push(read.file);
-    budget.chars -= fileHeader(read.file, ws.maxFileBytes).length + 2;
-  }
-  files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  return { files, leftOut, linesCut, sizeCapped: sizeCapped || budget.full };
 }
 
 /**

@@ -60,9 +60,10 @@ export const terminalRunTool = defineTool({
     // is this command's, as it would be under ctx.exclusive.
     const actor = { session: ctx.sessionId, tool: ctx.toolId };
     const changes = new ChangeCollector(ctx.ws.bus, actor).start();
+    const startedAt = Date.now();
     try {
       const r = await ctx.ws.attributeDuring(actor, () => terminal.run(plan, { timeoutMs, signal: ctx.signal, label: `terminal: ${p.command.slice(0, 60)}` }));
-      await ctx.ws.settle(); // the watcher has delivered everything up to the command's end
+      await ctx.ws.settle(startedAt); // the watcher has delivered everything up to the command's end
       const changed = changes.result();
       const ignored = terminal.ignoredChanges(plan, r);
       return {

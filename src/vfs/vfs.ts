@@ -30,6 +30,14 @@ const RECHECK_DELAY_MS = 250;
 /** Past the engine's own batch delay, the time the kernel, the engine's thread and the watcher host's pipe take to hand
  * an event over. */
 const SETTLE_MARGIN_MS = 25;
+/**
+ * parcel (its Debounce, 2.6.0) hands an event over at once when it handed none over for this long; later ones wait for
+ * its 50 ms batch. So when no batch came in the half second before some work began, nor since, the work's first change
+ * is on its way already: a round trip to the watcher host (its answer follows every batch it wrote), at least
+ * QUIET_SETTLE_MS for parcel's own threads, and the rest of the batch delay only once a batch has come.
+ */
+const PARCEL_QUIET_MS = 500;
+const QUIET_SETTLE_MS = 10;
 /** Errors kept for `info`. */
 const KEPT_ERRORS = 5;
 
@@ -71,6 +79,8 @@ export class Vfs {
   /** Folders walked lately, listed again together (see RECHECK_DELAY_MS). */
   private readonly walked = new FolderBatch(RECHECK_DELAY_MS, (dirs) => void this.relist(dirs, true));
   private folderCache?: { gen: number; count: number };
+  /** When an engine last handed over a batch (Date.now()): see settle(). */
+  private lastBatchAt = 0;
 
   private readonly git: GitReader;
   /** Where parcel runs (a process of its own: watcher-host.ts says why); chokidar runs in the daemon. */
@@ -86,9 +96,20 @@ export class Vfs {
     this.pipeline?.expect(write);
   }
 
-  /** Resolves once every change made before the call has been through the pipeline (see Workspace.settle). */
-  async settle(): Promise<void> {
-    await new Promise((resolve) => setTimeout(resolve, ENGINE_BATCH_DELAY_MS[this.ws.watcherEngine] + SETTLE_MARGIN_MS));
+  /**
+   * Resolves once every change made before the call has been through the pipeline (see Workspace.settle). `since`: when
+   * the work whose changes are awaited began (Date.now()); with parcel, a quiet watcher then shortens the wait.
+   */
+  async settle(since?: number): Promise<void> {
+    const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    const quiet = () => since !== undefined && this.ws.watcherEngine === "parcel" && this.lastBatchAt < since - PARCEL_QUIET_MS;
+    if (quiet()) {
+      const fullMs = ENGINE_BATCH_DELAY_MS.parcel + SETTLE_MARGIN_MS;
+      await Promise.all([sleep(QUIET_SETTLE_MS), Promise.race([this.watcherHost.ping(), sleep(fullMs)])]);
+      if (!quiet()) await sleep(fullMs); // a change came: the rest of its batch may trail
+    } else {
+      await sleep(ENGINE_BATCH_DELAY_MS[this.ws.watcherEngine] + SETTLE_MARGIN_MS);
+    }
     await this.pipeline?.idle();
   }
 
@@ -218,7 +239,10 @@ export class Vfs {
   private async startEngine(role: Role): Promise<void> {
     const engine = await createEngine(this.ws.watcherEngine, this.watcherHost);
     try {
-      await engine.start(this.requests.get(role)!, (events: RawEvent[]) => this.pipeline.push(events), (e, keptWatching) => this.onError(role, engine, e, keptWatching));
+      await engine.start(this.requests.get(role)!, (events: RawEvent[]) => {
+        this.lastBatchAt = Date.now();
+        this.pipeline.push(events);
+      }, (e, keptWatching) => this.onError(role, engine, e, keptWatching));
       this.engines.set(role, engine);
     } catch (e) {
       await engine.stop().catch(() => undefined);

@@ -78,6 +78,15 @@ export class WatcherHost implements Subscriber {
     return { unsubscribe: () => this.unsubscribe(s) };
   }
 
+  /**
+   * Resolves once the host has answered: its answer comes after every batch it wrote before, so those are in. Resolves
+   * at once without a running host.
+   */
+  ping(): Promise<void> {
+    if (!this.host || this.host.gone) return Promise.resolve();
+    return this.request(this.host, { op: "ping" }).catch(() => undefined);
+  }
+
   /** Ends the host (the VFS has stopped every engine): it exits when its stdin ends. */
   close(): void {
     this.closed = true;

@@ -24,7 +24,7 @@ async function handle(req: HostRequest, subscriptions: Map<number, AsyncSubscrip
         else if (events.length) send({ s: req.s, e: encodeEvents(req.dir, events) });
       }, { ignore: req.ignore });
       subscriptions.set(req.s, sub);
-    } else {
+    } else if (req.op === "unsubscribe") {
       const sub = subscriptions.get(req.s);
       subscriptions.delete(req.s);
       await sub?.unsubscribe();

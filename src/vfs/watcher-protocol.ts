@@ -19,7 +19,8 @@ export interface ErrorInfo {
   code?: string;
 }
 
-export type RequestBody = { op: "subscribe"; s: number; dir: string; ignore: string[] } | { op: "unsubscribe"; s: number };
+/** `ping` is answered at once, after every batch the host wrote before it: see WatcherHost.ping. */
+export type RequestBody = { op: "subscribe"; s: number; dir: string; ignore: string[] } | { op: "unsubscribe"; s: number } | { op: "ping" };
 export type HostRequest = RequestBody & { r: number };
 
 export type HostLine = { r: number; error?: ErrorInfo } | { s: number; e: string[] } | { s: number; error: ErrorInfo };

@@ -17,8 +17,15 @@ describe("single flight: identical read-only calls in flight at once share one r
 
   /** Resolves once the daemon has taken every line sent so far: it takes them in order, so the `list` after them. */
   const taken = () => d.ok("list");
+  /**
+   * git_status answers a repeat from memory while nothing changed (src/git/live-status.ts): a new info/exclude (no
+   * change event: .git/info is not watched) makes the next one run git.
+   */
+  let excludes = 0;
+  const forget = () => writeFileSync(path.join(ws.dir, ".git/info/exclude"), `# ${++excludes}\n`);
   /** Holds git status and starts one git_status call; resolves once its git has run (and waits to answer). */
   async function heldStatus(id: string): Promise<{ answer: Promise<Response>; runs: number }> {
+    forget();
     counter.hold();
     const before = counter.statusRuns();
     const answer = d.call("git_status", {}, { id });
@@ -35,7 +42,8 @@ describe("single flight: identical read-only calls in flight at once share one r
     expect(answers.map((a) => a.call_id)).toEqual(["sf-1", "sf-2", "sf-3"]);
     for (const a of answers) expect(a).toMatchObject({ success: true, result: { clean: true } });
     expect(counter.statusRuns()).toBe(first.runs);
-    // A call after the run ended starts a new one.
+    // A call after the run ended starts a new one once anything changed.
+    forget();
     await d.ok("git_status");
     expect(counter.statusRuns()).toBe(first.runs + 1);
   });

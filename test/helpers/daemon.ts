@@ -30,7 +30,9 @@ export class DaemonClient {
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 
   constructor(root: string, args: string[] = [], env: NodeJS.ProcessEnv = {}) {
-    this.child = spawn(process.execPath, [MAIN, "--root", root, ...args], { env: { ...process.env, ...env }, stdio: "pipe" });
+    // No language server starts unasked (--lsp-warm off) unless a test says otherwise: most fixtures have a package.json.
+    const warm = args.some((a) => a === "--lsp-warm" || a.startsWith("--lsp-warm=")) ? [] : ["--lsp-warm", "off"];
+    this.child = spawn(process.execPath, [MAIN, "--root", root, ...warm, ...args], { env: { ...process.env, ...env }, stdio: "pipe" });
     this.child.stderr.on("data", (d) => (this.stderr += d));
     this.exited = new Promise((resolve) => this.child.on("exit", (code, signal) => resolve({ code, signal })));
     createInterface({ input: this.child.stdout }).on("line", (line) => {

@@ -51,6 +51,15 @@ describe("every git dir and gitfile is read-only to terminal_run, wherever it is
     expect(read("build/inner/.git/config")).toBe(before.config);
   });
 
+  it("a repository made just before the call (after a walk that kept its folders) takes no commit", async () => {
+    await d.ok("terminal_run", { command: "true" }); // a walk the next one builds on
+    git(ws.dir, "init", "-q", "build/fresh/repo");
+    const c = await codes(`git -C build/fresh/repo ${SHELL_ID} commit -q --allow-empty -m evil; echo commit=$?; mkdir build/fresh/repo/.git/x; echo mkdir=$?`);
+    expect(c.commit).not.toBe("0");
+    expect(c.mkdir).not.toBe("0");
+    expect(() => git(path.join(ws.dir, "build/fresh/repo"), "rev-parse", "-q", "--verify", "HEAD")).toThrow();
+  });
+
   it("a submodule's gitfile cannot be rewritten, moved away or replaced through its folders", async () => {
     const gitfile = read("libs/sub/.git");
     const c = await codes("cp evil-gitfile libs/sub/.git; echo cp=$?; mv libs/sub/.git libs/sub/moved; echo mv=$?; mv libs/sub libs/sub-away; echo sub=$?; mv libs libs-away; echo libs=$?");

@@ -1,0 +1,115 @@
+/**
+ * git_status kept live, as an IDE keeps its change list: the last `git status` answer stands until something says the
+ * repository may have changed, so a repeated git_status with nothing changed answers from memory instead of running git
+ * over every file again. What invalidates it:
+ * - any fs.changed, git.changed or vfs.state on the bus (every worktree change the watcher sees, the index, HEAD, refs);
+ * - a tool about to write a file (touched(): the file tools announce each write before its event comes);
+ * - the index, HEAD, info/exclude or config files differing (by stat) from when it was computed: what git commands made
+ *   outside the daemon change, checked on every answer, before their git.changed arrives.
+ * It is only kept while the watcher is live (else nothing would invalidate it). A change made outside the daemon shows
+ * once the watcher has reported it (its fs.changed), as in an IDE.
+ *
+ * The daemon runs git without optional locks, so `git status` never writes back the stat data it refreshes: after a
+ * checkout touched 2,500 files without changing them, every status hashed them again (1.4 s at 100k files). So, after
+ * a status git had to run, `git diff-files` (which compares stat data only) is asked in the background at most every
+ * REFRESH_CHECK_MS; when it lists files the status found unchanged, `git update-index -q --refresh` runs under the
+ * worktree lock, once.
+ */
+import { readFile, stat } from "node:fs/promises";
+import path from "node:path";
+import type { EventBus } from "../platform/bus.js";
+import { type GitCtx, NO_SUBMODULE_WORKTREES, git } from "./run.js";
+import { parseStatus } from "./status.js";
+
+export const STATUS_ARGS = ["status", "--porcelain=v2", "-z", "--branch", NO_SUBMODULE_WORKTREES] as const;
+/** The stat-cache check runs at most this often (it reads every entry's stat data, as a status does). */
+const REFRESH_CHECK_MS = 10_000;
+
+export interface LiveStatusHost {
+  /** The repository's git dir and common dir (a linked worktree has its own index and HEAD), and the root's prefix. */
+  dirs(): Promise<{ gitDir: string; commonDir: string; prefix: string }>;
+  /** Runs `work` with the worktree to itself (no file write or git change interleaves). */
+  exclusive<T>(work: () => Promise<T>): Promise<T>;
+  /** Whether the watcher is live: only then do events invalidate the answer. */
+  watching(): boolean;
+  log(message: string): void;
+}
+
+export class LiveStatus {
+  private generation = 0;
+  private following = false;
+  /** The watcher's word (vfs.state): down, nothing invalidates the answer. */
+  private live = true;
+  private cached?: { generation: number; stamp: string; out: string };
+  private lastCheck = 0;
+  private checking = false;
+
+  constructor(private readonly ctx: GitCtx) {}
+
+  /** Follows the bus from now on; before this, every status runs git. */
+  follow(bus: Pick<EventBus, "on">): void {
+    if (this.following) return;
+    this.following = true;
+    const bump = () => void this.generation++;
+    bus.on("fs.changed", bump);
+    bus.on("git.changed", bump);
+    bus.on("vfs.state", ({ live }) => {
+      this.live = live;
+      bump();
+    });
+  }
+
+  /** Something is about to change the worktree (a tool's write): the next status runs git. */
+  touched(): void {
+    this.generation++;
+  }
+
+  /** `git status --porcelain=v2 -z --branch` as it would print now, and whether it came from memory. */
+  async status(call: GitCtx, host: LiveStatusHost): Promise<{ out: string; cached: boolean }> {
+    const generation = this.generation;
+    const dirs = await host.dirs();
+    const stamp = await stampOf(dirs);
+    const kept = this.cached;
+    // A root below the repository's top: the watcher sees none of the changes above it.
+    const keepable = this.following && this.live && host.watching() && dirs.prefix === "";
+    if (keepable && kept && kept.generation === generation && kept.stamp === stamp) return { out: kept.out, cached: true };
+    const r = await git(call, STATUS_ARGS);
+    // Kept only if nothing said "changed" while git ran: its answer may be from before that change.
+    if (keepable && generation === this.generation && (await stampOf(dirs)) === stamp) this.cached = { generation, stamp, out: r.stdout };
+    this.checkStatCache(r.stdout, host);
+    return { out: r.stdout, cached: false };
+  }
+
+  /** In the background: refreshes the index's stat data when files git found unchanged have stat data that differ. */
+  private checkStatCache(out: string, host: LiveStatusHost): void {
+    if (this.checking || Date.now() - this.lastCheck < REFRESH_CHECK_MS) return;
+    this.checking = true;
+    this.lastCheck = Date.now();
+    void this.refreshIfStale(out, host)
+      .catch((e: unknown) => host.log(`git index stat refresh failed: ${e instanceof Error ? e.message : String(e)}`))
+      .finally(() => (this.checking = false));
+  }
+
+  private async refreshIfStale(out: string, host: LiveStatusHost): Promise<void> {
+    const s = parseStatus(out);
+    const changed = new Set([...s.unstaged, ...s.conflicted].map((e) => e.path));
+    const r = await git(this.ctx, ["diff-files", "--name-only", "-z", NO_SUBMODULE_WORKTREES], { ok: "any" });
+    if (r.code !== 0) return;
+    const touchedEqual = r.stdout.split("\0").filter((p) => p && !changed.has(p));
+    if (!touchedEqual.length) return;
+    await host.exclusive(() => git(this.ctx, ["update-index", "-q", "--refresh", "--ignore-submodules"], { ok: "any" }));
+  }
+}
+
+/**
+ * What git commands change outside the daemon, by stat: the index, HEAD and the branch it names (a commit moves it),
+ * packed-refs, info/exclude, the config.
+ */
+async function stampOf(dirs: { gitDir: string; commonDir: string }): Promise<string> {
+  const head = await readFile(path.join(dirs.gitDir, "HEAD"), "utf8").catch(() => "");
+  const branch = /^ref: (refs\/\S+)/.exec(head)?.[1];
+  const files = [path.join(dirs.gitDir, "index"), path.join(dirs.commonDir, "packed-refs"), path.join(dirs.commonDir, "info", "exclude"), path.join(dirs.commonDir, "config")];
+  if (branch) files.push(path.join(dirs.commonDir, branch));
+  const stats = await Promise.all(files.map((f) => stat(f, { bigint: true }).then((s) => `${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`, () => "-")));
+  return `${head}|${stats.join("|")}`;
+}
