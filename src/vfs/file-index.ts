@@ -19,6 +19,9 @@ export class FileIndex implements FileIndexView {
   private readonly entries = new Map<string, IndexEntry>();
   /** Paths by parent folder, so a folder's files are found without a scan of the whole index. */
   private readonly byDir = new Map<string, Set<string>>();
+  /** Every folder holding watched files at any depth ("" aside): how many, and the folders right inside it. */
+  private readonly folders = new Map<string, { files: number; subfolders: Set<string> }>();
+  private readonly root = { files: 0, subfolders: new Set<string>() };
   private gen = 0;
   private cached?: { gen: number; paths: readonly string[] };
 
@@ -51,6 +54,7 @@ export class FileIndex implements FileIndexView {
       let set = this.byDir.get(dir);
       if (!set) this.byDir.set(dir, (set = new Set()));
       set.add(rel);
+      this.countUp(dir);
     }
     this.entries.set(rel, entry);
   }
@@ -63,8 +67,46 @@ export class FileIndex implements FileIndexView {
       const set = this.byDir.get(dir);
       set?.delete(rel);
       if (set?.size === 0) this.byDir.delete(dir);
+      this.countDown(dir);
     }
     return had;
+  }
+
+  /** Whether folder `dir` holds watched files (at any depth). */
+  hasFolder(dir: string): boolean {
+    return dir === "" ? this.root.files > 0 : this.folders.has(dir);
+  }
+
+  /** `dir` and the folders above it, the root first. */
+  private *chain(dir: string): Generator<{ files: number; subfolders: Set<string> }> {
+    let node = this.root;
+    yield node;
+    if (dir === "") return;
+    for (let cut = dir.indexOf("/"); ; cut = dir.indexOf("/", cut + 1)) {
+      const d = cut < 0 ? dir : dir.slice(0, cut);
+      let next = this.folders.get(d);
+      if (!next) {
+        this.folders.set(d, (next = { files: 0, subfolders: new Set() }));
+        node.subfolders.add(d);
+      }
+      node = next;
+      yield node;
+      if (cut < 0) return;
+    }
+  }
+
+  private countUp(dir: string): void {
+    for (const node of this.chain(dir)) node.files++;
+  }
+
+  private countDown(dir: string): void {
+    for (let d = dir; d !== ""; d = parentOf(d)) {
+      const node = this.folders.get(d)!;
+      if (--node.files > 0) continue;
+      this.folders.delete(d);
+      (parentOf(d) === "" ? this.root : this.folders.get(parentOf(d))!).subfolders.delete(d);
+    }
+    this.root.files--;
   }
 
   /** Files directly in folder `dir` ("" for the root). */
@@ -72,11 +114,15 @@ export class FileIndex implements FileIndexView {
     return this.byDir.get(dir) ?? EMPTY;
   }
 
-  /** Paths under folder `dir` (root-relative, no trailing slash), at any depth; walks folders, not files. */
+  /** Paths under folder `dir` (root-relative, no trailing slash), at any depth; walks its folders, not the index. */
   under(dir: string): string[] {
-    const prefix = `${dir}/`;
     const out: string[] = [];
-    for (const [d, set] of this.byDir) if (d === dir || d.startsWith(prefix)) out.push(...set);
+    const todo = this.hasFolder(dir) ? [dir] : [];
+    while (todo.length) {
+      const d = todo.pop()!;
+      out.push(...this.children(d));
+      todo.push(...(d === "" ? this.root : this.folders.get(d)!).subfolders);
+    }
     return out;
   }
 

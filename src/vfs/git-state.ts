@@ -1,4 +1,4 @@
-import { readFile, stat } from "node:fs/promises";
+import { open, readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import { fileHash } from "../core/hash.js";
 import { OPERATION_MARKERS } from "../git/operation-markers.js";
@@ -8,6 +8,7 @@ export interface GitState {
   head: string | null;
   branch: string | null;
   operation: string | null;
+  /** See indexFingerprint; null without an index. */
   indexHash: string | null;
 }
 
@@ -63,8 +64,37 @@ export async function readGitState(gitDir: string): Promise<GitState> {
       break;
     }
   }
-  const index = await readFile(path.join(gitDir, "index")).catch(() => null);
-  return { head, branch, operation, indexHash: index ? fileHash(index) : null };
+  return { head, branch, operation, indexHash: await indexFingerprint(path.join(gitDir, "index")) };
+}
+
+/** The index's header (signature, version, entry count) and the largest checksum git writes (SHA-256). */
+const INDEX_HEADER_BYTES = 12;
+const INDEX_CHECKSUM_MAX_BYTES = 32;
+
+/**
+ * What tells one index from another without reading it: git ends the file with a checksum of everything before it
+ * (SHA-1, 20 bytes, or SHA-256, 32), so its header and last 32 bytes change whenever any entry does, and stay the same
+ * when `git status` rewrites it identically. A million-file index is over 100 MB: reading it per event in the git
+ * folder cost more than anything else a flood did. With index.skipHash (git 2.40) the checksum is zeros: then the whole
+ * file is hashed, as before.
+ */
+export async function indexFingerprint(file: string): Promise<string | null> {
+  const handle = await open(file, "r").catch(() => null);
+  if (!handle) return null;
+  try {
+    const { size } = await handle.stat();
+    if (size <= INDEX_HEADER_BYTES + INDEX_CHECKSUM_MAX_BYTES) return fileHash(await handle.readFile());
+    const ends = Buffer.alloc(INDEX_HEADER_BYTES + INDEX_CHECKSUM_MAX_BYTES);
+    await handle.read(ends, 0, INDEX_HEADER_BYTES, 0);
+    await handle.read(ends, INDEX_HEADER_BYTES, INDEX_CHECKSUM_MAX_BYTES, size - INDEX_CHECKSUM_MAX_BYTES);
+    // SHA-1's 20 bytes are the last of the 32 read: zeros there mean no checksum at all
+    if (ends.subarray(ends.length - 20).every((b) => b === 0)) return fileHash(await readFile(file));
+    return `${size}:${ends.toString("hex")}`;
+  } catch {
+    return null;
+  } finally {
+    await handle.close();
+  }
 }
 
 /** A loose ref file, else packed-refs; null for an unborn branch. */

@@ -1,3 +1,4 @@
+import type { Stats } from "node:fs";
 import { lstat, readdir } from "node:fs/promises";
 import path from "node:path";
 import type { RawEvent } from "./engine.js";
@@ -13,9 +14,10 @@ const MTIME_SLACK_MS = 500;
 
 /**
  * The kernel drops inotify events past fs.inotify.max_queued_events (16,384 by default), which a 10,000-file checkout
- * exceeds, and neither engine says so. After a flood, the folders it touched are read again: files modified since it
- * began, files not in the index and index entries gone are returned as raw events for the pipeline, which drops what it
- * has already reported (same hash).
+ * exceeds, and neither engine says so. After a flood, the folders it touched are read again: files whose mtime or size
+ * differs from the index's (or, when it knows none, modified since the flood began), files not in the index and index
+ * entries gone are returned as raw events for the pipeline, which drops what it has already reported (same hash). The
+ * work is the flood's folders and their files, never the whole index: the lstats go STAT_BATCH at a time.
  */
 export async function rescanFolders(
   root: string,
@@ -26,23 +28,10 @@ export async function rescanFolders(
   /** When the watcher went live: what the first listing saw is the baseline, not a change. */
   notBeforeMs = 0,
 ): Promise<RawEvent[]> {
-  const wanted = new Set(dirs);
-  // One pass over the index, not one per folder: a flood touches hundreds of folders of a 100,000-file index.
-  const files = new Map<string, string[]>();
-  const folders = new Set<string>();
-  for (const rel of index.paths()) {
-    const cut = rel.lastIndexOf("/");
-    const parent = cut < 0 ? "" : rel.slice(0, cut);
-    if (wanted.has(parent)) {
-      const list = files.get(parent);
-      if (list) list.push(rel);
-      else files.set(parent, [rel]);
-    }
-    for (let i = rel.indexOf("/"); i >= 0; i = rel.indexOf("/", i + 1)) folders.add(rel.slice(0, i));
-  }
   const out: RawEvent[] = [];
   const since = Math.max(sinceMs - MTIME_SLACK_MS, notBeforeMs);
-  for (const dir of wanted) {
+  const known: string[] = [];
+  for (const dir of new Set(dirs)) {
     const entries = await readdir(path.join(root, dir), { withFileTypes: true }).catch(() => null);
     const present = new Set<string>();
     for (const e of entries ?? []) {
@@ -50,19 +39,21 @@ export async function rescanFolders(
       present.add(rel);
       const isDir = e.isDirectory();
       if (!index.has(rel) && rules.ignores(rel, isDir)) continue;
-      const abs = path.join(root, rel);
       if (isDir) {
-        if (!folders.has(rel)) out.push({ path: abs, kind: "create" }); // a new folder: the pipeline walks it
-      } else if (!index.has(rel)) {
-        out.push({ path: abs, kind: "create" });
-      } else {
-        const st = await lstat(abs).catch(() => null);
-        const known = index.get(rel)?.mtimeMs;
-        if (st && (known === undefined ? st.mtimeMs >= since : st.mtimeMs !== known)) out.push({ path: abs, kind: "update" });
-      }
+        if (!index.hasFolder(rel)) out.push({ path: path.join(root, rel), kind: "create" }); // a new folder: the pipeline walks it
+      } else if (!index.has(rel)) out.push({ path: path.join(root, rel), kind: "create" });
+      else known.push(rel);
     }
-    for (const rel of files.get(dir) ?? []) if (!present.has(rel)) out.push({ path: path.join(root, rel), kind: "delete" });
+    for (const rel of index.children(dir)) if (!present.has(rel)) out.push({ path: path.join(root, rel), kind: "delete" });
   }
+  const stats = await statAll(known.map((rel) => path.join(root, rel)));
+  known.forEach((rel, i) => {
+    const st = stats[i];
+    const entry = index.get(rel);
+    if (!st || !entry) return; // gone meanwhile: its own event says so
+    const changed = entry.mtimeMs === undefined ? st.mtimeMs >= since : st.mtimeMs !== entry.mtimeMs || (entry.size !== undefined && st.size !== entry.size);
+    if (changed) out.push({ path: path.join(root, rel), kind: "update" });
+  });
   return out;
 }
 
@@ -72,8 +63,17 @@ export async function gitChangedPaths(git: GitReader, root: string, from: string
   return out.split("\0").filter(Boolean).map((rel) => ({ path: path.join(root, rel), kind: "update" as const }));
 }
 
-/** Files lstat'ed at once by modifiedSince: enough to keep the thread pool busy, few enough to leave it to tool calls. */
+/** Files lstat'ed at once: enough to keep the thread pool busy, few enough to leave it to tool calls. */
 const STAT_BATCH = 64;
+
+/** lstat of each absolute path (null where it fails), STAT_BATCH at a time. */
+export async function statAll(paths: readonly string[]): Promise<(Stats | null)[]> {
+  const out: (Stats | null)[] = [];
+  for (let i = 0; i < paths.length; i += STAT_BATCH) {
+    out.push(...(await Promise.all(paths.slice(i, i + STAT_BATCH).map((p) => lstat(p).catch(() => null)))));
+  }
+  return out;
+}
 
 /**
  * Indexed files modified since `sinceMs` (or whose mtime differs from the one the index knows), as raw updates: what a
@@ -82,15 +82,12 @@ const STAT_BATCH = 64;
 export async function modifiedSince(root: string, index: FileIndex, sinceMs: number): Promise<RawEvent[]> {
   const since = sinceMs - MTIME_SLACK_MS;
   const paths = index.paths();
+  const stats = await statAll(paths.map((rel) => path.join(root, rel)));
   const out: RawEvent[] = [];
-  for (let i = 0; i < paths.length; i += STAT_BATCH) {
-    const slice = paths.slice(i, i + STAT_BATCH);
-    const stats = await Promise.all(slice.map((rel) => lstat(path.join(root, rel)).catch(() => null)));
-    slice.forEach((rel, j) => {
-      const st = stats[j];
-      const known = index.get(rel)?.mtimeMs;
-      if (st && (st.mtimeMs >= since || (known !== undefined && st.mtimeMs !== known))) out.push({ path: path.join(root, rel), kind: "update" });
-    });
-  }
+  paths.forEach((rel, j) => {
+    const st = stats[j];
+    const known = index.get(rel)?.mtimeMs;
+    if (st && (st.mtimeMs >= since || (known !== undefined && st.mtimeMs !== known))) out.push({ path: path.join(root, rel), kind: "update" });
+  });
   return out;
 }
