@@ -13,15 +13,19 @@ const MAX_FIND_LIMIT = 1000;
 /** Matching is linear in the path for any glob, but its cost per character grows with the pattern: no real glob is longer. */
 const MAX_GLOB_CHARS = 1000;
 
-/** The matcher derived from the VFS index, rebuilt when its generation moves (a file was added or removed). */
+/** The matcher derived from the VFS index, told the files added and removed since (built afresh when the index forgot). */
 const cache = new WeakMap<FileIndexView, { generation: number; index: FuzzyIndex }>();
 
 function fuzzyIndexOf(view: FileIndexView): FuzzyIndex {
   const cached = cache.get(view);
-  if (cached && cached.generation === view.generation) return cached.index;
-  const generation = view.generation;
-  const index = new FuzzyIndex(view.paths(), cached?.index);
-  cache.set(view, { generation, index });
+  if (cached?.generation === view.generation) return cached.index;
+  const changes = cached && view.changesSince(cached.generation);
+  const index = changes ? cached.index : new FuzzyIndex(view.paths());
+  for (const c of changes ?? []) {
+    if (c.added) index.add(c.path);
+    else index.remove(c.path);
+  }
+  cache.set(view, { generation: view.generation, index });
   return index;
 }
 
@@ -66,7 +70,7 @@ export const findFileTool = defineTool({
     let total: number;
     let approximate: string[] = [];
     if (query) {
-      const found = fuzzyIndexOf(view).search(query, limit, accept);
+      const found = fuzzyIndexOf(view).search(query, limit, accept, JSON.stringify([under, params.glob ?? null]));
       paths = found.hits.map((h) => h.path);
       total = found.total;
       approximate = found.approximate;

@@ -1,4 +1,7 @@
-import type { FileIndexView } from "./types.js";
+import type { FileIndexView, IndexChange } from "./types.js";
+
+/** Adds and removes kept for changesSince: a find_file matcher catches up on these instead of being rebuilt. */
+const JOURNAL_MAX = 50_000;
 
 export interface IndexEntry {
   size?: number;
@@ -24,6 +27,10 @@ export class FileIndex implements FileIndexView {
   private readonly root = { files: 0, subfolders: new Set<string>() };
   private gen = 0;
   private cached?: { gen: number; paths: readonly string[] };
+  /** The last JOURNAL_MAX adds and removes, by the generation each made (see changesSince). */
+  private journal: { gen: number; path: string; added: boolean }[] = [];
+  /** changesSince answers for generations from this on. */
+  private journalFrom = 0;
 
   get generation(): number {
     return this.gen;
@@ -47,9 +54,31 @@ export class FileIndex implements FileIndexView {
     return this.entries.has(rel);
   }
 
+  /** The adds and removes after `generation`, in order; undefined when they are too many to keep (derive afresh). */
+  changesSince(generation: number): IndexChange[] | undefined {
+    if (generation < this.journalFrom || generation > this.gen) return undefined;
+    let lo = 0;
+    let hi = this.journal.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.journal[mid].gen <= generation) lo = mid + 1;
+      else hi = mid;
+    }
+    return this.journal.slice(lo).map(({ path, added }) => ({ path, added }));
+  }
+
+  private record(path: string, added: boolean): void {
+    this.gen++;
+    this.journal.push({ gen: this.gen, path, added });
+    if (this.journal.length > JOURNAL_MAX) {
+      this.journal = this.journal.slice(JOURNAL_MAX / 2);
+      this.journalFrom = this.journal[0].gen - 1;
+    }
+  }
+
   set(rel: string, entry: IndexEntry): void {
     if (!this.entries.has(rel)) {
-      this.gen++;
+      this.record(rel, true);
       const dir = parentOf(rel);
       let set = this.byDir.get(dir);
       if (!set) this.byDir.set(dir, (set = new Set()));
@@ -62,7 +91,7 @@ export class FileIndex implements FileIndexView {
   delete(rel: string): boolean {
     const had = this.entries.delete(rel);
     if (had) {
-      this.gen++;
+      this.record(rel, false);
       const dir = parentOf(rel);
       const set = this.byDir.get(dir);
       set?.delete(rel);
