@@ -1,5 +1,5 @@
-import type { Stats } from "node:fs";
-import { lstat, readdir } from "node:fs/promises";
+import { type Dirent, type Stats, lstatSync } from "node:fs";
+import { readdir } from "node:fs/promises";
 import path from "node:path";
 import type { RawEvent } from "./engine.js";
 import type { FileIndex } from "./file-index.js";
@@ -17,7 +17,7 @@ const MTIME_SLACK_MS = 500;
  * exceeds, and neither engine says so. After a flood, the folders it touched are read again: files whose mtime or size
  * differs from the index's (or, when it knows none, modified since the flood began), files not in the index and index
  * entries gone are returned as raw events for the pipeline, which drops what it has already reported (same hash). The
- * work is the flood's folders and their files, never the whole index: the lstats go STAT_BATCH at a time.
+ * work is the flood's folders and their files, never the whole index.
  */
 export async function rescanFolders(
   root: string,
@@ -31,8 +31,26 @@ export async function rescanFolders(
   const out: RawEvent[] = [];
   const since = Math.max(sinceMs - MTIME_SLACK_MS, notBeforeMs);
   const known: string[] = [];
-  for (const dir of new Set(dirs)) {
-    const entries = await readdir(path.join(root, dir), { withFileTypes: true }).catch(() => null);
+  const folders = [...new Set(dirs)];
+  for (let i = 0; i < folders.length; i += READDIR_BATCH) {
+    const batch = folders.slice(i, i + READDIR_BATCH);
+    const listed = await Promise.all(batch.map((dir) => readdir(path.join(root, dir), { withFileTypes: true }).catch(() => null)));
+    batch.forEach((dir, k) => findChanged(root, dir, listed[k], index, rules, out, known));
+  }
+  const stats = await statAll(known.map((rel) => path.join(root, rel)));
+  known.forEach((rel, i) => {
+    const st = stats[i];
+    const entry = index.get(rel);
+    if (!st || !entry) return; // gone meanwhile: its own event says so
+    const changed = entry.mtimeMs === undefined ? st.mtimeMs >= since : st.mtimeMs !== entry.mtimeMs || (entry.size !== undefined && st.size !== entry.size);
+    if (changed) out.push({ path: path.join(root, rel), kind: "update" });
+  });
+  return out;
+}
+
+/** One folder's listing against the index: new entries and gone ones into `out`, indexed files to stat into `known`. */
+function findChanged(root: string, dir: string, entries: Dirent[] | null, index: FileIndex, rules: IgnoreRules, out: RawEvent[], known: string[]): void {
+  {
     const present = new Set<string>();
     for (const e of entries ?? []) {
       const rel = dir ? `${dir}/${e.name}` : e.name;
@@ -46,15 +64,6 @@ export async function rescanFolders(
     }
     for (const rel of index.children(dir)) if (!present.has(rel)) out.push({ path: path.join(root, rel), kind: "delete" });
   }
-  const stats = await statAll(known.map((rel) => path.join(root, rel)));
-  known.forEach((rel, i) => {
-    const st = stats[i];
-    const entry = index.get(rel);
-    if (!st || !entry) return; // gone meanwhile: its own event says so
-    const changed = entry.mtimeMs === undefined ? st.mtimeMs >= since : st.mtimeMs !== entry.mtimeMs || (entry.size !== undefined && st.size !== entry.size);
-    if (changed) out.push({ path: path.join(root, rel), kind: "update" });
-  });
-  return out;
 }
 
 /** Paths that differ between two commits (a checkout, a reset, a pull moved HEAD), as raw updates for the pipeline. */
@@ -63,16 +72,32 @@ export async function gitChangedPaths(git: GitReader, root: string, from: string
   return out.split("\0").filter(Boolean).map((rel) => ({ path: path.join(root, rel), kind: "update" as const }));
 }
 
-/** Files lstat'ed at once: enough to keep the thread pool busy, few enough to leave it to tool calls. */
-const STAT_BATCH = 64;
+/** Files lstat'ed between two yields to the event loop. */
+const STAT_SLICE = 256;
+/** Folders read at once: a listing is larger than a stat, and a flood's folders can be tens of thousands. */
+const READDIR_BATCH = 16;
 
-/** lstat of each absolute path (null where it fails), STAT_BATCH at a time. */
+/**
+ * lstat of each absolute path (null where it fails), STAT_SLICE at a time between yields to the event loop. Synchronous
+ * within a slice: a stat is a few microseconds, and the thread-pool hop of an async one costs more than that (the
+ * resolver reads small files the same way), so a flood's 750,000 files at a million take a second or two, in slices
+ * that hold a tool call up by a millisecond at most.
+ */
 export async function statAll(paths: readonly string[]): Promise<(Stats | null)[]> {
-  const out: (Stats | null)[] = [];
-  for (let i = 0; i < paths.length; i += STAT_BATCH) {
-    out.push(...(await Promise.all(paths.slice(i, i + STAT_BATCH).map((p) => lstat(p).catch(() => null)))));
+  const out: (Stats | null)[] = new Array(paths.length);
+  for (let i = 0; i < paths.length; i++) {
+    out[i] = lstatOrNull(paths[i]);
+    if (i % STAT_SLICE === STAT_SLICE - 1) await new Promise((resolve) => setImmediate(resolve));
   }
   return out;
+}
+
+function lstatOrNull(abs: string): Stats | null {
+  try {
+    return lstatSync(abs, { throwIfNoEntry: false }) ?? null;
+  } catch {
+    return null; // unreadable, or a file where a folder was: as good as gone
+  }
 }
 
 /**
