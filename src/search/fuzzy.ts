@@ -66,6 +66,8 @@ interface Folder {
   /** normalized(lower-cased path) and a `/`; "" for the root: `lower + nameLower` is the path's matching form. */
   lower: string;
   mask: number;
+  /** Its mask and its files' (kept through removes: a superset), so a query lacking a letter of it skips them all. */
+  union: number;
   /** The slots of its files. */
   slots: number[];
 }
@@ -98,6 +100,8 @@ export class FuzzyIndex {
   private readonly preparedPath = new Map<number, Fuzzysort.Prepared>();
   private readonly preparedName = new Map<number, Fuzzysort.Prepared>();
   private last?: LastScan;
+  /** The folder the last add went to (see folderOfPath). */
+  private lastFolder = -1;
 
   constructor(paths: Iterable<string> = []) {
     for (const p of paths) this.add(p);
@@ -110,9 +114,8 @@ export class FuzzyIndex {
   /** Adds a path (root-relative, `/`); one already in is left as it is. */
   add(path: string): void {
     const cut = path.lastIndexOf("/");
-    const dir = cut < 0 ? "" : path.slice(0, cut);
     const name = path.slice(cut + 1);
-    const f = this.folderId(dir);
+    const f = this.folderOfPath(path, cut);
     const folder = this.folders[f];
     if (this.slotIn(folder, name) >= 0) return;
     const slot = this.free.pop() ?? this.names.length;
@@ -125,6 +128,7 @@ export class FuzzyIndex {
     this.masks[slot] = this.nameMasks[slot] | folder.mask;
     this.penalty[slot] = depthPenalty(path);
     folder.slots.push(slot);
+    folder.union |= this.nameMasks[slot];
     this.count++;
     if (this.last && this.last.added.push(slot) > ADDED_SINCE_SCAN_MAX) this.last = undefined;
   }
@@ -156,11 +160,20 @@ export class FuzzyIndex {
     return -1;
   }
 
+  /** The folder of `path` (its last `/` at `cut`); a listing comes sorted, so it is most often the last one's. */
+  private folderOfPath(path: string, cut: number): number {
+    const last = this.folders[this.lastFolder];
+    if (last && (cut < 0 ? last.path === "" : cut === last.path.length && path.startsWith(last.path))) return this.lastFolder;
+    this.lastFolder = this.folderId(cut < 0 ? "" : path.slice(0, cut));
+    return this.lastFolder;
+  }
+
   private folderId(dir: string): number {
     let f = this.folderIds.get(dir);
     if (f === undefined) {
       const lower = dir ? `${normalized(dir.toLowerCase())}/` : "";
-      f = this.folders.push({ path: dir, lower, mask: maskOf(lower), slots: [] }) - 1;
+      const mask = maskOf(lower);
+      f = this.folders.push({ path: dir, lower, mask, union: mask, slots: [] }) - 1;
       this.folderIds.set(dir, f);
     }
     return f;
@@ -244,7 +257,11 @@ export class FuzzyIndex {
     /** Per folder: 1 + whether each term is in its path (bit t), 0 until worked out; and each term's letters it holds. */
     const folderIn = new Int32Array(folderCount);
     const folderSeq = new Int32Array(folderCount * k);
+    /** Per folder and term: the letters of what is left of the term once the folder's path took what it could. */
+    const folderRest = new Int32Array(folderCount * k);
     const masks = this.masks;
+    const nameMasks = this.nameMasks;
+    const termMasks = terms.map(maskOf);
     const folderOf = this.folderOf;
     const nameLower = this.nameLower;
     const matched: number[] = [];
@@ -257,16 +274,24 @@ export class FuzzyIndex {
         for (let t = 0; t < k; t++) {
           if (folderLower.indexOf(terms[t]) >= 0) inDir |= 2 << t;
           folderSeq[f * k + t] = subsequencePrefix(terms[t], folderLower);
+          folderRest[f * k + t] = maskOf(terms[t].slice(folderSeq[f * k + t]));
         }
         folderIn[f] = inDir;
       }
       const name = nameLower[i];
+      // a name lacking a letter of a term holds it neither as a substring nor as a subsequence: no need to look
+      const nameMask = nameMasks[i];
+      const inName = (nameMask & mask) === mask;
       let tier: number;
-      if (allSubstrings(terms, name, 0)) tier = 0;
-      else if (allSubstringsOfPath(terms, name, folderLower, inDir)) tier = 1;
+      if (inName && allSubstrings(terms, name, 0)) tier = 0;
+      else if (allSubstringsOfPath(terms, termMasks, name, nameMask, folderLower, inDir)) tier = 1;
       else {
-        for (let t = 0; t < k; t++) if (!isSubsequenceFrom(terms[t], folderSeq[f * k + t], name)) return;
-        tier = allSubsequences(terms, name, 0) ? 2 : 3;
+        for (let t = 0; t < k; t++) {
+          const from = folderSeq[f * k + t];
+          const rest = folderRest[f * k + t];
+          if (from < terms[t].length && ((nameMask & rest) !== rest || !isSubsequenceFrom(terms[t], from, name))) return;
+        }
+        tier = inName && allSubsequences(terms, name, 0) ? 2 : 3;
       }
       if (accept && !accept(this.pathOf(i))) return;
       tiers[tier].push(i);
@@ -277,8 +302,10 @@ export class FuzzyIndex {
       for (const i of narrowed.slots) if ((masks[i] & mask) === mask) visit(i);
       for (const i of narrowed.added) if ((masks[i] & mask) === mask) visit(i);
     } else {
-      const n = this.names.length;
-      for (let i = 0; i < n; i++) if ((masks[i] & mask) === mask) visit(i);
+      for (const folder of this.folders) {
+        if ((folder.union & mask) !== mask) continue;
+        for (const i of folder.slots) if ((masks[i] & mask) === mask) visit(i);
+      }
     }
     return Int32Array.from(matched);
   }
@@ -459,9 +486,9 @@ function maskOf(lower: string): number {
 }
 
 /** Every term a substring of the path: of its folder's part (bit t+1 of `inDir`), of its name, or (with `/`) across both. */
-function allSubstringsOfPath(terms: string[], name: string, folderLower: string, inDir: number): boolean {
+function allSubstringsOfPath(terms: string[], termMasks: number[], name: string, nameMask: number, folderLower: string, inDir: number): boolean {
   for (let t = 0; t < terms.length; t++) {
-    if (inDir & (2 << t) || name.indexOf(terms[t]) >= 0) continue;
+    if (inDir & (2 << t) || ((nameMask & termMasks[t]) === termMasks[t] && name.indexOf(terms[t]) >= 0)) continue;
     if (terms[t].indexOf("/") < 0 || (folderLower + name).indexOf(terms[t]) < 0) return false;
   }
   return true;
