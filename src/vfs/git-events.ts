@@ -4,7 +4,7 @@ import type { GitChanged } from "./events.js";
 import type { FileIndex } from "./file-index.js";
 import { type GitState, type GitTouch, emptyTouch, readGitState, touchGit } from "./git-state.js";
 import type { GitReader } from "./listing.js";
-import { gitChangedPaths, statAll } from "./rescan.js";
+import { filterByStat, gitChangedPaths } from "./rescan.js";
 
 /**
  * `git.changed` from events in the git folder: the state is read from git's files and compared with the last one, so a
@@ -35,8 +35,8 @@ export class GitEvents {
     private readonly delayMs: number,
   ) {}
 
-  async open(): Promise<void> {
-    this.state = await readGitState(this.gitDir);
+  open(): void {
+    this.state = readGitState(this.gitDir);
   }
 
   /** An event at `rel` (relative to the git dir, with `/`); false when it bears on nothing. */
@@ -88,7 +88,7 @@ export class GitEvents {
   /** Reads the state after `touch`; emits `git.changed` if it changed; hands the paths to check again to `recheck`. */
   private async changed(touch: GitTouch): Promise<void> {
     const before = this.state;
-    const now = await readGitState(this.gitDir);
+    const now = readGitState(this.gitDir);
     this.state = now;
     const index = touch.index && now.indexHash !== before?.indexHash;
     const moved = now.head !== before?.head || now.branch !== before?.branch || now.operation !== before?.operation;
@@ -102,11 +102,9 @@ export class GitEvents {
    * reported by their own events. A path whose mtime the index never learnt counts if modified since the watcher went
    * live (a file edited before the daemon started and now committed is not a change, and hashing could not tell).
    */
-  async stale(events: RawEvent[]): Promise<RawEvent[]> {
-    const stats = await statAll(events.map((e) => e.path));
-    return events.filter((e, i) => {
+  stale(events: RawEvent[]): Promise<RawEvent[]> {
+    return filterByStat(events, (e) => e.path, (e, st) => {
       const entry = this.index.get(path.relative(this.root, e.path).split(path.sep).join("/"));
-      const st = stats[i];
       if (!entry || !st) return true;
       if (entry.mtimeMs === undefined) return st.mtimeMs >= this.openedAt();
       return st.mtimeMs !== entry.mtimeMs || (entry.size !== undefined && st.size !== entry.size);

@@ -102,7 +102,7 @@ export class Pipeline {
 
   /** Starts emitting; events pushed before (while the index was being listed) are kept and processed now. */
   async open(): Promise<void> {
-    await this.gitEvents?.open();
+    this.gitEvents?.open();
     this.openedAt = Date.now();
     this.opened = true;
     this.window.open();

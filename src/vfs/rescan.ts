@@ -30,40 +30,37 @@ export async function rescanFolders(
 ): Promise<RawEvent[]> {
   const out: RawEvent[] = [];
   const since = Math.max(sinceMs - MTIME_SLACK_MS, notBeforeMs);
-  const known: string[] = [];
+  const changed = (rel: string, st: Stats | null) => {
+    const entry = index.get(rel);
+    if (!st || !entry) return false; // gone meanwhile: its own event says so
+    return entry.mtimeMs === undefined ? st.mtimeMs >= since : st.mtimeMs !== entry.mtimeMs || (entry.size !== undefined && st.size !== entry.size);
+  };
   const folders = [...new Set(dirs)];
   for (let i = 0; i < folders.length; i += READDIR_BATCH) {
     const batch = folders.slice(i, i + READDIR_BATCH);
     const listed = await Promise.all(batch.map((dir) => readdir(path.join(root, dir), { withFileTypes: true }).catch(() => null)));
+    const known: string[] = [];
     batch.forEach((dir, k) => findChanged(root, dir, listed[k], index, rules, out, known));
+    // the batch's files compared as they are stat'ed: nothing of the stats is kept (a flood's folders hold most files)
+    for (const rel of await filterByStat(known, (rel) => path.join(root, rel), changed)) out.push({ path: path.join(root, rel), kind: "update" });
   }
-  const stats = await statAll(known.map((rel) => path.join(root, rel)));
-  known.forEach((rel, i) => {
-    const st = stats[i];
-    const entry = index.get(rel);
-    if (!st || !entry) return; // gone meanwhile: its own event says so
-    const changed = entry.mtimeMs === undefined ? st.mtimeMs >= since : st.mtimeMs !== entry.mtimeMs || (entry.size !== undefined && st.size !== entry.size);
-    if (changed) out.push({ path: path.join(root, rel), kind: "update" });
-  });
   return out;
 }
 
 /** One folder's listing against the index: new entries and gone ones into `out`, indexed files to stat into `known`. */
 function findChanged(root: string, dir: string, entries: Dirent[] | null, index: FileIndex, rules: IgnoreRules, out: RawEvent[], known: string[]): void {
-  {
-    const present = new Set<string>();
-    for (const e of entries ?? []) {
-      const rel = dir ? `${dir}/${e.name}` : e.name;
-      present.add(rel);
-      const isDir = e.isDirectory();
-      if (!index.has(rel) && rules.ignores(rel, isDir)) continue;
-      if (isDir) {
-        if (!index.hasFolder(rel)) out.push({ path: path.join(root, rel), kind: "create" }); // a new folder: the pipeline walks it
-      } else if (!index.has(rel)) out.push({ path: path.join(root, rel), kind: "create" });
-      else known.push(rel);
-    }
-    for (const rel of index.children(dir)) if (!present.has(rel)) out.push({ path: path.join(root, rel), kind: "delete" });
+  const present = new Set<string>();
+  for (const e of entries ?? []) {
+    const rel = dir ? `${dir}/${e.name}` : e.name;
+    present.add(rel);
+    const isDir = e.isDirectory();
+    if (!index.has(rel) && rules.ignores(rel, isDir)) continue;
+    if (isDir) {
+      if (!index.hasFolder(rel)) out.push({ path: path.join(root, rel), kind: "create" }); // a new folder: the pipeline walks it
+    } else if (!index.has(rel)) out.push({ path: path.join(root, rel), kind: "create" });
+    else known.push(rel);
   }
+  for (const rel of index.children(dir)) if (!present.has(rel)) out.push({ path: path.join(root, rel), kind: "delete" });
 }
 
 /** Paths that differ between two commits (a checkout, a reset, a pull moved HEAD), as raw updates for the pipeline. */
@@ -78,15 +75,15 @@ const STAT_SLICE = 256;
 const READDIR_BATCH = 16;
 
 /**
- * lstat of each absolute path (null where it fails), STAT_SLICE at a time between yields to the event loop. Synchronous
- * within a slice: a stat is a few microseconds, and the thread-pool hop of an async one costs more than that (the
- * resolver reads small files the same way), so a flood's 750,000 files at a million take a second or two, in slices
- * that hold a tool call up by a millisecond at most.
+ * The items whose lstat (null where it fails) `keep` accepts, STAT_SLICE stats between yields to the event loop; the
+ * stats themselves are dropped as they go. Synchronous within a slice: a stat is a few microseconds, and the thread-pool
+ * hop of an async one costs more than that (the resolver reads small files the same way), so a flood's 750,000 files
+ * at a million take seconds, in slices that hold a tool call up by a millisecond or so.
  */
-export async function statAll(paths: readonly string[]): Promise<(Stats | null)[]> {
-  const out: (Stats | null)[] = new Array(paths.length);
-  for (let i = 0; i < paths.length; i++) {
-    out[i] = lstatOrNull(paths[i]);
+export async function filterByStat<T>(items: readonly T[], abs: (item: T) => string, keep: (item: T, st: Stats | null) => boolean): Promise<T[]> {
+  const out: T[] = [];
+  for (let i = 0; i < items.length; i++) {
+    if (keep(items[i], lstatOrNull(abs(items[i])))) out.push(items[i]);
     if (i % STAT_SLICE === STAT_SLICE - 1) await new Promise((resolve) => setImmediate(resolve));
   }
   return out;
@@ -106,13 +103,10 @@ function lstatOrNull(abs: string): Stats | null {
  */
 export async function modifiedSince(root: string, index: FileIndex, sinceMs: number): Promise<RawEvent[]> {
   const since = sinceMs - MTIME_SLACK_MS;
-  const paths = index.paths();
-  const stats = await statAll(paths.map((rel) => path.join(root, rel)));
-  const out: RawEvent[] = [];
-  paths.forEach((rel, j) => {
-    const st = stats[j];
+  const modified = (rel: string, st: Stats | null) => {
     const known = index.get(rel)?.mtimeMs;
-    if (st && (st.mtimeMs >= since || (known !== undefined && st.mtimeMs !== known))) out.push({ path: path.join(root, rel), kind: "update" });
-  });
-  return out;
+    return st !== null && (st.mtimeMs >= since || (known !== undefined && st.mtimeMs !== known));
+  };
+  const found = await filterByStat(index.paths(), (rel) => path.join(root, rel), modified);
+  return found.map((rel) => ({ path: path.join(root, rel), kind: "update" as const }));
 }
