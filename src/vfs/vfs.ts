@@ -326,6 +326,7 @@ export class Vfs {
    */
   private async afterFlood(dirs: Set<string>, since: number, lost: boolean): Promise<void> {
     if (this.ws.watcherEngine !== "parcel" || this.stopped || !lost) return;
+    this.ws.log(`a flood over ${dirs.size} folders left changes no event reported (or filled an ignored folder): the tree watcher re-reads the tree`);
     const engine = this.engines.get("tree");
     try {
       // A flood often is a new ignored folder filling up (npm install, a build): the new subscription skips it.
