@@ -40,7 +40,7 @@ export async function rescanFolders(
     const batch = folders.slice(i, i + READDIR_BATCH);
     const listed = await Promise.all(batch.map((dir) => readdir(path.join(root, dir), { withFileTypes: true }).catch(() => null)));
     const known: string[] = [];
-    batch.forEach((dir, k) => findChanged(root, dir, listed[k], index, rules, out, known));
+    for (const [k, dir] of batch.entries()) findChanged(root, dir, listed[k], index, rules, out, known);
     // the batch's files compared as they are stat'ed: nothing of the stats is kept (a flood's folders hold most files)
     for (const rel of await filterByStat(known, (rel) => path.join(root, rel), changed)) out.push({ path: path.join(root, rel), kind: "update" });
   }

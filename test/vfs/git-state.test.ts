@@ -8,7 +8,9 @@ import { git, tmpWorkspace, writeFile } from "../helpers/tmp.js";
 describe("indexFingerprint", () => {
   const cleanups: (() => void)[] = [];
   beforeAll(() => initHash());
-  afterEach(() => cleanups.splice(0).forEach((c) => c()));
+  afterEach(() => {
+    for (const c of cleanups.splice(0)) c();
+  });
 
   function repo() {
     const ws = tmpWorkspace({ git: true, files: { "a.txt": "a\n", "b.txt": "b\n" } });

@@ -156,7 +156,7 @@ describe.each(["parcel", "chokidar"])("VFS with the %s engine", (engine) => {
     cleanups.push(clone.cleanup);
     git(clone.dir, "clone", "-q", dir, "c");
     const c = path.join(clone.dir, "c");
-    flood.forEach((p, i) => writeFile(c, p, `other ${i}\n`));
+    for (const [i, p] of flood.entries()) writeFile(c, p, `other ${i}\n`);
     git(c, "-c", "user.email=t@example.com", "-c", "user.name=T", "commit", "-qam", "other");
     git(c, "push", "-q", "origin", "HEAD:other");
     await initHash();
