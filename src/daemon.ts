@@ -6,6 +6,7 @@ import { defaultStateDir } from "./mcp/approvals.js";
 import { prepareStateDir } from "./paths.js";
 import { type CodegraphMode, McpPassthrough } from "./mcp/passthrough.js";
 import type { LspSandboxMode } from "./lsp/sandbox.js";
+import type { ConfirmMode } from "./protocol/mcp/confirm.js";
 import { LspService } from "./lsp/service.js";
 import { EventBus } from "./platform/bus.js";
 import { Supervisor } from "./platform/supervisor.js";
@@ -32,6 +33,8 @@ export interface DaemonOptions {
   stateDir?: string;
   /** Serve the registry over MCP (SPEC 13) instead of JSON lines. */
   mcp?: boolean;
+  /** `--mcp-confirm`: which MCP calls a person confirms first (default destructive). */
+  mcpConfirm?: ConfirmMode;
   /** The terminal's flags (SPEC 11): --terminal-network, --terminal-home, --terminal-env, --terminal-sandbox. */
   terminal?: Omit<TerminalOptions, "stateDir">;
   /** `--lsp-sandbox`: whether the language servers run inside bubblewrap (default auto: where it works). */
@@ -114,18 +117,19 @@ export class Daemon {
 
   /** The same services behind the MCP server adapter (SPEC 13): one connection on stdio, one session. */
   private async runMcp(input: Readable, output: Writable, end: Stopper): Promise<void> {
-    const [{ McpAdapter }, { McpStdioTransport }] = await Promise.all([import("./protocol/mcp/server.js"), import("./protocol/mcp/stdio-transport.js")]);
+    const { serveMcp } = await import("./protocol/mcp/serve.js");
     await this.start();
-    // Created once ready: what the client sent meanwhile waits in stdin's buffer, as JSON-lines requests wait in a queue.
-    const transport = new McpStdioTransport(input, output);
-    transport.onclose = end.stop;
-    const adapter = new McpAdapter(this.dispatcher, this.registry, this.ws, this.bus, this.options.version);
-    await adapter.connect(transport);
+    // Served once ready: what the client sent meanwhile waits in stdin's buffer, as JSON-lines requests wait in a queue.
+    const mcp = serveMcp(this.dispatcher, this.registry, this.ws, this.bus, input, output, {
+      version: this.options.version,
+      confirm: this.options.mcpConfirm ?? "destructive",
+      passthrough: this.mcp,
+      onEnd: end.stop,
+    });
 
     await end.stopped;
     await this.stop();
-    await transport.idle();
-    await adapter.close();
+    await mcp.close();
   }
 
   /** Calls in flight finish (bounded), then the services stop, then every child is gone. */

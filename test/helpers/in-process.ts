@@ -9,8 +9,7 @@ import path from "node:path";
 import { PassThrough } from "node:stream";
 import { Daemon, type DaemonOptions } from "../../src/daemon.js";
 import type { CallRequest, Outcome } from "../../src/dispatch/dispatcher.js";
-import { McpAdapter } from "../../src/protocol/mcp/server.js";
-import { McpStdioTransport } from "../../src/protocol/mcp/stdio-transport.js";
+import { serveMcp } from "../../src/protocol/mcp/serve.js";
 import { JsonlTransport } from "../../src/protocol/jsonl/transport.js";
 
 type Json = Record<string, unknown>;
@@ -84,17 +83,15 @@ export class McpClient {
   private readonly input = new PassThrough();
   private readonly output = new PassThrough();
   readonly inbox = new LineInbox(this.output);
-  private readonly adapter: McpAdapter;
-  private readonly transport: McpStdioTransport;
+  private server?: { close(): Promise<void> };
   private nextId = 0;
 
-  constructor(daemon: Daemon) {
-    this.transport = new McpStdioTransport(this.input, this.output);
-    this.adapter = new McpAdapter(daemon.dispatcher, daemon.registry, daemon.ws, daemon.bus, "in-process");
-  }
+  constructor(private readonly daemon: Daemon) {}
 
+  /** Serves MCP as `--mcp` does (both revisions, the default --mcp-confirm) and opens a 2025 session. */
   async connect(): Promise<void> {
-    await this.adapter.connect(this.transport);
+    const d = this.daemon;
+    this.server = serveMcp(d.dispatcher, d.registry, d.ws, d.bus, this.input, this.output, { version: "in-process", confirm: "destructive", onEnd: () => undefined });
     await this.request("initialize", { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "in-process", version: "0" } });
     this.notify("notifications/initialized");
   }
@@ -121,8 +118,7 @@ export class McpClient {
   }
 
   async close(): Promise<void> {
-    await this.transport.idle();
-    await this.adapter.close();
+    await this.server?.close();
   }
 }
 
