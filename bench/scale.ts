@@ -111,8 +111,10 @@ async function onTree(tree: Tree, scale: keyof typeof TREES, figures: Figures): 
       note: `ours: ${perFlood(floods)}\n  raw: ${perFlood(raw.floods)}` });
     figures.add({ scale, figure: "RSS after the floods", ours: rssMb(pid), peer: raw.rssAfter, peerName: "raw parcel after its floods", unit: "MB" });
 
-    await gitStatus(d, tree, scale, figures);
-    await findFile(d, tree, scale, figures);
+    // a section that fails (git_status past its time-out on a loaded machine) is reported, and the next still runs
+    for (const [name, section] of [["git_status", gitStatus], ["find_file", findFile]] as const) {
+      await section(d, tree, scale, figures).catch((e) => figures.add({ scale, figure: `${name}: failed`, ours: NaN, unit: "", note: e instanceof Error ? e.message : String(e) }));
+    }
     if (tree.params.history) await readsDuringGitLog(d, tree, scale, figures);
   });
 }

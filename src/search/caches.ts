@@ -20,17 +20,21 @@ export interface LineCount {
 export class SearchCaches {
   /** list_dir's line counts; the least recently used go past MAX_CACHED_COUNTS. */
   readonly lineCounts = new LRUCache<string, LineCount>({ max: MAX_CACHED_COUNTS });
-  /** find_file's matcher, rebuilt when the index's generation moves (a file was added or removed). */
+  /** find_file's matcher, told the files added and removed since (built afresh when the index forgot them). */
   private fuzzy?: { view: FileIndexView; generation: number; index: FuzzyIndex };
   /** search's DEFAULT_IGNORES file outside git: written on first use; null when it could not be. */
   private ignores?: { file: string; remove: () => void } | null;
 
   fuzzyIndexOf(view: FileIndexView): FuzzyIndex {
     const cached = this.fuzzy?.view === view ? this.fuzzy : undefined;
-    if (cached && cached.generation === view.generation) return cached.index;
-    const generation = view.generation;
-    const index = new FuzzyIndex(view.paths(), cached?.index);
-    this.fuzzy = { view, generation, index };
+    if (cached?.generation === view.generation) return cached.index;
+    const changes = cached && view.changesSince(cached.generation);
+    const index = changes ? cached.index : new FuzzyIndex(view.paths());
+    for (const c of changes ?? []) {
+      if (c.added) index.add(c.path);
+      else index.remove(c.path);
+    }
+    this.fuzzy = { view, generation: view.generation, index };
     return index;
   }
 

@@ -4,9 +4,12 @@ import { TYPO_MIN_TERM, commonPrefix, dropsNeeded, maxTypoEdits, substringEditDi
 /**
  * Fuzzy file-path matching over a workspace's paths (pure: strings in, ranked strings out).
  *
- * One cheap pass over every path sorts the ones that match into tiers; fuzzysort only scores the tiers that can still
- * reach the top `limit`, and its prepared targets are built lazily and kept in a bounded cache. Preparing all 100,000
- * paths up front costs about 100 MB of heap; this index holds a lower-cased copy, a character mask and a basename offset.
+ * Incremental: paths are added and removed one by one as the VFS index changes (no rebuild on a new file). Paths are
+ * kept by folder: a folder's lower-cased path and character mask once, and per file its name, the name's lower-cased
+ * form, masks and depth penalty in typed arrays (slots, reused after a remove). A query is one cheap pass over the
+ * slots that sorts the matching ones into tiers, working out what the terms find in each folder's own path once for
+ * all its files; fuzzysort only scores the tiers that can still reach the top `limit`, its prepared targets built
+ * lazily in a bounded cache. A query that narrows the last one (typing on) scans only the last one's matches.
  *
  * Tiers, best first (OCR's file_find semantics are the first one):
  *   1. every term is a substring of the file name (`service` -> `UserService.ts`);
@@ -56,91 +59,179 @@ export interface FuzzyResult {
   approximate: string[];
 }
 
+/** A folder's share of every path in it, kept once for all its files. */
+interface Folder {
+  /** As given; "" for the root. */
+  path: string;
+  /** normalized(lower-cased path) and a `/`; "" for the root: `lower + nameLower` is the path's matching form. */
+  lower: string;
+  mask: number;
+  /** Its mask and its files' (kept through removes: a superset), so a query lacking a letter of it skips them all. */
+  union: number;
+  /** The slots of its files. */
+  slots: number[];
+}
+
+/** The last query's candidates (every path that matched an exact tier), for a query that narrows it. */
+interface LastScan {
+  terms: string[];
+  scope: string;
+  /** Slots, ascending by the order they were scanned in. */
+  slots: Int32Array;
+  /** Slots added since: scanned on top. */
+  added: number[];
+}
+
+/** Slots added after a scan that the next one still narrows from; past this a full scan is as cheap. */
+const ADDED_SINCE_SCAN_MAX = 10_000;
+
 export class FuzzyIndex {
-  private readonly lower: string[];
-  private readonly masks: Int32Array;
-  private readonly nameMasks: Int32Array;
-  private readonly nameStart: Uint32Array;
-  /** depthPenalty of each path, computed once. */
-  private readonly penalty: Float32Array;
+  private readonly folders: Folder[] = [];
+  private readonly folderIds = new Map<string, number>();
+  /** Per slot (a file): its folder, name, the name's matching form, masks, depthPenalty. A free slot's name is undefined. */
+  private folderOf = new Int32Array(1024);
+  private readonly names: (string | undefined)[] = [];
+  private readonly nameLower: string[] = [];
+  private masks = new Int32Array(1024);
+  private nameMasks = new Int32Array(1024);
+  private penalty = new Float32Array(1024);
+  private readonly free: number[] = [];
+  private count = 0;
   private readonly preparedPath = new Map<number, Fuzzysort.Prepared>();
   private readonly preparedName = new Map<number, Fuzzysort.Prepared>();
+  private last?: LastScan;
+  /** The folder the last add went to (see folderOfPath). */
+  private lastFolder = -1;
 
-  /**
-   * `previous`: the index of an earlier generation. The VFS lists paths in insertion order, so a new generation is the
-   * old list with some paths gone and new ones appended; what is unchanged is copied instead of recomputed.
-   */
-  constructor(readonly paths: readonly string[], previous?: FuzzyIndex) {
-    const n = paths.length;
-    this.lower = new Array<string>(n);
-    this.masks = new Int32Array(n);
-    this.nameMasks = new Int32Array(n);
-    this.nameStart = new Uint32Array(n);
-    this.penalty = new Float32Array(n);
-    const old = previous?.paths ?? [];
-    let o = 0;
-    for (let i = 0; i < n; i++) {
-      const p = paths[i];
-      const at = findAhead(old, p, o);
-      if (at >= 0 && previous) {
-        this.lower[i] = previous.lower[at];
-        this.masks[i] = previous.masks[at];
-        this.nameMasks[i] = previous.nameMasks[at];
-        this.nameStart[i] = previous.nameStart[at];
-        this.penalty[i] = previous.penalty[at];
-        o = at + 1;
-        continue;
-      }
-      const lower = normalized(p.toLowerCase());
-      this.lower[i] = lower;
-      this.masks[i] = maskOf(lower);
-      this.nameStart[i] = p.lastIndexOf("/") + 1;
-      this.nameMasks[i] = maskOf(lower.slice(this.nameStart[i]));
-      this.penalty[i] = depthPenalty(p);
+  constructor(paths: Iterable<string> = []) {
+    for (const p of paths) this.add(p);
+  }
+
+  get size(): number {
+    return this.count;
+  }
+
+  /** Adds a path (root-relative, `/`); one already in is left as it is. */
+  add(path: string): void {
+    const cut = path.lastIndexOf("/");
+    const name = path.slice(cut + 1);
+    const f = this.folderOfPath(path, cut);
+    const folder = this.folders[f];
+    if (this.slotIn(folder, name) >= 0) return;
+    const slot = this.free.pop() ?? this.names.length;
+    if (slot >= this.folderOf.length) this.grow();
+    const lower = normalized(name.toLowerCase());
+    this.folderOf[slot] = f;
+    this.names[slot] = name;
+    this.nameLower[slot] = lower;
+    this.nameMasks[slot] = maskOf(lower);
+    this.masks[slot] = this.nameMasks[slot] | folder.mask;
+    this.penalty[slot] = depthPenalty(path);
+    folder.slots.push(slot);
+    folder.union |= this.nameMasks[slot];
+    this.count++;
+    if (this.last && this.last.added.push(slot) > ADDED_SINCE_SCAN_MAX) this.last = undefined;
+  }
+
+  /** Removes a path; false when it was not in. */
+  remove(path: string): boolean {
+    const cut = path.lastIndexOf("/");
+    const f = this.folderIds.get(cut < 0 ? "" : path.slice(0, cut));
+    if (f === undefined) return false;
+    const folder = this.folders[f];
+    const at = this.slotIn(folder, path.slice(cut + 1));
+    if (at < 0) return false;
+    const slot = folder.slots[at];
+    folder.slots.splice(at, 1);
+    this.names[slot] = undefined;
+    this.nameLower[slot] = "";
+    this.masks[slot] = 0; // no query's mask is 0: scans skip the slot
+    this.preparedPath.delete(slot);
+    this.preparedName.delete(slot);
+    this.free.push(slot);
+    this.count--;
+    this.last = undefined; // its slots may be reused
+    return true;
+  }
+
+  private slotIn(folder: Folder, name: string): number {
+    const slots = folder.slots;
+    for (let k = 0; k < slots.length; k++) if (this.names[slots[k]] === name) return k;
+    return -1;
+  }
+
+  /** The folder of `path` (its last `/` at `cut`); a listing comes sorted, so it is most often the last one's. */
+  private folderOfPath(path: string, cut: number): number {
+    const last = this.folders[this.lastFolder];
+    if (last && (cut < 0 ? last.path === "" : cut === last.path.length && path.startsWith(last.path))) return this.lastFolder;
+    this.lastFolder = this.folderId(cut < 0 ? "" : path.slice(0, cut));
+    return this.lastFolder;
+  }
+
+  private folderId(dir: string): number {
+    let f = this.folderIds.get(dir);
+    if (f === undefined) {
+      const lower = dir ? `${normalized(dir.toLowerCase())}/` : "";
+      const mask = maskOf(lower);
+      f = this.folders.push({ path: dir, lower, mask, union: mask, slots: [] }) - 1;
+      this.folderIds.set(dir, f);
     }
+    return f;
+  }
+
+  private grow(): void {
+    const n = this.folderOf.length * 2;
+    const grown = <T extends Int32Array | Float32Array>(a: T, make: (n: number) => T): T => {
+      const b = make(n);
+      b.set(a);
+      return b;
+    };
+    this.folderOf = grown(this.folderOf, (k) => new Int32Array(k));
+    this.masks = grown(this.masks, (k) => new Int32Array(k));
+    this.nameMasks = grown(this.nameMasks, (k) => new Int32Array(k));
+    this.penalty = grown(this.penalty, (k) => new Float32Array(k));
+  }
+
+  private pathOf(slot: number): string {
+    const dir = this.folders[this.folderOf[slot]].path;
+    return dir ? `${dir}/${this.names[slot]}` : (this.names[slot] as string);
+  }
+
+  /** The path's matching form: normalized and lower-cased, as one string (only for the few that are scored). */
+  private lowerOf(slot: number): string {
+    return this.folders[this.folderOf[slot]].lower + this.nameLower[slot];
   }
 
   /**
    * Ranks the paths matching `query` (terms separated by spaces must all match); `accept` restricts the candidates
-   * (a folder, a glob) by index.
+   * (a folder, a glob). `scope` names what `accept` accepts: a query in the same scope that narrows the last one (each
+   * of its terms inside one of this one's) scans only the paths that one matched, as fzf does while you type.
    */
-  search(query: string, limit: number, accept?: (path: string) => boolean): FuzzyResult {
+  search(query: string, limit: number, accept?: (path: string) => boolean, scope: string | undefined = accept ? undefined : ""): FuzzyResult {
     const words = query.split(/\s+/).filter(Boolean).map(normalized);
     const terms = [...new Set(words.map((w) => w.toLowerCase()))];
     if (!terms.length) return { hits: [], total: 0, approximate: [] };
     const fuzzyQuery = words.join(" ");
-    const mask = maskOf(terms.join(""));
     const tiers: number[][] = [[], [], [], []];
-    let total = 0;
-    // Hot loop over every path: plain loops, the cheap native indexOf tests first (a substring is also a subsequence).
-    for (let i = 0; i < this.lower.length; i++) {
-      if ((this.masks[i] & mask) !== mask) continue;
-      const lower = this.lower[i];
-      const start = this.nameStart[i];
-      let tier: number;
-      if (allSubstrings(terms, lower, start)) tier = 0;
-      else if (allSubstrings(terms, lower, 0)) tier = 1;
-      else if (!allSubsequences(terms, lower, 0)) continue;
-      else tier = allSubsequences(terms, lower, start) ? 2 : 3;
-      if (accept && !accept(this.paths[i])) continue;
-      total++;
-      tiers[tier].push(i);
-    }
+    const matched = this.scan(terms, tiers, accept, scope);
+    let total = tiers[0].length + tiers[1].length + tiers[2].length + tiers[3].length;
+    this.last = scope === undefined ? undefined : { terms, scope, slots: matched, added: [] };
 
     const hits: FuzzyHit[] = [];
     const scorers = [
-      (i: number) => TIER_NAME_SUBSTRING + this.substringScore(i, terms, this.nameStart[i]),
-      (i: number) => TIER_PATH_SUBSTRING + this.substringScore(i, terms, 0),
+      (i: number) => TIER_NAME_SUBSTRING + this.substringScore(i, terms, true),
+      (i: number) => TIER_PATH_SUBSTRING + this.substringScore(i, terms, false),
       (i: number) => TIER_NAME_FUZZY + this.fuzzyScore(fuzzyQuery, i, true),
       (i: number) => TIER_PATH_FUZZY + this.fuzzyScore(fuzzyQuery, i, false),
     ];
+    const pathOf = (i: number) => this.pathOf(i);
     // exact matches of the name or a path fragment, then typos of the name, then exact subsequences scattered across folders
-    for (let t = 0; t < 3 && hits.length < limit; t++) hits.push(...best(tiers[t], scorers[t], limit - hits.length, this.paths));
+    for (let t = 0; t < 3 && hits.length < limit; t++) hits.push(...best(tiers[t], scorers[t], limit - hits.length, pathOf));
     const approximate: string[] = [];
     let scattered = tiers[3];
     if (hits.length < Math.min(limit, TYPO_FALLBACK_BELOW)) {
       const typos = this.typoCandidates(terms, accept);
-      for (const i of typos) if (!allSubsequences(terms, this.lower[i], 0)) total++; // the others are counted in tier 4
+      for (const i of typos) if (!this.allSubsequencesOfPath(terms, i)) total++; // the others are counted in tier 4
       const shown = new Set<number>();
       for (const [i, h] of this.bestTypos(typos, terms, limit - hits.length)) {
         hits.push(h);
@@ -149,9 +240,85 @@ export class FuzzyIndex {
       }
       if (shown.size) scattered = scattered.filter((i) => !shown.has(i));
     }
-    if (hits.length < limit) hits.push(...best(scattered, scorers[3], limit - hits.length, this.paths));
+    if (hits.length < limit) hits.push(...best(scattered, scorers[3], limit - hits.length, pathOf));
     fuzzysort.cleanup(); // its cache of prepared queries would otherwise grow with every distinct query
     return { hits, total, approximate };
+  }
+
+  /**
+   * Sorts every path matching an exact tier into `tiers` and returns them all. What the terms find in a folder's own
+   * path is worked out once per folder (on its first file), so each file looks at its name only.
+   */
+  private scan(terms: string[], tiers: number[][], accept: ((path: string) => boolean) | undefined, scope: string | undefined): Int32Array {
+    const mask = maskOf(terms.join(""));
+    const narrowed = this.narrows(terms, scope);
+    const k = terms.length;
+    const folderCount = this.folders.length;
+    /** Per folder: 1 + whether each term is in its path (bit t), 0 until worked out; and each term's letters it holds. */
+    const folderIn = new Int32Array(folderCount);
+    const folderSeq = new Int32Array(folderCount * k);
+    /** Per folder and term: the letters of what is left of the term once the folder's path took what it could. */
+    const folderRest = new Int32Array(folderCount * k);
+    const masks = this.masks;
+    const nameMasks = this.nameMasks;
+    const termMasks = terms.map(maskOf);
+    const folderOf = this.folderOf;
+    const nameLower = this.nameLower;
+    const matched: number[] = [];
+    const visit = (i: number): void => {
+      const f = folderOf[i];
+      let inDir = folderIn[f];
+      const folderLower = this.folders[f].lower;
+      if (inDir === 0) {
+        inDir = 1;
+        for (let t = 0; t < k; t++) {
+          if (folderLower.indexOf(terms[t]) >= 0) inDir |= 2 << t;
+          folderSeq[f * k + t] = subsequencePrefix(terms[t], folderLower);
+          folderRest[f * k + t] = maskOf(terms[t].slice(folderSeq[f * k + t]));
+        }
+        folderIn[f] = inDir;
+      }
+      const name = nameLower[i];
+      // a name lacking a letter of a term holds it neither as a substring nor as a subsequence: no need to look
+      const nameMask = nameMasks[i];
+      const inName = (nameMask & mask) === mask;
+      let tier: number;
+      if (inName && allSubstrings(terms, name, 0)) tier = 0;
+      else if (allSubstringsOfPath(terms, termMasks, name, nameMask, folderLower, inDir)) tier = 1;
+      else {
+        for (let t = 0; t < k; t++) {
+          const from = folderSeq[f * k + t];
+          const rest = folderRest[f * k + t];
+          if (from < terms[t].length && ((nameMask & rest) !== rest || !isSubsequenceFrom(terms[t], from, name))) return;
+        }
+        tier = inName && allSubsequences(terms, name, 0) ? 2 : 3;
+      }
+      if (accept && !accept(this.pathOf(i))) return;
+      tiers[tier].push(i);
+      matched.push(i);
+    };
+    // Hot loop: the masks first (a free slot's is 0), then the cheap native indexOf tests (a substring is also a subsequence).
+    if (narrowed) {
+      for (const i of narrowed.slots) if ((masks[i] & mask) === mask) visit(i);
+      for (const i of narrowed.added) if ((masks[i] & mask) === mask) visit(i);
+    } else {
+      for (const folder of this.folders) {
+        if ((folder.union & mask) !== mask) continue;
+        for (const i of folder.slots) if ((masks[i] & mask) === mask) visit(i);
+      }
+    }
+    return Int32Array.from(matched);
+  }
+
+  /** The last scan, when every path these terms match is among its matches (each of its terms inside one of these). */
+  private narrows(terms: string[], scope: string | undefined): LastScan | undefined {
+    const last = this.last;
+    if (!last || scope === undefined || last.scope !== scope) return undefined;
+    return last.terms.every((t) => terms.some((u) => u.includes(t))) ? last : undefined;
+  }
+
+  private allSubsequencesOfPath(terms: string[], i: number): boolean {
+    return allSubsequences(terms, this.lowerOf(i), 0);
   }
 
   /**
@@ -162,9 +329,9 @@ export class FuzzyIndex {
     if (!terms.some((t) => t.length >= TYPO_MIN_TERM) || terms.some((t) => t.includes("/"))) return [];
     const termMasks = terms.map(maskOf);
     const out: number[] = [];
-    for (let i = 0; i < this.lower.length; i++) {
-      const lower = this.lower[i];
-      const start = this.nameStart[i];
+    for (let i = 0; i < this.names.length; i++) {
+      if (this.masks[i] === 0) continue; // a free slot
+      const name = this.nameLower[i];
       const nameMask = this.nameMasks[i];
       let typos = 0; // one typo per query: two, and nearly any name matches a short query
       let typoTerm = "";
@@ -172,18 +339,18 @@ export class FuzzyIndex {
         const term = terms[k];
         const missing = termMasks[k] & ~nameMask;
         if ((missing & (missing - 1)) !== 0) typos = 2; // two of its letters absent
-        else if (term.length < TYPO_MIN_TERM) typos = missing === 0 && isSubsequence(term, lower, start) ? typos : 2;
+        else if (term.length < TYPO_MIN_TERM) typos = missing === 0 && isSubsequence(term, name, 0) ? typos : 2;
         else {
-          const drops = dropsNeeded(term, lower, start);
+          const drops = dropsNeeded(term, name, 0);
           typos += drops;
           if (drops) typoTerm = term;
         }
       }
       // typos 0: the name holds every term, an exact tier has it; a path whose terms are only scattered across folders
       // (tier 5) is taken here too, as the better match
-      if (typos !== 1 || allSubstrings(terms, lower, 0)) continue;
-      if (substringEditDistance(typoTerm, lower, start) > maxTypoEdits(typoTerm.length)) continue; // held scattered, not near
-      if (accept && !accept(this.paths[i])) continue;
+      if (typos !== 1 || allSubstrings(terms, this.lowerOf(i), 0)) continue;
+      if (substringEditDistance(typoTerm, name, 0) > maxTypoEdits(typoTerm.length)) continue; // held scattered, not near
+      if (accept && !accept(this.pathOf(i))) continue;
       out.push(i);
     }
     return out;
@@ -196,34 +363,36 @@ export class FuzzyIndex {
   private bestTypos(candidates: number[], terms: string[], need: number): [number, FuzzyHit][] {
     const queryLength = terms.reduce((n, t) => n + t.length, 0);
     const score = (i: number) => {
-      const lower = this.lower[i];
-      const start = this.nameStart[i];
+      const name = this.nameLower[i];
       let prefix = 0;
       let edits = 0;
       for (const t of terms) {
-        prefix = Math.max(prefix, commonPrefix(t, lower, start));
-        edits += substringEditDistance(t, lower, start);
+        prefix = Math.max(prefix, commonPrefix(t, name, 0));
+        edits += substringEditDistance(t, name, 0);
       }
-      const dot = this.paths[i].lastIndexOf(".");
-      const stemLength = dot > start ? dot - start : lower.length - start;
-      const misfit = Math.min(Math.abs(lower.length - start - queryLength), Math.abs(stemLength - queryLength));
+      const dot = (this.names[i] as string).lastIndexOf(".");
+      const stemLength = dot > 0 ? dot : name.length;
+      const misfit = Math.min(Math.abs(name.length - queryLength), Math.abs(stemLength - queryLength));
       return TIER_TYPO - edits * TYPO_EDIT_WEIGHT + prefix * TYPO_PREFIX_WEIGHT - misfit * TYPO_LENGTH_WEIGHT - this.penalty[i];
     };
-    const byPath = new Map(candidates.map((i) => [this.paths[i], i]));
-    return best(candidates, score, need, this.paths).map((h) => [byPath.get(h.path) as number, h]);
+    return bestSlots(candidates, score, need, (i) => this.pathOf(i)).map((h) => [h.slot, { path: h.path, score: h.score }]);
   }
 
-  /** Within a substring tier: an exact name, then a name that starts with the query, then a match at a word start; shallow and short first. */
-  private substringScore(i: number, terms: string[], from: number): number {
-    const lower = this.lower[i];
-    const path = this.paths[i];
-    const start = this.nameStart[i];
-    const nameLength = lower.length - start;
-    const dot = path.lastIndexOf(".");
-    const stemLength = dot > start ? dot - start : nameLength;
+  /**
+   * Within a substring tier: an exact name, then a name that starts with the query, then a match at a word start;
+   * shallow and short first. `inName` (the name tier) looks at the name alone, the path tier at the whole path.
+   */
+  private substringScore(i: number, terms: string[], inName: boolean): number {
+    const name = this.names[i] as string;
+    const start = inName ? 0 : this.folders[this.folderOf[i]].lower.length;
+    const lower = inName ? this.nameLower[i] : this.lowerOf(i);
+    const path = inName ? name : this.pathOf(i);
+    const nameLength = name.length;
+    const dot = name.lastIndexOf(".");
+    const stemLength = dot > 0 ? dot : nameLength;
     let score = 0;
     for (const t of terms) {
-      const at = lower.indexOf(t, from);
+      const at = lower.indexOf(t);
       if (at === start && t.length === nameLength) score += 400;
       else if (at === start && t.length === stemLength) score += 350;
       else if (at === start) score += 300;
@@ -239,7 +408,7 @@ export class FuzzyIndex {
     let prepared = cache.get(i);
     if (!prepared) {
       if (cache.size >= PREPARED_CACHE_MAX / 2) cache.clear();
-      prepared = fuzzysort.prepare(normalized(nameOnly ? this.paths[i].slice(this.nameStart[i]) : this.paths[i]));
+      prepared = fuzzysort.prepare(normalized(nameOnly ? (this.names[i] as string) : this.pathOf(i)));
       cache.set(i, prepared);
     }
     return prepared;
@@ -248,27 +417,22 @@ export class FuzzyIndex {
   private fuzzyScore(query: string, i: number, nameOnly: boolean): number {
     const result = fuzzysort.single(query, this.prepared(i, nameOnly));
     // a shorter name is a tighter fit for the same abbreviation: UserService.ts before UserServiceSettings.ts
-    const looseness = nameOnly ? (this.paths[i].length - this.nameStart[i]) * NAME_LENGTH_WEIGHT : 0;
+    const looseness = nameOnly ? (this.names[i] as string).length * NAME_LENGTH_WEIGHT : 0;
     return (result?.score ?? 0) * FUZZY_WEIGHT - looseness - this.penalty[i];
   }
 }
 
-/** Paths removed between generations a reuse scan skips over before taking a path as new; bounds the work per path. */
-const REUSE_LOOKAHEAD = 64;
-
-function findAhead(old: readonly string[], path: string, from: number): number {
-  const end = Math.min(old.length, from + REUSE_LOOKAHEAD);
-  for (let k = from; k < end; k++) if (old[k] === path) return k;
-  return -1;
+/** The `need` best of `slots`: only the scores at or above the need-th best are built into hits and sorted. */
+function best(slots: number[], score: (i: number) => number, need: number, pathOf: (i: number) => string): FuzzyHit[] {
+  return bestSlots(slots, score, need, pathOf).map(({ path, score }) => ({ path, score }));
 }
 
-/** The `need` best of `indices`: only the scores at or above the need-th best are built into hits and sorted. */
-function best(indices: number[], score: (i: number) => number, need: number, paths: readonly string[]): FuzzyHit[] {
-  const scores = new Float64Array(indices.length);
-  for (let k = 0; k < indices.length; k++) scores[k] = score(indices[k]);
-  const cut = indices.length > need ? kthLargest(scores, need) : -Infinity;
-  const hits: FuzzyHit[] = [];
-  for (let k = 0; k < indices.length; k++) if (scores[k] >= cut) hits.push({ path: paths[indices[k]], score: scores[k] });
+function bestSlots(slots: number[], score: (i: number) => number, need: number, pathOf: (i: number) => string): (FuzzyHit & { slot: number })[] {
+  const scores = new Float64Array(slots.length);
+  for (let k = 0; k < slots.length; k++) scores[k] = score(slots[k]);
+  const cut = slots.length > need ? kthLargest(scores, need) : -Infinity;
+  const hits: (FuzzyHit & { slot: number })[] = [];
+  for (let k = 0; k < slots.length; k++) if (scores[k] >= cut) hits.push({ path: pathOf(slots[k]), score: scores[k], slot: slots[k] });
   return hits.sort(compareHits).slice(0, need);
 }
 
@@ -321,6 +485,15 @@ function maskOf(lower: string): number {
   return mask;
 }
 
+/** Every term a substring of the path: of its folder's part (bit t+1 of `inDir`), of its name, or (with `/`) across both. */
+function allSubstringsOfPath(terms: string[], termMasks: number[], name: string, nameMask: number, folderLower: string, inDir: number): boolean {
+  for (let t = 0; t < terms.length; t++) {
+    if (inDir & (2 << t) || ((nameMask & termMasks[t]) === termMasks[t] && name.indexOf(terms[t]) >= 0)) continue;
+    if (terms[t].indexOf("/") < 0 || (folderLower + name).indexOf(terms[t]) < 0) return false;
+  }
+  return true;
+}
+
 function allSubstrings(terms: string[], lower: string, from: number): boolean {
   for (let k = 0; k < terms.length; k++) if (lower.indexOf(terms[k], from) < 0) return false;
   return true;
@@ -328,6 +501,29 @@ function allSubstrings(terms: string[], lower: string, from: number): boolean {
 
 function allSubsequences(terms: string[], lower: string, from: number): boolean {
   for (let k = 0; k < terms.length; k++) if (!isSubsequence(terms[k], lower, from)) return false;
+  return true;
+}
+
+/** How many of `term`'s first letters are a subsequence of `text` (matched greedily, as far as they go). */
+function subsequencePrefix(term: string, text: string): number {
+  let at = 0;
+  let k = 0;
+  for (; k < term.length; k++) {
+    at = text.indexOf(term[k], at);
+    if (at < 0) break;
+    at++;
+  }
+  return k;
+}
+
+/** Whether `term` from its letter `from` on is a subsequence of `text`. */
+function isSubsequenceFrom(term: string, from: number, text: string): boolean {
+  let at = 0;
+  for (let k = from; k < term.length; k++) {
+    at = text.indexOf(term[k], at);
+    if (at < 0) return false;
+    at++;
+  }
   return true;
 }
 

@@ -53,7 +53,7 @@ export const findFileTool = defineTool({
     let total: number;
     let approximate: string[] = [];
     if (query) {
-      const found = ws.search.fuzzyIndexOf(view).search(query, limit, accept);
+      const found = ws.search.fuzzyIndexOf(view).search(query, limit, accept, JSON.stringify([under, params.glob ?? null]));
       paths = found.hits.map((h) => h.path);
       total = found.total;
       approximate = found.approximate;

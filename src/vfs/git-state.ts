@@ -1,4 +1,4 @@
-import { readFile, stat } from "node:fs/promises";
+import { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync } from "node:fs";
 import path from "node:path";
 import { fileHash } from "../core/hash.js";
 
@@ -20,6 +20,7 @@ export interface GitState {
   head: string | null;
   branch: string | null;
   operation: string | null;
+  /** See indexFingerprint; null without an index. */
   indexHash: string | null;
 }
 
@@ -58,33 +59,76 @@ export function touchGit(touch: GitTouch, rel: string): boolean {
   return true;
 }
 
-/** HEAD, branch and operation from the files themselves (no git process): cheap enough for every window. */
-export async function readGitState(gitDir: string): Promise<GitState> {
-  const headText = (await readFile(path.join(gitDir, "HEAD"), "utf8").catch(() => "")).trim();
+/**
+ * HEAD, branch and operation from the files themselves (no git process): cheap enough for every window. Read
+ * synchronously, a few small files: a lane of async reads would wait behind a flood's resolver for every hop.
+ */
+export function readGitState(gitDir: string): GitState {
+  const headText = readText(path.join(gitDir, "HEAD")).trim();
   let branch: string | null = null;
   let head: string | null = null;
   const ref = /^ref:\s*(\S+)$/.exec(headText)?.[1];
   if (ref) {
     branch = ref.startsWith("refs/heads/") ? ref.slice("refs/heads/".length) : ref;
-    head = await resolveRef(gitDir, ref);
+    head = resolveRef(gitDir, ref);
   } else if (/^[0-9a-f]{40,64}$/.test(headText)) head = headText;
   let operation: string | null = null;
   for (const [file, name] of OPERATION_MARKERS) {
-    if (await stat(path.join(gitDir, file)).then(() => true, () => false)) {
+    if (existsSync(path.join(gitDir, file))) {
       operation = name;
       break;
     }
   }
-  const index = await readFile(path.join(gitDir, "index")).catch(() => null);
-  return { head, branch, operation, indexHash: index ? fileHash(index) : null };
+  return { head, branch, operation, indexHash: indexFingerprint(path.join(gitDir, "index")) };
+}
+
+function readText(file: string): string {
+  try {
+    return readFileSync(file, "utf8");
+  } catch {
+    return "";
+  }
+}
+
+/** The index's header (signature, version, entry count) and the largest checksum git writes (SHA-256). */
+const INDEX_HEADER_BYTES = 12;
+const INDEX_CHECKSUM_MAX_BYTES = 32;
+
+/**
+ * What tells one index from another without reading it: git ends the file with a checksum of everything before it
+ * (SHA-1, 20 bytes, or SHA-256, 32), so its header and last 32 bytes change whenever any entry does, and stay the same
+ * when `git status` rewrites it identically. A million-file index is over 100 MB: reading it per event in the git
+ * folder cost more than anything else a flood did. With index.skipHash (git 2.40) the checksum is zeros: then the whole
+ * file is hashed, as before.
+ */
+export function indexFingerprint(file: string): string | null {
+  let fd: number;
+  try {
+    fd = openSync(file, "r");
+  } catch {
+    return null;
+  }
+  try {
+    const { size } = fstatSync(fd);
+    if (size <= INDEX_HEADER_BYTES + INDEX_CHECKSUM_MAX_BYTES) return fileHash(readFileSync(fd));
+    const ends = Buffer.alloc(INDEX_HEADER_BYTES + INDEX_CHECKSUM_MAX_BYTES);
+    readSync(fd, ends, 0, INDEX_HEADER_BYTES, 0);
+    readSync(fd, ends, INDEX_HEADER_BYTES, INDEX_CHECKSUM_MAX_BYTES, size - INDEX_CHECKSUM_MAX_BYTES);
+    // SHA-1's 20 bytes are the last of the 32 read: zeros there mean no checksum at all
+    if (ends.subarray(ends.length - 20).every((b) => b === 0)) return fileHash(readFileSync(fd));
+    return `${size}:${ends.toString("hex")}`;
+  } catch {
+    return null;
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** A loose ref file, else packed-refs; null for an unborn branch. */
-async function resolveRef(gitDir: string, ref: string): Promise<string | null> {
-  const loose = (await readFile(path.join(gitDir, ref), "utf8").catch(() => "")).trim();
+function resolveRef(gitDir: string, ref: string): string | null {
+  const loose = readText(path.join(gitDir, ref)).trim();
   if (/^[0-9a-f]{40,64}$/.test(loose)) return loose;
-  const packed = await readFile(path.join(gitDir, "packed-refs"), "utf8").catch(() => "");
-  for (const line of packed.split("\n")) {
+  for (const line of readText(path.join(gitDir, "packed-refs")).split("\n")) {
     const [sha, name] = line.split(" ");
     if (name === ref && /^[0-9a-f]{40,64}$/.test(sha)) return sha;
   }

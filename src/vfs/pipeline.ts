@@ -4,12 +4,11 @@ import type { BusEvents } from "../platform/bus.js";
 import { Attribution } from "./attribution.js";
 import type { RawChange } from "./coalesce.js";
 import type { RawEvent } from "./engine.js";
-import { type Batch, EventWindow } from "./event-window.js";
+import { type Batch, EventWindow, WINDOW_MS } from "./event-window.js";
 import type { FsChange } from "./events.js";
 import { type FileIndex, parentOf } from "./file-index.js";
 import { FloodTracker } from "./flood.js";
 import { GitEvents } from "./git-events.js";
-import { emptyTouch, touchGit } from "./git-state.js";
 import type { ContentHistory } from "./history.js";
 import type { GitReader } from "./listing.js";
 import { rescanFolders } from "./rescan.js";
@@ -49,8 +48,12 @@ export interface PipelineSink {
 }
 
 export interface PipelineHooks extends Omit<ResolverHooks, "onFoldersSeen" | "keepContent"> {
-  /** A flood is over and its folders were read again: engines that may have lost watches in it re-read the tree. */
-  onFloodOver: (dirs: Set<string>, since: number) => void;
+  /**
+   * A flood is over and its folders were read again. `lost`: the rescan found changes no event reported (the kernel
+   * dropped events, and an engine may have lost watches with them), or an ignored folder filled up (npm install) whose
+   * new watches are waste: the tree is worth re-reading then, and only then.
+   */
+  onFloodOver: (dirs: Set<string>, since: number, lost: boolean) => void;
   /** A .gitignore or info/exclude changed. */
   onIgnoreChanged: () => Promise<void>;
 }
@@ -82,6 +85,10 @@ export class Pipeline {
   private held = new Map<string, { since: number; seenAt: number | undefined }>();
   /** When the pipeline opened (the watcher is live): the initial listing is the baseline for rescans. */
   openedAt = 0;
+  private opened = false;
+  private stopped = false;
+  /** See afterWindows. */
+  private readonly after = new Set<Promise<void>>();
 
   constructor(private readonly sink: PipelineSink, options: PipelineOptions) {
     this.index = options.index;
@@ -95,20 +102,33 @@ export class Pipeline {
       keepContent: (rel) => this.attribution.mayBeTools(rel),
     });
     if (options.gitDir) {
-      this.gitEvents = new GitEvents(options.gitDir, sink.root, options.git, options.index, (data) => sink.emit("git.changed", data), () => this.openedAt);
+      const delayMs = Math.max(0, WINDOW_MS - (options.engineDelayMs ?? 0));
+      this.gitEvents = new GitEvents(options.gitDir, sink.root, options.git, options.index, (data) => sink.emit("git.changed", data), () => this.openedAt, (events) => this.afterWindows(() => this.gitEvents!.stale(events)), delayMs);
     }
   }
 
   /** Starts emitting; events pushed before (while the index was being listed) are kept and processed now. */
   async open(): Promise<void> {
-    await this.gitEvents?.open();
+    this.gitEvents?.open();
     this.openedAt = Date.now();
+    this.opened = true;
     this.window.open();
   }
 
-  /** `rescan`: events the VFS found itself after a flood or a checkout; they do not count towards a flood. */
+  /**
+   * `rescan`: events the VFS found itself after a flood or a checkout; they do not count towards a flood. Events in the
+   * git folder go to git's own lane (git-events.ts); info/exclude, which changes the rules, to the window too.
+   */
   push(events: readonly RawEvent[], rescan = false): void {
-    this.window.push(events, rescan);
+    const gitDir = this.gitDir;
+    if (!gitDir || !this.gitEvents) return this.window.push(events, rescan);
+    const tree: RawEvent[] = [];
+    for (const e of events) {
+      if (e.path !== gitDir && !e.path.startsWith(gitDir + path.sep)) tree.push(e);
+      else if (gitRel(gitDir, e.path) === "info/exclude") tree.push(e); // the window reloads the rules
+      else if (this.opened) this.gitEvents.push(gitRel(gitDir, e.path)); // before, open() reads the state they made
+    }
+    this.window.push(tree, rescan);
   }
 
   /** A tool is about to write `write.rel`: the change that brings `write.hash` is its own. */
@@ -121,19 +141,41 @@ export class Pipeline {
     return this.attribution.openWindow(actor);
   }
 
-  /** Resolves once every event pushed so far has been processed and reported. */
-  idle(): Promise<void> {
-    return this.window.idle();
+  /** Resolves once every event pushed so far has been processed and reported (and what that pushed in turn). */
+  async idle(): Promise<void> {
+    do {
+      await this.gitEvents?.idle();
+      await Promise.all(this.after);
+      await this.window.idle();
+    } while (this.after.size || this.gitEvents?.busy);
   }
 
   /** git's state changed unseen (its watcher was down): read it, and report what moved. */
-  async recheckGit(): Promise<void> {
-    if (!this.gitEvents) return;
-    this.push(await this.gitEvents.changed({ ...emptyTouch(), head: true, index: true, refs: true }), true);
+  recheckGit(): void {
+    this.gitEvents?.pushAll();
   }
 
-  stop(): Promise<void> {
-    return this.window.stop();
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.gitEvents?.stop();
+    await this.window.stop();
+  }
+
+  /**
+   * Work that follows the windows instead of holding them: the rescan after a flood, the paths a moved HEAD may have
+   * changed. Its findings go through the window like any event (what was reported already drops out by hash).
+   */
+  private afterWindows(find: () => Promise<RawEvent[]>, then?: (found: RawEvent[]) => void): void {
+    const job: Promise<void> = (async () => {
+      await this.window.idle();
+      const found = await find();
+      if (this.stopped) return;
+      this.push(found, true);
+      then?.(found);
+    })()
+      .catch((e) => this.sink.log(`a rescan failed: ${e instanceof Error ? e.message : String(e)}`))
+      .finally(() => this.after.delete(job));
+    this.after.add(job);
   }
 
   /** Whether a git command is rewriting the worktree (it holds the index lock), for the deletions held since a while. */
@@ -146,14 +188,12 @@ export class Pipeline {
 
   private async process(batch: Batch): Promise<void> {
     const flushedAt = Date.now();
-    const touch = emptyTouch();
-    let gitTouched = false;
     let ignoreChanged = false;
     const raw: RawChange[] = [];
     const { root } = this.sink;
     for (const e of batch.events) {
       if (this.gitDir && (e.path === this.gitDir || e.path.startsWith(this.gitDir + path.sep))) {
-        gitTouched = touchGit(touch, path.relative(this.gitDir, e.path).split(path.sep).join("/")) || gitTouched;
+        ignoreChanged ||= gitRel(this.gitDir, e.path) === "info/exclude"; // the rest is git's lane's (see push)
         continue;
       }
       const rel = path.relative(root, e.path).split(path.sep).join("/");
@@ -180,24 +220,32 @@ export class Pipeline {
     const over = this.flood.afterWindow(raw.map((r) => parentOf(r.path)), batch.flooding, batch.firstEventAt);
     // Before this window is reported: once a .gitignore's change is out, the index follows it. A file this window found
     // that the new rules ignore (walked with its folder's new .gitignore) is left out, as the index now leaves it out.
-    if (ignoreChanged || touch.exclude) {
+    if (ignoreChanged) {
       await this.hooks.onIgnoreChanged();
       changes = changes.filter((c) => c.kind !== "created" || this.index.has(c.path));
     }
     for (let i = 0; i < changes.length; i += MAX_CHANGES_PER_LINE) {
       this.sink.emit("fs.changed", { changes: changes.slice(i, i + MAX_CHANGES_PER_LINE) });
     }
-    if (gitTouched && this.gitEvents) this.push(await this.gitEvents.changed(touch), true);
     if (this.held.size) this.push([...this.held.keys()].map((rel) => ({ path: path.join(root, rel), kind: "delete" as const })), true);
     // A deletion held back is attributed when its event came: the windows it may fall in stay until it is reported.
     let keepFrom = flushedAt;
     for (const h of this.held.values()) keepFrom = Math.min(keepFrom, h.seenAt ?? flushedAt);
     this.attribution.prune(keepFrom);
     if (over) {
-      this.push(await rescanFolders(root, over.dirs, over.since, this.index, this.hooks.rules(), this.openedAt), true);
-      this.hooks.onFloodOver(over.dirs, over.since);
+      const rules = this.hooks.rules();
+      // once, after the windows in flight: a flood's last events may still be on their way
+      this.afterWindows(
+        () => rescanFolders(root, over.dirs, over.since, this.index, rules, this.openedAt),
+        (found) => this.hooks.onFloodOver(over.dirs, over.since, found.length > 0 || [...over.dirs].some((d) => d !== "" && rules.ignores(d, true))),
+      );
     }
   }
+}
+
+/** `abs` relative to the git dir, with `/`. */
+function gitRel(gitDir: string, abs: string): string {
+  return path.relative(gitDir, abs).split(path.sep).join("/");
 }
 
 function isIgnoreFile(rel: string): boolean {

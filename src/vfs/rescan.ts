@@ -1,4 +1,5 @@
-import { lstat, readdir } from "node:fs/promises";
+import { type Dirent, type Stats, lstatSync } from "node:fs";
+import { readdir } from "node:fs/promises";
 import path from "node:path";
 import type { RawEvent } from "./engine.js";
 import type { FileIndex } from "./file-index.js";
@@ -13,9 +14,10 @@ const MTIME_SLACK_MS = 500;
 
 /**
  * The kernel drops inotify events past fs.inotify.max_queued_events (16,384 by default), which a 10,000-file checkout
- * exceeds, and neither engine says so. After a flood, the folders it touched are read again: files modified since it
- * began, files not in the index and index entries gone are returned as raw events for the pipeline, which drops what it
- * has already reported (same hash).
+ * exceeds, and neither engine says so. After a flood, the folders it touched are read again: files whose mtime or size
+ * differs from the index's (or, when it knows none, modified since the flood began), files not in the index and index
+ * entries gone are returned as raw events for the pipeline, which drops what it has already reported (same hash). The
+ * work is the flood's folders and their files, never the whole index.
  */
 export async function rescanFolders(
   root: string,
@@ -26,44 +28,39 @@ export async function rescanFolders(
   /** When the watcher went live: what the first listing saw is the baseline, not a change. */
   notBeforeMs = 0,
 ): Promise<RawEvent[]> {
-  const wanted = new Set(dirs);
-  // One pass over the index, not one per folder: a flood touches hundreds of folders of a 100,000-file index.
-  const files = new Map<string, string[]>();
-  const folders = new Set<string>();
-  for (const rel of index.paths()) {
-    const cut = rel.lastIndexOf("/");
-    const parent = cut < 0 ? "" : rel.slice(0, cut);
-    if (wanted.has(parent)) {
-      const list = files.get(parent);
-      if (list) list.push(rel);
-      else files.set(parent, [rel]);
-    }
-    for (let i = rel.indexOf("/"); i >= 0; i = rel.indexOf("/", i + 1)) folders.add(rel.slice(0, i));
-  }
   const out: RawEvent[] = [];
   const since = Math.max(sinceMs - MTIME_SLACK_MS, notBeforeMs);
-  for (const dir of wanted) {
-    const entries = await readdir(path.join(root, dir), { withFileTypes: true }).catch(() => null);
-    const present = new Set<string>();
-    for (const e of entries ?? []) {
-      const rel = dir ? `${dir}/${e.name}` : e.name;
-      present.add(rel);
-      const isDir = e.isDirectory();
-      if (!index.has(rel) && rules.ignores(rel, isDir)) continue;
-      const abs = path.join(root, rel);
-      if (isDir) {
-        if (!folders.has(rel)) out.push({ path: abs, kind: "create" }); // a new folder: the pipeline walks it
-      } else if (!index.has(rel)) {
-        out.push({ path: abs, kind: "create" });
-      } else {
-        const st = await lstat(abs).catch(() => null);
-        const known = index.get(rel)?.mtimeMs;
-        if (st && (known === undefined ? st.mtimeMs >= since : st.mtimeMs !== known)) out.push({ path: abs, kind: "update" });
-      }
-    }
-    for (const rel of files.get(dir) ?? []) if (!present.has(rel)) out.push({ path: path.join(root, rel), kind: "delete" });
+  const changed = (rel: string, st: Stats | null) => {
+    const entry = index.get(rel);
+    if (!st || !entry) return false; // gone meanwhile: its own event says so
+    return entry.mtimeMs === undefined ? st.mtimeMs >= since : st.mtimeMs !== entry.mtimeMs || (entry.size !== undefined && st.size !== entry.size);
+  };
+  const folders = [...new Set(dirs)];
+  for (let i = 0; i < folders.length; i += READDIR_BATCH) {
+    const batch = folders.slice(i, i + READDIR_BATCH);
+    const listed = await Promise.all(batch.map((dir) => readdir(path.join(root, dir), { withFileTypes: true }).catch(() => null)));
+    const known: string[] = [];
+    for (const [k, dir] of batch.entries()) findChanged(root, dir, listed[k], index, rules, out, known);
+    // the batch's files compared as they are stat'ed: nothing of the stats is kept (a flood's folders hold most files)
+    for (const rel of await filterByStat(known, (rel) => path.join(root, rel), changed)) out.push({ path: path.join(root, rel), kind: "update" });
   }
   return out;
+}
+
+/** One folder's listing against the index: new entries and gone ones into `out`, indexed files to stat into `known`. */
+function findChanged(root: string, dir: string, entries: Dirent[] | null, index: FileIndex, rules: IgnoreRules, out: RawEvent[], known: string[]): void {
+  const present = new Set<string>();
+  for (const e of entries ?? []) {
+    const rel = dir ? `${dir}/${e.name}` : e.name;
+    present.add(rel);
+    const isDir = e.isDirectory();
+    if (!index.has(rel) && rules.ignores(rel, isDir)) continue;
+    if (isDir) {
+      if (!index.hasFolder(rel)) out.push({ path: path.join(root, rel), kind: "create" }); // a new folder: the pipeline walks it
+    } else if (!index.has(rel)) out.push({ path: path.join(root, rel), kind: "create" });
+    else known.push(rel);
+  }
+  for (const rel of index.children(dir)) if (!present.has(rel)) out.push({ path: path.join(root, rel), kind: "delete" });
 }
 
 /** Paths that differ between two commits (a checkout, a reset, a pull moved HEAD), as raw updates for the pipeline. */
@@ -72,8 +69,33 @@ export async function gitChangedPaths(git: GitReader, root: string, from: string
   return out.split("\0").filter(Boolean).map((rel) => ({ path: path.join(root, rel), kind: "update" as const }));
 }
 
-/** Files lstat'ed at once by modifiedSince: enough to keep the thread pool busy, few enough to leave it to tool calls. */
-const STAT_BATCH = 64;
+/** Files lstat'ed between two yields to the event loop. */
+const STAT_SLICE = 256;
+/** Folders read at once: a listing is larger than a stat, and a flood's folders can be tens of thousands. */
+const READDIR_BATCH = 16;
+
+/**
+ * The items whose lstat (null where it fails) `keep` accepts, STAT_SLICE stats between yields to the event loop; the
+ * stats themselves are dropped as they go. Synchronous within a slice: a stat is a few microseconds, and the thread-pool
+ * hop of an async one costs more than that (the resolver reads small files the same way), so a flood's 750,000 files
+ * at a million take seconds, in slices that hold a tool call up by a millisecond or so.
+ */
+export async function filterByStat<T>(items: readonly T[], abs: (item: T) => string, keep: (item: T, st: Stats | null) => boolean): Promise<T[]> {
+  const out: T[] = [];
+  for (let i = 0; i < items.length; i++) {
+    if (keep(items[i], lstatOrNull(abs(items[i])))) out.push(items[i]);
+    if (i % STAT_SLICE === STAT_SLICE - 1) await new Promise((resolve) => setImmediate(resolve));
+  }
+  return out;
+}
+
+function lstatOrNull(abs: string): Stats | null {
+  try {
+    return lstatSync(abs, { throwIfNoEntry: false }) ?? null;
+  } catch {
+    return null; // unreadable, or a file where a folder was: as good as gone
+  }
+}
 
 /**
  * Indexed files modified since `sinceMs` (or whose mtime differs from the one the index knows), as raw updates: what a
@@ -81,16 +103,10 @@ const STAT_BATCH = 64;
  */
 export async function modifiedSince(root: string, index: FileIndex, sinceMs: number): Promise<RawEvent[]> {
   const since = sinceMs - MTIME_SLACK_MS;
-  const paths = index.paths();
-  const out: RawEvent[] = [];
-  for (let i = 0; i < paths.length; i += STAT_BATCH) {
-    const slice = paths.slice(i, i + STAT_BATCH);
-    const stats = await Promise.all(slice.map((rel) => lstat(path.join(root, rel)).catch(() => null)));
-    slice.forEach((rel, j) => {
-      const st = stats[j];
-      const known = index.get(rel)?.mtimeMs;
-      if (st && (st.mtimeMs >= since || (known !== undefined && st.mtimeMs !== known))) out.push({ path: path.join(root, rel), kind: "update" });
-    });
-  }
-  return out;
+  const modified = (rel: string, st: Stats | null) => {
+    const known = index.get(rel)?.mtimeMs;
+    return st !== null && (st.mtimeMs >= since || (known !== undefined && st.mtimeMs !== known));
+  };
+  const found = await filterByStat(index.paths(), (rel) => path.join(root, rel), modified);
+  return found.map((rel) => ({ path: path.join(root, rel), kind: "update" as const }));
 }

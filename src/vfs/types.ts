@@ -22,4 +22,12 @@ export interface FileIndexView {
   paths(): readonly string[];
   /** Whether the index has this root-relative path. */
   has(rel: string): boolean;
+  /** The adds and removes since `generation`, in order; undefined when the index no longer knows them (derive afresh). */
+  changesSince(generation: number): readonly IndexChange[] | undefined;
+}
+
+/** A path added to the index or removed from it. */
+export interface IndexChange {
+  path: string;
+  added: boolean;
 }

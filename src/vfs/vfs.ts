@@ -139,7 +139,7 @@ export class Vfs {
         rules: () => this.rules,
         onFolderMovedIn: (rel) => this.movedIn.add(rel),
         onFolderWalked: (rel) => this.walked.add(rel),
-        onFloodOver: (dirs, since) => void this.afterFlood(dirs, since),
+        onFloodOver: (dirs, since, lost) => void this.afterFlood(dirs, since, lost),
         onIgnoreChanged: () => this.reloadRules(),
       },
     });
@@ -295,7 +295,7 @@ export class Vfs {
     this.ws.log(`watcher (${role}) restarted`);
     const since = this.downSince.get(role) ?? Date.now();
     if (role === "tree") await this.reportMissed(since);
-    else await this.pipeline.recheckGit();
+    else this.pipeline.recheckGit();
     await this.pipeline.idle();
     if (this.stopped || !this.engines.has(role)) return; // failed again meanwhile
     this.downSince.delete(role);
@@ -345,10 +345,13 @@ export class Vfs {
 
   /**
    * parcel can come out of an event flood with folders it no longer watches (seen under load with 3,000 new files):
-   * a fresh subscription, then the flood's folders read once more for what fell between the two.
+   * when the flood's rescan found what no event reported (`lost`), a fresh subscription, then the flood's folders read
+   * once more for what fell between the two. A flood with nothing lost (a checkout the engine kept up with) costs no
+   * re-crawl of the tree.
    */
-  private async afterFlood(dirs: Set<string>, since: number): Promise<void> {
-    if (this.ws.watcherEngine !== "parcel" || this.stopped) return;
+  private async afterFlood(dirs: Set<string>, since: number, lost: boolean): Promise<void> {
+    if (this.ws.watcherEngine !== "parcel" || this.stopped || !lost) return;
+    this.ws.log(`a flood over ${dirs.size} folders left changes no event reported (or filled an ignored folder): the tree watcher re-reads the tree`);
     const engine = this.engines.get("tree");
     try {
       // A flood often is a new ignored folder filling up (npm install, a build): the new subscription skips it.

@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { rmSync, symlinkSync } from "node:fs";
 import path from "node:path";
-import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { fileHash, initHash } from "../../src/core/hash.js";
 import { ATTRIBUTION_GRACE_MS, STALE_SESSIONS_MAX } from "../../src/vfs/attribution.js";
 import type { RawEvent } from "../../src/vfs/engine.js";
@@ -12,7 +12,9 @@ import { ContentHistory } from "../../src/vfs/history.js";
 import { IgnoreRules } from "../../src/vfs/ignore-rules.js";
 import { MAX_CHANGES_PER_LINE, Pipeline } from "../../src/vfs/pipeline.js";
 import { SessionViews } from "../../src/vfs/views.js";
-import { tmpWorkspace, writeFile } from "../helpers/tmp.js";
+import { Supervisor } from "../../src/platform/supervisor.js";
+import { gitReader } from "../../src/vfs/listing.js";
+import { git, tmpWorkspace, writeFile } from "../helpers/tmp.js";
 
 // The pipeline in-process, as VS Code tests its coalescer: made-up raw events (no watcher), fake timers and clock, and a
 // real temporary folder for the disk it resolves them against. Only setTimeout and Date are faked: the disk reads and
@@ -25,6 +27,8 @@ describe("Pipeline", () => {
   let history: ContentHistory;
   let lines: FsChange[][];
   let pipeline: Pipeline;
+  /** onFloodOver's `lost`, per flood. */
+  let floodsOver: boolean[];
   const logs: string[] = [];
 
   beforeAll(() => initHash());
@@ -36,6 +40,7 @@ describe("Pipeline", () => {
     views = new SessionViews();
     history = new ContentHistory();
     lines = [];
+    floodsOver = [];
     const rules = new IgnoreRules(["*.log"]);
     pipeline = new Pipeline(
       { root, hashMaxBytes: 1024 * 1024, views, history, emit: (event, data) => event === "fs.changed" && lines.push((data as { changes: FsChange[] }).changes), log: (m) => logs.push(m) },
@@ -43,7 +48,7 @@ describe("Pipeline", () => {
         index,
         gitDir: null,
         git: () => Promise.reject(new Error("no git here")),
-        hooks: { rules: () => rules, onFolderMovedIn: () => undefined, onFolderWalked: () => undefined, onFloodOver: () => undefined, onIgnoreChanged: async () => undefined },
+        hooks: { rules: () => rules, onFolderMovedIn: () => undefined, onFolderWalked: () => undefined, onFloodOver: (_dirs, _since, lost) => floodsOver.push(lost), onIgnoreChanged: async () => undefined },
       },
     );
     await pipeline.open();
@@ -238,6 +243,18 @@ describe("Pipeline", () => {
     // That window was no flood, so the flood is over: its folders are read again, and the rescan's window reports.
     await settle();
     expect(lines.flat().find((c) => c.path === "flood/lost.txt")).toMatchObject({ kind: "created" });
+    expect(floodsOver).toEqual([true]); // the rescan found what no event said: the engine is worth a fresh crawl
+  });
+
+  it("after a flood the engine reported in full, says nothing was lost (no fresh crawl of the tree)", async () => {
+    const events: RawEvent[] = [];
+    for (let i = 0; i < FLOOD_EVENTS; i++) {
+      writeFile(root, `flood/f${i}.txt`, `${i}\n`);
+      events.push(ev(`flood/f${i}.txt`, "create"));
+    }
+    await window(events);
+    expect(lines.flat()).toHaveLength(FLOOD_EVENTS);
+    expect(floodsOver).toEqual([false]);
   });
 
   it("lists the sessions that saw another version, at most STALE_SESSIONS_MAX of them", async () => {
@@ -273,5 +290,44 @@ describe("Pipeline", () => {
     symlinkSync("/proc/self/pagemap", abs("a.txt"));
     expect(summary(await window([ev("a.txt", "delete"), ev("a.txt", "create")]))).toEqual(["deleted:a.txt"]);
     expect(index.has("a.txt")).toBe(false);
+  });
+});
+
+describe("Pipeline with git", () => {
+  const supervisor = new Supervisor();
+  const cleanups: (() => unknown)[] = [];
+  beforeAll(() => initHash());
+  afterEach(async () => {
+    for (const c of cleanups.splice(0).reverse()) await c();
+  });
+  afterAll(() => supervisor.stop());
+
+  it("reports git.changed when HEAD moves, not after the files the same checkout wrote are resolved", async () => {
+    const ws = tmpWorkspace({ git: true, files: { "a.txt": "a\n" } });
+    cleanups.push(ws.cleanup);
+    git(ws.dir, "add", "-A");
+    git(ws.dir, "commit", "-qm", "init");
+    const emitted: string[] = [];
+    const pipeline = new Pipeline(
+      { root: ws.dir, hashMaxBytes: 1024 * 1024, views: new SessionViews(), history: new ContentHistory(), emit: (event) => emitted.push(event), log: () => undefined },
+      {
+        index: new FileIndex(),
+        gitDir: path.join(ws.dir, ".git"),
+        git: gitReader(supervisor, ws.dir),
+        hooks: { rules: () => new IgnoreRules(), onFolderMovedIn: () => undefined, onFolderWalked: () => undefined, onFloodOver: () => undefined, onIgnoreChanged: async () => undefined },
+      },
+    );
+    cleanups.push(() => pipeline.stop());
+    await pipeline.open();
+    const events: RawEvent[] = [];
+    for (let i = 0; i < 2_000; i++) {
+      writeFile(ws.dir, `flood/d${i % 20}/f${i}.txt`, `${i}\n`);
+      events.push({ path: path.join(ws.dir, `flood/d${i % 20}/f${i}.txt`), kind: "create" });
+    }
+    git(ws.dir, "checkout", "-qb", "feature");
+    pipeline.push([...events, { path: path.join(ws.dir, ".git", "HEAD"), kind: "update" }]);
+    await pipeline.idle();
+    expect(emitted[0]).toBe("git.changed");
+    expect(emitted.filter((e) => e === "fs.changed").length).toBeGreaterThanOrEqual(2);
   });
 });

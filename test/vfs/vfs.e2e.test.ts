@@ -1,6 +1,7 @@
 import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { fileHash, initHash } from "../../src/core/hash.js";
 import { DaemonClient, startDaemon } from "../helpers/daemon.js";
 import { git, tmpWorkspace, writeFile } from "../helpers/tmp.js";
 import { at, changes, committedDaemons, waitChange } from "./daemon-changes.js";
@@ -144,6 +145,31 @@ describe.each(["parcel", "chokidar"])("VFS with the %s engine", (engine) => {
     const paths = changes(d).map((c) => c.path);
     expect(new Set(paths)).toEqual(new Set(["a.txt", "c/d.txt", "marker.txt"]));
   });
+
+  it("during a checkout's flood reports an unrelated edit and git.changed, and every path the checkout changed with its hash", async () => {
+    const files: Record<string, string> = { "README.md": "r\n" };
+    const flood = Array.from({ length: 1000 }, (_, i) => `f/d${i % 20}/x${i}.txt`);
+    for (const p of flood) files[p] = "1\n";
+    const { dir, d } = await setup(files);
+    // branch `other` made in a clone and pushed back, so the workspace's files are untouched until the checkout
+    const clone = tmpWorkspace();
+    cleanups.push(clone.cleanup);
+    git(clone.dir, "clone", "-q", dir, "c");
+    const c = path.join(clone.dir, "c");
+    for (const [i, p] of flood.entries()) writeFile(c, p, `other ${i}\n`);
+    git(c, "-c", "user.email=t@example.com", "-c", "user.name=T", "commit", "-qam", "other");
+    git(c, "push", "-q", "origin", "HEAD:other");
+    await initHash();
+    const before = d.events.length;
+    git(dir, "checkout", "-q", "other");
+    writeFileSync(path.join(dir, "README.md"), "edited during the flood\n");
+    await waitChange(d, at("README.md", "modified"), 60_000);
+    await d.waitFor((l) => l.event === "git.changed" && l.data.branch === "other", 60_000);
+    const want = new Map(flood.map((p, i) => [p, fileHash(Buffer.from(`other ${i}\n`))]));
+    const seen = () => d.events.slice(before).filter((e) => e.event === "fs.changed").flatMap((e) => e.data.changes);
+    await d.waitFor(() => new Set(seen().filter((c) => want.has(c.path)).map((c) => c.path)).size === want.size, 60_000);
+    for (const ch of seen().filter((x) => want.has(x.path))) expect(ch).toMatchObject({ kind: "modified", hash: want.get(ch.path), origin: "external" });
+  }, 120_000);
 
   it("reports a merge in progress as the operation", async () => {
     const { dir, d } = await setup();
