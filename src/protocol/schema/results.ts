@@ -40,6 +40,8 @@ const fileWrite = mutating({
 const place = z.looseObject({ path: str, line: int, column: int, tag: nullableStr });
 const places = result({ path: str, hash, places: z.array(place) });
 
+const commit = z.looseObject({ sha: str, short: str, author: str, email: str, date: str, subject: str });
+
 const stepOutcome = optional({ head: str, commit: str, branch: nullableStr, backup: z.unknown(), hooks: z.unknown(), checks: z.unknown(), auto_resolved: list, operation: nullableStr, ...fileList });
 
 export const RESULTS = {
@@ -98,8 +100,8 @@ export const RESULTS = {
     clean: bool,
   }),
   git_diff: result({ ...fileList, diff: str, truncated: bool }),
-  git_log: result({ commits: z.array(z.looseObject({ commit: str, short: str })), more: bool }),
-  git_show: result({ ref: str, commit: str.optional(), path: str.optional(), content: str.optional(), message: str.optional(), ...optional(fileList), diff: str.optional(), truncated: bool }),
+  git_log: result({ commits: z.array(commit), more: bool }),
+  git_show: result({ ref: str, ...commit.partial().shape, commit: str.optional(), path: str.optional(), content: str.optional(), message: str.optional(), ...optional(fileList), diff: str.optional(), truncated: bool }),
   git_branch: result({
     current: nullableStr,
     branches: z.array(z.looseObject({ name: str, remote: bool, current: bool, commit: str, upstream: nullableStr, track: nullableStr, subject: str })),
