@@ -24,6 +24,8 @@ export interface SpawnOptions {
   args?: string[];
   /** Added to this process's environment. */
   env?: NodeJS.ProcessEnv;
+  /** The daemon's working directory (a relative root is taken from it); default this process's. */
+  cwd?: string;
   /** The program and its first arguments; default this Node running DAEMON_MAIN. */
   command?: [string, ...string[]];
   /** The session calls use unless they name one; default "s1". */
@@ -82,7 +84,7 @@ export class ToolLayerClient {
   constructor(options: SpawnOptions) {
     const [cmd, ...first] = options.command ?? [process.execPath, DAEMON_MAIN];
     this.session = options.session ?? "s1";
-    this.child = spawn(cmd, [...first, "--root", options.root, ...(options.args ?? [])], { env: { ...process.env, ...options.env }, stdio: "pipe" });
+    this.child = spawn(cmd, [...first, "--root", options.root, ...(options.args ?? [])], { cwd: options.cwd, env: { ...process.env, ...options.env }, stdio: "pipe" });
     this.child.stderr.setEncoding("utf8").on("data", (d: string) => (this.stderrTail = (this.stderrTail + d).slice(-STDERR_TAIL_CHARS)));
     this.child.stdin.on("error", () => undefined); // EPIPE once the daemon is gone: its exit says why
     this.exited = new Promise((resolve) => {
