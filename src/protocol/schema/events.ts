@@ -65,7 +65,8 @@ const inSync: { [K in EventName]: Same<z.output<(typeof EVENT_DATA)[K]>, BusEven
 };
 void inSync;
 
-export type EventData = { [K in EventName]: z.output<(typeof EVENT_DATA)[K]> } & { ready: z.output<typeof READY_DATA> };
+/** By the schemas' own keys, not the bus's: a program that imports only the client does not load every producer's augmentation. */
+export type EventData = { [K in keyof typeof EVENT_DATA]: z.output<(typeof EVENT_DATA)[K]> } & { ready: z.output<typeof READY_DATA> };
 
 /** One event line: `seq` grows by one per line; `dropped` counts events left out while stdout was blocked. */
 export type EventLine = { [K in keyof EventData]: { event: K; seq: number; dropped?: number; data: EventData[K] } }[keyof EventData];
