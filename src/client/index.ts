@@ -30,7 +30,7 @@ export interface SpawnOptions {
   command?: [string, ...string[]];
   /** The session calls use unless they name one; default "s1". */
   session?: string;
-  /** A stdout line that is not JSON breaks the protocol; default: it is dropped and counted in `badLines`. */
+  /** A stdout line that is not a JSON object breaks the protocol; default: it is dropped and counted in `badLines`. */
   onBadLine?: (line: string) => void;
 }
 
@@ -221,10 +221,14 @@ export class ToolLayerClient {
   }
 
   private handle(text: string, onBadLine: ((line: string) => void) | undefined): void {
-    let line: StdoutLine;
+    let line: StdoutLine | undefined;
     try {
-      line = JSON.parse(text) as StdoutLine;
+      const parsed: unknown = JSON.parse(text);
+      if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)) line = parsed as StdoutLine;
     } catch {
+      // not JSON: counted below
+    }
+    if (!line) {
       this.badLines++;
       onBadLine?.(text);
       return;

@@ -74,6 +74,19 @@ describe("ToolLayerClient and a daemon that ends", () => {
     }
   });
 
+  it("counts stdout lines that are not JSON objects (npm start's banner) and still finds ready after them", async () => {
+    const ws = tmpWorkspace({ files: { "a.txt": "x\n" } });
+    try {
+      const banner: [string, ...string[]] = ["sh", "-c", 'printf "> tool-layer@0.1.0 start\\n[1]\\n"; exec "$0" "$@"', ...command];
+      const client = await ToolLayerClient.start({ root: ws.dir, command: banner });
+      expect(client.badLines).toBe(2);
+      expect((await client.ok("list")).tools.length).toBeGreaterThan(0);
+      await client.close();
+    } finally {
+      ws.cleanup();
+    }
+  });
+
   it("rejects ready with the daemon's stderr when it cannot start", async () => {
     const client = new ToolLayerClient({ root: "/nonexistent/root", command });
     await expect(client.ready()).rejects.toThrow(/before ready.*nonexistent/s);
