@@ -64,6 +64,8 @@ export interface Exit {
 /** Bytes of stderr kept for error messages (the rest is the caller's to read from `child.stderr`). */
 const STDERR_TAIL_CHARS = 8_192;
 
+/** Params may be left out when the tool has no required one. */
+// biome-ignore lint/complexity/noBannedTypes: `{} extends T` holds exactly when T has no required property
 type Params<K extends BuiltinToolId> = {} extends ToolParams<K> ? [params?: ToolParams<K>, opts?: CallOptions] : [params: ToolParams<K>, opts?: CallOptions];
 
 export class ToolLayerClient {

@@ -1,9 +1,12 @@
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll } from "vitest";
 import { ToolLayerClient } from "../../src/client/index.js";
+import { builtMain } from "./built.js";
 
-/** The built daemon: the client's own default is the main.js beside it, which from src/ (as vitest runs it) is not built. */
-export const MAIN = fileURLToPath(new URL("../../dist/src/main.js", import.meta.url));
+/**
+ * The built daemon; importing this module fails when dist/ is older than src/ (built.ts). The client's own default is
+ * the main.js beside it, which from src/ (as vitest runs it) is not built.
+ */
+export const MAIN = builtMain();
 
 export interface Response {
   call_id: string | number | null;
@@ -12,6 +15,8 @@ export interface Response {
 }
 export interface EventLine {
   event: string;
+  /** SPEC: every event line is numbered, one more each time. */
+  seq: number;
   data: any;
 }
 

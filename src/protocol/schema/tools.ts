@@ -53,7 +53,7 @@ import { lspImplementationTool } from "../../tools/lsp-implementation.js";
 import { lspReferencesTool } from "../../tools/lsp-references.js";
 import { lspRenameTool } from "../../tools/lsp-rename.js";
 import { lspSymbolsTool } from "../../tools/lsp-symbols.js";
-import { webFetchTool, webSearchTool } from "../../web/tools.js";
+import { webFetchTool, webSearchTool } from "../../tools/web.js";
 
 /**
  * The built-in tools by id, with their own types: what the typed client's params come from. The registry's array
