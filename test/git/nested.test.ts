@@ -1,4 +1,3 @@
-import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, utimesSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -73,7 +72,7 @@ describe("read-only git and dry runs run nothing a nested repository's configura
   });
 
   it("the setup is live: plain git status in the root runs the nested repositories' filters", () => {
-    execFileSync("git", ["-c", "core.fsmonitor=false", "status", "--porcelain"], { cwd: ws.dir });
+    git(ws.dir, "-c", "core.fsmonitor=false", "status", "--porcelain");
     expect(ran().sort()).toEqual(["filter-emb", "filter-sub"]);
   });
 
@@ -135,7 +134,7 @@ describe("read-only git and dry runs run nothing a nested repository's configura
       expect(readFileSync(index).equals(before), tool).toBe(true);
     }
     // The check is live: a plain git status rewrites it.
-    execFileSync("git", ["status", "--porcelain", "--ignore-submodules=all"], { cwd: ws.dir });
+    git(ws.dir, "status", "--porcelain", "--ignore-submodules=all");
     expect(readFileSync(index).equals(before)).toBe(false);
   });
 });

@@ -1,9 +1,11 @@
-import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
-import { createInterface } from "node:readline";
 import { afterAll, beforeAll } from "vitest";
+import { ToolLayerClient } from "../../src/client/index.js";
 import { builtMain } from "./built.js";
 
-/** The built daemon; importing this module fails when dist/ is older than src/ (built.ts). */
+/**
+ * The built daemon; importing this module fails when dist/ is older than src/ (built.ts). The client's own default is
+ * the main.js beside it, which from src/ (as vitest runs it) is not built.
+ */
 export const MAIN = builtMain();
 
 export interface Response {
@@ -18,28 +20,35 @@ export interface EventLine {
   data: any;
 }
 
-/** The built daemon over real pipes, spoken to as the Gateway does. */
+/**
+ * The built daemon over real pipes, spoken to as the Gateway does: a thin layer over the package's client
+ * (src/client/), so every end-to-end test exercises it. It adds what tests need: every stdout line kept, waitFor over
+ * them, the whole stderr, and calls approved unless a test says otherwise.
+ */
 export class DaemonClient {
-  readonly child: ChildProcessWithoutNullStreams;
+  readonly client: ToolLayerClient;
   readonly lines: any[] = [];
   readonly events: EventLine[] = [];
   stderr = "";
   private nextId = 1;
-  private readonly waiters = new Map<string, (r: Response) => void>();
   private readonly lineWaiters: { test: (l: any) => boolean; resolve: (l: any) => void }[] = [];
-  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 
   constructor(root: string, args: string[] = [], env: NodeJS.ProcessEnv = {}) {
     // No language server starts unasked (--lsp-warm off) unless a test says otherwise: most fixtures have a package.json.
     const warm = args.some((a) => a === "--lsp-warm" || a.startsWith("--lsp-warm=")) ? [] : ["--lsp-warm", "off"];
-    this.child = spawn(process.execPath, [MAIN, "--root", root, ...warm, ...args], { env: { ...process.env, ...env }, stdio: "pipe" });
-    this.child.stderr.on("data", (d) => (this.stderr += d));
-    this.exited = new Promise((resolve) => this.child.on("exit", (code, signal) => resolve({ code, signal })));
-    createInterface({ input: this.child.stdout }).on("line", (line) => {
-      const msg = JSON.parse(line); // a non-JSON stdout line fails the test loudly
+    this.client = new ToolLayerClient({
+      root,
+      args: [...warm, ...args],
+      env,
+      command: [process.execPath, MAIN],
+      onBadLine: (line) => {
+        throw new Error(`stdout line is not JSON: ${line.slice(0, 200)}`); // fails the test loudly
+      },
+    });
+    this.client.child.stderr.on("data", (d: string) => (this.stderr += d));
+    this.client.onLine((msg) => {
       this.lines.push(msg);
       if ("event" in msg) this.events.push(msg);
-      else this.waiters.get(JSON.stringify(msg.call_id))?.(msg);
       for (const w of [...this.lineWaiters]) {
         if (w.test(msg)) {
           this.lineWaiters.splice(this.lineWaiters.indexOf(w), 1);
@@ -47,6 +56,14 @@ export class DaemonClient {
         }
       }
     });
+  }
+
+  get child() {
+    return this.client.child;
+  }
+
+  get exited() {
+    return this.client.exited;
   }
 
   /** Resolves with the first stdout line (already seen or future) that passes `test`. */
@@ -64,21 +81,18 @@ export class DaemonClient {
   }
 
   sendRaw(text: string): void {
-    this.child.stdin.write(text);
+    this.client.send(text);
   }
 
   /** Sends one call and resolves with its response. */
   call(tool_id: string, params: Record<string, unknown> = {}, opts: { session?: string; approved?: boolean; id?: string | number } = {}): Promise<Response> {
-    const id = opts.id ?? this.nextId++;
-    const done = new Promise<Response>((resolve) => this.waiters.set(JSON.stringify(id), resolve));
-    this.sendRaw(JSON.stringify({ tool_id, session_id: opts.session ?? "s1", toolcall_id: id, approved: opts.approved ?? true, params }) + "\n");
-    return done;
+    return this.answer(this.client.request(tool_id, params, { session: opts.session, approved: opts.approved ?? true, id: opts.id ?? this.nextId++ }));
   }
 
   /** Sends every call in one write (as a Gateway flushing a backlog does) and resolves with their responses, in call order. */
   burst(calls: { tool_id: string; params?: Record<string, unknown>; session?: string }[]): Promise<Response[]> {
     const ids = calls.map(() => this.nextId++);
-    const answers = ids.map((id) => new Promise<Response>((resolve) => this.waiters.set(JSON.stringify(id), resolve)));
+    const answers = ids.map((id) => this.answer(this.client.expect(id)));
     const lines = calls.map((c, i) => JSON.stringify({ tool_id: c.tool_id, session_id: c.session ?? "s1", toolcall_id: ids[i], approved: true, params: c.params ?? {} }));
     this.sendRaw(`${lines.join("\n")}\n`);
     return Promise.all(answers);
@@ -92,8 +106,13 @@ export class DaemonClient {
   }
 
   async close(): Promise<void> {
-    if (this.child.exitCode === null && this.child.signalCode === null) this.child.stdin.end();
-    await this.exited;
+    await this.client.close();
+  }
+
+  /** A call the daemon's death leaves unanswered rejects; a test that kills it need not await every call it sent. */
+  private answer(answer: Promise<Response>): Promise<Response> {
+    answer.catch(() => undefined);
+    return answer;
   }
 }
 

@@ -22,6 +22,7 @@ export function writeFile(dir: string, rel: string, content: string | Buffer): v
   writeFileSync(abs, content);
 }
 
+/** Runs git in `dir`; its stderr is kept (in the error, when it fails) instead of reaching the test run's. */
 export function git(dir: string, ...args: string[]): string {
-  return execFileSync("git", args, { cwd: dir, encoding: "utf8", env: { ...process.env, GIT_TERMINAL_PROMPT: "0" } });
+  return execFileSync("git", args, { cwd: dir, encoding: "utf8", stdio: "pipe", env: { ...process.env, GIT_TERMINAL_PROMPT: "0" } });
 }
