@@ -4,6 +4,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { type CallToolResult, ProtocolError, Server, type Transport } from "@modelcontextprotocol/server";
 import { RenderedWindow } from "../../core/line-tags.js";
 import type { Dispatcher, Outcome } from "../../dispatch/dispatcher.js";
+import { errorText } from "../../dispatch/error-text.js";
 import type { Registry } from "../../dispatch/registry.js";
 import type { EventBus, EventName } from "../../platform/bus.js";
 import { MAX_LIMIT } from "../../tools/file-read.js";
@@ -181,5 +182,5 @@ function toMcp(outcome: Outcome, transport: McpStdioTransport | undefined): Tool
 }
 
 function failed(result: { code: string; message: string; [k: string]: unknown }): ToolResult {
-  return { isError: true, content: [{ type: "text", text: `${result.code}: ${result.message}` }], structuredContent: result };
+  return { isError: true, content: [{ type: "text", text: errorText(result) }], structuredContent: result };
 }
