@@ -22,6 +22,13 @@ export type ManifestEntry = z.output<typeof manifestEntry>;
 export interface ToolProvider {
   readonly name: string;
   tools(): readonly AnyTool[];
+  /**
+   * For an id none of its tools has: a wait until the provider may list it (its server is still starting), which
+   * rejects with the error a call should answer when it cannot (or with `signal`'s reason); undefined when no wait helps.
+   */
+  awaitTool?(id: string, signal: AbortSignal): Promise<void> | undefined;
+  /** Why an unknown id may be unknown only for now (a server still starting), in a sentence; undefined when not. */
+  notYet?(): string | undefined;
 }
 
 /** A tool as the registry holds it: its definition, the schema calls are checked against, and what `info` adds. */
@@ -74,6 +81,20 @@ export class Registry {
     const registered = this.current.get(tool.id);
     if (registered?.tool !== tool) return inputSchema(tool);
     return (registered.schema ??= inputSchema(tool, registered.params));
+  }
+
+  /** The first provider's wait for a tool it may list soon (ToolProvider.awaitTool). */
+  awaitTool(id: string, signal: AbortSignal): Promise<void> | undefined {
+    for (const provider of this.providers.values()) {
+      const wait = provider.awaitTool?.(id, signal);
+      if (wait) return wait;
+    }
+    return undefined;
+  }
+
+  /** What the providers still starting say about an id none of them has yet. */
+  notYet(): string | undefined {
+    return [...this.providers.values()].map((p) => p.notYet?.()).filter(Boolean).join(" ") || undefined;
   }
 
   /** Adds or replaces a provider; call changed() when its tools change. */

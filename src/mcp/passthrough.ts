@@ -9,13 +9,23 @@ import type { SpawnServer } from "./child-transport.js";
 import { CODEGRAPH_DIR, CODEGRAPH_SERVER_NAME, codegraphIndexed, codegraphInstalled, codegraphServerEntry, initCommand, syncCommand } from "./codegraph.js";
 import { type ConfigProblem, type ServerConfig, WORKSPACE_CONFIG_FILE, describeEntry } from "./config.js";
 import { loadMcpConfig } from "./load-config.js";
-import { assignToolIds } from "./naming.js";
+import { assignToolIds, mayBeToolOf } from "./naming.js";
 import type { McpToolInfo, ServerConnection, ServerStatus } from "./server-connection.js";
 
 /** After the last file change, CodeGraph's sync waits this long: a save burst (a checkout, a build) is one sync of ~2.5 s. */
 export const CODEGRAPH_SYNC_DEBOUNCE_MS = 1_000;
 /** Above the connection's own timeout, so the call answers the connection's TIMEOUT (and cancels on the server) first. */
 const DISPATCH_MARGIN_MS = 5_000;
+/**
+ * How long a call to a tool of a server still starting waits for it (its tools are not listed before): long enough for
+ * a server that starts slowly, short of a call's own timeout. `TOOL_LAYER_MCP_START_WAIT_MS` sets it (for tests).
+ */
+export const START_WAIT_MS = 10_000;
+
+function startWaitMs(): number {
+  const set = Number(process.env.TOOL_LAYER_MCP_START_WAIT_MS);
+  return Number.isFinite(set) && set > 0 ? set : START_WAIT_MS;
+}
 
 export type CodegraphMode = "auto" | "on" | "off";
 
@@ -75,6 +85,19 @@ export class McpPassthrough implements ToolProvider {
     return this.defs;
   }
 
+  /** A call to a tool of a server still starting waits for the server's listing, at most START_WAIT_MS. */
+  awaitTool(id: string, signal: AbortSignal): Promise<void> | undefined {
+    const server = this.starting().find((s) => mayBeToolOf(s.config.name, id));
+    return server && this.untilStarted(server, signal);
+  }
+
+  notYet(): string | undefined {
+    const names = this.starting().map((s) => JSON.stringify(s.config.name));
+    if (!names.length) return undefined;
+    const one = names.length === 1;
+    return `MCP server${one ? "" : "s"} ${names.join(", ")} ${one ? "is" : "are"} still connecting; ${one ? "its" : "their"} tools are not listed yet.`;
+  }
+
   /** Reads the configuration and starts what may start, without waiting for the servers (`ready` does not). */
   async start(): Promise<void> {
     await this.reload();
@@ -93,7 +116,7 @@ export class McpPassthrough implements ToolProvider {
   status(): { servers: Record<string, unknown>[]; problems: ConfigProblem[] } {
     return {
       servers: [...this.servers.values()].map((s) => ({
-        ...(s.connection?.status() ?? { name: s.config.name, source: s.config.source, transport: s.config.transport, state: s.blocked ? "not approved" : "idle", tool_count: 0 }),
+        ...(s.connection?.status() ?? { name: s.config.name, source: s.config.source, transport: s.config.transport, state: stateOf(s), tool_count: 0 }),
         ...(s.blocked ? { blocked: s.blocked } : {}),
         command: describeEntry(s.config),
         tools: [...s.ids.values()],
@@ -153,6 +176,39 @@ export class McpPassthrough implements ToolProvider {
       if (approved && !server.connection) server.connecting ??= this.connect(server).finally(() => (server.connecting = undefined));
     }
     this.rebuild();
+  }
+
+  /** The servers whose tools are not listed yet because they are still starting (not those waiting for approval). */
+  private starting(): Server[] {
+    return [...this.servers.values()].filter((s) => !s.blocked && (s.connecting !== undefined || s.connection?.state === "connecting"));
+  }
+
+  /** Resolves once `server` is up (its tools listed); rejects with MCP_SERVER_FAILED when it failed or is still starting at the bound. */
+  private async untilStarted(server: Server, signal: AbortSignal): Promise<void> {
+    const boundMs = startWaitMs();
+    const started = server.connecting ?? server.connection?.start();
+    let timer: NodeJS.Timeout | undefined;
+    let onAbort = () => {};
+    const outcome = await Promise.race([
+      Promise.resolve(started).then(() => "started", () => "started"),
+      new Promise<string>((resolve) => (timer = setTimeout(() => resolve("bound"), boundMs))),
+      new Promise<string>((resolve) => signal.addEventListener("abort", (onAbort = () => resolve("aborted")), { once: true })),
+    ]).finally(() => {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", onAbort);
+    });
+    if (outcome === "aborted") throw signal.reason;
+    const connection = server.connection;
+    if (outcome === "started") {
+      if (connection?.state === "ready" || this.servers.get(server.config.name) !== server) return;
+      throw connection?.failure() ?? new ToolError("MCP_SERVER_FAILED", `MCP server "${server.config.name}" did not start; mcp_servers says why.`, { server: server.config.name, state: stateOf(server) });
+    }
+    const state = connection?.state ?? stateOf(server);
+    throw new ToolError(
+      "MCP_SERVER_FAILED",
+      `MCP server "${server.config.name}" is still ${state} after ${boundMs} ms, so its tools are not listed yet; call again later, or see mcp_servers for how it is doing.`,
+      { server: server.config.name, state, ...(connection ? { stderr_tail: connection.status().stderr_tail } : {}) },
+    );
   }
 
   private codegraphEntry(): ServerConfig | null {
@@ -307,6 +363,12 @@ class CodegraphSync {
     const r = await this.ws.processes.run({ cmd: bin, args, cwd: cmd.cwd, env: cmd.env, label: `codegraph ${what}` }, { timeoutMs: 600_000 }).catch((e: Error) => ({ code: null, stderr: e.message, timedOut: false }));
     if (r.code !== 0) this.ws.log(`codegraph ${what} failed (exit ${r.code}): ${r.stderr.trim().slice(-500)}`);
   }
+}
+
+/** A server's state before it has a connection. */
+function stateOf(s: Server): string {
+  if (s.blocked) return "not approved";
+  return s.connecting ? "connecting" : "idle";
 }
 
 export type { ServerStatus };
