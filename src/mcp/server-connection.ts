@@ -484,8 +484,10 @@ function toToolInfo(t: Tool): McpToolInfo {
 
 function describeError(e: unknown): string {
   if (!(e instanceof Error)) return String(e);
-  // fetch puts the reason (ECONNREFUSED, ECONNRESET) in the cause.
-  const cause = (e as { cause?: { code?: string; message?: string } }).cause;
-  const detail = cause?.code ?? cause?.message;
+  // fetch puts the reason (ECONNREFUSED, ECONNRESET) in the cause, which the SDK's probe wraps once more.
+  type Cause = { cause?: Cause; code?: unknown; message?: string };
+  let cause = (e as Cause).cause;
+  while (cause?.cause && typeof cause.code !== "string") cause = cause.cause;
+  const detail = typeof cause?.code === "string" ? cause.code : cause?.message;
   return detail && !e.message.includes(detail) ? `${e.message} (${detail})` : e.message;
 }
