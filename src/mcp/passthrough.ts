@@ -10,6 +10,7 @@ import { CODEGRAPH_DIR, CODEGRAPH_SERVER_NAME, codegraphIndexed, codegraphInstal
 import { type ConfigProblem, type ServerConfig, WORKSPACE_CONFIG_FILE, describeEntry } from "./config.js";
 import { loadMcpConfig } from "./load-config.js";
 import { assignToolIds, mayBeToolOf } from "./naming.js";
+import { portableSchema } from "./portable-schema.js";
 import type { McpToolInfo, ServerConnection, ServerStatus } from "./server-connection.js";
 
 /** After the last file change, CodeGraph's sync waits this long: a save burst (a checkout, a build) is one sync of ~2.5 s. */
@@ -265,7 +266,7 @@ export class McpPassthrough implements ToolProvider {
 
   private toolDef(server: Server, t: McpToolInfo, id: string): AnyTool {
     const connection = server.connection!;
-    const schema = t.inputSchema as Record<string, unknown>;
+    const schema = portableSchema(t.inputSchema as Record<string, unknown>);
     const isCodegraph = server.config.name === CODEGRAPH_SERVER_NAME;
     return {
       id,
