@@ -70,6 +70,8 @@ export interface ConnectionOptions {
   spawn?: SpawnServer;
   clientInfo?: Implementation;
   connectTimeoutMs?: number;
+  /** How long the `server/discover` probe waits (PROBE_TIMEOUT_MS). */
+  probeTimeoutMs?: number;
   maxRestarts?: number;
   restartWindowMs?: number;
   /** The server's tools changed (a `tools/list_changed`, or a restart that brought another list). */
@@ -310,7 +312,7 @@ export class ServerConnection {
       transport = c.transport === "sse" ? new SSEClientTransport(new URL(c.url), init) : new StreamableHTTPClientTransport(new URL(c.url), init);
     }
     const client = new Client(this.opts.clientInfo ?? DEFAULT_CLIENT_INFO, {
-      ...(c.transport === "sse" ? {} : { versionNegotiation: versionNegotiation(negotiation, this.opts.connectTimeoutMs ?? CONNECT_TIMEOUT_MS) }),
+      ...(c.transport === "sse" ? {} : { versionNegotiation: this.versionNegotiation(negotiation) }),
       listChanged: {
         tools: {
           debounceMs: LIST_CHANGED_DEBOUNCE_MS,
@@ -335,6 +337,13 @@ export class ServerConnection {
       void transport.close().catch(() => undefined);
     };
     return { client, transport };
+  }
+
+  private versionNegotiation(n: Negotiation) {
+    const connectTimeoutMs = this.opts.connectTimeoutMs ?? CONNECT_TIMEOUT_MS;
+    // A server that refused the 2025 handshake speaks 2026-07-28: its discover may take as long as its start.
+    if (n.kind === "modern") return { mode: { pin: MODERN_REVISION }, probe: { timeoutMs: connectTimeoutMs } };
+    return { mode: "auto" as const, probe: { timeoutMs: Math.min(this.opts.probeTimeoutMs ?? PROBE_TIMEOUT_MS, connectTimeoutMs) } };
   }
 
   private describeExit(): string {
@@ -440,12 +449,6 @@ type Negotiation = { kind: "probe" } | { kind: "prior"; prior: PriorDiscovery } 
 /** Starts of one connect, negotiations included: a probe, then at most two corrections. */
 const MAX_NEGOTIATIONS = 3;
 const MODERN_REVISION = "2026-07-28";
-
-function versionNegotiation(n: Negotiation, connectTimeoutMs: number) {
-  // A server that refused the 2025 handshake speaks 2026-07-28: its discover may take as long as its start.
-  if (n.kind === "modern") return { mode: { pin: MODERN_REVISION }, probe: { timeoutMs: connectTimeoutMs } };
-  return { mode: "auto" as const, probe: { timeoutMs: Math.min(PROBE_TIMEOUT_MS, connectTimeoutMs) } };
-}
 
 /** After a failed connect, the negotiation that fits what the server showed of itself; undefined when none would help. */
 function nextNegotiation(n: Negotiation, e: unknown): Negotiation | undefined {
