@@ -59,9 +59,16 @@ describe("no call lost to a server's start", () => {
     }
   });
 
-  it("a call to a tool of a server that never comes up fails after the bound with MCP_SERVER_FAILED naming it and its state", async () => {
+  it("a call to a tool of a server that never comes up fails after the bound with MCP_SERVER_FAILED naming it and its state; one cancelled while it waits is CANCELLED", async () => {
     const { d, cleanup } = await daemonWith({ never: entry("2025-11-25", "--start-delay-ms", "600000") }, { TOOL_LAYER_MCP_START_WAIT_MS: "500" });
     try {
+      // The call and its cancel in one write: both are read at once, the cancel while the call waits.
+      const line = (toolcall_id: string, tool_id: string, params: Record<string, unknown>) => JSON.stringify({ tool_id, session_id: "s1", toolcall_id, approved: true, params });
+      d.sendRaw(`${line("waits", "never_echo", { text: "cancel me" })}\n${line("cancel-1", "cancel", { call_id: "waits" })}\n`);
+      const [waited, cancel] = await Promise.all(["waits", "cancel-1"].map((id) => d.waitFor((l) => l.call_id === id)));
+      expect(cancel.result).toMatchObject({ cancelled: true });
+      expect(waited.result.code).toBe("CANCELLED");
+
       const r = await d.call("never_echo", { text: "lost?" });
       expect(r.result).toMatchObject({ code: "MCP_SERVER_FAILED", server: "never", state: "connecting" });
       expect(r.result.message).toContain('MCP server "never" is still connecting after 500 ms');
