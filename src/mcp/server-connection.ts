@@ -343,7 +343,9 @@ export class ServerConnection {
     const connectTimeoutMs = this.opts.connectTimeoutMs ?? CONNECT_TIMEOUT_MS;
     // A server that refused the 2025 handshake speaks 2026-07-28: its discover may take as long as its start.
     if (n.kind === "modern") return { mode: { pin: MODERN_REVISION }, probe: { timeoutMs: connectTimeoutMs } };
-    return { mode: "auto" as const, probe: { timeoutMs: Math.min(this.opts.probeTimeoutMs ?? PROBE_TIMEOUT_MS, connectTimeoutMs) } };
+    // Over HTTP silence is no answer (the SDK fails the connect, it does not fall back): it gets the whole connect time.
+    const probeMs = this.config.transport === "stdio" ? Math.min(this.opts.probeTimeoutMs ?? PROBE_TIMEOUT_MS, connectTimeoutMs) : connectTimeoutMs;
+    return { mode: "auto" as const, probe: { timeoutMs: probeMs } };
   }
 
   private describeExit(): string {
