@@ -13,6 +13,7 @@ const SUITES: Record<string, () => Promise<{ default: () => Promise<void> }>> = 
   mcp: () => import("./mcp.js"),
   "mcp-server": () => import("./mcp-server.js"),
   "mcp-wait": () => import("./mcp-wait.js"),
+  "mcp-revisions": () => import("./mcp-revisions.js"),
   lsp: () => import("./lsp.js"),
   conflicts: () => import("./conflicts-corpus.js"),
   "conflict-tools": () => import("./conflicts.js"),

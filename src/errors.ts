@@ -48,6 +48,9 @@ export const ERROR_CODES = [
   "SANDBOX_UNAVAILABLE",
   // language servers (SPEC 10)
   "LSP_UNAVAILABLE",
+  // MCP mode's confirmation gate (--mcp-confirm)
+  "DECLINED",
+  "CONFIRMATION_UNAVAILABLE",
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

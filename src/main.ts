@@ -12,6 +12,7 @@ const FLAGS = {
   "mcp-config": { type: "string", value: "FILE", help: "MCP servers to pass through, trusted (the .mcp.json shape)" },
   codegraph: { type: "string", value: "auto|on|off", help: "CodeGraph's tools: auto (when installed and the root is indexed), on (index it first), off" },
   mcp: { type: "boolean", help: "serve the tools over MCP (stdio JSON-RPC) instead of JSON lines" },
+  "mcp-confirm": { type: "string", value: "destructive|mutating|none", help: "MCP mode: which calls the person confirms first, asked through the client (default: destructive)" },
   "terminal-network": { type: "boolean", help: "terminal commands keep the network (default: none but a private loopback)" },
   "terminal-home": { type: "string", value: "DIR", help: "bind DIR as the terminal's HOME (default: an empty folder)" },
   "terminal-env": { type: "string", multiple: true, value: "NAME", help: "pass the secret variable NAME to terminal commands (repeatable)" },
@@ -80,13 +81,14 @@ function parse(argv: string[]): Parsed {
   }
   const codegraph = choice(values, "codegraph", ["auto", "on", "off"]);
   const lspSandbox = choice(values, "lsp-sandbox", ["auto", "on", "off"]);
+  const mcpConfirm = choice(values, "mcp-confirm", ["destructive", "mutating", "none"]);
   const mcpConfig = values["mcp-config"] as string | undefined;
   if (mcpConfig !== undefined && !isReadableFile(mcpConfig)) throw new UsageError(`--mcp-config ${mcpConfig} is not a readable file`);
   const terminal = terminalOptions(values);
   const root = (values.root as string | undefined) ?? process.cwd();
   if (!existsSync(root)) throw new UsageError(`--root ${root} does not exist`);
   if (!isDirectory(root)) throw new UsageError(`--root ${root} is not a directory`);
-  return { kind: "run", options: { root, toolsFile: values.tools as string | undefined, watcher, maxFileBytes, mcpConfig, codegraph, mcp: values.mcp === true, terminal, lspSandbox } };
+  return { kind: "run", options: { root, toolsFile: values.tools as string | undefined, watcher, maxFileBytes, mcpConfig, codegraph, mcp: values.mcp === true, mcpConfirm, terminal, lspSandbox } };
 }
 
 function terminalOptions(values: Record<string, unknown>): DaemonOptions["terminal"] {

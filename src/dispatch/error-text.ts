@@ -1,4 +1,4 @@
-import { MAX_TEXT_CHARS } from "./dispatcher.js";
+import { MAX_TEXT_CHARS } from "../core/limits.js";
 
 /** A failure as a transport answers it: the code, the message, and whatever details the error carries. */
 export interface FailureResult {

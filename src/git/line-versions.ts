@@ -180,7 +180,7 @@ export class LineFiles {
     if (isBinary(bytes)) {
       throw new ToolError("BINARY_FILE", `${rel} is binary in ${where} (it has a NUL byte); line-level git works on text files. Stage it whole with git_add.`, { path: rel });
     }
-    let decoded;
+    let decoded: ReturnType<typeof decodeText>;
     try {
       decoded = decodeText(bytes, rel);
     } catch (e) {

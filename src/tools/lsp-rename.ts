@@ -6,8 +6,8 @@ import type { TextFile } from "../fs/read-text.js";
 import { checkNewName } from "../lsp/identifiers.js";
 import { type RenamePlan, RenamePlans, outsideEdit, planRename, unseenCode } from "../lsp/rename-plan.js";
 import { languageOf } from "../lsp/servers.js";
-import { defineTool } from "./tool.js";
-import type { ToolContext } from "./tool.js";
+import { defineTool } from "../dispatch/tool.js";
+import type { ToolContext } from "../dispatch/tool.js";
 import { LSP_TIMEOUT_MS, lspState, openFile, positionOf, positionParams, serviceOf, whereText } from "./lsp-common.js";
 
 const DESCRIPTION = `Renames a symbol exactly, in every file that uses it, through the language server (TypeScript/JavaScript
@@ -32,7 +32,7 @@ export const lspRenameTool = defineTool({
   async run(params, ctx) {
     const language = languageOf(params.path)?.language;
     if (language) checkNewName(language, params.new_name);
-    const lsp = serviceOf(ctx.ws);
+    const lsp = serviceOf(ctx.services);
     const key = RenamePlans.key(ctx.sessionId, params);
     // A dry run always asks the server now; an approval applies its session's last identical preview when there is one.
     const previewed = ctx.dryRun ? undefined : lsp.renames.take(key);
@@ -89,7 +89,7 @@ function shape(plan: RenamePlan, params: RenameParams, hashes: readonly string[]
 function render(plan: RenamePlan, verb: string, newName: string, newHashes: readonly string[]): string {
   const at = whereText(plan.path, plan.at);
   const n = plan.files.length;
-  const lines = [`rename ${at} to ${newName} · hash ${plan.hash} · ${verb} ${plan.count} place${plan.count === 1 ? "" : "s"} in ${n} file${n === 1 ? "" : "s"}`];
-  plan.files.forEach((f, i) => lines.push(`${f.path} · hash ${f.hash} -> ${newHashes[i]} · ${f.edits} edit${f.edits === 1 ? "" : "s"}`));
-  return [...lines, "", ...plan.files.map((f) => f.diff.trimEnd())].join("\n");
+  const head = `rename ${at} to ${newName} · hash ${plan.hash} · ${verb} ${plan.count} place${plan.count === 1 ? "" : "s"} in ${n} file${n === 1 ? "" : "s"}`;
+  const files = plan.files.map((f, i) => `${f.path} · hash ${f.hash} -> ${newHashes[i]} · ${f.edits} edit${f.edits === 1 ? "" : "s"}`);
+  return [head, ...files, "", ...plan.files.map((f) => f.diff.trimEnd())].join("\n");
 }

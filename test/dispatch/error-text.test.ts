@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MAX_TEXT_CHARS } from "../../src/dispatch/dispatcher.js";
+import { MAX_TEXT_CHARS } from "../../src/core/limits.js";
 import { errorText } from "../../src/dispatch/error-text.js";
 
 describe("errorText", () => {

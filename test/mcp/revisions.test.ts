@@ -1,14 +1,16 @@
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import { ServerConnection } from "../../src/mcp/server-connection.js";
-import { serverEntry } from "./helpers.js";
+import type { ServerConfig } from "../../src/mcp/config.js";
+import { type ConnectionOptions, ServerConnection } from "../../src/mcp/server-connection.js";
+import { serverEntry, testSpawn } from "./helpers.js";
 
 const REVISION_SERVER = fileURLToPath(new URL("../fixtures/mcp-revision-server.mjs", import.meta.url));
 const entry = (...args: string[]) => serverEntry("rev", { command: process.execPath, args: [REVISION_SERVER, ...args] });
 
+const spawn = testSpawn();
 const opened: ServerConnection[] = [];
-function connection(...args: ConstructorParameters<typeof ServerConnection>): ServerConnection {
-  const c = new ServerConnection(...args);
+function connection(config: ServerConfig, opts: Partial<ConnectionOptions> = {}): ServerConnection {
+  const c = new ServerConnection(config, { spawn, ...opts });
   opened.push(c);
   return c;
 }

@@ -1,5 +1,3 @@
-import { writeFileSync } from "node:fs";
-import path from "node:path";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -51,10 +49,8 @@ describe("an error's text carries what a model needs to act, in MCP mode", () =>
   const state = tmpWorkspace();
   let client: Client;
   beforeAll(async () => {
-    const config = path.join(state.dir, "servers.json");
-    writeFileSync(config, JSON.stringify({ mcpServers: {} }));
     client = new Client({ name: "test-client", version: "1.0.0" });
-    await client.connect(new StdioClientTransport({ command: process.execPath, args: [MAIN, "--mcp", "--root", ws.dir], stderr: "pipe", env: { ...process.env, XDG_STATE_HOME: state.dir } as Record<string, string> }));
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [MAIN, "--mcp", "--mcp-confirm", "none", "--root", ws.dir], stderr: "pipe", env: { ...process.env, XDG_STATE_HOME: state.dir } as Record<string, string> }));
   });
   afterAll(async () => {
     await client.close();

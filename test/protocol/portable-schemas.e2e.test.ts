@@ -55,7 +55,10 @@ function pythonProblems(schemas: Record<string, unknown>): string[] {
 function ecmaProblems(schemas: Record<string, unknown>): string[] {
   const problems: string[] = [];
   const walk = (name: string, node: unknown): void => {
-    if (Array.isArray(node)) return node.forEach((v) => walk(name, v));
+    if (Array.isArray(node)) {
+      for (const v of node) walk(name, v);
+      return;
+    }
     if (!node || typeof node !== "object") return;
     for (const [key, value] of Object.entries(node)) {
       const found = key === "pattern" && typeof value === "string" ? [value] : key === "patternProperties" && value && typeof value === "object" ? Object.keys(value) : [];

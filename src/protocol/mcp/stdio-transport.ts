@@ -15,6 +15,13 @@ const MAX_DEFERRED = 1_000;
 /** Starts every placeholder: a NUL cannot be in a rendered file window (a NUL in a file makes it binary, refused). */
 const PLACEHOLDER = "\u0000tool-layer:text:";
 
+export interface McpStdioOptions {
+  /** Called once the connection has ended (stdin closed, stdout closed, or close()); serveStdio owns `onclose`. */
+  onEnd?: () => void;
+  /** Sees every well-formed inbound message before the server does (the listen subscriptions are read off it). */
+  peek?: (message: JSONRPCMessage) => void;
+}
+
 /**
  * MCP over stdio (one JSON-RPC message per line), on the daemon's own framing: a line that is not JSON is answered
  * -32700 and a message that is not JSON-RPC -32600 (the SDK's transport drops them silently), the server goes on;
@@ -32,6 +39,7 @@ export class McpStdioTransport implements Transport {
   constructor(
     private readonly input: Readable,
     output: Writable,
+    private readonly options: McpStdioOptions = {},
   ) {
     this.writer = new LineWriter(output, () => this.finish());
   }
@@ -90,6 +98,7 @@ export class McpStdioTransport implements Transport {
       typeof m === "object" && m !== null && !Array.isArray(m) && m.jsonrpc === "2.0" &&
       (typeof m.method === "string" || (id !== null && ("result" in m || "error" in m)));
     if (!shaped) return this.reject(id, INVALID_REQUEST, "Invalid Request: expected a JSON-RPC 2.0 request, notification or response object.");
+    this.options.peek?.(m as unknown as JSONRPCMessage);
     this.onmessage?.(m as unknown as JSONRPCMessage);
   }
 
@@ -101,5 +110,6 @@ export class McpStdioTransport implements Transport {
     if (this.closed) return;
     this.closed = true;
     this.onclose?.();
+    this.options.onEnd?.();
   }
 }

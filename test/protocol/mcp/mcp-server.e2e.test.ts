@@ -40,7 +40,8 @@ describe("tool-layer --mcp, driven by the SDK's own Client", () => {
       listChanged++;
       changedWaiter?.();
     });
-    await client.connect(new StdioClientTransport({ command: process.execPath, args: [MAIN, "--mcp", "--root", ws.dir, "--mcp-config", config], stderr: "pipe", env: { ...process.env, XDG_STATE_HOME: state.dir } as Record<string, string> }));
+    // --mcp-confirm none: these calls are about tags, previews and pushes; the confirmation gate has tests of its own.
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [MAIN, "--mcp", "--root", ws.dir, "--mcp-config", config, "--mcp-confirm", "none"], stderr: "pipe", env: { ...process.env, XDG_STATE_HOME: state.dir } as Record<string, string> }));
   });
   afterAll(async () => {
     await client.close();
