@@ -44,11 +44,14 @@ export class BenchDaemon {
   private exited?: Error;
   private stderrTail = "";
 
-  /** `nodeArgs` go to node before the daemon's script (a profiler, a preload); `quiet` keeps its stderr out of ours. */
-  constructor(root: string, args: string[] = [], options: { nodeArgs?: string[]; quiet?: boolean } = {}) {
+  /**
+   * `nodeArgs` go to node before the daemon's script (a profiler, a preload); `quiet` keeps its stderr out of ours;
+   * `main` is another build's daemon (a before/after figure), this build's by default.
+   */
+  constructor(root: string, args: string[] = [], options: { nodeArgs?: string[]; quiet?: boolean; main?: string } = {}) {
     // No language server warms up in the background of a figure unless the suite asks (--lsp-warm on).
     const warm = args.some((a) => a === "--lsp-warm" || a.startsWith("--lsp-warm=")) ? [] : ["--lsp-warm", "off"];
-    this.child = spawn(process.execPath, [...(options.nodeArgs ?? []), MAIN, "--root", root, ...warm, ...args], { stdio: "pipe" });
+    this.child = spawn(process.execPath, [...(options.nodeArgs ?? []), options.main ?? MAIN, "--root", root, ...warm, ...args], { stdio: "pipe" });
     this.child.stderr.on("data", (d: Buffer) => {
       this.stderrTail = (this.stderrTail + d.toString()).slice(-2000);
       if (!options.quiet) process.stderr.write(d);

@@ -12,6 +12,7 @@ const SUITES: Record<string, () => Promise<{ default: () => Promise<void> }>> = 
   processes: () => import("./processes.js"),
   mcp: () => import("./mcp.js"),
   "mcp-server": () => import("./mcp-server.js"),
+  "mcp-wait": () => import("./mcp-wait.js"),
   "mcp-revisions": () => import("./mcp-revisions.js"),
   lsp: () => import("./lsp.js"),
   conflicts: () => import("./conflicts-corpus.js"),

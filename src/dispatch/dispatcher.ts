@@ -113,10 +113,16 @@ export class Dispatcher implements DaemonApi {
   }
 
   private async run(request: CallRequest, key: string): Promise<Outcome> {
-    const registered = this.registry.registered(request.tool_id);
+    let registered = this.registry.registered(request.tool_id);
+    if (!registered) {
+      const failed = await this.awaitListed(request, key);
+      if (failed) return failed;
+      registered = this.registry.registered(request.tool_id);
+    }
     if (!registered) {
       const known = this.registry.tools().map((t) => t.id);
-      return failure(unknownToolError(request.tool_id, known, `Enabled tools: ${known.join(", ")}.`));
+      const notYet = this.registry.notYet();
+      return failure(unknownToolError(request.tool_id, known, `${notYet ? `${notYet} ` : ""}Enabled tools: ${known.join(", ")}.`));
     }
     const { tool } = registered;
     this.ws.views.touch(request.session_id);
@@ -135,6 +141,26 @@ export class Dispatcher implements DaemonApi {
       this.running.delete(key);
       // Its changes reach the bus only once the watcher sees them: a call after its answer must not join a run begun before.
       if (tool.mutating && request.approved) this.flights.clear();
+    }
+  }
+
+  /**
+   * A call to a tool of a server still starting waits until it is listed (the provider bounds the wait), and can be
+   * cancelled meanwhile. Answers the failure when the wait ends in one; undefined to go on with the call.
+   */
+  private async awaitListed(request: CallRequest, key: string): Promise<Outcome | undefined> {
+    const entry: Running = { controller: new AbortController(), committing: false };
+    const listed = this.registry.awaitTool(request.tool_id, entry.controller.signal);
+    if (!listed) return undefined;
+    this.running.set(key, entry);
+    try {
+      await listed;
+      return undefined;
+    } catch (e) {
+      if (entry.controller.signal.aborted) return abortedOutcome(request.tool_id, entry.controller.signal.reason, 0);
+      return failure(toolErrorOf(e) ?? new ToolError("INTERNAL", `Waiting for ${request.tool_id} failed unexpectedly (${String(e)}).`));
+    } finally {
+      this.running.delete(key);
     }
   }
 

@@ -71,6 +71,20 @@ export class Registry {
     return (registered.schema ??= inputSchema(tool, registered.params));
   }
 
+  /** The first provider's wait for a tool it may list soon (ToolProvider.awaitTool). */
+  awaitTool(id: string, signal: AbortSignal): Promise<void> | undefined {
+    for (const provider of this.providers.values()) {
+      const wait = provider.awaitTool?.(id, signal);
+      if (wait) return wait;
+    }
+    return undefined;
+  }
+
+  /** What the providers still starting say about an id none of them has yet. */
+  notYet(): string | undefined {
+    return [...this.providers.values()].map((p) => p.notYet?.()).filter(Boolean).join(" ") || undefined;
+  }
+
   /** Adds or replaces a provider; call changed() when its tools change. */
   addProvider(provider: ToolProvider): void {
     this.providers.set(provider.name, provider);

@@ -97,6 +97,13 @@ export function defineTool<S extends z.ZodRawShape>(
 export interface ToolProvider {
   readonly name: string;
   tools(): readonly AnyTool[];
+  /**
+   * For an id none of its tools has: a wait until the provider may list it (its server is still starting), which
+   * rejects with the error a call should answer when it cannot (or with `signal`'s reason); undefined when no wait helps.
+   */
+  awaitTool?(id: string, signal: AbortSignal): Promise<void> | undefined;
+  /** Why an unknown id may be unknown only for now (a server still starting), in a sentence; undefined when not. */
+  notYet?(): string | undefined;
 }
 
 export const TOOL_ID_PATTERN = /^[a-z][a-z0-9_]{0,63}$/;

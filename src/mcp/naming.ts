@@ -22,6 +22,12 @@ export function baseToolId(server: string, tool: string): string {
   return id.slice(0, MAX_ID_LENGTH);
 }
 
+/** Whether `id` may be one of `server`'s tools once it lists them: every id baseToolId makes has the server's prefix. */
+export function mayBeToolOf(server: string, id: string): boolean {
+  const prefix = `${sanitizeName(server)}_`;
+  return id.startsWith(prefix) || id.startsWith(LETTER_PREFIX + prefix);
+}
+
 /** `base`, or `base_2`, `base_3`, … (cut so the suffix fits in 64): the first that is not taken. */
 export function uniqueToolId(base: string, taken: ReadonlySet<string>): string {
   if (!taken.has(base)) return base;

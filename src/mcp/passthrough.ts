@@ -4,8 +4,19 @@ import { CODEGRAPH_SERVER_NAME, codegraphIndexed, codegraphInstalled, codegraphS
 import { type CodegraphHost, CodegraphSync } from "./codegraph-sync.js";
 import { type ConfigProblem, type ServerConfig, WORKSPACE_CONFIG_FILE, describeEntry } from "./config.js";
 import { loadMcpConfig } from "./load-config.js";
-import { assignToolIds } from "./naming.js";
+import { assignToolIds, mayBeToolOf } from "./naming.js";
 import type { McpToolInfo, ServerConnection, ServerStatus } from "./server-connection.js";
+
+/**
+ * How long a call to a tool of a server still starting waits for it (its tools are not listed before): long enough for
+ * a server that starts slowly, short of a call's own timeout. `TOOL_LAYER_MCP_START_WAIT_MS` sets it (for tests).
+ */
+export const START_WAIT_MS = 10_000;
+
+function startWaitMs(): number {
+  const set = Number(process.env.TOOL_LAYER_MCP_START_WAIT_MS);
+  return Number.isFinite(set) && set > 0 ? set : START_WAIT_MS;
+}
 
 /** What the passthrough needs from the workspace around it (the Workspace is one; mcp/ never imports it). */
 export type McpHost = CodegraphHost;
@@ -72,6 +83,20 @@ export class McpPassthrough {
     return this.served;
   }
 
+  /** A call to a tool of a server still starting waits for the server's listing, at most START_WAIT_MS. */
+  awaitTool(id: string, signal: AbortSignal): Promise<void> | undefined {
+    const server = this.starting().find((s) => mayBeToolOf(s.config.name, id));
+    return server && this.untilStarted(server, signal);
+  }
+
+  /** The servers still connecting, in a sentence for an unknown id's NOT_AVAILABLE; undefined when none is. */
+  notYet(): string | undefined {
+    const names = this.starting().map((s) => JSON.stringify(s.config.name));
+    if (!names.length) return undefined;
+    const one = names.length === 1;
+    return `MCP server${one ? "" : "s"} ${names.join(", ")} ${one ? "is" : "are"} still connecting; ${one ? "its" : "their"} tools are not listed yet.`;
+  }
+
   /** Reads the configuration and starts what may start, without waiting for the servers (`ready` does not). */
   async start(): Promise<void> {
     await this.reload();
@@ -90,7 +115,7 @@ export class McpPassthrough {
   status(): { servers: Record<string, unknown>[]; problems: ConfigProblem[] } {
     return {
       servers: [...this.servers.values()].map((s) => ({
-        ...(s.connection?.status() ?? { name: s.config.name, source: s.config.source, transport: s.config.transport, state: s.blocked ? "not approved" : "idle", tool_count: 0 }),
+        ...(s.connection?.status() ?? { name: s.config.name, source: s.config.source, transport: s.config.transport, state: stateOf(s), tool_count: 0 }),
         ...(s.blocked ? { blocked: s.blocked } : {}),
         command: describeEntry(s.config),
         tools: [...s.ids.values()],
@@ -152,6 +177,39 @@ export class McpPassthrough {
     this.rebuild();
   }
 
+  /** The servers whose tools are not listed yet because they are still starting (not those waiting for approval). */
+  private starting(): Server[] {
+    return [...this.servers.values()].filter((s) => !s.blocked && (s.connecting !== undefined || s.connection?.state === "connecting"));
+  }
+
+  /** Resolves once `server` is up (its tools listed); rejects with MCP_SERVER_FAILED when it failed or is still starting at the bound. */
+  private async untilStarted(server: Server, signal: AbortSignal): Promise<void> {
+    const boundMs = startWaitMs();
+    const started = server.connecting ?? server.connection?.start();
+    let timer: NodeJS.Timeout | undefined;
+    let onAbort = () => {};
+    const outcome = await Promise.race([
+      Promise.resolve(started).then(() => "started", () => "started"),
+      new Promise<string>((resolve) => (timer = setTimeout(() => resolve("bound"), boundMs))),
+      new Promise<string>((resolve) => signal.addEventListener("abort", (onAbort = () => resolve("aborted")), { once: true })),
+    ]).finally(() => {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", onAbort);
+    });
+    if (outcome === "aborted") throw signal.reason;
+    const connection = server.connection;
+    if (outcome === "started") {
+      if (connection?.state === "ready" || this.servers.get(server.config.name) !== server) return;
+      throw connection?.failure() ?? new ToolError("MCP_SERVER_FAILED", `MCP server "${server.config.name}" did not start; mcp_servers says why.`, { server: server.config.name, state: stateOf(server) });
+    }
+    const state = connection?.state ?? stateOf(server);
+    throw new ToolError(
+      "MCP_SERVER_FAILED",
+      `MCP server "${server.config.name}" is still ${state} after ${boundMs} ms, so its tools are not listed yet; call again later, or see mcp_servers for how it is doing.`,
+      { server: server.config.name, state, ...(connection ? { stderr_tail: connection.status().stderr_tail } : {}) },
+    );
+  }
+
   private codegraphEntry(): ServerConfig | null {
     if (this.options.codegraph === "off" || !codegraphInstalled()) return null;
     if (!codegraphIndexed(this.ws.root) && this.options.codegraph !== "on") return null;
@@ -202,5 +260,10 @@ export class McpPassthrough {
   }
 }
 
+/** A server's state before it has a connection. */
+function stateOf(s: Server): string {
+  if (s.blocked) return "not approved";
+  return s.connecting ? "connecting" : "idle";
+}
 
 export type { ServerStatus };

@@ -2,7 +2,9 @@ import {
   type CallToolResult,
   Client,
   type Implementation,
+  type PriorDiscovery,
   ProtocolError,
+  ProtocolErrorCode,
   SSEClientTransport,
   SdkError,
   SdkErrorCode,
@@ -51,6 +53,8 @@ export interface ServerStatus {
   garbage_lines: number;
   last_garbage: string | null;
   server_info: Implementation | null;
+  /** The MCP revision the connection speaks (2026-07-28 or a 2025 one), once connected. */
+  protocol_version: string | null;
 }
 
 export interface CallOptions {
@@ -66,6 +70,8 @@ export interface ConnectionOptions {
   spawn: SpawnServer;
   clientInfo?: Implementation;
   connectTimeoutMs?: number;
+  /** How long the `server/discover` probe waits (PROBE_TIMEOUT_MS). */
+  probeTimeoutMs?: number;
   maxRestarts?: number;
   restartWindowMs?: number;
   /** The server's tools changed (a `tools/list_changed`, or a restart that brought another list). */
@@ -77,6 +83,12 @@ export interface ConnectionOptions {
 
 /** Spawn plus `initialize` plus the first `tools/list` takes about 0.4 s here; a server that needs 30 s is broken. */
 export const CONNECT_TIMEOUT_MS = 30_000;
+/**
+ * How long the `server/discover` probe waits before taking a silent server for a 2025 one (a 2025 server built on an SDK
+ * answers at once with "method not found"; one that ignores the request costs this long). A 2026-07-28 server slower
+ * than this to start answers the 2025 `initialize` with -32022, and is then connected as 2026-07-28 (see connect).
+ */
+export const PROBE_TIMEOUT_MS = 5_000;
 /** Restarts allowed within RESTART_WINDOW_MS: enough for a rare crash, not a crash loop on every call. */
 export const MAX_RESTARTS = 3;
 export const RESTART_WINDOW_MS = 10 * 60_000;
@@ -98,6 +110,8 @@ export class ServerConnection {
   private restartTimes: number[] = [];
   private restartCount = 0;
   private garbageLines = 0;
+  /** The revision the server spoke when last connected: a restart goes straight to it, without probing again. */
+  private verdict: PriorDiscovery | undefined;
   private lastGarbage: string | null = null;
   private starting: Promise<McpToolInfo[]> | null = null;
   /** Bumped by every connect and by close: events of an older client are ignored. */
@@ -136,6 +150,7 @@ export class ServerConnection {
       garbage_lines: this.garbageLines,
       last_garbage: this.lastGarbage === null ? null : this.hide(this.lastGarbage),
       server_info: this.client?.getServerVersion() ?? null,
+      protocol_version: this.client?.getNegotiatedProtocolVersion() ?? null,
     };
   }
 
@@ -191,6 +206,11 @@ export class ServerConnection {
     return { text, content, ...(structuredContent ? { structuredContent } : {}) };
   }
 
+  /** Why it is not ready, as a call to one of its tools would be answered (MCP_SERVER_FAILED with its state). */
+  failure(): ToolError {
+    return this.stateValue === "closed" ? this.closedError() : this.failedError(this.lastError ?? `it is ${this.stateValue}`);
+  }
+
   /** Stops the server (its process and group, for stdio) and refuses further calls. */
   async close(): Promise<void> {
     this.generation++;
@@ -227,40 +247,55 @@ export class ServerConnection {
     this.restartCount++;
   }
 
+  /**
+   * Starts the server and lists its tools, in whichever revision it speaks (2026-07-28 or 2025). A server that turns out
+   * to speak another revision than the negotiation assumed is started once more the right way (see nextNegotiation).
+   */
   private async connect(): Promise<McpToolInfo[]> {
     const gen = ++this.generation;
     const previous = this.listed ? this.toolList : null;
-    const { client, transport } = this.build(gen);
-    this.client = client;
-    this.transport = transport;
-    this.stateValue = "connecting";
-    this.emitState();
-    try {
-      await client.connect(transport, { timeout: this.opts.connectTimeoutMs ?? CONNECT_TIMEOUT_MS });
-      const tools = (await client.listTools(undefined, { timeout: this.opts.connectTimeoutMs ?? CONNECT_TIMEOUT_MS })).tools.map(toToolInfo);
-      if (gen !== this.generation) throw this.closedError();
-      this.toolList = tools;
-      this.listed = true;
-      this.stateValue = "ready";
-      this.lastError = null;
+    const timeout = this.opts.connectTimeoutMs ?? CONNECT_TIMEOUT_MS;
+    let negotiation: Negotiation = this.verdict ? { kind: "prior", prior: this.verdict } : { kind: "probe" };
+    for (let attempt = 1; ; attempt++) {
+      const { client, transport } = this.build(gen, negotiation);
+      this.client = client;
+      this.transport = transport;
+      this.stateValue = "connecting";
       this.emitState();
-      // A restarted server may come back with other tools (an upgrade): the registry hears of it like a list_changed.
-      if (previous && JSON.stringify(previous) !== JSON.stringify(tools)) this.opts.onToolsChanged?.(tools);
-      return tools;
-    } catch (e) {
-      // Described before the close, which would make every failure look like a kill.
-      const why = this.describeFailure(e);
-      await client.close().catch(() => undefined);
-      await transport.close().catch(() => undefined);
-      if (gen !== this.generation) throw this.closedError();
-      this.stateValue = "failed";
-      this.lastError = `it could not be started: ${why}`;
-      this.emitState();
-      throw this.failedError(this.lastError);
+      try {
+        await client.connect(transport, { timeout, ...(negotiation.kind === "prior" ? { prior: negotiation.prior } : {}) });
+        const tools = (await client.listTools(undefined, { timeout })).tools.map(toToolInfo);
+        if (gen !== this.generation) throw this.closedError();
+        this.verdict = verdictOf(client);
+        this.toolList = tools;
+        this.listed = true;
+        this.stateValue = "ready";
+        this.lastError = null;
+        this.emitState();
+        // A restarted server may come back with other tools (an upgrade): the registry hears of it like a list_changed.
+        if (previous && JSON.stringify(previous) !== JSON.stringify(tools)) this.opts.onToolsChanged?.(tools);
+        return tools;
+      } catch (e) {
+        // Described before the close, which would make every failure look like a kill.
+        const why = this.describeFailure(e);
+        await client.close().catch(() => undefined);
+        await transport.close().catch(() => undefined);
+        if (gen !== this.generation) throw this.closedError();
+        const next: Negotiation | undefined = attempt < MAX_NEGOTIATIONS ? nextNegotiation(negotiation, e) : undefined;
+        if (next) {
+          this.verdict = undefined;
+          negotiation = next;
+          continue;
+        }
+        this.stateValue = "failed";
+        this.lastError = `it could not be started: ${why}`;
+        this.emitState();
+        throw this.failedError(this.lastError);
+      }
     }
   }
 
-  private build(gen: number): { client: Client; transport: Transport } {
+  private build(gen: number, negotiation: Negotiation): { client: Client; transport: Transport } {
     const c = this.config;
     let transport: Transport;
     if (c.transport === "stdio") {
@@ -277,6 +312,7 @@ export class ServerConnection {
       transport = c.transport === "sse" ? new SSEClientTransport(new URL(c.url), init) : new StreamableHTTPClientTransport(new URL(c.url), init);
     }
     const client = new Client(this.opts.clientInfo ?? DEFAULT_CLIENT_INFO, {
+      ...(c.transport === "sse" ? {} : { versionNegotiation: this.versionNegotiation(negotiation) }),
       listChanged: {
         tools: {
           debounceMs: LIST_CHANGED_DEBOUNCE_MS,
@@ -301,6 +337,15 @@ export class ServerConnection {
       void transport.close().catch(() => undefined);
     };
     return { client, transport };
+  }
+
+  private versionNegotiation(n: Negotiation) {
+    const connectTimeoutMs = this.opts.connectTimeoutMs ?? CONNECT_TIMEOUT_MS;
+    // A server that refused the 2025 handshake speaks 2026-07-28: its discover may take as long as its start.
+    if (n.kind === "modern") return { mode: { pin: MODERN_REVISION }, probe: { timeoutMs: connectTimeoutMs } };
+    // Over HTTP silence is no answer (the SDK fails the connect, it does not fall back): it gets the whole connect time.
+    const probeMs = this.config.transport === "stdio" ? Math.min(this.opts.probeTimeoutMs ?? PROBE_TIMEOUT_MS, connectTimeoutMs) : connectTimeoutMs;
+    return { mode: "auto" as const, probe: { timeoutMs: probeMs } };
   }
 
   private describeExit(): string {
@@ -397,6 +442,35 @@ export class ServerConnection {
   }
 }
 
+/**
+ * How a connect finds the server's revision: `probe` asks `server/discover` and falls back to the 2025 `initialize`;
+ * `prior` uses what the last connect found; `modern` speaks only 2026-07-28 (a server that refused `initialize`).
+ */
+type Negotiation = { kind: "probe" } | { kind: "prior"; prior: PriorDiscovery } | { kind: "modern" };
+
+/** Starts of one connect, negotiations included: a probe, then at most two corrections. */
+const MAX_NEGOTIATIONS = 3;
+const MODERN_REVISION = "2026-07-28";
+
+/** After a failed connect, the negotiation that fits what the server showed of itself; undefined when none would help. */
+function nextNegotiation(n: Negotiation, e: unknown): Negotiation | undefined {
+  const refusedInitialize = e instanceof ProtocolError && e.code === ProtocolErrorCode.UnsupportedProtocolVersion;
+  const eraFailed = e instanceof SdkError && e.code === SdkErrorCode.EraNegotiationFailed;
+  if (n.kind === "prior") return refusedInitialize || eraFailed ? { kind: "probe" } : undefined; // it was upgraded since
+  if (n.kind !== "probe") return undefined;
+  // Slower to start than the probe waited: it then refused the 2025 `initialize`.
+  if (refusedInitialize) return { kind: "modern" };
+  // A 2025 server that exits on a request before `initialize` (the probe): started again, straight to `initialize`.
+  if (eraFailed && /connection closed/.test(e.message)) return { kind: "prior", prior: { kind: "legacy" } };
+  return undefined;
+}
+
+function verdictOf(client: Client): PriorDiscovery | undefined {
+  const discover = client.getDiscoverResult();
+  if (client.getProtocolEra() === "modern") return discover ? { kind: "modern", discover } : undefined;
+  return { kind: "legacy" };
+}
+
 function cancelled(server: string, tool: string): ToolError {
   return new ToolError("CANCELLED", `${tool} (MCP server "${server}") was cancelled; the server was told to stop it.`);
 }
@@ -415,8 +489,10 @@ function toToolInfo(t: Tool): McpToolInfo {
 
 function describeError(e: unknown): string {
   if (!(e instanceof Error)) return String(e);
-  // fetch puts the reason (ECONNREFUSED, ECONNRESET) in the cause.
-  const cause = (e as { cause?: { code?: string; message?: string } }).cause;
-  const detail = cause?.code ?? cause?.message;
+  // fetch puts the reason (ECONNREFUSED, ECONNRESET) in the cause, which the SDK's probe wraps once more.
+  type Cause = { cause?: Cause; code?: unknown; message?: string };
+  let cause = (e as Cause).cause;
+  while (cause?.cause && typeof cause.code !== "string") cause = cause.cause;
+  const detail = typeof cause?.code === "string" ? cause.code : cause?.message;
   return detail && !e.message.includes(detail) ? `${e.message} (${detail})` : e.message;
 }

@@ -3,13 +3,12 @@ import path from "node:path";
 import { z } from "zod";
 import { ToolError } from "../errors.js";
 import type { TextFile } from "../fs/read-text.js";
+import { checkNewName } from "../lsp/identifiers.js";
 import { type RenamePlan, RenamePlans, outsideEdit, planRename, unseenCode } from "../lsp/rename-plan.js";
+import { languageOf } from "../lsp/servers.js";
 import { defineTool } from "../dispatch/tool.js";
 import type { ToolContext } from "../dispatch/tool.js";
 import { LSP_TIMEOUT_MS, lspState, openFile, positionOf, positionParams, serviceOf, whereText } from "./lsp-common.js";
-
-/** An identifier in both languages: a letter, `_` or `$` first, then those or digits and marks (Python refuses `$`; its server says so). */
-const IDENTIFIER = /^[\p{L}\p{Nl}_$][\p{L}\p{Nl}\p{Mn}\p{Mc}\p{Nd}\p{Pc}_$]*$/u;
 
 const DESCRIPTION = `Renames a symbol exactly, in every file that uses it, through the language server (TypeScript/JavaScript
 or Python): the declaration and every reference, imports and re-exports included, never a same-named other symbol or text
@@ -24,12 +23,15 @@ export const lspRenameTool = defineTool({
   description: DESCRIPTION,
   params: {
     ...positionParams,
-    new_name: z.string().regex(IDENTIFIER, "must be an identifier (letters, digits, _ or $, not starting with a digit)").describe("The new name."),
+    // The language's own rules (Unicode identifiers, keywords) are checked by the tool: no regex says them in every host.
+    new_name: z.string().min(1).describe("The new name: an identifier of the file's language that is not one of its keywords (TypeScript/JavaScript: letters, digits, $ or _; Python: letters, digits or _)."),
   },
   mutating: true,
   timeoutMs: LSP_TIMEOUT_MS,
   state: lspState,
   async run(params, ctx) {
+    const language = languageOf(params.path)?.language;
+    if (language) checkNewName(language, params.new_name);
     const lsp = serviceOf(ctx.services);
     const key = RenamePlans.key(ctx.sessionId, params);
     // A dry run always asks the server now; an approval applies its session's last identical preview when there is one.

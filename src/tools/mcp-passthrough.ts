@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { AnyTool, ToolContext, ToolProvider } from "../dispatch/tool.js";
 import type { McpPassthrough, ServedTool } from "../mcp/passthrough.js";
+import { portableSchema } from "../mcp/portable-schema.js";
 
 /** Above the connection's own timeout, so the call answers the connection's TIMEOUT (and cancels on the server) first. */
 const DISPATCH_MARGIN_MS = 5_000;
@@ -26,9 +27,19 @@ export class PassthroughTools implements ToolProvider {
     return [...made.values()].map((m) => m.def);
   }
 
+  /** A call to a tool of a server still starting waits for it (McpPassthrough.awaitTool). */
+  awaitTool(id: string, signal: AbortSignal): Promise<void> | undefined {
+    return this.mcp.awaitTool(id, signal);
+  }
+
+  notYet(): string | undefined {
+    return this.mcp.notYet();
+  }
+
   private toolDef(served: ServedTool): AnyTool {
     const { info: t, config, connection } = served;
-    const schema = t.inputSchema as Record<string, unknown>;
+    // Hosts check schemas with their own regex engines: ECMAScript-only patterns are left to the server.
+    const schema = portableSchema(t.inputSchema as Record<string, unknown>);
     return {
       id: served.id,
       provider: config.name,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { assignToolIds, baseToolId, uniqueToolId } from "../../src/mcp/naming.js";
+import { assignToolIds, baseToolId, mayBeToolOf, uniqueToolId } from "../../src/mcp/naming.js";
 import { TOOL_ID_PATTERN } from "../../src/dispatch/tool.js";
 
 describe("the passthrough naming rule (SPEC 12)", () => {
@@ -64,5 +64,17 @@ describe("the passthrough naming rule (SPEC 12)", () => {
     expect(again.get("x_2")).toBe("s_x_2_2");
     // A removed tool gives its id up.
     expect(assignToolIds("s", ["y"], new Set(), clash).has("x")).toBe(false);
+  });
+});
+
+describe("mayBeToolOf", () => {
+  it("holds for every id assignToolIds gives a server's tools, prefixed or not, clashes included, and not for another server's", () => {
+    const cases: [string, string[]][] = [["github", ["create_issue", "github_search", "Get-Repo"]], ["1password", ["read"]], ["My Server", ["x", "x"]]];
+    for (const [server, tools] of cases) {
+      for (const id of assignToolIds(server, tools, new Set(["github_create_issue"])).values()) {
+        expect(mayBeToolOf(server, id)).toBe(true);
+        expect(mayBeToolOf("other", id)).toBe(false);
+      }
+    }
   });
 });

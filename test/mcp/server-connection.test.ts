@@ -273,23 +273,38 @@ describe("ServerConnection: crashes, restarts, failures and cleanup", () => {
   });
 });
 
+/** The test server over Streamable HTTP, and its URL once it listens. */
+async function httpServer(...args: string[]): Promise<{ server: ChildProcess; url: string }> {
+  const server = spawnProcess(process.execPath, [FIXTURE_SERVER, "--http", ...args], { stdio: ["pipe", "pipe", "inherit"] });
+  const port = await new Promise<string>((resolve) => {
+    server.stdout!.setEncoding("utf8");
+    server.stdout!.on("data", (s: string) => {
+      const m = /listening (\d+)/.exec(s);
+      if (m) resolve(m[1]);
+    });
+  });
+  return { server, url: `http://127.0.0.1:${port}/mcp` };
+}
+
 describe("ServerConnection over Streamable HTTP", () => {
   let server: ChildProcess;
   let url: string;
 
   beforeAll(async () => {
-    server = spawnProcess(process.execPath, [FIXTURE_SERVER, "--http"], { stdio: ["pipe", "pipe", "inherit"] });
-    const port = await new Promise<string>((resolve) => {
-      server.stdout!.setEncoding("utf8");
-      server.stdout!.on("data", (s: string) => {
-        const m = /listening (\d+)/.exec(s);
-        if (m) resolve(m[1]);
-      });
-    });
-    url = `http://127.0.0.1:${port}/mcp`;
+    ({ server, url } = await httpServer());
   });
   afterAll(() => {
     server.kill();
+  });
+
+  it("a server slower to answer than a stdio probe waits is not given up on: over HTTP the probe has the connect time", async () => {
+    const slow = await httpServer("--first-answer-delay-ms", "1000");
+    try {
+      const conn = connection(serverEntry("slow", { type: "http", url: slow.url }), { probeTimeoutMs: 100 });
+      expect((await conn.start()).map((t) => t.name)).toContain("echo");
+    } finally {
+      slow.server.kill();
+    }
   });
 
   it("lists, calls, and follows tools/list_changed", async () => {

@@ -1,6 +1,7 @@
 import type { Readable, Writable } from "node:stream";
 import { RenderedWindow } from "../../core/line-tags.js";
 import type { CallId, CallRequest, Dispatcher, Outcome } from "../../dispatch/dispatcher.js";
+import { type FailureResult, errorText } from "../../dispatch/error-text.js";
 import { ToolError } from "../../errors.js";
 import type { EventBus, EventName } from "../../platform/bus.js";
 import { STALE_SESSIONS_MAX } from "../../vfs/attribution.js";
@@ -137,7 +138,7 @@ export class JsonlTransport {
 
   private answer(callId: CallId, outcome: Outcome): void {
     if (!outcome.success) {
-      this.writer.write({ call_id: callId, success: false, result: outcome.result });
+      this.writer.write({ call_id: callId, success: false, result: withText(outcome.result) });
     } else {
       const { text, ...rest } = outcome.result;
       const literal = text instanceof RenderedWindow ? windowLiteral(text) : undefined;
@@ -160,7 +161,7 @@ export class JsonlTransport {
   }
 
   private fail(callId: CallId | null, error: ToolError): void {
-    this.writer.write({ call_id: callId, success: false, result: { code: error.code, message: error.message, ...error.details } });
+    this.writer.write({ call_id: callId, success: false, result: withText({ code: error.code, message: error.message, ...error.details }) });
   }
 
   private event(event: EventName, data: unknown): void {
@@ -223,6 +224,11 @@ export class JsonlTransport {
       params: params as Record<string, unknown>,
     };
   }
+}
+
+/** A failure as answered: its fields, and `text` for a model that reads only that (as a success has). */
+function withText(result: FailureResult): FailureResult {
+  return { ...result, text: errorText(result) };
 }
 
 /** The toolcall_id as the caller wrote it (before JSON.parse rounded it), for the error message. */

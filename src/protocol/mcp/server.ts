@@ -17,8 +17,10 @@ import {
   UnsupportedProtocolVersionError,
 } from "@modelcontextprotocol/server";
 import { FILE_READ_MAX_LINES } from "../../core/limits.js";
+import { toolErrorOf } from "../../errors.js";
 import { RenderedWindow } from "../../core/line-tags.js";
 import type { Dispatcher, Outcome } from "../../dispatch/dispatcher.js";
+import { errorText } from "../../dispatch/error-text.js";
 import type { Registry } from "../../dispatch/registry.js";
 import type { EventBus, EventName } from "../../platform/bus.js";
 import { type AnyTool, hintsOf } from "../../dispatch/tool.js";
@@ -224,8 +226,23 @@ export class McpAdapter {
     };
   }
 
+  /** A tool of a passthrough server still connecting: waits for it as the dispatcher does (bounded, cancellable). */
+  private async listedSoon(name: string, ctx: ServerContext): Promise<AnyTool | { code: string; message: string } | undefined> {
+    const listed = this.registry.awaitTool(name, ctx.mcpReq.signal);
+    if (!listed) return undefined;
+    try {
+      await listed;
+    } catch (e) {
+      const err = toolErrorOf(e);
+      if (!err) throw e;
+      return { code: err.code, message: err.message, ...err.details };
+    }
+    return this.registry.tool(name);
+  }
+
   private async callTool(name: string, args: Record<string, unknown>, ctx: ServerContext): Promise<HandlerResultTypeMap["tools/call"]> {
-    const tool = this.registry.tool(name);
+    const tool = this.registry.tool(name) ?? (NOT_SERVED.has(name) ? undefined : await this.listedSoon(name, ctx));
+    if (tool && "code" in tool) return failed(tool);
     if (!tool || NOT_SERVED.has(name)) {
       // MCP's answer to an unknown tool: a protocol error, not a tool result.
       const pending = this.pendingServers();
@@ -309,5 +326,5 @@ function toMcp(outcome: Outcome, transport: McpStdioTransport): ToolResult {
 }
 
 function failed(result: { code: string; message: string; [k: string]: unknown }): ToolResult {
-  return { isError: true, content: [{ type: "text", text: `${result.code}: ${result.message}` }], structuredContent: result };
+  return { isError: true, content: [{ type: "text", text: errorText(result) }], structuredContent: result };
 }
