@@ -10,6 +10,7 @@
  * Everything runs with the worktree to itself, so no other index writer of the daemon interleaves, and the preview is
  * the unified diff the index would gain, computed from the same plan the approved call writes.
  */
+import path from "node:path";
 import { type FileMarks, selectionOf } from "../core/changelist-marks.js";
 import { EMPTY } from "../core/file-versions.js";
 import { type LineSeq, diffLines } from "../core/line-diff.js";
@@ -19,7 +20,10 @@ import { type Selection, stageLines, unstageLines } from "../core/stage-lines.js
 import { type Eol, serialize } from "../core/text.js";
 import { ToolError } from "../errors.js";
 import { sweep } from "./line-sweep.js";
-import { gitRaw, indexEntries, writeBlob, writeIndex } from "./objects.js";
+import { readIndexEntries } from "./index-file.js";
+import { attributesAlong, storedAsIs, worktreeTop, writeLooseBlob } from "./loose-objects.js";
+import { gitRaw, writeBlob, writeIndex } from "./objects.js";
+import type { RepoCtx } from "./repo.js";
 import { type LineFile, changedPaths } from "./line-versions.js";
 import { type GitCtx, git } from "./run.js";
 import { type GitStep, commitStep } from "./step.js";
@@ -110,10 +114,10 @@ export interface Modes {
   head: Map<string, string>;
 }
 
-/** Index and HEAD modes of these paths (two processes, run together; `head: false` skips HEAD's). */
-export async function modesOf(ctx: GitCtx, gitPaths: string[], opts: { head?: boolean } = {}): Promise<Modes> {
+/** Index and HEAD modes of these paths (the index from its file, HEAD's from `ls-tree`; `head: false` skips HEAD's). */
+export async function modesOf(ctx: RepoCtx, gitPaths: string[], opts: { head?: boolean } = {}): Promise<Modes> {
   const [index, head] = await Promise.all([
-    indexEntries(ctx, gitPaths),
+    ctx.repo.gitDir().then((gitDir) => readIndexEntries(ctx, gitDir, gitPaths)),
     gitPaths.length && opts.head !== false
       ? gitRaw(ctx, ["ls-tree", "-z", "--full-tree", "HEAD", "--", ...gitPaths], { ok: "any" })
       : Promise.resolve({ code: 0, stdout: Buffer.alloc(0), stderr: "" }),
@@ -138,19 +142,27 @@ export function blobBytes(bom: boolean, seq: LineSeq): Buffer {
 }
 
 /** Writes the plans: blobs and their entries, then the whole-file adds or resets (each kind in one process). */
-export async function applyPlans(ctx: GitCtx, action: IndexAction, plans: readonly IndexPlan[]): Promise<void> {
+export async function applyPlans(ctx: RepoCtx, action: IndexAction, plans: readonly IndexPlan[]): Promise<void> {
   const blobs = plans.filter((p) => !p.whole);
   const writes = [];
-  for (const p of blobs) {
-    const sha = await writeBlob(ctx, p.gitPath, blobBytes(p.bom, p.next!), { write: true, filters: !p.file!.rawBlobs });
-    writes.push({ gitPath: p.gitPath, entry: { mode: p.mode!, sha } });
-  }
+  for (const p of blobs) writes.push({ gitPath: p.gitPath, entry: { mode: p.mode!, sha: await storeBlob(ctx, p.gitPath, blobBytes(p.bom, p.next!), !p.file!.rawBlobs) } });
   await writeIndex(ctx, writes);
   const whole = plans.filter((p) => p.whole);
   if (!whole.length) return;
   const specs = whole.map((p) => `:(top,literal)${p.gitPath}\0`).join("");
   const args = action === "stage" ? ["add", "-A"] : ["reset", "-q"];
   await gitRaw(ctx, [...args, "--pathspec-from-file=-", "--pathspec-file-nul"], { input: specs });
+}
+
+/**
+ * Writes a blob we built, through its clean filters as `git add` would (`filters`) or as it is: by the daemon where git
+ * would store the bytes unchanged (loose-objects.ts), by `git hash-object` otherwise.
+ */
+export async function storeBlob(ctx: RepoCtx, gitPath: string, bytes: Buffer, filters: boolean): Promise<string> {
+  const repo = await ctx.repo.location();
+  const asIs = !filters || (await storedAsIs(repo, worktreeTop(ctx.repo.root, repo.prefix), gitPath, bytes, await readIndexEntries(ctx, repo.gitDir, attributesAlong(gitPath))));
+  if (asIs) return writeLooseBlob(path.join(repo.commonDir, "objects"), bytes);
+  return writeBlob(ctx, gitPath, bytes, { write: true, filters });
 }
 
 /** The new `ranges` status of a planned file: its HEAD and worktree with the index the plan leaves. */
