@@ -30,6 +30,11 @@ interface Pending {
   reject: (e: Error) => void;
 }
 
+type Command = readonly ["info" | "contents", string];
+
+/** The process ended with requests unanswered. */
+class Ended extends ToolError {}
+
 export class CatFile {
   private proc?: { managed: ManagedChild; key: string };
   private readonly pending: Pending[] = [];
@@ -43,12 +48,12 @@ export class CatFile {
    * repository it runs for (its git dir): another key restarts it.
    */
   info(key: string, names: readonly string[]): Promise<(GitObject | null)[]> {
-    return this.ask(key, names.map((n) => ["info", n] as const), Infinity);
+    return this.ask(key, names.map((n): Command => ["info", n]), Infinity);
   }
 
   /** Objects with their contents (over `maxBytes`: the header only, as readObjects does). */
   contents(key: string, names: readonly string[], maxBytes = Infinity): Promise<(GitObject | null)[]> {
-    return this.ask(key, names.map((n) => ["contents", n] as const), maxBytes);
+    return this.ask(key, names.map((n): Command => ["contents", n]), maxBytes);
   }
 
   /** Ends the process; a later request starts none. */
@@ -58,10 +63,18 @@ export class CatFile {
     this.proc = undefined;
   }
 
-  private async ask(key: string, commands: readonly (readonly ["info" | "contents", string])[], maxBytes: number): Promise<(GitObject | null)[]> {
+  /** A request, asked once more of a new process when the one it went to died meanwhile (killed, or the OOM killer). */
+  private async ask(key: string, commands: readonly Command[], maxBytes: number): Promise<(GitObject | null)[]> {
     if (!commands.length) return [];
     // A name with a line break cannot be a line of the protocol; git could not answer it either.
     if (commands.some(([, n]) => /[\n\r]/.test(n))) return commands.map(() => null);
+    return this.request(key, commands, maxBytes).catch((e: unknown) => {
+      if (e instanceof Ended) return this.request(key, commands, maxBytes);
+      throw e;
+    });
+  }
+
+  private async request(key: string, commands: readonly Command[], maxBytes: number): Promise<(GitObject | null)[]> {
     const managed = await this.running(key);
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => managed.kill(), REQUEST_TIMEOUT_MS);
@@ -94,7 +107,7 @@ export class CatFile {
     managed.child.stdout.on("data", (chunk: Buffer) => this.read(chunk));
     void managed.exited.then(() => {
       if (this.proc === proc) this.proc = undefined;
-      const e = new ToolError("GIT_FAILED", "git cat-file ended while reading objects; the repository may be damaged or was removed. Try again.");
+      const e = new Ended("GIT_FAILED", "git cat-file ended while reading objects; the repository may be damaged or was removed. Try again.");
       for (const p of this.pending.splice(0)) p.reject(e);
     });
     return managed;
