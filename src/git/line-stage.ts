@@ -22,7 +22,7 @@ import { ToolError } from "../errors.js";
 import { sweep } from "./line-sweep.js";
 import { readIndexEntries } from "./index-file.js";
 import { attributesAlong, storedAsIs, worktreeTop, writeLooseBlob } from "./loose-objects.js";
-import { gitRaw, writeBlob, writeIndex } from "./objects.js";
+import { type IndexWrite, gitRaw, writeBlob, writeIndex } from "./objects.js";
 import type { RepoCtx } from "./repo.js";
 import { type LineFile, changedPaths } from "./line-versions.js";
 import { type GitCtx, git } from "./run.js";
@@ -141,17 +141,27 @@ export function blobBytes(bom: boolean, seq: LineSeq): Buffer {
   return serialize({ bom, lines: seq.lines as string[], eols: seq.eols as ("" | Eol)[] });
 }
 
-/** Writes the plans: blobs and their entries, then the whole-file adds or resets (each kind in one process). */
-export async function applyPlans(ctx: RepoCtx, action: IndexAction, plans: readonly IndexPlan[]): Promise<void> {
-  const blobs = plans.filter((p) => !p.whole);
-  const writes = [];
-  for (const p of blobs) writes.push({ gitPath: p.gitPath, entry: { mode: p.mode!, sha: await storeBlob(ctx, p.gitPath, blobBytes(p.bom, p.next!), !p.file!.rawBlobs) } });
-  await writeIndex(ctx, writes);
+/**
+ * Writes the plans: blobs and their entries, then the whole-file adds or resets (each kind in one process). `alongside`
+ * (the answer) runs once the last git process has started, so its CPU is spent while git works, not after it.
+ */
+export async function applyPlans<T>(ctx: RepoCtx, action: IndexAction, plans: readonly IndexPlan[], alongside: () => Promise<T>): Promise<T> {
+  const writes: IndexWrite[] = [];
+  for (const p of plans.filter((p) => !p.whole)) writes.push({ gitPath: p.gitPath, entry: { mode: p.mode!, sha: await storeBlob(ctx, p.gitPath, blobBytes(p.bom, p.next!), !p.file!.rawBlobs) } });
   const whole = plans.filter((p) => p.whole);
-  if (!whole.length) return;
-  const specs = whole.map((p) => `:(top,literal)${p.gitPath}\0`).join("");
-  const args = action === "stage" ? ["add", "-A"] : ["reset", "-q"];
-  await gitRaw(ctx, [...args, "--pathspec-from-file=-", "--pathspec-file-nul"], { input: specs });
+  const steps: (() => Promise<unknown>)[] = [];
+  if (writes.length) steps.push(() => writeIndex(ctx, writes));
+  if (whole.length) {
+    const specs = whole.map((p) => `:(top,literal)${p.gitPath}\0`).join("");
+    const args = action === "stage" ? ["add", "-A"] : ["reset", "-q"];
+    steps.push(() => gitRaw(ctx, [...args, "--pathspec-from-file=-", "--pathspec-file-nul"], { input: specs }));
+  }
+  for (const step of steps.slice(0, -1)) await step();
+  const last = steps.at(-1)?.() ?? Promise.resolve();
+  // A free pool slot starts the process within this turn's microtasks; the answer is built after them.
+  const built = new Promise<T>((resolve, reject) => setImmediate(() => alongside().then(resolve, reject)));
+  const [, answer] = await Promise.all([last, built]);
+  return answer;
 }
 
 /**
@@ -215,8 +225,8 @@ export async function runIndexTool(action: IndexAction, params: IndexParams, ctx
       checkHash(file, params.hash);
       const plan = planFile(action, file, sel, modes);
       if (!plan) throw noChange(action, params);
-      if (!ctx.dryRun) await commitStep(ctx, (c) => applyPlans(c, action, [plan]));
-      return report(action, params, [plan], ctx);
+      const answer = () => report(action, params, [plan], ctx);
+      return ctx.dryRun ? answer() : commitStep(ctx, (c) => applyPlans(c, action, [plan], answer));
     } else {
       for (const rel of await allPaths(ctx, action)) {
         try {
@@ -238,8 +248,8 @@ export async function runIndexTool(action: IndexAction, params: IndexParams, ctx
       if (plan) plans.push({ ...plan, marks: t.marks });
     }
     if (!plans.length) throw noChange(action, params);
-    if (!ctx.dryRun) await commitStep(ctx, (c) => applyPlans(c, action, plans));
-    return report(action, params, plans, ctx);
+    const answer = () => report(action, params, plans, ctx);
+    return ctx.dryRun ? answer() : commitStep(ctx, (c) => applyPlans(c, action, plans, answer));
   });
 }
 
