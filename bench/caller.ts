@@ -20,7 +20,7 @@ import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport, getDefaultEnvironment } from "@modelcontextprotocol/client/stdio";
 import { createMessageConnection, StreamMessageReader, StreamMessageWriter } from "vscode-jsonrpc/node.js";
 import xxhash from "xxhash-wasm";
-import { BenchDaemon, type Call, Cleanup, Figures, MAIN, bareSpawn, cpuMs, exec, fmt, interleaved, median, percentile, timed, withCleanup } from "./lib.js";
+import { BenchDaemon, type Call, type Cleanup, Figures, MAIN, bareSpawn, cpuMs, exec, fmt, interleaved, median, percentile, timed, withCleanup } from "./lib.js";
 import { RANGES, againstGit, lineGitRepo } from "./line-git-fixture.js";
 
 const PACKAGES = fileURLToPath(new URL("../../node_modules/", import.meta.url));

@@ -19,7 +19,7 @@ import { type AutoRule, autoResolve } from "../src/core/merge/auto-resolve.js";
 import { renderSide, resolveKeep } from "../src/core/merge/keep-table.js";
 import { locateBlocks } from "../src/core/merge/locate.js";
 import { chooseMarkerSize, renderMerged } from "../src/core/merge/markers.js";
-import { Interner } from "../src/core/merge/sequence-diff.js";
+import { Interner } from "../src/core/sequence-diff.js";
 import { type Lines, type MergeResult, mergeLines, mergeSequences } from "../src/core/merge/three-way.js";
 import { splitText } from "../src/core/text.js";
 import { fmt, median, removeTree } from "./lib.js";
@@ -368,7 +368,9 @@ function conflictTimings(): Record<string, number> {
   const worktree = renderMerged(first, { markerSize: 7, labels, eol: "\n" });
   const figures: Record<string, number> = { blocks: first.blocks.length, "auto-settled": first.blocks.filter((b) => autoResolve(b)).length };
   figures["merge stages (ms)"] = timed(() => mergeLines(...docs));
-  figures["auto-resolve 100 blocks (ms)"] = timed(() => first.blocks.forEach((b) => autoResolve(b)));
+  figures["auto-resolve 100 blocks (ms)"] = timed(() => {
+    for (const b of first.blocks) autoResolve(b);
+  });
   figures["locate in worktree (ms)"] = timed(() => locateBlocks(first, worktree.lines, 7));
   figures["git_conflicts core (ms)"] = timed(() => {
     const m = mergeLines(...docs);

@@ -5,9 +5,7 @@
  * and changelist remapping after an edit (target 5 ms), measured in-process on the tracker's own step (read the file,
  * diff it against the marked version, carry the marks), since no call waits for it.
  */
-import { mkdtempSync, realpathSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
+import { writeFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import { initHash } from "../src/core/hash.js";
 import { EventBus } from "../src/platform/bus.js";

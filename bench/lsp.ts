@@ -15,7 +15,7 @@ import { fileHash, initHash } from "../src/core/hash.js";
 import { LspClient } from "../src/lsp/client.js";
 import { type ServerSpec, pythonSpec, serverEnv, typescriptSpec } from "../src/lsp/servers.js";
 import { CLIENT_CAPABILITIES } from "../src/lsp/session.js";
-import { treeRss } from "../src/lsp/spawn.js";
+import { treeRss } from "../src/platform/process-tree.js";
 import { BenchDaemon, fmt, latencies, median, report, timed, removeTree } from "./lib.js";
 
 /** Warm requests per kind and round: enough for a stable median, few enough to keep a round under a few seconds. */

@@ -1,8 +1,10 @@
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { supervisedSpawn } from "../src/mcp/child-transport.js";
 import { parseMcpConfig } from "../src/mcp/config.js";
 import { type McpToolInfo, ServerConnection } from "../src/mcp/server-connection.js";
+import { Supervisor } from "../src/platform/supervisor.js";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -21,6 +23,8 @@ const BIG_CALLS = 200;
 /** An echo of this size: a large read result, where framing and parsing show. */
 const BIG_TEXT = "x".repeat(100_000);
 const LIST_CHANGES = 20;
+/** The servers' owner, as the daemon's supervisor is. */
+const processes = new Supervisor();
 
 function connection(onToolsChanged?: (t: McpToolInfo[]) => void): ServerConnection {
   const entry = parseMcpConfig(JSON.stringify({ mcpServers: { bench: { command: process.execPath, args: [FIXTURE] } } }), {
@@ -29,7 +33,7 @@ function connection(onToolsChanged?: (t: McpToolInfo[]) => void): ServerConnecti
     root: process.cwd(),
     env: {},
   }).servers[0];
-  return new ServerConnection(entry, { onToolsChanged });
+  return new ServerConnection(entry, { spawn: supervisedSpawn(processes, "mcp bench"), onToolsChanged });
 }
 
 async function sdkClient(): Promise<Client> {
@@ -85,6 +89,7 @@ export default async function main(): Promise<void> {
   await watched.close();
   report("tools/list_changed to callback (median)", median(latencies), undefined, "ms");
   console.log(`${"  max".padEnd(48)} ${fmt(Math.max(...latencies))} ms (includes the 10 ms debounce and a tools/list)`);
+  await processes.stop();
   await throughTheDaemon();
 }
 

@@ -18,7 +18,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { rgPath } from "@vscode/ripgrep";
 import { RARE_IDENTIFIER, TREES, type Tree, bigTree, git } from "./big-tree.js";
-import { BenchDaemon, Cleanup, Figures, exec, fmt, load, middle as median, percentile, rssMb, timed, withCleanup } from "./lib.js";
+import { BenchDaemon, type Cleanup, Figures, exec, fmt, load, middle as median, percentile, rssMb, timed, withCleanup } from "./lib.js";
 import { FIND_QUERIES, TYPO_QUERIES } from "./search-paths.js";
 
 const RAW_WATCHER = fileURLToPath(new URL("./raw-watcher.js", import.meta.url));

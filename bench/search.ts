@@ -18,7 +18,7 @@ import { setFlagsFromString } from "node:v8";
 import { rgPath } from "@vscode/ripgrep";
 import { FuzzyIndex } from "../src/search/fuzzy.js";
 import { DEFAULT_MAX_RESULTS as DEFAULT_CAP } from "../src/tools/search.js";
-import { defaultIgnoreFile, ignoreArgs, patternArgs, ripgrepArgs } from "../src/search/ripgrep.js";
+import { ignoreArgs, patternArgs, ripgrepArgs, writeDefaultIgnoreFile } from "../src/search/ripgrep.js";
 import { BenchDaemon, fmt, interleaved, median, percentile, removeTree } from "./lib.js";
 import { FIND_QUERIES, TYPO_QUERIES, generatePaths, rng } from "./search-paths.js";
 
@@ -79,6 +79,7 @@ async function benchSearch(): Promise<void> {
 
     const daemon = new BenchDaemon(dir);
     await daemon.ready;
+    const ignores = writeDefaultIgnoreFile();
     const ratios: number[] = [];
     const floorRatios: number[] = [];
     for (const q of SEARCH_QUERIES) {
@@ -87,7 +88,7 @@ async function benchSearch(): Promise<void> {
         pattern: p.pattern as string, rel: "", glob: p.glob as string[] | undefined, caseSensitive: p.case_sensitive as boolean | undefined,
         fixedStrings: p.fixed_strings as boolean | undefined, context: (p.context as number | undefined) ?? 0,
         git: false, // a plain temp folder, as the daemon sees it
-        defaultIgnores: defaultIgnoreFile(),
+        defaultIgnores: ignores?.file,
       };
       const context = options.context ? [`--context=${options.context}`] : [];
       const globs = (options.glob ?? []).map((g) => `--glob=${g}`);

@@ -1,6 +1,7 @@
 import type { Readable, Writable } from "node:stream";
 import { Dispatcher } from "./dispatch/dispatcher.js";
 import { Registry, readManifest } from "./dispatch/registry.js";
+import { ENV_WEB, type Services, running } from "./dispatch/services.js";
 import { defaultStateDir } from "./mcp/approvals.js";
 import { prepareStateDir } from "./paths.js";
 import { type CodegraphMode, McpPassthrough } from "./mcp/passthrough.js";
@@ -12,6 +13,7 @@ import { Terminal, type TerminalOptions } from "./terminal/terminal.js";
 import { JsonlTransport } from "./protocol/jsonl/transport.js";
 import { debugSleepTool } from "./tools/debug-sleep.js";
 import { TOOLS } from "./tools/index.js";
+import { PassthroughTools } from "./tools/mcp-passthrough.js";
 import { type WatcherEngine, Workspace } from "./workspace.js";
 
 /** How long in-flight calls may run after stdin closes or SIGTERM before they are aborted. */
@@ -36,31 +38,60 @@ export interface DaemonOptions {
   lspSandbox?: LspSandboxMode;
 }
 
-const log = (message: string) => process.stderr.write(`tool-layer: ${message}\n`);
+const stderrLog = (message: string) => process.stderr.write(`tool-layer: ${message}\n`);
 
 /**
- * The composition root: builds the services (process supervisor, event bus, workspace, registry, dispatcher), connects
- * a transport, and takes them down in order. Everything the daemon starts dies with it.
+ * The composition root: builds the services once (process supervisor, event bus, workspace, terminal, language servers,
+ * MCP passthrough, registry, dispatcher), connects a transport, and takes them down in order. Everything the daemon
+ * starts dies with it. Two daemons in one process share nothing.
  */
 export class Daemon {
-  readonly processes = new Supervisor(undefined, log);
-  readonly bus = new EventBus(log);
+  readonly processes: Supervisor;
+  readonly bus: EventBus;
   readonly registry: Registry;
   readonly ws: Workspace;
+  readonly services: Services;
   readonly dispatcher: Dispatcher;
   private readonly stateDir: string;
+  private readonly lsp: LspService;
+  private readonly mcp: McpPassthrough;
 
-  constructor(private readonly options: DaemonOptions) {
+  constructor(
+    private readonly options: DaemonOptions,
+    log: (message: string) => void = stderrLog,
+  ) {
+    this.processes = new Supervisor(undefined, log);
+    this.bus = new EventBus(log);
     // These throw with a sentence for stderr: a bad root, state folder or --tools file stops the daemon before it says ready.
     const tools = process.env.TOOL_LAYER_DEBUG_TOOLS === "1" ? [...TOOLS, debugSleepTool] : TOOLS;
-    this.ws = new Workspace({ root: options.root, watcher: options.watcher, maxFileBytes: options.maxFileBytes }, this.processes, this.bus, log);
-    this.stateDir = prepareStateDir(options.stateDir ?? defaultStateDir(), this.ws.root);
+    const ws = (this.ws = new Workspace({ root: options.root, watcher: options.watcher, maxFileBytes: options.maxFileBytes }, this.processes, this.bus, log));
+    this.stateDir = prepareStateDir(options.stateDir ?? defaultStateDir(), ws.root);
     const manifest = options.toolsFile ? readManifest(options.toolsFile, TOOLS, log) : undefined;
     this.registry = new Registry(tools, manifest, this.bus, log);
-    this.dispatcher = new Dispatcher(this.registry, this.ws);
-    const terminal = new Terminal(this.ws, { ...options.terminal, stateDir: this.stateDir });
-    this.ws.terminal = terminal;
-    this.ws.onDispose(() => terminal.dispose());
+    // Built before a call can come, stopped at shutdown (newest first): none starts a child before start().
+    const terminal = new Terminal(ws, { ...options.terminal, stateDir: this.stateDir });
+    ws.onDispose(() => terminal.dispose());
+    // The language servers: none runs until a call needs one; all are stopped before the supervisor's final sweep.
+    this.lsp = new LspService(ws, { sandbox: options.lspSandbox, hide: [this.stateDir] });
+    this.mcp = new McpPassthrough(ws, () => this.registry.changed(), {
+      configFile: options.mcpConfig,
+      stateDir: this.stateDir,
+      codegraph: options.codegraph ?? "auto",
+    });
+    this.services = {
+      workspace: ws,
+      paths: ws.paths,
+      files: ws.files,
+      git: ws.git,
+      terminal,
+      lsp: running(this.lsp, (l) => l.info()),
+      mcp: running(this.mcp),
+      web: ENV_WEB,
+      processes: this.processes,
+      bus: this.bus,
+      log,
+    };
+    this.dispatcher = new Dispatcher(this.registry, this.services);
   }
 
   /** Resolves once input has ended (or SIGTERM came, or stdout closed), calls in flight are done and every child is gone. */
@@ -72,19 +103,19 @@ export class Daemon {
       readyData: () => ({ version: this.options.version, root: this.ws.root, tools: this.registry.tools().length }),
       onEnd: end.stop,
     });
-    await this.startServices();
+    await this.start();
     transport.start();
 
     await end.stopped;
     transport.stopReading();
-    await this.shutDown();
+    await this.stop();
     await transport.close();
   }
 
   /** The same services behind the MCP server adapter (SPEC 13): one connection on stdio, one session. */
   private async runMcp(input: Readable, output: Writable, end: Stopper): Promise<void> {
     const [{ McpAdapter }, { McpStdioTransport }] = await Promise.all([import("./protocol/mcp/server.js"), import("./protocol/mcp/stdio-transport.js")]);
-    await this.startServices();
+    await this.start();
     // Created once ready: what the client sent meanwhile waits in stdin's buffer, as JSON-lines requests wait in a queue.
     const transport = new McpStdioTransport(input, output);
     transport.onclose = end.stop;
@@ -92,45 +123,32 @@ export class Daemon {
     await adapter.connect(transport);
 
     await end.stopped;
-    await this.shutDown();
+    await this.stop();
     await transport.idle();
     await adapter.close();
   }
 
   /** Calls in flight finish (bounded), then the services stop, then every child is gone. */
-  private async shutDown(): Promise<void> {
+  async stop(): Promise<void> {
     await this.dispatcher.drain(SHUTDOWN_GRACE_MS);
     await this.ws.dispose();
     await this.processes.stop();
   }
 
-  /** The workspace (watcher, index), then what builds on it; resolves once the daemon can answer. */
-  private async startServices(): Promise<void> {
-    this.ws.terminal?.start(); // the sandbox probe and the bash grammar load while the watcher starts
+  /**
+   * The workspace (watcher, index), then what builds on it; resolves once the daemon can answer. `run` calls it; a test
+   * that connects transports of its own (test/helpers/in-process.ts) calls it and `stop` itself.
+   */
+  async start(): Promise<void> {
+    this.services.terminal.start(); // the sandbox probe and the bash grammar load while the watcher starts
     await this.ws.init();
     this.ws.git.start();
-    this.startLanguageServers();
-    await this.startPassthrough();
-  }
-
-  /** The language servers: none runs until a call needs one; all are stopped before the supervisor's final sweep. */
-  private startLanguageServers(): void {
-    const lsp = new LspService(this.ws, { sandbox: this.options.lspSandbox, hide: [this.stateDir] });
-    this.ws.lsp = lsp;
-    this.ws.onDispose(() => lsp.stop());
-  }
-
-  /** The user's MCP servers and CodeGraph: their tools join the registry as the servers come up (SPEC 12). */
-  private async startPassthrough(): Promise<void> {
-    const mcp = new McpPassthrough(this.ws, () => this.registry.changed(), {
-      configFile: this.options.mcpConfig,
-      stateDir: this.stateDir,
-      codegraph: this.options.codegraph ?? "auto",
-    });
-    this.ws.mcp = mcp;
-    this.registry.addProvider(mcp);
-    this.ws.onDispose(() => mcp.stop());
-    await mcp.start();
+    // Stopped before the VFS and the terminal (disposers run newest first).
+    this.ws.onDispose(() => this.lsp.stop());
+    this.ws.onDispose(() => this.mcp.stop());
+    // The user's MCP servers and CodeGraph: their tools join the registry as the servers come up (SPEC 12).
+    this.registry.addProvider(new PassthroughTools(this.mcp));
+    await this.mcp.start();
   }
 }
 

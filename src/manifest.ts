@@ -1,6 +1,6 @@
 import { Registry } from "./dispatch/registry.js";
 import { TOOLS } from "./tools/index.js";
-import { type AnyTool, type ToolHints, hintsOf } from "./tools/tool.js";
+import { type AnyTool, type ToolHints, hintsOf } from "./dispatch/tool.js";
 
 export interface ManifestEntry extends ToolHints {
   name: string;

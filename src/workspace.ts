@@ -1,22 +1,19 @@
 import { initHash } from "./core/hash.js";
+import { DEFAULT_MAX_FILE_BYTES } from "./core/limits.js";
 import { VersionedFiles } from "./fs/versioned-write.js";
 import { GitRepo } from "./git/repo.js";
 import { PathResolver } from "./paths.js";
-import { EventBus } from "./platform/bus.js";
-import { Supervisor } from "./platform/supervisor.js";
+import type { EventBus } from "./platform/bus.js";
+import type { Supervisor } from "./platform/supervisor.js";
 import { WorktreeLock } from "./platform/worktree-lock.js";
+import { SearchCaches } from "./search/caches.js";
 import { ContentHistory } from "./vfs/history.js";
 import { SessionViews } from "./vfs/views.js";
 import type { Actor, FileIndexView, ToolWrite, WatcherEngine } from "./vfs/types.js";
 import { type Vfs, startVfs } from "./vfs/vfs.js";
-import type { McpPassthrough } from "./mcp/passthrough.js";
-import type { Terminal } from "./terminal/terminal.js";
 
 export type { Actor, FileIndexView, ToolWrite, WatcherEngine };
-import type { LspService } from "./lsp/service.js";
 
-/** Files above this are TOO_LARGE for the file tools unless `--max-file-bytes` raises it (SPEC 4). */
-export const DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024;
 
 export interface WorkspaceOptions {
   root: string;
@@ -40,16 +37,12 @@ export class Workspace {
   readonly views = new SessionViews();
   readonly history = new ContentHistory();
   readonly lock = new WorktreeLock();
+  /** What search, find_file and list_dir keep between calls, for this root only. */
+  readonly search = new SearchCaches();
   readonly files: VersionedFiles;
   /** The root's repository: where it is, git's caches, the changelist tracker (started by the daemon). */
   readonly git: GitRepo;
   private vfs?: Vfs;
-  /** The MCP passthrough (SPEC 12), set by the daemon once the workspace is ready. */
-  mcp?: McpPassthrough;
-  /** The terminal (SPEC 11), set by the daemon; `terminalOf(ws)` makes one with the defaults where there is no daemon. */
-  terminal?: Terminal;
-  /** The language servers (SPEC 10), set by the daemon once the workspace is ready. */
-  lsp?: LspService;
   private readonly disposers: Disposer[] = [];
 
   constructor(
@@ -65,6 +58,7 @@ export class Workspace {
     this.files = new VersionedFiles(this);
     this.git = new GitRepo({ root: this.root, processes, bus, paths: this.paths, maxFileBytes: this.maxFileBytes, log });
     this.onDispose(() => this.git.stop());
+    this.onDispose(() => this.search.dispose());
   }
 
   /** Everything `ready` promises: after this resolves, no change on disk is missed. */

@@ -3,7 +3,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { manifestText, referenceText } from "../src/manifest.js";
 import { TOOLS } from "../src/tools/index.js";
-import { TOOL_ID_PATTERN, firstSentence } from "../src/tools/tool.js";
+import { TOOL_ID_PATTERN, firstSentence } from "../src/dispatch/tool.js";
 
 describe("registry", () => {
   it("tools.json is what `npm run tools-json` generates (regenerate it when this fails)", () => {

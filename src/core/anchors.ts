@@ -45,19 +45,12 @@ export function linesWithTag(tags: readonly string[], tag: string): number[] {
   return found;
 }
 
-/**
- * Each snapshot's tag -> lines index, built once on first use: a batch of N bare-tag anchors then costs one pass over the
- * file instead of N (100,000 inserts on a 100,000-line file took a minute with a scan per anchor). A counting sort by
- * the tag's 16-bit value: two typed arrays, no per-tag allocation (a Map of arrays cost more than the edits themselves).
- * Keyed by the snapshot's tag list or source, so it lives exactly as long as the snapshot does.
- */
+/** Lines (0-based) with tag value v are order[start[v] .. start[v + 1]). */
 interface TagIndex {
-  /** Lines (0-based) with tag value v are order[start[v] .. start[v + 1]). */
   start: Uint32Array;
   order: Uint32Array;
 }
 
-const INDEXES = new WeakMap<object, TagIndex>();
 const TAG_VALUES = 0x10000;
 
 /** A tag's 16-bit value from its four hex digits (either case). */
@@ -70,29 +63,58 @@ function tagValue(tag: string): number {
   return v;
 }
 
-function tagIndex(key: object, tags: readonly string[]): TagIndex {
-  let index = INDEXES.get(key);
-  if (!index) {
-    const values = new Uint16Array(tags.length);
-    const start = new Uint32Array(TAG_VALUES + 1);
-    for (let i = 0; i < tags.length; i++) start[(values[i] = tagValue(tags[i])) + 1]++;
-    for (let v = 0; v < TAG_VALUES; v++) start[v + 1] += start[v];
-    const fill = start.slice(0, TAG_VALUES);
-    const order = new Uint32Array(tags.length);
-    for (let i = 0; i < tags.length; i++) order[fill[values[i]]++] = i;
-    index = { start, order };
-    INDEXES.set(key, index);
+/**
+ * A snapshot's tags with their tag -> lines index, built on first use: a batch of N bare-tag anchors resolved through one
+ * lookup (resolveEdits makes one per batch) costs one pass over the file instead of N (100,000 inserts on a 100,000-line
+ * file took a minute with a scan per anchor). A counting sort by the tag's 16-bit value: two typed arrays, no per-tag
+ * allocation (a Map of arrays cost more than the edits themselves).
+ */
+export class TagLookup implements TagSource {
+  private readonly source: TagSource;
+  private index: TagIndex | undefined;
+
+  constructor(tags: readonly string[] | TagSource) {
+    this.source = tagSource(tags);
   }
-  return index;
+
+  get length(): number {
+    return this.source.length;
+  }
+
+  at(i: number): string {
+    return this.source.at(i);
+  }
+
+  all(): readonly string[] {
+    return this.source.all();
+  }
+
+  /** The 1-based lines that have `tag`, in file order. */
+  find(tag: string): number[] {
+    const { start, order } = (this.index ??= indexOf(this.all()));
+    const v = tagValue(tag);
+    const found: number[] = [];
+    for (let k = start[v]; k < start[v + 1]; k++) found.push(order[k] + 1);
+    return found;
+  }
 }
 
-/** The 1-based lines of `source` (a snapshot's tags) that have `tag`, in file order, through the snapshot's index. */
+function indexOf(tags: readonly string[]): TagIndex {
+  const values = new Uint16Array(tags.length);
+  const start = new Uint32Array(TAG_VALUES + 1);
+  for (let i = 0; i < tags.length; i++) start[(values[i] = tagValue(tags[i])) + 1]++;
+  for (let v = 0; v < TAG_VALUES; v++) start[v + 1] += start[v];
+  const fill = start.slice(0, TAG_VALUES);
+  const order = new Uint32Array(tags.length);
+  for (let i = 0; i < tags.length; i++) order[fill[values[i]]++] = i;
+  return { start, order };
+}
+
+const lookupOf = (source: readonly string[] | TagSource) => (source instanceof TagLookup ? source : new TagLookup(source));
+
+/** The 1-based lines of `source` (a snapshot's tags) that have `tag`, in file order. */
 export function findTag(source: readonly string[] | TagSource, tag: string): number[] {
-  const { start, order } = tagIndex(source, tagSource(source).all());
-  const v = tagValue(tag);
-  const found: number[] = [];
-  for (let k = start[v]; k < start[v + 1]; k++) found.push(order[k] + 1);
-  return found;
+  return lookupOf(source).find(tag);
 }
 
 /** How many candidate lines a message lists before "…": enough to pick from, short enough to read. */
@@ -103,7 +125,7 @@ function list(lines: readonly number[], tag: string): string {
   return lines.length > MAX_LISTED ? `${shown}, … (${lines.length} in all)` : shown;
 }
 
-/** The 1-based line an anchor names in the snapshot whose line tags are `tags`. */
+/** The 1-based line an anchor names in the snapshot whose line tags are `source` (a TagLookup to share its index). */
 export function resolveAnchor(anchor: Anchor, source: readonly string[] | TagSource, field: string): number {
   const { tag, line } = anchor;
   const lazy = tagSource(source);

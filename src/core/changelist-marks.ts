@@ -19,7 +19,8 @@
  */
 import { ToolError } from "../errors.js";
 import { type ChangeRange, type LineDiff, rangeAtLine } from "./line-diff.js";
-import { type Piece, allPieces, piecesOf } from "./line-pairs.js";
+import { allPieces, piecesOf } from "./line-pairs.js";
+import type { Piece } from "./range-layout.js";
 import { type Selection, pickedOnWorktree, resolveSelection } from "./stage-lines.js";
 
 export interface FileMarks {

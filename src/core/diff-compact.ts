@@ -6,13 +6,17 @@
  * from Michael Haggerty's diff-slider-tools study, as published in git's xdiff/xdiffi.c). This is that procedure,
  * written for our change flags, so ranges sit where `git diff --histogram` puts them.
  */
+
+/** A matched run: `length` elements equal from `aStart` in one version and `bStart` in the other. */
+export type Block = [aStart: number, bStart: number, length: number];
+
 /**
  * One version as the slides see it: each element's key (equal keys, equal elements: LineIds.keysOf) and, for the
  * indent heuristic, each line's text. Without `lines` a group that lines up with no change stays as far down as it
  * slides, as git leaves the words of its word diff (which runs without the heuristic).
  */
 export interface CompactSide {
-  readonly keys: ArrayLike<number>;
+  readonly keys: Int32Array;
   readonly lines?: readonly string[];
 }
 
@@ -92,6 +96,25 @@ function scoreSplit(lines: readonly string[], split: number, s: Score): void {
 const compare = (a: Score, b: Score) => INDENT_WEIGHT * Math.sign(a.indent - b.indent) + (a.penalty - b.penalty);
 
 /**
+ * Where the indent heuristic ends a group of `size` lines that can end anywhere from `earliestEnd` to `end`: the split
+ * git scores best, the furthest down on a tie (at most MAX_SLIDING tried).
+ */
+function bestEnd(lines: readonly string[], size: number, earliestEnd: number, end: number): number {
+  let best = -1;
+  let bestScore: Score = { indent: 0, penalty: 0 };
+  for (let shift = Math.max(earliestEnd, end - size - 1, end - MAX_SLIDING); shift <= end; shift++) {
+    const s: Score = { indent: 0, penalty: 0 };
+    scoreSplit(lines, shift, s);
+    scoreSplit(lines, shift - size, s);
+    if (best === -1 || compare(s, bestScore) <= 0) {
+      best = shift;
+      bestScore = s;
+    }
+  }
+  return best;
+}
+
+/**
  * Slides the groups of changed lines of `side` (flags `ch`, 1 = changed), keeping them in step with the groups of the
  * other side (`och`): group k of each side sits between their k-th and (k+1)-th unchanged lines.
  */
@@ -149,18 +172,7 @@ function compactSide(side: CompactSide, ch: Uint8Array, och: Uint8Array): void {
       } else if (matchEnd !== -1) {
         while (oe === os) slideUp();
       } else if (side.lines) {
-        const lines = side.lines;
-        let best = -1;
-        let bestScore: Score = { indent: 0, penalty: 0 };
-        for (let shift = Math.max(earliestEnd, ge - size - 1, ge - MAX_SLIDING); shift <= ge; shift++) {
-          const s: Score = { indent: 0, penalty: 0 };
-          scoreSplit(lines, shift, s);
-          scoreSplit(lines, shift - size, s);
-          if (best === -1 || compare(s, bestScore) <= 0) {
-            best = shift;
-            bestScore = s;
-          }
-        }
+        const best = bestEnd(side.lines, size, earliestEnd, ge);
         while (ge > best) slideUp();
       }
     }
@@ -186,7 +198,7 @@ function canSlide(side: CompactSide, from: number, to: number): boolean {
 }
 
 /** Matched blocks [oldStart, newStart, length] after sliding every ambiguous group as git does (sorted blocks in). */
-export function compactBlocks(old: CompactSide, now: CompactSide, blocks: readonly (readonly [number, number, number])[]): [number, number, number][] {
+export function compactBlocks(old: CompactSide, now: CompactSide, blocks: readonly Block[]): Block[] {
   // Most diffs have no group that can move: then the blocks stand, and a 5,000-line file costs a look at each gap.
   let movable = false;
   let i = 0;
@@ -207,14 +219,19 @@ export function compactBlocks(old: CompactSide, now: CompactSide, blocks: readon
     cn.fill(0, y, y + len);
   }
   compactFlags(old, now, co, cn);
-  const out: [number, number, number][] = [];
-  for (let i = 0, j = 0; i < co.length && j < cn.length; ) {
-    if (co[i]) i++;
-    else if (cn[j]) j++;
+  return blocksOf(co, cn);
+}
+
+/** The matched blocks of changed-element flags (1 = changed), offset by a0 and b0. */
+export function blocksOf(ca: Uint8Array, cb: Uint8Array, a0 = 0, b0 = 0): Block[] {
+  const out: Block[] = [];
+  for (let i = 0, j = 0; i < ca.length && j < cb.length; ) {
+    if (ca[i]) i++;
+    else if (cb[j]) j++;
     else {
       const last = out[out.length - 1];
-      if (last && last[0] + last[2] === i && last[1] + last[2] === j) last[2]++;
-      else out.push([i, j, 1]);
+      if (last && last[0] + last[2] === a0 + i && last[1] + last[2] === b0 + j) last[2]++;
+      else out.push([a0 + i, b0 + j, 1]);
       i++;
       j++;
     }

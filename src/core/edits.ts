@@ -1,5 +1,5 @@
 import { ToolError } from "../errors.js";
-import { type TagSource, parseAnchor, resolveAnchor } from "./anchors.js";
+import { TagLookup, type TagSource, parseAnchor, resolveAnchor } from "./anchors.js";
 import { type Eol, type TextDoc, dominantEol } from "./text.js";
 
 /** One edit of a file_write batch, as the caller sent it (SPEC 5). */
@@ -56,11 +56,12 @@ export function autoIndent(lines: string[], anchorLine: string | undefined): str
 /** Turns each edit into an Op against the one snapshot `doc` (whose line tags `tags` gives, possibly lazily); nothing is applied yet. */
 export function resolveEdits(doc: TextDoc, tags: readonly string[] | TagSource, edits: readonly Edit[]): Op[] {
   const n = doc.lines.length;
+  const lookup = new TagLookup(tags);
   return edits.map((edit, index) => {
     const field = (name: string) => `edits[${index}].${name}`;
     const at = (name: "startline" | "endline") => {
       const raw = edit[name];
-      return raw === undefined ? undefined : resolveAnchor(parseAnchor(raw, field(name)), tags, field(name));
+      return raw === undefined ? undefined : resolveAnchor(parseAnchor(raw, field(name)), lookup, field(name));
     };
     const start = at("startline");
     const end = at("endline");

@@ -1,17 +1,19 @@
 import xxhash from "xxhash-wasm";
 import { tagOfRange } from "./line-tags.js";
+import { once } from "./once.js";
 
 type Hasher = Awaited<ReturnType<typeof xxhash>>;
-let hasher: Hasher | undefined;
+const hasher = once(() => xxhash());
 
 /** Loads the WebAssembly XXH64 once; the daemon awaits this before it says `ready`. */
 export async function initHash(): Promise<void> {
-  hasher ??= await xxhash();
+  await hasher();
 }
 
 function h(): Hasher {
-  if (!hasher) throw new Error("initHash() was not awaited");
-  return hasher;
+  const loaded = hasher.value;
+  if (!loaded) throw new Error("initHash() was not awaited");
+  return loaded;
 }
 
 /** SPEC 4: XXH32(line bytes, seed 0) & 0xFFFF, four upper-case hex digits (the in-place XXH32 of line-tags.ts). */

@@ -5,13 +5,9 @@
  * goes, `deleted` when no new line comes (it sits before new line `start`, that is after 1-based new line `start`),
  * `modified` otherwise.
  *
- * Algorithm: git's, so ranges sit where `git diff --histogram` puts them: xdiff's histogram diff (xhistogram.c, from
- * JGit) over the whole file, the common run built around the rarest line of a region anchoring it, then both sides diffed
- * the same way; a region whose common lines are all frequent (each more than MAX_CHAIN times) falls back to git's Myers
- * (myers.ts, its search bounded as git bounds it). Then every ambiguous group slides where git's indent heuristic puts
- * it (diff-compact.ts). Anchoring on rare lines aligns code as a reader does: a moved or inserted block of `}` and blank
- * lines does not pull unrelated braces into pairs the way a shortest edit script may. The property tests
- * (test/property/line-diff.test.ts) compare the ranges with git's on random edits.
+ * Algorithm: git's, so ranges sit where `git diff --histogram` puts them: the sequence diff (sequence-diff.ts: xdiff's
+ * histogram over the whole file, then every ambiguous group slid where git's indent heuristic puts it) of the lines as
+ * interned keys. The property tests (test/property/line-diff.test.ts) compare the ranges with git's on random edits.
  *
  * Lines compare as git compares them: as bytes, terminator included (LineIds.keysOf), so `b\r\n` and `b\n` are
  * different lines unless git converts this path's line endings (`cr: "ignore"`: core.autocrlf, `.gitattributes`
@@ -20,8 +16,9 @@
  * addition (git shows the old last line removed and added again), and a change of only the final newline is a modified
  * last line (`eolPairs`).
  */
-import { compactBlocks } from "./diff-compact.js";
-import { xdiffMyers } from "./myers.js";
+import type { Block } from "./diff-compact.js";
+import type { Layout } from "./range-layout.js";
+import { Interner, Occurrences, diffBlocks, histogram } from "./sequence-diff.js";
 import type { Eol } from "./text.js";
 
 /** Lines of one version as splitText gives them: `lines[i]` without its terminator, `eols[i]` the terminator. */
@@ -62,11 +59,9 @@ export interface LineDiff {
   /** Each line as the diff compared it (LineIds.keysOf): equal keys, lines the diff may swap. */
   readonly oldKeys: Int32Array;
   readonly newKeys: Int32Array;
+  /** Each modified range's layout (line-pairs.ts's layoutOf), computed on first use and kept as long as the diff is. */
+  readonly layouts: Map<ChangeRange, Layout>;
 }
-
-/** Git's xhistogram limit: a line occurring more often than this in a region cannot anchor it (then Myers). */
-export const MAX_CHAIN = 64;
-type Block = [oldStart: number, newStart: number, length: number];
 
 export function sameEol(a: "" | Eol, b: "" | Eol, cr: CrPolicy): boolean {
   if (a === b) return true;
@@ -89,18 +84,18 @@ export function eolImplied(old: LineSeq, now: LineSeq, x: number, y: number): bo
  * only grows; drop it for a new one when it holds many times the file's lines).
  */
 export class LineIds {
-  private readonly idOf = new Map<string, number>();
+  private readonly interner = new Interner();
   private readonly cache = new WeakMap<LineSeq, Int32Array>();
   private readonly positions = new WeakMap<LineSeq, Int32Array>();
   private readonly keyed = { exact: new WeakMap<LineSeq, Int32Array>(), ignore: new WeakMap<LineSeq, Int32Array>() };
 
   get size(): number {
-    return this.idOf.size;
+    return this.interner.size;
   }
 
   /** Keys run below this: a line's content id times two, plus one for a CRLF terminator (keysOf). */
   get keySpace(): number {
-    return 2 * this.idOf.size;
+    return 2 * this.interner.size;
   }
 
   /**
@@ -124,9 +119,9 @@ export class LineIds {
         ids[i] = likeIds![p];
         continue;
       }
-      let id = this.idOf.get(line);
-      if (id === undefined) this.idOf.set(line, (id = this.idOf.size));
-      else if (id < posOf.length && posOf[id] >= 0) delta = posOf[id] - i;
+      // An id below posOf.length was known when `like` was hashed: realign on where `like` has it.
+      const id = this.interner.id(line);
+      if (id < posOf.length && posOf[id] >= 0) delta = posOf[id] - i;
       ids[i] = id;
     }
     this.cache.set(seq, ids);
@@ -153,7 +148,7 @@ export class LineIds {
   private positionsOf(seq: LineSeq, ids: Int32Array): Int32Array {
     let pos = this.positions.get(seq);
     if (pos) return pos;
-    pos = new Int32Array(this.idOf.size).fill(-1);
+    pos = new Int32Array(this.interner.size).fill(-1);
     for (let i = ids.length - 1; i >= 0; i--) pos[ids[i]] = i;
     this.positions.set(seq, pos);
     return pos;
@@ -171,122 +166,9 @@ export function diffLines(old: LineSeq, now: LineSeq, opts: { cr?: CrPolicy; old
   const a = ids.keysOf(old, opts.oldCr ?? cr);
   const b = ids.keysOf(now, cr, old);
   const tables = new Occurrences(ids.keySpace, a.length);
-  const blocks = histogram(a, b, tables, 0, a.length, 0, b.length);
-  const changed = blocks.length !== 1 || blocks[0][2] !== a.length || a.length !== b.length;
-  const diff = build(old, now, cr, changed ? compactBlocks({ keys: a, lines: old.lines }, { keys: b, lines: now.lines }, blocks) : blocks, a, b);
+  const diff = build(old, now, cr, diffBlocks({ keys: a, lines: old.lines }, { keys: b, lines: now.lines }, tables), a, b);
   for (const r of diff.ranges) if (r.kind === "modified") r.eolPairs = contentPairs(ids, tables, diff, r);
   return diff;
-}
-
-/**
- * The occurrences of each value in the current region of a, as xhistogram.c's index: first[v] -> next[pos] in
- * ascending positions, with count[v]. Allocated once per diff and cleared after each region, not per region.
- */
-class Occurrences {
-  readonly first: Int32Array;
-  readonly count: Int32Array;
-  readonly next: Int32Array;
-  constructor(values: number, length: number) {
-    this.first = new Int32Array(values).fill(-1);
-    this.count = new Int32Array(values);
-    this.next = new Int32Array(length);
-  }
-}
-
-/**
- * xhistogram.c's histogram_diff over a[a0,a1) and b[b0,b1) (`tables` sized for their values): the matched blocks, sorted.
- * Each region is indexed whole, with no common prefix or suffix taken off first (git does not either: it changes which
- * run of which line is the rarest), and the occurrences of a line inside the run just tried are skipped, as git does.
- */
-function histogram(a: Int32Array, b: Int32Array, tables: Occurrences, a0: number, a1: number, b0: number, b1: number): Block[] {
-  const blocks: Block[] = [];
-  const { first, count, next } = tables;
-  const stack = [a0, a1, b0, b1];
-  while (stack.length) {
-    b1 = stack.pop()!;
-    b0 = stack.pop()!;
-    a1 = stack.pop()!;
-    a0 = stack.pop()!;
-    if (a0 === a1 || b0 === b1) continue;
-    for (let i = a1 - 1; i >= a0; i--) {
-      const v = a[i];
-      next[i] = first[v];
-      first[v] = i;
-      count[v]++;
-    }
-    let cnt = MAX_CHAIN + 1;
-    let hasCommon = false;
-    let span = 0;
-    let bestA = -1;
-    let bestB = -1;
-    let bestLen = 0;
-    for (let bi = b0; bi < b1; ) {
-      let nextB = bi + 1;
-      const v = b[bi];
-      const head = first[v];
-      if (head !== -1) hasCommon = true;
-      if (head !== -1 && count[v] <= cnt) {
-        for (let as = head; ; ) {
-          let np = next[as];
-          let bs = bi;
-          let ae = as;
-          let be = bi;
-          let rc = count[v];
-          while (a0 < as && b0 < bs && a[as - 1] === b[bs - 1]) {
-            as--;
-            bs--;
-            if (rc > 1) rc = Math.min(rc, count[a[as]]);
-          }
-          while (ae < a1 - 1 && be < b1 - 1 && a[ae + 1] === b[be + 1]) {
-            ae++;
-            be++;
-            if (rc > 1) rc = Math.min(rc, count[a[ae]]);
-          }
-          if (nextB <= be) nextB = be + 1;
-          if (span < ae - as || rc < cnt) {
-            span = ae - as;
-            bestA = as;
-            bestB = bs;
-            bestLen = ae - as + 1;
-            cnt = rc;
-          }
-          while (np !== -1 && np <= ae) np = next[np];
-          if (np === -1) break;
-          as = np;
-        }
-      }
-      bi = nextB;
-    }
-    for (let i = a0; i < a1; i++) {
-      first[a[i]] = -1;
-      count[a[i]] = 0;
-    }
-    if (hasCommon && cnt > MAX_CHAIN) {
-      for (const blk of myers(a, b, a0, a1, b0, b1)) blocks.push(blk);
-    } else if (bestA >= 0) {
-      blocks.push([bestA, bestB, bestLen]);
-      stack.push(bestA + bestLen, a1, bestB + bestLen, b1, a0, bestA, b0, bestB);
-    }
-  }
-  return blocks.sort((x, y) => x[0] - y[0]);
-}
-
-/** The fallback of a region whose common lines are all frequent: git's Myers on the region alone (xdl_fall_back_diff). */
-function myers(a: Int32Array, b: Int32Array, a0: number, a1: number, b0: number, b1: number): Block[] {
-  const { ca, cb } = xdiffMyers(a.subarray(a0, a1), b.subarray(b0, b1));
-  const out: Block[] = [];
-  for (let i = 0, j = 0; i < ca.length && j < cb.length; ) {
-    if (ca[i]) i++;
-    else if (cb[j]) j++;
-    else {
-      const last = out[out.length - 1];
-      if (last && last[0] + last[2] === a0 + i && last[1] + last[2] === b0 + j) last[2]++;
-      else out.push([a0 + i, b0 + j, 1]);
-      i++;
-      j++;
-    }
-  }
-  return out;
 }
 
 /** Ranges from matched blocks: the gaps between them, plus matched lines whose terminators differ (the final newline). */
@@ -325,7 +207,7 @@ function build(old: LineSeq, now: LineSeq, cr: CrPolicy, blocks: Block[], oldKey
     j = y + n;
   }
   close();
-  return { old, new: now, cr, ranges, oldOf, newOf, oldKeys, newKeys };
+  return { old, new: now, cr, ranges, oldOf, newOf, oldKeys, newKeys, layouts: new Map() };
 }
 
 /**
@@ -339,7 +221,7 @@ function contentPairs(ids: LineIds, tables: Occurrences, diff: LineDiff, r: Chan
   let o = r.oldStart;
   let n = r.start;
   for (const [po, pn] of [...r.eolPairs, [r.oldEnd, r.end] as const]) {
-    for (const [x, y, len] of histogram(a, b, tables, o, po, n, pn)) for (let k = 0; k < len; k++) out.push([x + k, y + k]);
+    for (const [x, y, len] of histogram(a, b, tables, [o, po, n, pn])) for (let k = 0; k < len; k++) out.push([x + k, y + k]);
     if (po < r.oldEnd) out.push([po, pn]);
     o = po + 1;
     n = pn + 1;

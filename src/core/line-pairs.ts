@@ -19,6 +19,7 @@
  * (lazygit #5103), and staging a moved line removes it from where it was instead of copying it.
  */
 import type { ChangeRange, LineDiff } from "./line-diff.js";
+import type { Layout, Piece, Row } from "./range-layout.js";
 
 /**
  * Below this share of common characters two lines are unrelated. 0.3 pairs an edited comment such as
@@ -31,32 +32,6 @@ export const MIN_SIMILARITY = 0.3;
  * proportional chunks of this size, so a rewritten 5,000-line file costs 5,000 x 64 comparisons, not 25 million.
  */
 export const MAX_PAIR_SPAN = 64;
-
-export interface Piece {
-  rangeId: number;
-  /** The new line [newStart, newEnd): one line, or none (the place) for a pure deletion. */
-  newStart: number;
-  newEnd: number;
-  /** The old line paired with the new one, -1 if none. */
-  partner: number;
-  /** The partner is out of order: the line moved within its range (and was maybe edited). */
-  moved: boolean;
-  /** The old lines this piece owns, ascending: its partner and the unpaired old lines given to it. */
-  oldLines: readonly number[];
-}
-
-/** A row of a range in reading order: an in-order pair, or an old line alone, or a new line alone (-1 for none). */
-export interface Row {
-  old: number;
-  new: number;
-}
-
-export interface Layout {
-  pieces: readonly Piece[];
-  rows: readonly Row[];
-  /** For each old line of the range (old - range.oldStart), the index of the piece owning it. */
-  ownerOfOld: Int32Array;
-}
 
 const TOKEN = /[\p{L}\p{N}_]+|[^\s\p{L}\p{N}_]/gu;
 
@@ -167,12 +142,8 @@ function pairGap(diff: LineDiff, o0: number, o1: number, n0: number, n1: number,
   for (let p = pairs.length - 1; p >= 0; p--) out.push(pairs[p]);
 }
 
-const pairCache = new WeakMap<ChangeRange, readonly (readonly [number, number])[]>();
-
-/** The pairs (old line, new line) of a range, sorted; only a modified range has any. */
+/** The pairs (old line, new line) of a range, sorted; only a modified range has any. Computed once, for its layout. */
 export function pairsOf(diff: LineDiff, range: ChangeRange): readonly (readonly [number, number])[] {
-  let pairs = pairCache.get(range);
-  if (pairs) return pairs;
   const out: [number, number][] = [];
   if (range.kind === "modified") {
     let o = range.oldStart;
@@ -184,8 +155,7 @@ export function pairsOf(diff: LineDiff, range: ChangeRange): readonly (readonly 
       n = pn + 1;
     }
   }
-  pairCache.set(range, (pairs = out));
-  return pairs;
+  return out;
 }
 
 /**
@@ -193,8 +163,6 @@ export function pairsOf(diff: LineDiff, range: ChangeRange): readonly (readonly 
  * Higher than MIN_SIMILARITY because a move claims a line out of order: only a clear likeness may do that.
  */
 export const MOVE_SIMILARITY = 0.6;
-
-const layoutCache = new WeakMap<ChangeRange, Layout>();
 
 /**
  * The rows and pieces of a range (see the header). After the similarity pairs, an unpaired new line takes the most
@@ -204,7 +172,7 @@ const layoutCache = new WeakMap<ChangeRange, Layout>();
  * lines go to the piece of the next new line in reading order, or the last piece at the end.
  */
 export function layoutOf(diff: LineDiff, range: ChangeRange): Layout {
-  let layout = layoutCache.get(range);
+  let layout = diff.layouts.get(range);
   if (layout) return layout;
   const similar = pairsOf(diff, range);
   const pairedOld = new Set(similar.map(([o]) => o));
@@ -224,7 +192,7 @@ export function layoutOf(diff: LineDiff, range: ChangeRange): Layout {
     const gapNew: number[] = [];
     for (; o < po; o++) if (!movedOld.has(o)) gapOld.push(o);
     for (; n < pn; n++) if (!moves.has(n)) gapNew.push(n);
-    if (gapOld.length && gapOld.length === gapNew.length) gapOld.forEach((x, k) => pairs.push([x, gapNew[k]]));
+    if (gapOld.length && gapOld.length === gapNew.length) for (let k = 0; k < gapOld.length; k++) pairs.push([gapOld[k], gapNew[k]]);
     if (pn < range.end) pairs.push([po, pn]);
     o = po + 1;
     n = pn + 1;
@@ -268,9 +236,9 @@ export function layoutOf(diff: LineDiff, range: ChangeRange): Layout {
     for (const old of pending) ownerOfOld[old - range.oldStart] = last;
     const owned: number[][] = pieces.map(() => []);
     for (let k = 0; k < ownerOfOld.length; k++) owned[ownerOfOld[k]].push(range.oldStart + k);
-    pieces.forEach((p, k) => (p.oldLines = owned[k]));
+    for (let k = 0; k < pieces.length; k++) pieces[k].oldLines = owned[k];
   }
-  layoutCache.set(range, (layout = { pieces, rows, ownerOfOld }));
+  diff.layouts.set(range, (layout = { pieces, rows, ownerOfOld }));
   return layout;
 }
 

@@ -27,7 +27,8 @@
 import { ToolError } from "../errors.js";
 import type { FileVersions } from "./file-versions.js";
 import { type ChangeRange, type LineDiff, type LineSeq, regionHit } from "./line-diff.js";
-import { type Piece, allPieces, layoutOf } from "./line-pairs.js";
+import { allPieces, layoutOf } from "./line-pairs.js";
+import type { Piece } from "./range-layout.js";
 import { type Eol, dominantEol } from "./text.js";
 
 export interface Selection {

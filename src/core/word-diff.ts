@@ -13,6 +13,7 @@ import type { ChangeRange, LineDiff } from "./line-diff.js";
 import { tagOf } from "./hash.js";
 import { layoutOf } from "./line-pairs.js";
 import { xdiffMyers } from "./myers.js";
+import { Interner } from "./sequence-diff.js";
 
 export interface WordPart {
   op: "=" | "-" | "+";
@@ -47,10 +48,9 @@ function wordsOf(line: string): Words {
 
 /** Which words of each side the diff changes (1), after git's slides; null past MAX_WORD_EDITS. */
 function changedWords(a: Words, b: Words): { ca: Uint8Array; cb: Uint8Array } | null {
-  const ids = new Map<string, number>();
-  const keys = (w: Words) => Int32Array.from(w.text, (t) => ids.get(t) ?? (ids.set(t, ids.size), ids.size - 1));
-  const ka = keys(a);
-  const kb = keys(b);
+  const words = new Interner();
+  const ka = words.all(a.text);
+  const kb = words.all(b.text);
   const { ca, cb } = xdiffMyers(ka, kb);
   let edits = 0;
   for (const c of [ca, cb]) for (let i = 0; i < c.length; i++) edits += c[i];

@@ -1,17 +1,16 @@
 import type { z } from "zod";
 import { canonicalJson } from "../core/canonical-json.js";
+import { MAX_TEXT_CHARS } from "../core/limits.js";
 import { ToolError, toolErrorOf } from "../errors.js";
-import type { AnyTool, DaemonApi, ToolContext, ToolResult } from "../tools/tool.js";
-import type { Workspace } from "../workspace.js";
+import type { AnyTool, DaemonApi, ToolContext, ToolResult } from "./tool.js";
+import type { Services } from "./services.js";
 import { previewId } from "./preview.js";
 import { PREVIEW_PARAM, type Registry, unknownToolError } from "./registry.js";
 
 /** A call with no timeout of its own is aborted after this; long tools (git, terminal) set theirs. */
-export const DEFAULT_TIMEOUT_MS = 60_000;
+export const DEFAULT_CALL_TIMEOUT_MS = 60_000;
 /** After shutdown aborts the calls still running, how long a commit in progress may take to finish. */
 export const ABORT_GRACE_MS = 1_000;
-/** `text` beyond this is cut with a note: a model's context is the scarce resource, not our bandwidth. */
-export const MAX_TEXT_CHARS = 100_000;
 
 export type CallId = string | number;
 
@@ -54,13 +53,18 @@ export class Dispatcher implements DaemonApi {
   /** Shared runs still open to callers, by tool id and canonical params. */
   private readonly flights = new Map<string, Flight>();
 
+  /** The workspace: its views, its worktree lock, its attribution windows. */
+  private get ws() {
+    return this.services.workspace;
+  }
+
   constructor(
     private readonly registry: Registry,
-    private readonly ws: Workspace,
+    private readonly services: Services,
   ) {
     // A change after a shared run began may be missing from its answer: calls from now on start a new run.
-    ws.bus.on("fs.changed", () => this.flights.clear());
-    ws.bus.on("git.changed", () => this.flights.clear());
+    services.bus.on("fs.changed", () => this.flights.clear());
+    services.bus.on("git.changed", () => this.flights.clear());
   }
 
   call(request: CallRequest): Promise<Outcome> {
@@ -159,7 +163,7 @@ export class Dispatcher implements DaemonApi {
           if (this.flights.get(id) === shared) this.flights.delete(id);
           shared.run.controller.abort(signal.reason);
         }
-        resolve(abortedOutcome(tool.id, signal.reason, tool.timeoutMs ?? DEFAULT_TIMEOUT_MS));
+        resolve(abortedOutcome(tool.id, signal.reason, tool.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS));
       };
       signal.addEventListener("abort", onAbort, { once: true });
     });
@@ -174,11 +178,12 @@ export class Dispatcher implements DaemonApi {
   /** Runs one call under `entry`'s controller (cancel, timeout, shutdown) and turns whatever happens into an Outcome. */
   private async execute(request: CallRequest, tool: AnyTool, params: Record<string, unknown>, bound: string | undefined, entry: Running): Promise<Outcome> {
     const { controller } = entry;
-    const timeoutMs = tool.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const timeoutMs = tool.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
     const stopTimer = this.startTimeout(controller, timeoutMs);
     const dryRun = tool.mutating && !request.approved;
     const context = (dry: boolean, holdsTree: boolean): ToolContext => ({
       ws: this.ws,
+      services: this.services,
       sessionId: request.session_id,
       callId: request.call_id,
       toolId: tool.id,

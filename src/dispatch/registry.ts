@@ -1,9 +1,10 @@
 import { readFileSync } from "node:fs";
 import { z } from "zod";
-import { ToolError } from "../errors.js";
 import type { EventBus } from "../platform/bus.js";
-import { substringEditDistance } from "../search/typo.js";
-import { type AnyTool, TOOL_ID_PATTERN, inputSchema } from "../tools/tool.js";
+import { type AnyTool, TOOL_ID_PATTERN, type ToolProvider, inputSchema } from "./tool.js";
+
+export type { ToolProvider };
+export { DID_YOU_MEAN_MAX, nearestToolIds, unknownToolError } from "./tool.js";
 
 /** Built-ins a `--tools` file cannot disable: without them a client cannot learn or steer anything. */
 export const ALWAYS_ENABLED = new Set(["list", "info", "cancel", "session_end"]);
@@ -17,12 +18,6 @@ const manifestEntry = z.looseObject({
   enabled: z.boolean().optional(),
 });
 export type ManifestEntry = z.output<typeof manifestEntry>;
-
-/** A source of tools that may change while the daemon runs (an MCP server's). */
-export interface ToolProvider {
-  readonly name: string;
-  tools(): readonly AnyTool[];
-}
 
 /** A tool as the registry holds it: its definition, the schema calls are checked against, and what `info` adds. */
 export interface RegisteredTool {
@@ -150,30 +145,4 @@ export function readManifest(file: string, known: readonly AnyTool[], log: (mess
   const unknown = parsed.data.filter((e) => !ids.has(e.name)).map((e) => e.name);
   if (unknown.length) log(`--tools ${file} names tools no built-in has (kept for passthrough servers): ${unknown.join(", ")}`);
   return parsed.data;
-}
-
-/** "Did you mean" names at most this many ids: the likely one or two, not a second listing. */
-export const DID_YOU_MEAN_MAX = 3;
-
-/**
- * The ids nearest to a mistyped one, best first: at most a third of its letters away from an id or a part of it (typo.ts's
- * edit distance, swaps counted once: `fil_read`, `gti_status`, `rename`), and at most one edit further than the best
- * (so `rename` offers lsp_rename, not git_rebase too); ties broken by the closest length, then by name.
- */
-export function nearestToolIds(query: string, ids: readonly string[], limit = DID_YOU_MEAN_MAX): string[] {
-  const q = query.toLowerCase();
-  if (!q) return [];
-  const most = Math.max(1, Math.floor(q.length / 3));
-  const near = ids
-    .map((id) => ({ id, edits: substringEditDistance(q, id, 0), length: Math.abs(id.length - q.length) }))
-    .filter((c) => c.edits <= most && c.edits < q.length)
-    .sort((a, b) => a.edits - b.edits || a.length - b.length || a.id.localeCompare(b.id));
-  return near.filter((c) => c.edits <= near[0].edits + 1).slice(0, limit).map((c) => c.id);
-}
-
-/** NOT_AVAILABLE for an id no enabled tool has (a call's or info's), naming the nearest enabled ids; `then` says what else to do. */
-export function unknownToolError(id: string, enabled: readonly string[], then: string): ToolError {
-  const near = nearestToolIds(id, enabled);
-  const guess = near.length ? ` Did you mean ${near.map((n) => JSON.stringify(n)).join(" or ")}?` : "";
-  return new ToolError("NOT_AVAILABLE", `There is no enabled tool ${JSON.stringify(id)}.${guess} ${then}`, { did_you_mean: near });
 }

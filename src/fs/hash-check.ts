@@ -1,16 +1,15 @@
 import { capDiff, docDiff } from "../core/render.js";
 import { parseText } from "../core/text.js";
-import { MAX_TEXT_CHARS } from "../dispatch/dispatcher.js";
+import { MAX_TEXT_CHARS } from "../core/limits.js";
 import { ToolError } from "../errors.js";
 import type { ResolvedPath } from "../paths.js";
-import type { Workspace } from "../workspace.js";
 import type { RawFile } from "./read-text.js";
 
 /**
  * Refuses a write or delete made against another version than the one on disk: HASH_MISMATCH with `current_hash`,
  * and a unified diff from the caller's version when the daemon still has it, so the edit can be redone without a re-read.
  */
-export function checkHash(ws: Pick<Workspace, "history">, target: ResolvedPath, expected: string, current: RawFile): void {
+export function checkHash(ws: { history: { get(hash: string): Buffer | undefined } }, target: ResolvedPath, expected: string, current: RawFile): void {
   const want = expected.toLowerCase();
   if (want === current.hash) return;
   const details: Record<string, unknown> = { current_hash: current.hash };

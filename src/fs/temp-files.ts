@@ -1,6 +1,6 @@
 import { lstat, readdir, unlink } from "node:fs/promises";
 import path from "node:path";
-import { addExcludeLine } from "../git/info-exclude.js";
+import { addExcludeLine } from "./exclude-file.js";
 import type { Supervisor } from "../platform/supervisor.js";
 import { TEMP_FILE_GLOB, TEMP_FILE_PATTERN, tempFileOwner } from "./atomic-write.js";
 import { openDirConfined } from "./confined.js";

@@ -4,11 +4,10 @@ import path from "node:path";
 import { fileHash } from "../core/hash.js";
 import { ToolError, isNodeError } from "../errors.js";
 import type { Entry, ResolvedPath } from "../paths.js";
-import type { Workspace } from "../workspace.js";
 import { checkDirConfined, openDirConfined } from "./confined.js";
 import { checkHash } from "./hash-check.js";
 import { fileError, notFound, readRaw } from "./read-text.js";
-import type { MultiWriteContext } from "./versioned-write.js";
+import type { FilesHost, MultiWriteContext } from "./files-host.js";
 
 /** Files of a moved folder whose views are carried to the new path, at most: a walk of the folder must stay bounded. */
 export const MAX_MOVED_FILES = 100_000;
@@ -30,7 +29,7 @@ export interface MoveOutcome {
   more: boolean;
 }
 
-type MoveDeps = Pick<Workspace, "root" | "maxFileBytes" | "history" | "views" | "paths" | "expectToolWrite" | "recordSeen">;
+type MoveDeps = Pick<FilesHost, "root" | "maxFileBytes" | "history" | "views" | "paths" | "expectToolWrite" | "recordSeen">;
 
 /**
  * file_move's one operation: with the worktree to itself (no write interleaves, every change meanwhile is the session's),
@@ -229,7 +228,7 @@ async function filesUnder(dir: string): Promise<{ files: string[]; more: boolean
 }
 
 /** Every session that saw `from` has seen the same version at `to` (the content did not change): it is not stale there. */
-function carryViews(ws: Pick<Workspace, "views">, from: string, to: string): void {
+function carryViews(ws: Pick<FilesHost, "views">, from: string, to: string): void {
   // staleSessions against a hash no file has lists every session with a view of `from`.
   for (const session of ws.views.staleSessions(from, "")) {
     const seen = ws.views.seen(session, from);

@@ -6,28 +6,15 @@ import type { LineIds } from "../core/line-diff.js";
 import type { TextDoc } from "../core/text.js";
 import { ToolError, isNodeError } from "../errors.js";
 import type { ResolvedPath } from "../paths.js";
-import type { Workspace } from "../workspace.js";
 import { type StagedWrite, atomicWriteConfined, permissionBits, stageWriteConfined } from "./atomic-write.js";
 import { checkDirConfined } from "./confined.js";
+import type { FilesHost, MultiWriteContext, WriteContext } from "./files-host.js";
 import { checkHash } from "./hash-check.js";
 import { type RawFile, type TextFile, fileError, notFound, readRaw, tooLarge, withText } from "./read-text.js";
 import { type MoveOutcome, type MoveRequest, moveEntry } from "./versioned-move.js";
 import { tidyTempFiles } from "./temp-files.js";
 
-/** The part of a call the write needs: who writes, whether for real, and the dispatcher's commit and file lock. */
-export interface WriteContext {
-  sessionId: string;
-  toolId: string;
-  dryRun: boolean;
-  signal: AbortSignal;
-  commit<T>(step: () => Promise<T>): Promise<T>;
-  lockFile<T>(real: string, work: () => Promise<T>): Promise<T>;
-}
-
-/** A move (a folder's files, two paths) and a write of several files need the worktree to itself: the dispatcher's exclusive. */
-export interface MultiWriteContext extends WriteContext {
-  exclusive<T>(work: () => Promise<T>, opts?: { announced?: boolean }): Promise<T>;
-}
+export type { FilesHost, MultiWriteContext, ToolWrite, WriteContext } from "./files-host.js";
 
 /** A current version that is not UTF-8 text: only a whole-content overwrite may replace it (SPEC 5). */
 export interface RawCurrent extends RawFile {
@@ -60,8 +47,6 @@ export interface WriteOutcome<N, C extends CurrentFile = TextFile> {
   hash: string;
 }
 
-export type FilesDeps = Pick<Workspace, "root" | "maxFileBytes" | "history" | "views" | "paths" | "expectToolWrite" | "recordSeen" | "processes" | "log">;
-
 /**
  * The one versioned write (SPEC 5): under the file's lock, read the current version, check the caller's hash, build the
  * new version, refuse a no-op or a file over the size limit, then (for real) write it atomically, attribute the change
@@ -71,7 +56,7 @@ export type FilesDeps = Pick<Workspace, "root" | "maxFileBytes" | "history" | "v
 export class VersionedFiles {
   private readonly recent = new RecentDocs();
 
-  constructor(private readonly ws: FilesDeps) {}
+  constructor(private readonly ws: FilesHost) {}
 
   /**
    * Keeps the version a write just made of `real`, parsed, with the line table its diff hashed it into: the next write
@@ -99,23 +84,10 @@ export class VersionedFiles {
     // Without acceptsRaw the read refuses what is not text, so a produce that takes TextFile only ever gets one.
     const produce = req.produce as (current: CurrentFile | undefined) => N;
     return ctx.lockFile(target.real, async () => {
-      const current = await this.readExisting(target, req.acceptsRaw ?? false);
-      ctx.signal.throwIfAborted();
-      if (!current) {
-        if (req.expected !== undefined || req.needsExisting) throw notFound(target);
-        checkDirConfined(target.root, path.dirname(target.real), target.rel);
-      } else if (req.expected === undefined) {
-        throw new ToolError("ALREADY_EXISTS", `${target.rel} already exists; pass its hash (${current.hash}, or file_read it first) to change it.`, { current_hash: current.hash });
-      } else {
-        checkHash(this.ws, target, req.expected, current);
-        checkWritable(target, current, req.forceReadonly ?? false);
-      }
-      const next = produce(current);
-      if (next.bytes.length > this.ws.maxFileBytes) throw tooLarge(target, next.bytes.length, this.ws.maxFileBytes, true);
+      const { current, next, hash } = await this.checkAndProduce(ctx, { ...req, produce }, req.acceptsRaw ?? false);
       if (current && next.bytes.equals(current.bytes)) {
         throw new ToolError("NO_CHANGE", `The change leaves ${target.rel} byte-identical; nothing was written. Check the content you meant to change.`, { hash: current.hash });
       }
-      const hash = fileHash(next.bytes);
       if (ctx.dryRun) return { current, next, hash };
       const rel = target.realRel;
       await ctx.commit(async () => {
@@ -146,21 +118,9 @@ export class VersionedFiles {
     return ctx.exclusive(async () => {
       const outcomes: (WriteOutcome<N> & { req: WriteRequest<N>; changed: boolean })[] = [];
       for (const req of reqs) {
-        const { target } = req;
-        const current = (await this.readExisting(target, false)) as TextFile | undefined;
-        ctx.signal.throwIfAborted();
-        if (!current) {
-          if (req.expected !== undefined || req.needsExisting) throw notFound(target);
-          checkDirConfined(target.root, path.dirname(target.real), target.rel);
-        } else if (req.expected === undefined) {
-          throw new ToolError("ALREADY_EXISTS", `${target.rel} already exists; pass its hash (${current.hash}, or file_read it first) to change it.`, { current_hash: current.hash, path: target.rel });
-        } else {
-          checkHash(this.ws, target, req.expected, current);
-          checkWritable(target, current, req.forceReadonly ?? false);
-        }
-        const next = req.produce(current);
-        if (next.bytes.length > this.ws.maxFileBytes) throw tooLarge(target, next.bytes.length, this.ws.maxFileBytes, true);
-        outcomes.push({ req, current, next, hash: fileHash(next.bytes), changed: !current || !next.bytes.equals(current.bytes) });
+        // Without acceptsRaw the read refuses what is not text: `current` is a TextFile.
+        const { current, next, hash } = (await this.checkAndProduce(ctx, req as WriteRequest<N, CurrentFile>, false)) as WriteOutcome<N>;
+        outcomes.push({ req, current, next, hash, changed: !current || !next.bytes.equals(current.bytes) });
       }
       const changed = outcomes.filter((o) => o.changed);
       if (changed.length === 0) {
@@ -171,6 +131,29 @@ export class VersionedFiles {
       for (const o of changed) this.ws.recordSeen(ctx.sessionId, o.req.target.realRel, o.hash, o.next.bytes);
       return outcomes.map(({ current, next, hash }) => ({ current, next, hash }));
     }, { announced: true });
+  }
+
+  /**
+   * What `write` and `writeMany` check of each file, under its lock: the current version (read here, so two racing
+   * creations cannot both pass) exists as `expected` says, has that hash and may be written; then the new version is
+   * built and must fit the size limit.
+   */
+  private async checkAndProduce<N extends { bytes: Buffer }>(ctx: WriteContext, req: WriteRequest<N, CurrentFile>, acceptsRaw: boolean): Promise<WriteOutcome<N, CurrentFile>> {
+    const { target } = req;
+    const current = await this.readExisting(target, acceptsRaw);
+    ctx.signal.throwIfAborted();
+    if (!current) {
+      if (req.expected !== undefined || req.needsExisting) throw notFound(target);
+      checkDirConfined(target.root, path.dirname(target.real), target.rel);
+    } else if (req.expected === undefined) {
+      throw new ToolError("ALREADY_EXISTS", `${target.rel} already exists; pass its hash (${current.hash}, or file_read it first) to change it.`, { current_hash: current.hash, path: target.rel });
+    } else {
+      checkHash(this.ws, target, req.expected, current);
+      checkWritable(target, current, req.forceReadonly ?? false);
+    }
+    const next = req.produce(current);
+    if (next.bytes.length > this.ws.maxFileBytes) throw tooLarge(target, next.bytes.length, this.ws.maxFileBytes, true);
+    return { current, next, hash: fileHash(next.bytes) };
   }
 
   private async commitAll(ctx: WriteContext, files: readonly (WriteOutcome<{ bytes: Buffer }> & { req: WriteRequest<{ bytes: Buffer }> })[]): Promise<void> {

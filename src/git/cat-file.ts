@@ -13,7 +13,7 @@
  */
 import { ToolError } from "../errors.js";
 import type { ManagedChild, Supervisor } from "../platform/supervisor.js";
-import { type GitObject } from "./objects.js";
+import type { GitObject } from "./objects.js";
 import { type GitHost, gitSpec } from "./run.js";
 
 /** A request to a running cat-file is a pipe round trip; this bound only catches a process that hangs. */
@@ -57,10 +57,11 @@ export class CatFile {
   }
 
   /** Ends the process; a later request starts none. */
-  stop(): void {
+  async stop(): Promise<void> {
     this.stopped = true;
-    this.proc?.managed.stop();
+    const proc = this.proc;
     this.proc = undefined;
+    await proc?.managed.stop();
   }
 
   /** A request, asked once more of a new process when the one it went to died meanwhile (killed, or the OOM killer). */
@@ -77,7 +78,7 @@ export class CatFile {
   private async request(key: string, commands: readonly Command[], maxBytes: number): Promise<(GitObject | null)[]> {
     const managed = await this.running(key);
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => managed.kill(), REQUEST_TIMEOUT_MS);
+      const timer = setTimeout(() => void managed.stop({ graceMs: 0 }), REQUEST_TIMEOUT_MS);
       this.pending.push({
         left: commands.length,
         kinds: commands.map(([k]) => k),
@@ -93,7 +94,7 @@ export class CatFile {
   private async running(key: string): Promise<ManagedChild> {
     if (this.stopped) throw new ToolError("GIT_FAILED", "the repository's object reader was stopped (the daemon is shutting down).");
     if (this.proc && this.proc.key !== key) {
-      this.proc.managed.stop();
+      void this.proc.managed.stop();
       this.proc = undefined;
     }
     if (this.proc) return this.proc.managed;

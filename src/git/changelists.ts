@@ -22,7 +22,7 @@ import type { Selection } from "../core/stage-lines.js";
 import { EMPTY } from "../core/file-versions.js";
 import { type CrPolicy, type LineSeq, diffLines } from "../core/line-diff.js";
 import { ToolError, isNodeError } from "../errors.js";
-import { KeyedLock } from "../fs/keyed-lock.js";
+import { WorktreeLock } from "../platform/worktree-lock.js";
 import type { EventBus } from "../platform/bus.js";
 import type { FsChange } from "../vfs/events.js";
 import type { RepoLocation } from "./location.js";
@@ -66,7 +66,8 @@ export class Changelists {
   private lists = [DEFAULT_LIST];
   private activeList = DEFAULT_LIST;
   private readonly entries = new Map<string, Entry>();
-  private readonly lock = new KeyedLock();
+  /** One sync of a file's changelist state at a time (a lock of its own, not the workspace's). */
+  private readonly lock = new WorktreeLock();
   private store?: ChangelistStore;
   private loading?: Promise<void>;
   private loaded = false;
@@ -137,7 +138,7 @@ export class Changelists {
    */
   async marksFor(file: LineFile): Promise<FileMarks> {
     await this.ready();
-    return this.lock.run(file.rel, async () => {
+    return this.lock.file(file.rel, async () => {
       // A call that reads the file before the bus reports its change carries the marks as the bus would have (its
       // step first), so the marks do not depend on which of the two came first.
       const e = this.entries.get(file.rel);
@@ -182,7 +183,7 @@ export class Changelists {
   async mark(file: LineFile, sel: Selection, list: string): Promise<{ marks: FileMarks; marked: number; created: boolean }> {
     checkName(list, "changelist");
     await this.ready();
-    const out = await this.lock.run(file.rel, async () => {
+    const out = await this.lock.file(file.rel, async () => {
       const r = markSelection(this.sync(file), file.versions.headToWorktree, sel, list);
       const created = !this.has(list);
       if (created) {
@@ -257,7 +258,7 @@ export class Changelists {
         if (e instanceof ToolError) continue; // binary, unmerged, a link: a whole-file change, in whatever list is active
         throw e;
       }
-      await this.lock.run(rel, async () => {
+      await this.lock.file(rel, async () => {
         const marks = settleMarks(NO_MARKS, file.versions.headToWorktree, old);
         if (marks.lines.size || marks.deletions.size) this.entries.set(rel, entryOf(file, marks, file.bytes));
       });
@@ -306,7 +307,7 @@ export class Changelists {
         }
         for (const rel of [...this.dirty]) {
           this.dirty.delete(rel);
-          await this.lock.run(rel, () => this.followDisk(rel)).catch((e) => this.repo.log(`changelists: could not follow ${rel}: ${e instanceof Error ? e.message : String(e)}`));
+          await this.lock.file(rel, () => this.followDisk(rel)).catch((e) => this.repo.log(`changelists: could not follow ${rel}: ${e instanceof Error ? e.message : String(e)}`));
         }
       }
     })().finally(() => (this.draining = undefined));
@@ -348,7 +349,7 @@ export class Changelists {
     const rels = [...this.entries.keys()];
     const objs = await readObjects({ repo: this.repo }, rels.map((rel) => `HEAD:${this.entries.get(rel)!.gitPath}`), this.repo.maxFileBytes);
     for (const [k, rel] of rels.entries()) {
-      await this.lock.run(rel, async () => {
+      await this.lock.file(rel, async () => {
         const e = this.entries.get(rel);
         const obj = objs[k];
         const sha = obj?.type === "blob" ? obj.sha : null;

@@ -17,7 +17,7 @@ import { NO_SUBMODULE_WORKTREES, type GitCtx, git } from "./run.js";
 const names = (out: string) => out.split("\0").filter(Boolean);
 
 /** The commit and index tree the operation started from: the daemon's record, else what git's own state says. */
-async function startedFrom(ctx: GitCtx, cur: InProgress): Promise<{ head: string | null; index: string }> {
+async function startedFrom(cur: InProgress): Promise<{ head: string | null; index: string }> {
   const before = cur.record?.before;
   if (before) return { head: before.head, index: before.index_tree };
   if (cur.op === "rebase") {
@@ -32,7 +32,7 @@ async function startedFrom(ctx: GitCtx, cur: InProgress): Promise<{ head: string
  * are not conflicted, and that the commits it made (a rebase's) did not change: the operation never touched them.
  */
 export async function untouchedEdits(ctx: GitCtx, cur: InProgress): Promise<string[]> {
-  const from = await startedFrom(ctx, cur);
+  const from = await startedFrom(cur);
   const [edited, staged, unmerged, moved] = await Promise.all([
     git(ctx, ["diff", "--name-only", "-z", "--no-renames", NO_SUBMODULE_WORKTREES]),
     git(ctx, ["diff", "--cached", "--name-only", "-z", "--no-renames", from.index, "--"]),

@@ -31,31 +31,33 @@ interface Parsed {
   entries: Map<string, IndexEntry[]> | null;
 }
 
-/** The last parse of each index file (the repository's, and a temporary one at a time). */
-const parsed = new Map<string, Parsed>();
 /** Index files kept parsed at once: the real one and the temporary ones of the calls in progress. */
 const FILES_KEPT = 4;
 
-/** Entries of the index file `file` for `paths` (git paths), or null when git must be asked (see the header). */
-export async function indexEntriesFromFile(file: string, paths: readonly string[]): Promise<Map<string, IndexEntry[]> | null> {
-  const st = await stat(file, { bigint: true }).catch(() => null);
-  if (!st) return new Map(); // no index yet: git reads it as empty
-  const identity = `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
-  let known = parsed.get(file);
-  if (known?.identity !== identity) {
-    const bytes = await readFile(file);
-    known = { identity, entries: parseIndex(bytes) };
-    parsed.delete(file);
-    parsed.set(file, known);
-    if (parsed.size > FILES_KEPT) parsed.delete(parsed.keys().next().value!);
+/** The last parse of each index file (the repository's, and a few temporary ones): one per repository (GitRepo.indexFiles). */
+export class IndexFiles {
+  private readonly parsed = new Map<string, Parsed>();
+
+  /** Entries of the index file `file` for `paths` (git paths), or null when git must be asked (see the header). */
+  async entries(file: string, paths: readonly string[]): Promise<Map<string, IndexEntry[]> | null> {
+    const st = await stat(file, { bigint: true }).catch(() => null);
+    if (!st) return new Map(); // no index yet: git reads it as empty
+    const identity = `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
+    let known = this.parsed.get(file);
+    if (known?.identity !== identity) {
+      known = { identity, entries: parseIndex(await readFile(file)) };
+      this.parsed.delete(file);
+      this.parsed.set(file, known);
+      if (this.parsed.size > FILES_KEPT) this.parsed.delete(this.parsed.keys().next().value!);
+    }
+    if (!known.entries) return null;
+    const out = new Map<string, IndexEntry[]>();
+    for (const p of paths) {
+      const list = known.entries.get(p);
+      if (list) out.set(p, list);
+    }
+    return out;
   }
-  if (!known.entries) return null;
-  const out = new Map<string, IndexEntry[]>();
-  for (const p of paths) {
-    const list = known.entries.get(p);
-    if (list) out.set(p, list);
-  }
-  return out;
 }
 
 /** Every entry by path, or null for what is not read here. */
@@ -120,7 +122,7 @@ export function parseIndex(bytes: Buffer): Map<string, IndexEntry[]> | null {
  * Entries of the context's index (a temporary index's when its environment names one) for these git paths: from the
  * file, or from `git ls-files -s` where this module cannot read it.
  */
-export async function readIndexEntries(ctx: GitCtx, gitDir: string, gitPaths: readonly string[]): Promise<Map<string, IndexEntry[]>> {
+export async function readIndexEntries(ctx: GitCtx, files: IndexFiles, gitDir: string, gitPaths: readonly string[]): Promise<Map<string, IndexEntry[]>> {
   const file = ctx.env?.GIT_INDEX_FILE ?? path.join(gitDir, "index");
-  return (await indexEntriesFromFile(file, gitPaths)) ?? (await indexEntries(ctx, gitPaths));
+  return (await files.entries(file, gitPaths)) ?? (await indexEntries(ctx, gitPaths));
 }

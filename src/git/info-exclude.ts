@@ -1,6 +1,5 @@
-import { appendFile, mkdir, readFile } from "node:fs/promises";
 import path from "node:path";
-import { isNodeError } from "../errors.js";
+import { addExcludeLine } from "../fs/exclude-file.js";
 import { type GitCtx, git } from "./run.js";
 
 /** Marks the lines the daemon adds, so a person reading `.git/info/exclude` knows where they came from. */
@@ -15,19 +14,4 @@ export async function ensureExcluded(ctx: GitCtx, pattern: string): Promise<bool
   const r = await git(ctx, ["rev-parse", "--git-path", "info/exclude"], { ok: "any" });
   if (r.code !== 0) return false;
   return addExcludeLine(path.resolve(ctx.repo.root, r.stdout.trim()), pattern, MARK);
-}
-
-/**
- * Appends `pattern` (after `comment`) to an exclude file unless a line already says it; false when one did. A missing
- * file is created; one that cannot be read for another reason throws, and nothing is written over it.
- */
-export async function addExcludeLine(file: string, pattern: string, comment: string): Promise<boolean> {
-  const text = await readFile(file, "utf8").catch((e: unknown) => {
-    if (isNodeError(e, "ENOENT")) return "";
-    throw e;
-  });
-  if (text.split("\n").some((l) => l.trim() === pattern)) return false;
-  await mkdir(path.dirname(file), { recursive: true });
-  await appendFile(file, `${text && !text.endsWith("\n") ? "\n" : ""}${comment}\n${pattern}\n`);
-  return true;
 }

@@ -117,7 +117,7 @@ export interface Modes {
 /** Index and HEAD modes of these paths (the index from its file, HEAD's from `ls-tree`; `head: false` skips HEAD's). */
 export async function modesOf(ctx: RepoCtx, gitPaths: string[], opts: { head?: boolean } = {}): Promise<Modes> {
   const [index, head] = await Promise.all([
-    ctx.repo.gitDir().then((gitDir) => readIndexEntries(ctx, gitDir, gitPaths)),
+    ctx.repo.gitDir().then((gitDir) => readIndexEntries(ctx, ctx.repo.indexFiles, gitDir, gitPaths)),
     gitPaths.length && opts.head !== false
       ? gitRaw(ctx, ["ls-tree", "-z", "--full-tree", "HEAD", "--", ...gitPaths], { ok: "any" })
       : Promise.resolve({ code: 0, stdout: Buffer.alloc(0), stderr: "" }),
@@ -170,7 +170,7 @@ export async function applyPlans<T>(ctx: RepoCtx, action: IndexAction, plans: re
  */
 export async function storeBlob(ctx: RepoCtx, gitPath: string, bytes: Buffer, filters: boolean): Promise<string> {
   const repo = await ctx.repo.location();
-  const asIs = !filters || (await storedAsIs(repo, worktreeTop(ctx.repo.root, repo.prefix), gitPath, bytes, await readIndexEntries(ctx, repo.gitDir, attributesAlong(gitPath))));
+  const asIs = !filters || (await storedAsIs(repo, worktreeTop(ctx.repo.root, repo.prefix), gitPath, bytes, await readIndexEntries(ctx, ctx.repo.indexFiles, repo.gitDir, attributesAlong(gitPath))));
   if (asIs) return writeLooseBlob(path.join(repo.commonDir, "objects"), bytes);
   return writeBlob(ctx, gitPath, bytes, { write: true, filters });
 }

@@ -19,8 +19,8 @@ import { ToolError } from "../errors.js";
 import { readRaw } from "../fs/read-text.js";
 import type { PathResolver, ResolvedPath } from "../paths.js";
 import type { RepoLocation } from "./location.js";
-import { type CatFile } from "./cat-file.js";
-import { type IndexEntry, readIndexEntries } from "./index-file.js";
+import type { CatFile } from "./cat-file.js";
+import { type IndexEntry, type IndexFiles, readIndexEntries } from "./index-file.js";
 import type { GitObject } from "./objects.js";
 import { type GitCtx, type GitHost, git } from "./run.js";
 
@@ -76,6 +76,8 @@ const IDS_GROWTH = 8;
 export interface LineHost extends GitHost {
   /** The repository's long-lived object reader. */
   readonly catFile: Pick<CatFile, "info" | "contents">;
+  /** The repository's parsed index files. */
+  readonly indexFiles: IndexFiles;
   readonly paths: Pick<PathResolver, "resolve">;
   readonly maxFileBytes: number;
   location(): Promise<RepoLocation>;
@@ -161,7 +163,7 @@ export class LineFiles {
    * index's when it has one); `git ls-files -s` where index-file.ts cannot read it.
    */
   private async stagesOf(ctx: GitCtx, repo: RepoLocation, gitPath: string): Promise<IndexEntry[]> {
-    return (await readIndexEntries(ctx, repo.gitDir, [gitPath])).get(gitPath) ?? [];
+    return (await readIndexEntries(ctx, this.repo.indexFiles, repo.gitDir, [gitPath])).get(gitPath) ?? [];
   }
 
   /** The table of a file's lines, shared by every diff of its versions (LineIds). */
@@ -221,7 +223,7 @@ export class LineFiles {
     if (isBinary(bytes)) {
       throw new ToolError("BINARY_FILE", `${rel} is binary in ${where} (it has a NUL byte); line-level git works on text files. Stage it whole with git_add.`, { path: rel });
     }
-    let decoded;
+    let decoded: ReturnType<typeof decodeText>;
     try {
       decoded = decodeText(bytes, rel);
     } catch (e) {

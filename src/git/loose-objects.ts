@@ -80,7 +80,7 @@ export async function storedAsIs(repo: RepoLocation, top: string, gitPath: strin
 /** The `.gitattributes` paths git reads for gitPath: the top's and each folder's on the way down. */
 export function attributesAlong(gitPath: string): string[] {
   const parts = gitPath.split("/").slice(0, -1);
-  return parts.reduce((out, _, k) => [...out, `${parts.slice(0, k + 1).join("/")}/.gitattributes`], [".gitattributes"]);
+  return [".gitattributes", ...parts.map((_, k) => `${parts.slice(0, k + 1).join("/")}/.gitattributes`)];
 }
 
 function exists(file: string): Promise<boolean> {

@@ -8,6 +8,7 @@ import type { PathResolver } from "../paths.js";
 import type { EventBus } from "../platform/bus.js";
 import type { Supervisor } from "../platform/supervisor.js";
 import { CatFile } from "./cat-file.js";
+import { IndexFiles } from "./index-file.js";
 import { Changelists } from "./changelists.js";
 import { StageMerges } from "./conflicts-model.js";
 import { ConflictListing } from "./conflicts-stages.js";
@@ -49,6 +50,8 @@ export class GitRepo {
   readonly changelists: Changelists;
   /** The long-lived `git cat-file` the line tools read blobs through (cat-file.ts). */
   readonly catFile: CatFile;
+  /** The index files the line tools read entries from (index-file.ts), parsed once per file identity. */
+  readonly indexFiles = new IndexFiles();
   /** The unmerged entries and their attributes, while the index file stays the same one. */
   readonly conflictIndex = new ConflictListing();
   /** Merges of conflicted stages, by their blob ids. */
@@ -83,7 +86,7 @@ export class GitRepo {
     try {
       await this.changelists.stop();
     } finally {
-      this.catFile.stop();
+      await this.catFile.stop();
     }
   }
 

@@ -1,11 +1,9 @@
 import { stat } from "node:fs/promises";
 import { ToolError, isNodeError } from "../errors.js";
 import type { Env } from "../platform/child-env.js";
-import { DEFAULT_TIMEOUT_MS, type ProcessSpec, type RunOptions, type RunResult, type Supervisor } from "../platform/supervisor.js";
+import { DEFAULT_CHILD_TIMEOUT_MS, type ProcessSpec, type RunOptions, type RunResult, type Supervisor } from "../platform/supervisor.js";
 
 export type { RunResult };
-/** A git call with no bound of its own is killed after this: no git command we run should take longer on a sane repository. */
-export const DEFAULT_PROCESS_TIMEOUT_MS = DEFAULT_TIMEOUT_MS;
 
 /** Network operations get longer than local ones, but a dead remote must not hold a call for minutes. */
 export const NETWORK_TIMEOUT_MS = 120_000;
@@ -129,7 +127,7 @@ async function exec<R extends { code: number | null; timedOut: boolean; stdout: 
     throw e;
   }
   if (r.timedOut) {
-    throw new ToolError("TIMEOUT", `git ${args[0]} did not finish within ${opts.timeoutMs ?? DEFAULT_PROCESS_TIMEOUT_MS} ms and was killed; check the remote or narrow the request.`);
+    throw new ToolError("TIMEOUT", `git ${args[0]} did not finish within ${opts.timeoutMs ?? DEFAULT_CHILD_TIMEOUT_MS} ms and was killed; check the remote or narrow the request.`);
   }
   if (opts.ok !== "any" && !(opts.ok ?? [0]).includes(r.code ?? -1)) throw gitFailure(args, { code: r.code, stdout: r.stdout.toString(), stderr: r.stderr.toString() });
   return r;

@@ -5,19 +5,20 @@
  */
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import {
-  type DocumentSymbol,
-  type Hover,
-  type Location,
-  type LocationLink,
-  type Position,
-  type SymbolInformation,
-  type WorkspaceEdit,
-  type WorkspaceSymbol,
+import type {
+  DocumentSymbol,
+  Hover,
+  Location,
+  LocationLink,
+  Position,
+  SymbolInformation,
+  WorkspaceEdit,
+  WorkspaceSymbol,
 } from "vscode-languageserver-protocol";
 import { fileHash } from "../core/hash.js";
 import { decodeText, splitText } from "../core/text.js";
 import { ToolError } from "../errors.js";
+import { treeRss } from "../platform/process-tree.js";
 import {
   type DiagnosticItem,
   type FileEdits,
@@ -35,7 +36,6 @@ import { type ClientState, type KeeperOptions, ServerKeeper } from "./keeper.js"
 import { request, retrying, untilIndexed } from "./request.js";
 import { type ServerSpec, languageOf } from "./servers.js";
 import type { ServerSession } from "./session.js";
-import { treeRss } from "./spawn.js";
 import { WorkspacePaths } from "./workspace-paths.js";
 
 /** tsls checks every open file after each change (its geterr covers all open buffers): a bound keeps an edit cheap. */

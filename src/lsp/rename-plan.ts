@@ -4,6 +4,7 @@
  * HASH_MISMATCH, never a silently different rename.
  */
 import path from "node:path";
+import { LRUCache } from "lru-cache";
 import { canonicalJson } from "../core/canonical-json.js";
 import { unifiedDiff } from "../core/render.js";
 import { ToolError } from "../errors.js";
@@ -82,22 +83,21 @@ export const MAX_PLANS = 16;
 
 /** The plans of recent dry runs, by session and call (its canonical params). */
 export class RenamePlans {
-  private readonly plans = new Map<string, { plan: RenamePlan; at: number }>();
+  /** Timed by the wall clock (Date.now), as a time to live for a person's approval is meant. */
+  private readonly plans = new LRUCache<string, RenamePlan>({ max: MAX_PLANS, ttl: PLAN_TTL_MS, perf: { now: () => Date.now() } });
 
   static key(session: string, params: object): string {
     return `${session}\n${canonicalJson(params)}`;
   }
 
   put(key: string, plan: RenamePlan): void {
-    this.plans.delete(key);
-    this.plans.set(key, { plan, at: Date.now() });
-    while (this.plans.size > MAX_PLANS) this.plans.delete(this.plans.keys().next().value as string);
+    this.plans.set(key, plan);
   }
 
   /** The plan of the last identical preview, if recent; taken, so one approval applies it once. */
   take(key: string): RenamePlan | undefined {
     const got = this.plans.get(key);
     this.plans.delete(key);
-    return got && Date.now() - got.at <= PLAN_TTL_MS ? got.plan : undefined;
+    return got;
   }
 }

@@ -1,25 +1,24 @@
 /**
  * Language servers inside bubblewrap (SPEC 10: "where the sandbox of section 11 works the servers run inside it,
- * workspace read-only, no network"). Not the terminal's argv: that one binds the workspace read-write and runs bash.
- * Here the whole system is read-only, /tmp private, /run hidden (unix sockets on a read-only mount still accept
+ * workspace read-only, no network"). Not the terminal's policy: that one binds the workspace read-write and runs bash.
+ * Here (lspPolicy, built into bwrap's argv as every sandbox is) the whole system is read-only, /tmp private, /run hidden (unix sockets on a read-only mount still accept
  * connections), no network and no capabilities, and the server dies with the daemon (--die-with-parent).
  */
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
+import { childEnv } from "../platform/child-env.js";
+import { type Mount, type SandboxPolicy, bwrapArgv } from "../platform/sandbox/bwrap-argv.js";
+import { hostSandboxPaths } from "../platform/sandbox/host.js";
+import { probeBwrap, supervisedRun } from "../platform/sandbox/probe.js";
 import type { Supervisor } from "../platform/supervisor.js";
-import { hasDisableUserns, hostSandboxPaths } from "../terminal/sandbox-probe.js";
-import { PROC_READONLY, type View, guardMounts } from "../terminal/sandbox.js";
 import type { ServerWrapper } from "./supervised-spawn.js";
 
 /** `--lsp-sandbox`: auto runs the servers sandboxed where bwrap works, on requires it, off never uses it. */
 export type LspSandboxMode = "auto" | "on" | "off";
 
-/** The private /tmp every sandboxed server gets (lspSandboxArgv). */
+/** The private /tmp every sandboxed server gets (lspPolicy). */
 const PRIVATE_TMP = "/tmp";
-
-/** bwrap and node start in tens of milliseconds; much longer means something is wrong, not slow. */
-const PROBE_TIMEOUT_MS = 10_000;
 
 export interface LspSandboxOptions {
   /** The workspace (absolute real path): read-only, bound again after the private /tmp in case it lies there. */
@@ -34,21 +33,16 @@ export interface LspSandboxOptions {
   hide?: readonly string[];
 }
 
+/** A language server's sandbox: nothing writable but the private tmpfs mounts, so the guard pins nothing. */
+export function lspPolicy(opts: LspSandboxOptions, command: string, args: readonly string[]): SandboxPolicy {
+  const mounts: Mount[] = [{ kind: "tmpfs", dest: PRIVATE_TMP, perms: "1777" }, ...opts.hidden.map((dest): Mount => ({ kind: "tmpfs", dest }))];
+  for (const p of new Set([opts.root, ...opts.keep])) mounts.push({ kind: "bind", src: p, dest: p, writable: false });
+  return { mounts, readOnly: [], hide: opts.hide ?? [], cwd: opts.root, network: false, disableUserns: opts.disableUserns, command: [command, ...args] };
+}
+
 /** The bwrap command line around a server's own (argv[0] is `bwrap`). */
 export function lspSandboxArgv(opts: LspSandboxOptions, command: string, args: readonly string[]): string[] {
-  const a = ["bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"];
-  for (const p of PROC_READONLY) a.push("--ro-bind-try", p, p);
-  a.push("--perms", "1777", "--tmpfs", PRIVATE_TMP);
-  for (const d of opts.hidden) a.push("--tmpfs", d);
-  const bound = [...new Set([opts.root, ...opts.keep])];
-  for (const p of bound) a.push("--ro-bind", p, p);
-  // Nothing is writable but the private tmpfs mounts, so the guard pins nothing.
-  const views: View[] = [{ dest: "/", src: "/", writable: false }, ...["/tmp", ...opts.hidden].map((dest) => ({ dest, writable: true })), ...bound.map((p) => ({ dest: p, src: p, writable: false }))];
-  a.push(...guardMounts(views, [], opts.hide ?? []).args);
-  a.push("--chdir", opts.root, "--unshare-all");
-  if (opts.disableUserns) a.push("--unshare-user", "--disable-userns");
-  a.push("--die-with-parent", "--new-session", "--cap-drop", "ALL", "--", command, ...args);
-  return a;
+  return bwrapArgv(lspPolicy(opts, command, args)).argv;
 }
 
 /**
@@ -72,30 +66,20 @@ export type SandboxProbe =
   | { available: true; wrapper: ServerWrapper; version: string; hides: (abs: string) => boolean }
   | { available: false; reason: string };
 
-/** Runs node inside the sandbox once: if that works, every server can run there. */
+/** The one bubblewrap probe (platform/sandbox/probe.ts) on node in a server's sandbox: if that works, every server can run there. */
 export async function probeLspSandbox(processes: Pick<Supervisor, "run">, root: string, hide: readonly string[] = []): Promise<SandboxProbe> {
-  const run = (args: string[]) => processes.run({ cmd: "bwrap", args, cwd: root, group: false, label: "lsp sandbox probe" }, { timeoutMs: PROBE_TIMEOUT_MS })
-    .catch((e: NodeJS.ErrnoException) => ({ code: null, stdout: "", stderr: e.code === "ENOENT" ? "bubblewrap (bwrap) is not installed" : e.message }));
-  const version = await run(["--version"]);
-  if (version.code !== 0) return { available: false, reason: (version.stderr.trim() || `bwrap --version exited ${version.code}`).split("\n")[0] };
   const host = await hostSandboxPaths();
   const base = { root, keep: keptPaths(), hidden: host.hidden, hide: hide.filter((d) => existsSync(d)) };
-  const attempt = async (disableUserns: boolean) => {
-    const argv = lspSandboxArgv({ ...base, disableUserns }, process.execPath, ["-e", ""]);
-    return run(argv.slice(1));
-  };
-  let disableUserns = hasDisableUserns(version.stdout);
-  let r = await attempt(disableUserns);
-  if (r.code !== 0 && disableUserns) {
-    // A kernel where the nested-namespace guard fails: the sandbox still holds without it.
-    const without = await attempt(false);
-    if (without.code === 0) [r, disableUserns] = [without, false];
-  }
-  if (r.code !== 0) return { available: false, reason: `bwrap failed: ${(r.stderr.trim().split("\n")[0] || `exit ${r.code}`).slice(0, 300)}` };
-  const opts: LspSandboxOptions = { ...base, disableUserns };
+  const probe = await probeBwrap(supervisedRun(processes, "lsp sandbox probe"), {
+    cwd: root,
+    env: childEnv(),
+    policy: (disableUserns) => lspPolicy({ ...base, disableUserns }, process.execPath, ["-e", ""]),
+  });
+  if (!probe.available) return { available: false, reason: probe.reason ?? "bwrap failed" };
+  const opts: LspSandboxOptions = { ...base, disableUserns: probe.disableUserns };
   return {
     available: true,
-    version: version.stdout.trim(),
+    version: probe.version ?? "",
     hides: (abs) => hiddenInSandbox(opts, abs),
     wrapper: {
       isolated: true,

@@ -40,7 +40,7 @@ declare module "../platform/bus.js" {
 export interface LspWorkspace {
   root: string;
   maxFileBytes: number;
-  processes: Pick<Supervisor, "attach" | "kill" | "run">;
+  processes: Pick<Supervisor, "attach" | "run">;
   bus: EventBus;
   paths: { toRel(abs: string): string };
   log: (message: string) => void;

@@ -23,7 +23,7 @@ import {
   ShutdownRequest,
 } from "vscode-languageserver-protocol";
 import type { ServerSpec } from "./servers.js";
-import { type SpawnServer, type SpawnedServer, isAlive, processTree } from "./spawn.js";
+import type { SpawnServer, SpawnedServer } from "./spawn.js";
 
 /** LSP SymbolKind 1..26: we read every kind. */
 const ALL_SYMBOL_KINDS = Array.from({ length: 26 }, (_, i) => (i + 1) as SymbolKind);
@@ -62,15 +62,6 @@ const LOG_LINES_KEPT = 20;
 const EXIT_GRACE_MS = 2_000;
 /** After an exit, stderr's last lines may still be in the pipe: this long at most for them, for the failure message. */
 const STDERR_DRAIN_MS = 200;
-/** A stopped server's processes are checked this often until gone: SIGKILL is delivered, not awaited, and no event says so. */
-const GONE_POLL_MS = 10;
-/**
- * After the kill, this long at most for them to be gone: SIGKILL takes milliseconds, a large tsserver's teardown some
- * more on a loaded machine. One still there left the group with setsid() where no cgroup holds it (containment by
- * process group only): nothing the session has can end it, so the daemon's shutdown goes on without it (the
- * supervisor's final sweep and the watchdog do the rest) and the caller logs what is left.
- */
-export const GONE_WAIT_MS = 5_000;
 
 /**
  * vscode-jsonrpc 8.2 rethrows a failed request write inside a promise executor: an unhandled rejection, which would end
@@ -131,7 +122,7 @@ export class ServerSession {
       this.dead = true;
       this.connection.dispose(); // rejects every pending request
       for (const listener of [...this.deathListeners]) listener();
-      this.server.kill(); // what it left behind (tsserver) goes with it
+      void this.server.stop({ graceMs: 0 }); // what it left behind (tsserver) goes with it
       this.markIndexed();
       void Promise.race([stderrEnded, new Promise((resolve) => setTimeout(resolve, STDERR_DRAIN_MS).unref())]).then(() => {
         exitedWith(reason);
@@ -200,26 +191,19 @@ export class ServerSession {
   }
 
   /**
-   * shutdown, exit, then kill whatever is left; resolves once no process of the server is alive, or after GONE_WAIT_MS
-   * with the pids of those still alive.
+   * shutdown, exit, then kill whatever is left (the supervisor's stop, asked politely first); resolves once no process
+   * of the server is alive, or after the supervisor's GONE_WAIT_MS with the pids of those still alive.
    */
   async stop(): Promise<number[]> {
     this.stopping = true;
-    const tree = this.pid === undefined ? [] : processTree(this.pid);
-    if (!this.dead) {
-      const grace = new Promise<void>((resolve) => setTimeout(resolve, EXIT_GRACE_MS).unref());
-      const polite = (async () => {
-        await this.connection.sendRequest(ShutdownRequest.type);
-        await this.connection.sendNotification(ExitNotification.type);
-        await this.exited;
-      })().catch(() => {});
-      await Promise.race([polite, grace]);
-    }
-    this.server.kill();
+    const polite = async () => {
+      await this.connection.sendRequest(ShutdownRequest.type);
+      await this.connection.sendNotification(ExitNotification.type);
+      await this.exited;
+    };
+    const left = await this.server.stop(this.dead ? { graceMs: 0 } : { graceMs: EXIT_GRACE_MS, ask: polite });
     if (!this.dead) this.connection.dispose();
-    const deadline = Date.now() + GONE_WAIT_MS;
-    while (tree.some(isAlive) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, GONE_POLL_MS));
-    return tree.filter(isAlive);
+    return left;
   }
 
   private remember(text: string): void {
@@ -268,7 +252,7 @@ export class ServerSession {
       // "user-setting" is our tsserver.path; anything else is the workspace's typescript or tsls's guess.
       if (params.source !== "user-setting") {
         this.fatal = `it runs typescript ${params.version} from "${params.source}", not the project's own`;
-        this.server.kill();
+        void this.server.stop({ graceMs: 0 });
       }
     });
     c.onNotification("window/logMessage", (params: { type: number; message: string }) => {

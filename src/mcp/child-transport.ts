@@ -1,4 +1,3 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import {
   type JSONRPCMessage,
   STDIO_DEFAULT_MAX_BUFFER_SIZE,
@@ -9,11 +8,13 @@ import {
   serializeMessage,
 } from "@modelcontextprotocol/client";
 import { getDefaultEnvironment } from "@modelcontextprotocol/client/stdio";
+import type { AttachedChild, Exit, ServerChild, Supervisor } from "../platform/supervisor.js";
 
 /**
- * The SDK's stdio transport over a child process that the daemon starts: the SDK's StdioClientTransport spawns by
- * itself, which would put MCP servers outside the daemon's process supervision (groups, environment, death with the
- * daemon). This one is handed a spawn function and uses the SDK's own message framing (one JSON-RPC message a line).
+ * The SDK's stdio transport over a child process that the daemon's supervisor starts: the SDK's StdioClientTransport
+ * spawns by itself, which would put MCP servers outside the daemon's process supervision (groups, cgroups, environment,
+ * death with the daemon). This one is handed a spawn function and uses the SDK's own message framing (one JSON-RPC
+ * message a line); it ends the server through the supervisor's stop, the one way a child is ended.
  */
 
 export interface SpawnSpec {
@@ -24,44 +25,34 @@ export interface SpawnSpec {
   env: Readonly<Record<string, string>>;
 }
 
-/**
- * Starts a server process with stdio `["pipe", "pipe", "pipe"]`. The daemon's supervisor provides one; it should make
- * the child lead a process group of its own, so `close()` reaches the servers that `npx` or a shell start in turn.
- */
-export type SpawnServer = (spec: SpawnSpec) => ChildProcess;
+/** Starts a server process with its three streams piped, as a child of the daemon's supervisor (supervisedSpawn). */
+export type SpawnServer = (spec: SpawnSpec) => AttachedChild;
 
 /**
- * The spawner used until the supervisor lands: its own process group, and the SDK's default inherited variables
- * (HOME, LOGNAME, PATH, SHELL, TERM, USER) under the entry's, so a server sees no secret it was not given.
+ * Servers as children of `processes`, in a process group (and cgroup) of their own, so `close()` reaches the servers
+ * that `npx` or a shell start in turn; with the SDK's default inherited variables (HOME, LOGNAME, PATH, SHELL, TERM,
+ * USER) under the entry's, so a server sees no secret it was not given.
  */
-export const defaultSpawn: SpawnServer = (spec) =>
-  spawn(spec.command, spec.args, {
-    cwd: spec.cwd,
-    env: { ...getDefaultEnvironment(), ...spec.env },
-    stdio: ["pipe", "pipe", "pipe"],
-    detached: true,
-  });
+export function supervisedSpawn(processes: Pick<Supervisor, "attach">, label: string): SpawnServer {
+  return (spec) => processes.attach({ cmd: spec.command, args: spec.args, cwd: spec.cwd, exactEnv: { ...getDefaultEnvironment(), ...spec.env }, stdin: "pipe", label });
+}
 
 /** Kept of a server's stderr for errors and `mcp_servers`: the last lines say why it died, the rest is noise. */
 export const STDERR_TAIL_CHARS = 8 * 1024;
-/** After stdin is closed, this long to exit by itself (an MCP server's clean shutdown) before SIGTERM. */
+/**
+ * After stdin is closed, this long to exit by itself (an MCP server's clean shutdown) before the supervisor's stop
+ * (SIGTERM, then SIGKILL after its grace).
+ */
 const EXIT_GRACE_MS = 1_000;
-/** After SIGTERM, this long before SIGKILL to the whole group. */
-const KILL_GRACE_MS = 2_000;
 /**
  * After the server process exited, this long for its pipes to close. A grandchild that inherited stdout keeps them
- * open; the connection must still be reported closed, so the rest of the group is killed and the close is taken as done.
+ * open; the connection must still be reported closed, so the rest of the tree is killed and the close is taken as done.
  */
 const PIPE_CLOSE_GRACE_MS = 250;
 /** A line of stdout longer than this is no MCP message the daemon wants in memory (the SDK's own bound, 10 MB). */
 export const MAX_LINE_BYTES = STDIO_DEFAULT_MAX_BUFFER_SIZE;
 /** Garbage lines are quoted in warnings up to this length. */
 const GARBAGE_QUOTE_CHARS = 200;
-
-export interface ExitInfo {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-}
 
 export interface ChildTransportOptions {
   /** A stdout line that is not a JSON-RPC message: reported, skipped; the connection goes on. */
@@ -73,13 +64,14 @@ export class ChildProcessTransport implements Transport {
   onerror?: (error: Error) => void;
   onmessage?: <T extends JSONRPCMessage>(message: T) => void;
 
-  private child: ChildProcess | null = null;
+  private child: ServerChild | null = null;
+  private handle: AttachedChild | null = null;
   private pending: Buffer[] = [];
   private pendingBytes = 0;
   private stderr = "";
   private closedFired = false;
   private closing: Promise<void> | null = null;
-  private exitInfo: ExitInfo | null = null;
+  private exitInfo: Exit | null = null;
   private readonly exited: Promise<void>;
   private markExited!: () => void;
   /** Set when the transport itself ended the connection (a line over the bound), for the error it reports. */
@@ -87,7 +79,7 @@ export class ChildProcessTransport implements Transport {
 
   constructor(
     private readonly spec: SpawnSpec,
-    private readonly spawnServer: SpawnServer = defaultSpawn,
+    private readonly spawnServer: SpawnServer,
     private readonly opts: ChildTransportOptions = {},
   ) {
     this.exited = new Promise((resolve) => (this.markExited = resolve));
@@ -98,7 +90,7 @@ export class ChildProcessTransport implements Transport {
   }
 
   /** How the process ended, once it has. */
-  get exit(): ExitInfo | null {
+  get exit(): Exit | null {
     return this.exitInfo;
   }
 
@@ -115,19 +107,15 @@ export class ChildProcessTransport implements Transport {
   start(): Promise<void> {
     if (this.child) throw new Error("ChildProcessTransport already started");
     return new Promise((resolve, reject) => {
-      let child: ChildProcess;
+      let handle: AttachedChild;
       try {
-        child = this.spawnServer(this.spec);
+        handle = this.spawnServer(this.spec);
       } catch (e) {
         reject(e);
         return;
       }
-      this.child = child;
-      if (!child.stdin || !child.stdout || !child.stderr) {
-        reject(new Error("the spawn function must give the server piped stdin, stdout and stderr"));
-        this.kill();
-        return;
-      }
+      const child = handle.child;
+      [this.child, this.handle] = [child, handle];
       let started = false;
       child.once("spawn", () => {
         started = true;
@@ -152,7 +140,7 @@ export class ChildProcessTransport implements Transport {
         this.exitInfo = { code, signal };
         this.markExited();
         const t = setTimeout(() => {
-          this.killGroup("SIGKILL");
+          void handle.stop({ graceMs: 0 });
           this.fireClose();
         }, PIPE_CLOSE_GRACE_MS);
         t.unref();
@@ -178,7 +166,10 @@ export class ChildProcessTransport implements Transport {
     }
   }
 
-  /** Ends the server: stdin closed, a grace to exit, then SIGTERM and SIGKILL to its group. Resolves once it exited. */
+  /**
+   * Ends the server: stdin closed, a grace to exit, then the supervisor's stop (SIGTERM and SIGKILL to its tree).
+   * Resolves once it exited.
+   */
   close(): Promise<void> {
     this.closing ??= this.stop();
     return this.closing;
@@ -187,15 +178,13 @@ export class ChildProcessTransport implements Transport {
   private async stop(): Promise<void> {
     const child = this.child;
     if (child && !this.exitInfo) {
-      child.stdin?.end();
-      if (!(await this.exitWithin(EXIT_GRACE_MS))) {
-        this.killGroup("SIGTERM");
-        if (!(await this.exitWithin(KILL_GRACE_MS))) this.killGroup("SIGKILL");
-      }
+      child.stdin.end();
+      if (!(await this.exitWithin(EXIT_GRACE_MS))) void this.handle?.stop();
       await this.exited;
     }
-    // The leader is gone; whatever it left in its group goes with it.
-    this.killGroup("SIGKILL");
+    // The leader is gone; whatever it left in its group or cgroup goes with it (not awaited: a grandchild that left
+    // both could hold the pipes open, and the connection is closed all the same).
+    void this.handle?.stop({ graceMs: 0 });
     this.fireClose();
   }
 
@@ -207,27 +196,6 @@ export class ChildProcessTransport implements Transport {
         resolve(true);
       });
     });
-  }
-
-  private kill(): void {
-    this.killGroup("SIGKILL");
-  }
-
-  private killGroup(signal: NodeJS.Signals): void {
-    const pid = this.child?.pid;
-    if (pid === undefined) return;
-    try {
-      process.kill(-pid, signal);
-    } catch {
-      // Not a group leader (a spawner without its own group), or the group is gone.
-      if (!this.exitInfo) {
-        try {
-          this.child?.kill(signal);
-        } catch {
-          /* gone */
-        }
-      }
-    }
   }
 
   private fireClose(): void {

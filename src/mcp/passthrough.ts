@@ -1,21 +1,27 @@
-import { z } from "zod";
-import type { ToolProvider } from "../dispatch/registry.js";
 import { ToolError } from "../errors.js";
-import { ensureExcluded } from "../git/info-exclude.js";
-import type { AnyTool, ToolContext } from "../tools/tool.js";
-import type { Workspace } from "../workspace.js";
 import { ApprovalStore, approvalsFile } from "./approvals.js";
-import type { SpawnServer } from "./child-transport.js";
-import { CODEGRAPH_DIR, CODEGRAPH_SERVER_NAME, codegraphIndexed, codegraphInstalled, codegraphServerEntry, initCommand, syncCommand } from "./codegraph.js";
+import { CODEGRAPH_SERVER_NAME, codegraphIndexed, codegraphInstalled, codegraphServerEntry } from "./codegraph.js";
+import { type CodegraphHost, CodegraphSync } from "./codegraph-sync.js";
 import { type ConfigProblem, type ServerConfig, WORKSPACE_CONFIG_FILE, describeEntry } from "./config.js";
 import { loadMcpConfig } from "./load-config.js";
 import { assignToolIds } from "./naming.js";
 import type { McpToolInfo, ServerConnection, ServerStatus } from "./server-connection.js";
 
-/** After the last file change, CodeGraph's sync waits this long: a save burst (a checkout, a build) is one sync of ~2.5 s. */
-export const CODEGRAPH_SYNC_DEBOUNCE_MS = 1_000;
-/** Above the connection's own timeout, so the call answers the connection's TIMEOUT (and cancels on the server) first. */
-const DISPATCH_MARGIN_MS = 5_000;
+/** What the passthrough needs from the workspace around it (the Workspace is one; mcp/ never imports it). */
+export type McpHost = CodegraphHost;
+
+/** One tool a server serves, as the tool layer (tools/mcp-passthrough.ts) makes a tool of it. */
+export interface ServedTool {
+  /** The server's name. */
+  server: string;
+  /** The tool's id in the registry, stable across list changes. */
+  id: string;
+  config: ServerConfig;
+  connection: ServerConnection;
+  info: McpToolInfo;
+  /** `info` as JSON: an unchanged tool keeps its definition, so `tools.changed` names only real changes. */
+  infoJson: string;
+}
 
 export type CodegraphMode = "auto" | "on" | "off";
 
@@ -37,42 +43,33 @@ interface Server {
   /** Set while the connection is being made (the SDK is loaded lazily), so two reloads never make two. */
   connecting?: Promise<void>;
   ids: Map<string, string>;
-  /** The definitions made last, by tool id: an unchanged tool keeps its definition, so `tools.changed` names only real changes. */
-  defs: Map<string, MadeDef>;
-}
-
-interface MadeDef {
-  connection: ServerConnection;
-  /** The server's description of the tool, as JSON. */
-  info: string;
-  def: AnyTool;
 }
 
 /**
  * The user's MCP servers (`.mcp.json`, `--mcp-config`) and CodeGraph, passed through (SPEC 12): each server's tools are
- * a provider's tools in the registry, so they come and go with `tools.changed`. Servers named in the workspace's own
+ * a provider's tools in the registry (tools/mcp-passthrough.ts), so they come and go with `tools.changed`. Servers named in the workspace's own
  * `.mcp.json` start only once their entry is approved, and a change to an entry withdraws its approval.
  */
-export class McpPassthrough implements ToolProvider {
-  readonly name = "mcp";
+export class McpPassthrough {
   private readonly servers = new Map<string, Server>();
   private problems: ConfigProblem[] = [];
-  private defs: AnyTool[] = [];
+  private served: ServedTool[] = [];
   private readonly approvals: ApprovalStore;
   private stopped = false;
   private reloading: Promise<void> = Promise.resolve();
   private codegraphSync?: CodegraphSync;
 
   constructor(
-    private readonly ws: Workspace,
+    private readonly ws: McpHost,
     private readonly onChange: () => void,
     private readonly options: PassthroughOptions,
   ) {
     this.approvals = new ApprovalStore(approvalsFile(options.stateDir, ws.root), ws.root);
   }
 
-  tools(): readonly AnyTool[] {
-    return this.defs;
+  /** Every ready server's tools, in server order. */
+  tools(): readonly ServedTool[] {
+    return this.served;
   }
 
   /** Reads the configuration and starts what may start, without waiting for the servers (`ready` does not). */
@@ -144,7 +141,7 @@ export class McpPassthrough implements ToolProvider {
     for (const config of entries) {
       const approved = config.source !== "workspace" || (await this.approvals.isApproved(config.name, config.digest));
       let server = this.servers.get(config.name);
-      if (!server) this.servers.set(config.name, (server = { config, ids: new Map(), defs: new Map() }));
+      if (!server) this.servers.set(config.name, (server = { config, ids: new Map() }));
       server.blocked = approved ? undefined : `its entry in ${WORKSPACE_CONFIG_FILE} is not approved; mcp_approve starts it`;
       if (!approved && server.connection) {
         await server.connection.close();
@@ -164,14 +161,11 @@ export class McpPassthrough implements ToolProvider {
 
   private async connect(server: Server): Promise<void> {
     const { ServerConnection } = await import("./server-connection.js"); // the SDK takes ~350 ms to load: not before ready
-    const { getDefaultEnvironment } = await import("@modelcontextprotocol/client/stdio");
+    const { supervisedSpawn } = await import("./child-transport.js");
     if (this.stopped || this.servers.get(server.config.name) !== server || server.blocked) return;
-    const label = `mcp ${server.config.name}`;
-    // A user's server gets the SDK's default variables (HOME, PATH, USER, …) and its entry's: none of the daemon's secrets.
-    const spawn: SpawnServer = (spec) =>
-      this.ws.processes.attach({ cmd: spec.command, args: spec.args, cwd: spec.cwd, exactEnv: { ...getDefaultEnvironment(), ...spec.env }, stdin: "pipe", label });
     server.connection = new ServerConnection(server.config, {
-      spawn,
+      // A user's server gets the SDK's default variables (HOME, PATH, USER, …) and its entry's: none of the daemon's secrets.
+      spawn: supervisedSpawn(this.ws.processes, `mcp ${server.config.name}`),
       onToolsChanged: () => this.rebuild(),
       onWarning: (m) => this.ws.log(`MCP server ${server.config.name}: ${m}`),
     });
@@ -183,130 +177,30 @@ export class McpPassthrough implements ToolProvider {
     );
   }
 
-  /** The registry's view of every server's tools, ids kept stable across list changes. */
+  /** Every server's tools, ids kept stable across list changes. */
   private rebuild(): void {
     const taken = new Set<string>();
-    const defs: AnyTool[] = [];
+    const served: ServedTool[] = [];
     for (const server of this.servers.values()) {
       const connection = server.connection;
       const tools = connection && (connection.state === "ready" || connection.tools.length) ? connection.tools : [];
       server.ids = assignToolIds(server.config.name, tools.map((t) => t.name), taken, server.ids);
-      const made = new Map<string, MadeDef>();
       for (const t of tools) {
         const id = server.ids.get(t.name)!;
         taken.add(id);
-        const info = JSON.stringify(t);
-        const before = server.defs.get(id);
-        const def = before && before.connection === connection && before.info === info ? before.def : this.toolDef(server, t, id);
-        made.set(id, { connection: connection!, info, def });
-        defs.push(def);
+        served.push({ server: server.config.name, id, config: server.config, connection: connection!, info: t, infoJson: JSON.stringify(t) });
       }
-      server.defs = made;
     }
-    this.defs = defs;
+    this.served = served;
     this.onChange();
   }
 
-  private toolDef(server: Server, t: McpToolInfo, id: string): AnyTool {
-    const connection = server.connection!;
-    const schema = t.inputSchema as Record<string, unknown>;
-    const isCodegraph = server.config.name === CODEGRAPH_SERVER_NAME;
-    return {
-      id,
-      provider: server.config.name,
-      description: `${server.config.name}: ${t.description || t.title || t.name}`,
-      params: paramsOf(schema),
-      jsonSchema: schema,
-      mutating: !t.readOnly,
-      hints: {
-        read_only: t.readOnly,
-        destructive: t.annotations?.destructiveHint,
-        idempotent: t.annotations?.idempotentHint,
-        open_world: t.annotations?.openWorldHint,
-      },
-      timeoutMs: server.config.timeoutMs + DISPATCH_MARGIN_MS,
-      state: () => ({ server: connection.status(), tool: t.name }),
-      run: async (params: Record<string, unknown>, ctx: ToolContext) => {
-        if (ctx.dryRun) {
-          return { server: server.config.name, tool: t.name, arguments: params, text: `would call ${t.name} on MCP server ${server.config.name} with ${JSON.stringify(params)}` };
-        }
-        if (isCodegraph) await this.codegraphSync?.fresh();
-        return { ...(await connection.callTool(t.name, params, { signal: ctx.signal })) };
-      },
-    };
+  /** Calls a served tool on its server; CodeGraph's index is brought up to date with the disk first. */
+  async call(tool: ServedTool, params: Record<string, unknown>, signal: AbortSignal): Promise<Record<string, unknown>> {
+    if (tool.server === CODEGRAPH_SERVER_NAME) await this.codegraphSync?.fresh();
+    return { ...(await tool.connection.callTool(tool.info.name, params, { signal })) };
   }
 }
 
-/** A server's JSON Schema as the dispatcher's check; a schema zod cannot read is checked by the server alone. */
-function paramsOf(schema: Record<string, unknown>): z.ZodType {
-  try {
-    return z.fromJSONSchema(schema as Parameters<typeof z.fromJSONSchema>[0]);
-  } catch {
-    return z.looseObject({});
-  }
-}
-
-/**
- * Keeps CodeGraph's index fresh from the bus (SPEC 12): after files change (outside `.codegraph/`), its own incremental
- * sync runs, debounced and one at a time; a query first waits until what the disk has is in the index.
- */
-class CodegraphSync {
-  private dirty = false;
-  private timer?: NodeJS.Timeout;
-  private running: Promise<void> = Promise.resolve();
-  private readonly unsubscribe: () => void;
-
-  constructor(
-    private readonly ws: Workspace,
-    private readonly stateDir: string,
-  ) {
-    this.unsubscribe = ws.bus.on("fs.changed", ({ changes }) => {
-      if (!changes.some((c) => !c.path.startsWith(`${CODEGRAPH_DIR}/`))) return;
-      this.dirty = true;
-      clearTimeout(this.timer);
-      this.timer = setTimeout(() => void this.sync(), CODEGRAPH_SYNC_DEBOUNCE_MS);
-      this.timer.unref();
-    });
-  }
-
-  /** The first index of the root, when `--codegraph on` asked for one; its folder kept out of git either way. */
-  async ensureIndexed(): Promise<void> {
-    await ensureExcluded({ repo: this.ws.git }, `/${CODEGRAPH_DIR}/`).catch((e: Error) => this.ws.log(`could not keep ${CODEGRAPH_DIR}/ out of git: ${e.message}`));
-    if (codegraphIndexed(this.ws.root)) return;
-    const cmd = initCommand(this.ws.root, this.stateDir);
-    if (cmd) await this.run(cmd, "init");
-  }
-
-  /** Resolves once every change the disk has is in the index. */
-  async fresh(): Promise<void> {
-    await this.ws.settle();
-    if (this.dirty) {
-      clearTimeout(this.timer);
-      await this.sync();
-    }
-    await this.running;
-  }
-
-  stop(): void {
-    clearTimeout(this.timer);
-    this.unsubscribe();
-  }
-
-  private sync(): Promise<void> {
-    this.running = this.running.then(async () => {
-      if (!this.dirty) return;
-      this.dirty = false;
-      const cmd = syncCommand(this.ws.root, this.stateDir);
-      if (cmd) await this.run(cmd, "sync");
-    });
-    return this.running;
-  }
-
-  private async run(cmd: { argv: string[]; env: Record<string, string>; cwd: string }, what: string): Promise<void> {
-    const [bin, ...args] = cmd.argv;
-    const r = await this.ws.processes.run({ cmd: bin, args, cwd: cmd.cwd, env: cmd.env, label: `codegraph ${what}` }, { timeoutMs: 600_000 }).catch((e: Error) => ({ code: null, stderr: e.message, timedOut: false }));
-    if (r.code !== 0) this.ws.log(`codegraph ${what} failed (exit ${r.code}): ${r.stderr.trim().slice(-500)}`);
-  }
-}
 
 export type { ServerStatus };

@@ -12,7 +12,7 @@ import {
   type Transport,
 } from "@modelcontextprotocol/client";
 import { ToolError } from "../errors.js";
-import { ChildProcessTransport, type SpawnServer, defaultSpawn } from "./child-transport.js";
+import { ChildProcessTransport, type SpawnServer } from "./child-transport.js";
 import { type ServerConfig, type ServerSource, redact } from "./config.js";
 import { type PassthroughResult, renderContent } from "./results.js";
 import { stderrCause } from "./stderr-cause.js";
@@ -62,8 +62,8 @@ export interface CallOptions {
 }
 
 export interface ConnectionOptions {
-  /** Starts stdio servers; the supervisor's, in the daemon. */
-  spawn?: SpawnServer;
+  /** Starts stdio servers: the daemon's supervisor's (supervisedSpawn), so no server runs outside its supervision. */
+  spawn: SpawnServer;
   clientInfo?: Implementation;
   connectTimeoutMs?: number;
   maxRestarts?: number;
@@ -105,7 +105,7 @@ export class ServerConnection {
 
   constructor(
     readonly config: ServerConfig,
-    private readonly opts: ConnectionOptions = {},
+    private readonly opts: ConnectionOptions,
   ) {}
 
   get name(): string {
@@ -264,7 +264,7 @@ export class ServerConnection {
     const c = this.config;
     let transport: Transport;
     if (c.transport === "stdio") {
-      transport = new ChildProcessTransport({ command: c.command, args: c.args, cwd: c.cwd, env: c.env }, this.opts.spawn ?? defaultSpawn, {
+      transport = new ChildProcessTransport({ command: c.command, args: c.args, cwd: c.cwd, env: c.env }, this.opts.spawn, {
         onGarbage: (line) => {
           if (gen !== this.generation) return;
           this.garbageLines++;

@@ -1,4 +1,4 @@
-import { spawnSync } from "node:child_process";
+import { randomInt } from "node:crypto";
 import { accessSync, closeSync, constants, existsSync, mkdirSync, openSync, readFileSync, readdirSync, rmdirSync, statSync, writeFileSync, writeSync } from "node:fs";
 import path from "node:path";
 import { isNodeError } from "../errors.js";
@@ -100,14 +100,20 @@ const JOIN_SCRIPT = '{ echo $$ > "$1"; } 2>/dev/null; if [ "$2" = 1 ]; then PWD=
 const SHELL = "/bin/sh";
 const SHELL_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
-/** What this machine's /bin/sh passes on through JOIN_SCRIPT: probed once (two runs of `env`), on the first child. */
-let shellCheck: { works: boolean; keepsOddNames: boolean } | undefined;
+/** Runs a program to its end, synchronously (the supervisor's, which owns every spawn): its exit status and stdout. */
+export type RunSync = (cmd: string, args: readonly string[], env: Record<string, string>) => { status: number | null; stdout: string };
 
-function probeShell(): { works: boolean; keepsOddNames: boolean } {
+interface ShellCheck {
+  works: boolean;
+  keepsOddNames: boolean;
+}
+
+/** What this machine's /bin/sh passes on through JOIN_SCRIPT: two runs of `env`. */
+function probeShell(runSync: RunSync): ShellCheck {
   const base = { PATH: process.env.PATH ?? "/usr/bin:/bin", TOOL_LAYER_PROBE: "a b=c", "TOOL-LAYER.ODD": "1" };
   const passes = (env: Record<string, string>, pwd: string | undefined) => {
-    const r = spawnSync(SHELL, ["-c", JOIN_SCRIPT, "sh", "/dev/null", pwd === undefined ? "0" : "1", pwd ?? "", "env"], { env, encoding: "utf8", timeout: 5_000 });
-    const seen = new Set((r.stdout ?? "").split("\n").filter(Boolean));
+    const r = runSync(SHELL, ["-c", JOIN_SCRIPT, "sh", "/dev/null", pwd === undefined ? "0" : "1", pwd ?? "", "env"], env);
+    const seen = new Set(r.stdout.split("\n").filter(Boolean));
     const wanted = Object.entries(env).filter(([k]) => SHELL_NAME.test(k)).map(([k, v]) => `${k}=${v}`);
     const odd = seen.has("TOOL-LAYER.ODD=1");
     return { ok: r.status === 0 && wanted.every((l) => seen.has(l)) && seen.size === wanted.length + (odd ? 1 : 0), odd };
@@ -137,7 +143,9 @@ const STALE_TREE = new RegExp(`^${TREE_PREFIX}(\\d+)-\\d+$`);
 const EMPTY_POLL_MS = 5;
 /** Empty leaves kept for the next long-lived children, instead of a mkdir and rmdir each. */
 const MAX_SPARE_LEAVES = 8;
-let sequence = 0;
+/** The number after the daemon's pid in the cgroups it names (trees, commands' cgroups): random, so two of one process
+ * never collide, and no counter is kept. */
+export const uniqueSuffix = () => randomInt(2 ** 47);
 
 /** One child's cgroup. */
 export class Leaf {
@@ -215,15 +223,20 @@ export class CgroupTree {
   private baseFd?: number;
   private base?: string;
   private entered = false;
+  /** probeShell's answer, on the first child that could join its leaf by itself. */
+  private shellCheck?: ShellCheck;
 
-  /** `own`: the daemon's cgroup v2 directory (default: the one /proc says), or why there is none. */
-  constructor(private readonly log: (message: string) => void = () => undefined, own = hostOwnV2Cgroup()) {
+  /**
+   * `own`: the daemon's cgroup v2 directory (default: the one /proc says), or why there is none. `runSync`: how to run
+   * the check of /bin/sh; without it, every long-lived child joins its leaf through the daemon's own move.
+   */
+  constructor(private readonly log: (message: string) => void = () => undefined, own = hostOwnV2Cgroup(), private readonly runSync?: RunSync) {
     if ("reason" in own) {
       this.unavailable = own.reason;
       return;
     }
     this.outside = own.dir;
-    this.dir = path.join(own.dir, `${TREE_PREFIX}${process.pid}-${++sequence}`);
+    this.dir = path.join(own.dir, `${TREE_PREFIX}${process.pid}-${uniqueSuffix()}`);
   }
 
   state(): Containment {
@@ -288,9 +301,10 @@ export class CgroupTree {
 
   /** Whether the child can join its leaf by itself (JOIN_SCRIPT) and still get exactly `env` and ENOENT semantics. */
   private joinsItself(cmd: string, env: Record<string, string>, cwd: string): boolean {
-    shellCheck ??= probeShell();
-    if (!shellCheck.works || env.PATH === undefined) return false;
-    if (!shellCheck.keepsOddNames && !Object.keys(env).every((k) => SHELL_NAME.test(k))) return false;
+    if (!this.runSync || env.PATH === undefined) return false;
+    const shell = (this.shellCheck ??= probeShell(this.runSync));
+    if (!shell.works) return false;
+    if (!shell.keepsOddNames && !Object.keys(env).every((k) => SHELL_NAME.test(k))) return false;
     return resolves(cmd, env.PATH, cwd);
   }
 

@@ -1,8 +1,9 @@
-import { type ChildProcess, type ChildProcessByStdio, spawn } from "node:child_process";
+import { type ChildProcess, type ChildProcessByStdio, spawn, spawnSync } from "node:child_process";
 import type { Readable, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
-import { CgroupTree, type Leaf } from "./cgroup-tree.js";
+import { CgroupTree, type Leaf, type RunSync } from "./cgroup-tree.js";
 import { type Env, childEnv } from "./child-env.js";
+import { groupAlive, isAlive, processTree } from "./process-tree.js";
 
 /**
  * Short-lived children (git, rg, gh) running at once; the rest wait in a queue. A burst of 3,000 git_status calls
@@ -10,12 +11,21 @@ import { type Env, childEnv } from "./child-env.js";
  * keep the cores busy (git status runs threads of its own) without starving the event loop.
  */
 export const MAX_CONCURRENT = 8;
-/** A child with no bound of its own is killed after this: no git or rg command we run should take longer. */
-export const DEFAULT_TIMEOUT_MS = 60_000;
+/** A short-lived child with no bound of its own is killed after this: no git or rg command we run should take longer. */
+export const DEFAULT_CHILD_TIMEOUT_MS = 60_000;
 /** Output kept per stream by run(); beyond it the rest is drained and dropped, so a huge log cannot exhaust memory. */
 export const MAX_OUTPUT_BYTES = 16 * 1024 * 1024;
 /** After SIGTERM, this long to exit before SIGKILL: git removes its lock files (index.lock) on SIGTERM, never on SIGKILL. */
 export const KILL_GRACE_MS = 2_000;
+/** A stopped child's processes are checked this often until gone: SIGKILL is delivered, not awaited, and no event says so. */
+const GONE_POLL_MS = 10;
+/**
+ * After the kill, this long at most for a stopped child's tree to be gone: SIGKILL takes milliseconds, a large tsserver's
+ * teardown some more on a loaded machine. One still there left the group with setsid() where no cgroup holds it
+ * (containment by process group only): nothing the supervisor has can end it, so the stop ends without it and says
+ * which (Stopped.left); the final sweep and the watchdog do the rest.
+ */
+export const GONE_WAIT_MS = 5_000;
 
 export interface ProcessSpec {
   cmd: string;
@@ -78,6 +88,29 @@ export interface BytesResult extends Omit<RunResult, "stdout" | "stderr"> {
 }
 
 export type PipedChild = ChildProcessByStdio<Writable | null, Readable, Readable>;
+/** A child with all three streams piped (a language or MCP server the caller talks to). */
+export type ServerChild = ChildProcessByStdio<Writable, Readable, Readable>;
+
+export interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+export interface StopOptions {
+  /** Between SIGTERM and SIGKILL (default KILL_GRACE_MS); 0 is SIGKILL at once, with no SIGTERM before. */
+  graceMs?: number;
+  /**
+   * A polite request to end (a language server's shutdown and exit), made in SIGTERM's place: SIGKILL follows once it
+   * settles or `graceMs` passed, unless the child exited by then. The tree is seen before it, so what the child leaves
+   * on a clean exit is still waited for.
+   */
+  ask?: () => Promise<unknown>;
+}
+
+/** How a stop ended: the child's exit, and the pids of its tree still running GONE_WAIT_MS after the kill. */
+export interface Stopped extends Exit {
+  left: number[];
+}
 
 /** A child the supervisor owns: killed whole on timeout, abort, stop() or daemon shutdown. */
 export interface ManagedChild {
@@ -87,12 +120,29 @@ export interface ManagedChild {
   /** It leads a process group of its own (ProcessSpec.group), so a kill reaches the whole group. */
   readonly group: boolean;
   /** Settles when the process has exited and its streams closed. */
-  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  readonly exited: Promise<Exit>;
   readonly timedOut: boolean;
-  /** SIGTERM to the whole group, SIGKILL after KILL_GRACE_MS. */
-  stop(): void;
-  /** SIGKILL now to the child, its group and its cgroup: nothing it started is left. */
-  kill(): void;
+  /**
+   * The one way to end a child: SIGTERM to its whole group (or to the child alone), then SIGKILL to the group, its
+   * cgroup and the child after `graceMs`, whatever the child did meanwhile. Resolves with how it exited once nothing
+   * of its tree is left: not the child, not what it had started by then (a sandbox's PID namespace included), not a
+   * process of its group or cgroup, or GONE_WAIT_MS passed (then `left` names what still runs). A child that already
+   * exited is not signalled.
+   */
+  stop(opts?: StopOptions): Promise<Stopped>;
+}
+
+/** A long-lived child handed over at once (attach): it may never have started, and then says so by its 'error' event. */
+export interface AttachedChild {
+  readonly child: ServerChild;
+  /** ManagedChild.stop, resolved with Stopped.left; at once, with none, for a child that never started. */
+  stop(opts?: StopOptions): Promise<number[]>;
+}
+
+/** What the supervisor keeps of a live child: the child, and how to end it without waiting (timeouts, shutdown). */
+interface Live {
+  managed: ManagedChild;
+  terminate(graceMs: number): void;
 }
 
 interface Slot {
@@ -115,7 +165,7 @@ interface Waits {
  * Short-lived children go through a bounded pool; long-lived ones (language servers, MCP servers, background jobs) do not.
  */
 export class Supervisor {
-  private readonly live = new Map<number, ManagedChild>();
+  private readonly live = new Map<number, Live>();
   private readonly queue: Slot[] = [];
   private running = 0;
   /** The most short-lived children that ever ran at once (for info, and to show the pool's bound holds). */
@@ -133,7 +183,7 @@ export class Supervisor {
     private readonly maxConcurrent = MAX_CONCURRENT,
     private readonly log: (message: string) => void = () => undefined,
   ) {
-    this.cgroups = new CgroupTree(log);
+    this.cgroups = new CgroupTree(log, undefined, runSync);
   }
 
   /**
@@ -151,7 +201,7 @@ export class Supervisor {
     dog.stdin.on("error", () => undefined); // it died: children are still killed by stop()
     dog.unref();
     this.watchdog = dog as ChildProcess & { stdin: Writable };
-    for (const c of this.live.values()) this.tell(`+${c.group ? "g" : "p"} ${c.pid}`);
+    for (const { managed: c } of this.live.values()) this.tell(`+${c.group ? "g" : "p"} ${c.pid}`);
   }
 
   /** Runs a short-lived command to its end (through the pool) and returns its capped output. */
@@ -183,7 +233,7 @@ export class Supervisor {
   async spawn(spec: ProcessSpec, opts: LimitOptions = {}): Promise<ManagedChild> {
     await this.slot(opts.signal);
     try {
-      const managed = await this.start(spec, opts.timeoutMs ?? DEFAULT_TIMEOUT_MS, opts.signal);
+      const managed = await this.start(spec, opts.timeoutMs ?? DEFAULT_CHILD_TIMEOUT_MS, opts.signal);
       void managed.exited.finally(() => this.release());
       return managed;
     } catch (e) {
@@ -198,11 +248,6 @@ export class Supervisor {
    */
   spawnLong(spec: ProcessSpec, opts: LimitOptions = {}): Promise<ManagedChild> {
     return this.start(spec, opts.timeoutMs, opts.signal, true);
-  }
-
-  /** SIGKILL now to a child the supervisor owns, its group and its cgroup (a server whose owner kills it itself). */
-  kill(pid: number): void {
-    this.live.get(pid)?.kill();
   }
 
   /**
@@ -224,17 +269,17 @@ export class Supervisor {
       started_by: Object.fromEntries(this.startedBy),
       watchdog: this.watchdog ? (this.watchdog.exitCode === null ? "running" : "exited") : "not started",
       containment: this.cgroups.state(),
-      children: [...this.live.values()].map((c) => ({ pid: c.pid, label: c.label })),
+      children: [...this.live.values()].map(({ managed: c }) => ({ pid: c.pid, label: c.label })),
     };
   }
 
-  /** Kills every child (SIGTERM, then SIGKILL for what is left) and lets the watchdog go. */
+  /** Kills every child (SIGTERM, then SIGKILL after `graceMs` for what is left) and lets the watchdog go. */
   async stop(graceMs = KILL_GRACE_MS): Promise<void> {
     this.closed = true;
     for (const slot of this.queue.splice(0)) slot.reject(new Error("the daemon is shutting down"));
     const children = [...this.live.values()];
-    for (const c of children) c.stop();
-    const all = Promise.all(children.map((c) => c.exited.catch(() => undefined)));
+    for (const c of children) c.terminate(graceMs);
+    const all = Promise.all(children.map((c) => c.managed.exited.catch(() => undefined)));
     await Promise.race([all, new Promise<void>((resolve) => setTimeout(resolve, graceMs + 200).unref())]);
     await this.cgroups.close(); // what left its group (setsid) and the children that did not exit
     this.watchdog?.stdin.end(); // it kills whatever still runs (a group whose leader exited but members did not)
@@ -310,13 +355,17 @@ export class Supervisor {
   }
 
   /**
-   * Starts a long-lived child at once and hands it over, for a library that drives the process itself (an MCP client
-   * transport). It is owned like any other: killed by stop() and by the watchdog. A failure to start comes as the
-   * child's 'error' event.
+   * Starts a long-lived child with its stdin piped at once and hands it over, for a caller that drives the process
+   * itself (a language server's connection, an MCP client transport). It is owned like any other: killed by the
+   * supervisor's stop() and by the watchdog. A failure to start comes as the child's 'error' event.
    */
-  attach(spec: ProcessSpec): PipedChild {
+  attach(spec: ProcessSpec & { stdin: "pipe" }): AttachedChild {
     if (this.closed) throw new Error("the daemon is shutting down");
-    return this.launch(spec, undefined, undefined, true).child;
+    const { child, managed } = this.launch(spec, undefined, undefined, true);
+    return {
+      child: child as ServerChild, // stdin is a pipe: never null
+      stop: async (opts) => (managed ? (await managed.stop(opts)).left : []),
+    };
   }
 
   /**
@@ -347,42 +396,61 @@ export class Supervisor {
     this.startedBy.set(label, (this.startedBy.get(label) ?? 0) + 1);
     let timedOut = false;
     let timer: NodeJS.Timeout | undefined;
-    const stop = () => killTree(child, group, leaf);
-    const onAbort = () => stop();
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) => {
+    let closed = false;
+    /** The leaf's release once the child closed: its leftovers killed and gone. */
+    let released: Promise<void> = Promise.resolve();
+    const terminate = (graceMs: number) => killTree(child, group, leaf, graceMs, () => closed);
+    const onAbort = () => terminate(KILL_GRACE_MS);
+    const exited = new Promise<Exit>((done) => {
       child.once("close", (code, sig) => {
+        closed = true;
         clearTimeout(timer);
         signal?.removeEventListener("abort", onAbort);
         this.live.delete(pid);
         // What the command left in its group (a hook's `sleep &`) or its cgroup (`setsid sleep &`) dies with it; the
         // watchdog then forgets it.
         if (group) signalGroup(pid, "SIGKILL");
-        if (leaf) void this.cgroups.release(leaf);
+        if (leaf) released = this.cgroups.release(leaf);
         this.tell(`- ${pid}`);
         done({ code, signal: sig });
       });
     });
-    const kill = () => {
-      if (group) signalGroup(pid, "SIGKILL");
-      leaf?.kill();
-      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+    const stop = async ({ graceMs = KILL_GRACE_MS, ask }: StopOptions = {}): Promise<Stopped> => {
+      // What it has started by now, seen before anything is signalled: once the child is gone its children are no
+      // longer found under it (a sandbox's namespace, whose init leaves the group with bwrap's --new-session).
+      const tree = group && !closed ? processTree(pid) : [];
+      if (ask && !closed) {
+        let timer: NodeJS.Timeout | undefined;
+        const grace = new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)));
+        await Promise.race([ask().catch(() => undefined), exited, grace]);
+        clearTimeout(timer);
+        terminate(0);
+      } else {
+        terminate(graceMs);
+      }
+      const exit = await exited;
+      await released; // the cgroup's leftovers: killed and gone
+      const deadline = Date.now() + GONE_WAIT_MS;
+      const running = () => tree.some(isAlive) || (group && !leaf && groupAlive(pid));
+      while (running() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, GONE_POLL_MS));
+      return { ...exit, left: tree.filter(isAlive) };
     };
     const managed: ManagedChild = {
-      child, pid, exited, stop, kill, label, group,
+      child, pid, exited, stop, label, group,
       get timedOut() {
         return timedOut;
       },
     };
-    this.live.set(pid, managed);
+    this.live.set(pid, { managed, terminate });
     this.tell(`+${group ? "g" : "p"} ${pid}`);
     if (timeoutMs !== undefined) {
       timer = setTimeout(() => {
         timedOut = true;
-        stop();
+        terminate(KILL_GRACE_MS);
       }, timeoutMs);
     }
     signal?.addEventListener("abort", onAbort, { once: true });
-    if (signal?.aborted) stop();
+    if (signal?.aborted) terminate(KILL_GRACE_MS);
     return { child, managed };
   }
 }
@@ -397,25 +465,35 @@ function signalGroup(pid: number, signal: NodeJS.Signals): boolean {
 }
 
 /**
- * SIGTERM to the child's group (or to the child), SIGKILL after the grace, whatever the leader did meanwhile; the
- * SIGKILL reaches its cgroup too, so what left the group with setsid() goes as well.
+ * SIGTERM to the child's group (or to the child), SIGKILL after `graceMs` (at once when 0), whatever the leader did
+ * meanwhile; the SIGKILL reaches its cgroup too, so what left the group with setsid() goes as well. Nothing once the
+ * child has `closed`: its close killed what was left, and its pid and its emptied cgroup may be another child's by then.
  */
-function killTree(child: PipedChild, group: boolean, leaf: Leaf | undefined): void {
+function killTree(child: PipedChild, group: boolean, leaf: Leaf | undefined, graceMs: number, closed: () => boolean): void {
   const pid = child.pid;
-  if (pid === undefined) return;
+  if (pid === undefined || closed()) return;
   const alive = () => child.exitCode === null && child.signalCode === null;
+  const kill = () => {
+    if (closed()) return;
+    // The group may outlive its leader (a grandchild ignoring TERM): kill it whatever the leader did.
+    if (group) signalGroup(pid, "SIGKILL");
+    leaf?.kill();
+    if (alive()) child.kill("SIGKILL");
+  };
+  if (graceMs <= 0) return kill();
   if (group) {
     if (!signalGroup(pid, "SIGTERM") && alive()) child.kill("SIGTERM");
   } else if (alive()) {
     child.kill("SIGTERM");
   }
-  setTimeout(() => {
-    // The group may outlive its leader (a grandchild ignoring TERM): kill it whatever the leader did.
-    if (group) signalGroup(pid, "SIGKILL");
-    leaf?.kill();
-    if (alive()) child.kill("SIGKILL");
-  }, KILL_GRACE_MS).unref();
+  setTimeout(kill, graceMs).unref();
 }
+
+/** The cgroup tree's check of what /bin/sh passes on (a synchronous run, before the first contained child). */
+const runSync: RunSync = (cmd, args, env) => {
+  const r = spawnSync(cmd, args, { env, encoding: "utf8", timeout: 5_000 });
+  return { status: r.status, stdout: r.stdout ?? "" };
+};
 
 /** Collects a stream up to `maxBytes`, draining and dropping the rest (none when the output went to a descriptor). */
 function collect(stream: Readable | null, maxBytes: number): { bytes: () => Buffer; truncated: boolean } {

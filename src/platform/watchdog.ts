@@ -15,53 +15,57 @@ const TERM_GRACE_MS = 300;
 /** How often the parent is checked, in case stdin stays open (a pipe leaked to a grandchild). */
 const PARENT_CHECK_MS = 500;
 
-const tracked = new Map<number, "g" | "p">();
-const treeAt = process.argv.indexOf("--cgroup");
-const tree = treeAt > 0 ? process.argv[treeAt + 1] : undefined;
-const parent = process.ppid;
-let buffered = "";
-let ending = false;
+/** Its state lives in this run, not in the module: the watchdog is one process per daemon, started with its argv. */
+function watch(): void {
+  const tracked = new Map<number, "g" | "p">();
+  const treeAt = process.argv.indexOf("--cgroup");
+  const tree = treeAt > 0 ? process.argv[treeAt + 1] : undefined;
+  const parent = process.ppid;
+  let buffered = "";
+  let ending = false;
 
-function signalAll(signal: NodeJS.Signals): void {
-  for (const [pid, kind] of tracked) {
-    try {
-      process.kill(kind === "g" ? -pid : pid, signal);
-    } catch {
-      tracked.delete(pid); // already gone
+  function signalAll(signal: NodeJS.Signals): void {
+    for (const [pid, kind] of tracked) {
+      try {
+        process.kill(kind === "g" ? -pid : pid, signal);
+      } catch {
+        tracked.delete(pid); // already gone
+      }
     }
   }
-}
 
-function end(): void {
-  if (ending) return;
-  ending = true;
-  signalAll("SIGTERM");
-  setTimeout(() => {
-    signalAll("SIGKILL");
-    if (!tree) process.exit(0);
-    void killCgroupTree(tree).finally(() => process.exit(0));
-  }, tracked.size ? TERM_GRACE_MS : 0);
-}
-
-process.on("SIGINT", () => undefined);
-process.on("SIGTERM", () => undefined);
-process.stdin.setEncoding("utf8");
-process.stdin.on("data", (chunk: string) => {
-  buffered += chunk;
-  let nl: number;
-  while ((nl = buffered.indexOf("\n")) !== -1) {
-    const line = buffered.slice(0, nl);
-    buffered = buffered.slice(nl + 1);
-    const m = /^([+-])([gp]?) (\d+)$/.exec(line);
-    if (!m) continue;
-    const pid = Number(m[3]);
-    if (m[1] === "+") tracked.set(pid, m[2] === "g" ? "g" : "p");
-    else tracked.delete(pid);
+  function end(): void {
+    if (ending) return;
+    ending = true;
+    signalAll("SIGTERM");
+    setTimeout(() => {
+      signalAll("SIGKILL");
+      if (!tree) process.exit(0);
+      void killCgroupTree(tree).finally(() => process.exit(0));
+    }, tracked.size ? TERM_GRACE_MS : 0);
   }
-});
-process.stdin.on("end", end);
-process.stdin.on("error", end);
-setInterval(() => {
-  if (process.ppid !== parent) end();
-}, PARENT_CHECK_MS).unref();
-// stdin keeps the process alive until it ends.
+
+  process.on("SIGINT", () => undefined);
+  process.on("SIGTERM", () => undefined);
+  process.stdin.setEncoding("utf8");
+  process.stdin.on("data", (chunk: string) => {
+    buffered += chunk;
+    let nl: number;
+    while ((nl = buffered.indexOf("\n")) !== -1) {
+      const line = buffered.slice(0, nl);
+      buffered = buffered.slice(nl + 1);
+      const m = /^([+-])([gp]?) (\d+)$/.exec(line);
+      if (!m) continue;
+      const pid = Number(m[3]);
+      if (m[1] === "+") tracked.set(pid, m[2] === "g" ? "g" : "p");
+      else tracked.delete(pid);
+    }
+  });
+  process.stdin.on("end", end);
+  process.stdin.on("error", end);
+  setInterval(() => {
+    if (process.ppid !== parent) end();
+  }, PARENT_CHECK_MS).unref();
+}
+
+watch(); // stdin keeps the process alive until it ends.

@@ -1,7 +1,9 @@
 /**
- * Serializes what changes the worktree (SPEC 7): writes to one file never interleave, and an operation that rewrites
- * the tree (a git checkout, reset, stash, merge; an LSP rename over many files; an approval check and the call it binds)
- * runs alone, so a file_write never lands in the middle of a checkout's update. Writes to different files run in parallel.
+ * The daemon's one lock type. The workspace's serializes what changes the worktree (SPEC 7): writes to one file never
+ * interleave, and an operation that rewrites the tree (a git checkout, reset, stash, merge; an LSP rename over many
+ * files; an approval check and the call it binds) runs alone, so a file_write never lands in the middle of a checkout's
+ * update. Writes to different files run in parallel. A service that only needs one writer per key (the changelists'
+ * per-file state) has one of its own and never calls `exclusive`.
  * Fair in arrival order: each call waits only for what arrived before it (an exclusive operation for the writes in
  * flight, a write for the exclusive operations queued before it), so nothing can wait for itself.
  */

@@ -165,26 +165,26 @@ export async function runRipgrep(processes: Supervisor, cwd: string, o: SearchOp
   });
 }
 
-let ignoreFile: string | null | undefined;
-
 /**
  * DEFAULT_IGNORES as a gitignore file rg can read with `--ignore-file` (the same semantics as the VFS's: lowest
- * priority, so a .gitignore can take a folder back). Written once per process into a private temp folder (mkdtemp
- * makes it 0700), removed at exit. Not through stdin: node gives a child a socket there, which /dev/stdin cannot open.
- * Undefined when no temp folder can be written: the search then runs without the defaults rather than not at all.
+ * priority, so a .gitignore can take a folder back), in a private temp folder (mkdtemp makes it 0700); `remove` takes it
+ * away (also done at exit). Not through stdin: node gives a child a socket there, which /dev/stdin cannot open.
+ * Null when no temp folder can be written: the search then runs without the defaults rather than not at all.
  */
-export function defaultIgnoreFile(): string | undefined {
-  if (ignoreFile !== undefined) return ignoreFile ?? undefined;
+export function writeDefaultIgnoreFile(): { file: string; remove: () => void } | null {
   try {
     const dir = mkdtempSync(path.join(tmpdir(), "tool-layer-rg-"));
     const file = path.join(dir, "default-ignores");
+    const remove = () => {
+      process.off("exit", remove);
+      rmSync(dir, { recursive: true, force: true });
+    };
+    process.once("exit", remove);
     writeFileSync(file, `${DEFAULT_IGNORES.join("\n")}\n`);
-    process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
-    ignoreFile = file;
+    return { file, remove };
   } catch {
-    ignoreFile = null;
+    return null;
   }
-  return ignoreFile ?? undefined;
 }
 
 /** Drops what follows the last kept match once the match cap stopped rg: its after-context stays, the next match's before-context goes. */

@@ -2,7 +2,7 @@ import { mkdir, readFile, readdir, rmdir, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { isNodeError } from "../errors.js";
-import { cgroupsOffForTests, mountedPath, ownV2Cgroup, parseMountinfo } from "../platform/cgroup-tree.js";
+import { cgroupsOffForTests, mountedPath, ownV2Cgroup, parseMountinfo, uniqueSuffix } from "../platform/cgroup-tree.js";
 import { pidAlive } from "../platform/pid-alive.js";
 
 /**
@@ -79,7 +79,19 @@ export const JOIN_FAILED_EXIT = 125;
 const RELEASE_POLL_MS = 2;
 const RELEASE_TRIES = 500;
 
-let sequence = 0;
+/**
+ * A command cgroup's name: the daemon's pid, by which the sweep knows a dead daemon's groups, and a random suffix,
+ * unique among one daemon's commands without a counter kept in the module.
+ */
+export function commandCgroupName(pid = process.pid): string {
+  return `tool-layer-${pid}-${uniqueSuffix()}`;
+}
+
+/** The daemon pid in a command cgroup's name; undefined for any other folder. */
+export function commandCgroupPid(name: string): number | undefined {
+  const m = /^tool-layer-(\d+)-\d+$/.exec(name);
+  return m ? Number(m[1]) : undefined;
+}
 
 /** One command's cgroups (one per controller in v1, one in v2). */
 export class CommandCgroup {
@@ -158,7 +170,7 @@ async function enableV2Controllers(parent: string): Promise<void> {
 
 /** Creates a command's cgroups with `limits`; throws (with the kernel's reason) when the machine does not allow it. */
 export async function createCommandCgroup(parents: CgroupParents, limits: Limits): Promise<CommandCgroup> {
-  const name = `tool-layer-${process.pid}-${++sequence}`;
+  const name = commandCgroupName();
   const dirs: string[] = [];
   const group = new CommandCgroup(dirs);
   try {
@@ -198,8 +210,8 @@ export async function sweepStaleCgroups(parents: CgroupParents): Promise<void> {
   for (const parent of new Set([parents.pids, parents.memory].filter((p): p is string => !!p))) {
     const entries = await readdir(parent).catch(() => [] as string[]);
     for (const e of entries) {
-      const m = /^tool-layer-(\d+)-\d+$/.exec(e);
-      if (!m || pidAlive(Number(m[1]))) continue;
+      const pid = commandCgroupPid(e);
+      if (pid === undefined || pidAlive(pid)) continue;
       await rmdir(path.join(parent, e)).catch(() => undefined);
     }
   }

@@ -1,7 +1,7 @@
 import type { EventBus } from "../platform/bus.js";
 import type { ChangeKind } from "../vfs/coalesce.js";
 import type { FsChange } from "../vfs/events.js";
-import type { Actor } from "../workspace.js";
+import type { Actor } from "../vfs/types.js";
 
 /** `changed_files` entries listed at most; a build that writes 10,000 files says so in `changed_files_total`. */
 export const MAX_CHANGED_FILES = 1_000;

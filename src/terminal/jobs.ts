@@ -1,10 +1,23 @@
 import { type FileHandle, open } from "node:fs/promises";
 import { StringDecoder } from "node:string_decoder";
 import type { EventBus } from "../platform/bus.js";
+import type { Exit } from "../platform/supervisor.js";
 import { AnsiStream } from "./ansi.js";
 import { continuationBytes } from "./output-store.js";
-import type { Launched } from "./terminal.js";
+import type { ManagedChild } from "../platform/supervisor.js";
 import { plural } from "../core/text.js";
+
+/** A command the terminal launched: its child, its output file and how it ended. */
+export interface Launched {
+  managed: ManagedChild;
+  file: string;
+  startedAt: number;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** startStamp of the output file, made just before the command: anything it changes has a ctime at or after it. */
+  changesSince: number;
+  /** Whether it was stopped because its output passed the file limit (the file holds the limit, no more). */
+  outputLimitHit(): boolean;
+}
 
 declare module "../platform/bus.js" {
   interface BusEvents {
@@ -46,7 +59,7 @@ export class Job {
   private readonly ansi = new AnsiStream();
   private windowStart = 0;
   private windowBytes = 0;
-  private exit?: { code: number | null; signal: NodeJS.Signals | null };
+  private exit?: Exit;
   /** Settles after terminal.exited went out. */
   readonly ended: Promise<void>;
 
@@ -93,8 +106,8 @@ export class Job {
   }
 
   /** SIGTERM to the job's tree (SIGKILL after the grace), and its end. */
-  async kill(): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
-    if (this.running) this.launched.managed.stop();
+  async kill(): Promise<Exit> {
+    if (this.running) void this.launched.managed.stop();
     const exit = await this.launched.exited;
     await this.ended;
     return exit;

@@ -1,14 +1,16 @@
 /**
- * The terminal sandbox (SPEC 11) as pure functions: the bubblewrap argv and the environment a command runs with.
+ * The terminal sandbox (SPEC 11) as pure functions: the bubblewrap policy (its argv built by platform/sandbox's
+ * bwrapArgv, as every sandbox's is) and the environment a command runs with.
  *
  * What the runner (on the process supervisor) must do with them:
- * - Once at start: `hostSandboxPaths()` (hidden dirs, kept paths, the home path) and `probeSandbox()` (available or why
- *   not, `disableUserns`, which limits hold) from sandbox-probe.ts; `sweepStaleCgroups()` for a previous daemon's leftovers.
+ * - Once at start: `hostSandboxPaths()` (hidden dirs, kept paths, the home path; platform/sandbox/host.ts) and
+ *   `probeSandbox()` (available or why not, `disableUserns`, which limits hold) from sandbox-probe.ts; `sweepStaleCgroups()` for a previous daemon's leftovers.
  *   Without a working sandbox, answer SANDBOX_UNAVAILABLE unless `--terminal-sandbox off`.
  * - Per command: `checkCommand` first (shell-parse.ts; a refusal is `shellWriteRefused(reason)`, in a dry run too), then
  *   `buildSandboxArgv` (show it in the preview, digest it into preview_id) and `sandboxEnv` (never in the argv, never
  *   shown: it changes with the daemon's environment).
- * - Spawn `argv[0]` with `argv.slice(1)` and that env as the whole environment. When cgroup limits hold, spawn
+ * - Open the pins (`openPins`, platform/sandbox/host.ts) and hand them over as descriptors 3, 4, …; spawn `argv[0]`
+ *   with `argv.slice(1)` and that env as the whole environment. When cgroup limits hold, spawn
  *   `CommandCgroup.wrap(argv)` instead (cgroup-limits.ts), so the process is in its cgroup before bwrap starts, and
  *   `release()` the cgroup after it exits.
  * - `detached: true` (its own process group). On timeout or cancel, SIGKILL the group (`process.kill(-pid)`): killing
@@ -22,19 +24,11 @@
  *   (a bind source gone) is exit 1 with `bwrap: …` on stderr: pass `statusFd` to tell it apart (no `child-pid` line).
  */
 import path from "node:path";
+import { type BwrapCommand, type Mount, type SandboxPolicy, type View, bwrapArgv, inside, viewOf } from "../platform/sandbox/bwrap-argv.js";
+import { FALLBACK_HOME, HIDDEN_DIRS } from "../platform/sandbox/host.js";
 
-/** Directories hidden behind an empty tmpfs: unix sockets on a read-only mount still accept connections (a Docker or
- * D-Bus socket under /run would be a way out of the sandbox). /var/run is a link to /run on most systems; where it is a
- * directory of its own the host side adds it (hostSandboxPaths), since bwrap cannot mount over a path that is missing. */
-export const HIDDEN_DIRS = ["/run", "/var/run"];
-/**
- * Parts of the sandbox's /proc bound read-only from the host's, as Docker does: root without capabilities still passes
- * file permission checks, and bwrap 0.8 left /proc/sys writable, where `kernel.core_pattern` names a program the kernel
- * runs as root outside any sandbox. `--ro-bind-try`: a kernel without one of them is fine.
- */
-export const PROC_READONLY = ["/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus", "/proc/fs", "/proc/acpi", "/proc/scsi"];
-/** HOME inside the sandbox when the daemon's own home is the workspace or inside it (then an empty tmpfs would hide it). */
-export const FALLBACK_HOME = "/tmp/home";
+export { PROC_READONLY, type View } from "../platform/sandbox/bwrap-argv.js";
+export { FALLBACK_HOME } from "../platform/sandbox/host.js";
 
 export interface SandboxOptions {
   /** The workspace (absolute, real path): bound read-write. */
@@ -70,104 +64,6 @@ export interface SandboxOptions {
   hide?: readonly string[];
 }
 
-/** What a sandbox's file system shows at `dest`, in the order bwrap mounts it: a host folder (`src`), or something of
- * the sandbox's own (`src` undefined: a tmpfs, or a folder in one) that holds nothing of the host's. */
-export interface View {
-  dest: string;
-  src?: string;
-  writable: boolean;
-}
-
-/** The mounts that keep git dirs read-only and hidden folders hidden, and the folders they pin. */
-export interface Guard {
-  /** bwrap arguments, after every mount in `views`. */
-  args: string[];
-  /** Folders the host opens (O_DIRECTORY, no symlink anywhere in the path) and hands to bwrap as descriptors
-   * `firstFd`, `firstFd + 1`, … in this order: `--bind-fd` takes the folder itself, where a path would follow a symlink
-   * swapped in meanwhile (a relative one out of the workspace would bind a host folder such as /etc read-write). */
-  pins: string[];
-}
-
-/** The descriptor of the first pinned folder: after stdin, stdout and stderr. */
-export const FIRST_PIN_FD = 3;
-
-function inside(p: string, dir: string): boolean {
-  const rel = path.posix.relative(dir, p);
-  return rel === "" || (rel !== ".." && !rel.startsWith("../") && !path.posix.isAbsolute(rel));
-}
-
-const depth = (p: string) => (p === "/" ? 0 : p.split("/").length - 1);
-
-/** The last view that holds `p`: what the sandbox shows there. */
-function viewOf(views: readonly View[], p: string): View | undefined {
-  for (let i = views.length - 1; i >= 0; i--) if (inside(p, views[i].dest)) return views[i];
-  return undefined;
-}
-
-/** Where host path `h` shows through `v`, if it does: under it, or the whole view when `v` shows a part of `h`. */
-function sightThrough(v: View, h: string): string | undefined {
-  if (v.src === undefined) return undefined;
-  if (inside(h, v.src)) return path.posix.join(v.dest, path.posix.relative(v.src, h));
-  return inside(v.src, h) ? v.dest : undefined;
-}
-
-/**
- * The folders between a writable view's top and `p`, each to be a mount point of its own: the kernel refuses to rename
- * a mount point (EBUSY) but moves a folder that merely holds one, so without them `mv build b2` would carry
- * `build/inner/.git` away with its read-only mount and leave `build/inner/.git` free to be made anew.
- */
-function chainTo(v: View, p: string): { dest: string; src: string }[] {
-  const out: { dest: string; src: string }[] = [];
-  for (let d = path.posix.dirname(p); d !== v.dest && inside(d, v.dest); d = path.posix.dirname(d)) {
-    out.push({ dest: d, src: path.posix.join(v.src!, path.posix.relative(v.dest, d)) });
-  }
-  return out;
-}
-
-/**
- * After the mounts in `views`: every path of `readOnly` bound read-only on itself (git dirs: shown even where the
- * view above hides them, so git in the sandbox still reads a linked worktree's dir), every place where a folder of
- * `hide` shows covered by an empty read-only tmpfs, and the folders above both in a writable view pinned as mount points
- * (see chainTo). Parents before children, each place once; nothing inside a hidden or read-only place. Pure.
- */
-export function guardMounts(views: readonly View[], readOnly: readonly string[], hide: readonly string[], firstFd = FIRST_PIN_FD): Guard {
-  type Entry = { dest: string; kind: "ro" | "hide" | "pin"; src: string };
-  const entries: Entry[] = [];
-  const protect = (v: View | undefined, dest: string, kind: "ro" | "hide", src: string) => {
-    if (v?.writable && v.src !== undefined) for (const c of chainTo(v, dest)) entries.push({ ...c, kind: "pin" });
-    entries.push({ dest, kind, src });
-  };
-  for (const g of readOnly) {
-    const v = viewOf(views, g);
-    // Pinned only where the sandbox shows the host's own folders above it (not a home bound from elsewhere).
-    protect(v && sightThrough(v, g) === g ? v : undefined, g, "ro", g);
-  }
-  for (const h of hide) {
-    for (const v of views) {
-      const at = sightThrough(v, h);
-      if (at !== undefined && viewOf(views, at) === v) protect(v, at, "hide", h);
-    }
-  }
-  const hidden = entries.filter((e) => e.kind === "hide").map((e) => e.dest);
-  const ro = entries.filter((e) => e.kind === "ro").map((e) => e.dest);
-  const covered = (e: Entry) =>
-    hidden.some((d) => d !== e.dest && inside(e.dest, d)) ||
-    (e.kind !== "hide" && ro.some((d) => d !== e.dest && inside(e.dest, d))) ||
-    (e.kind === "pin" && entries.some((o) => o.kind !== "pin" && o.dest === e.dest));
-  const unique = new Map(entries.filter((e) => !covered(e)).map((e) => [`${e.kind} ${e.dest}`, e]));
-  const kept = [...unique.values()].sort((x, y) => depth(x.dest) - depth(y.dest) || (x.dest < y.dest ? -1 : x.dest > y.dest ? 1 : 0));
-  const args: string[] = [];
-  const pins: string[] = [];
-  for (const e of kept) {
-    if (e.kind === "pin") {
-      args.push("--bind-fd", String(firstFd + pins.length), e.dest);
-      pins.push(e.src);
-    } else if (e.kind === "ro") args.push("--ro-bind-try", e.src, e.dest);
-    else args.push("--tmpfs", e.dest, "--remount-ro", e.dest);
-  }
-  return { args, pins };
-}
-
 /** The HOME path the command gets. */
 export function sandboxHome(opts: Pick<SandboxOptions, "root" | "homePath">): string {
   const home = path.posix.resolve(opts.homePath || "/");
@@ -183,48 +79,39 @@ export function bashArgv(command: string): string[] {
   return ["bash", "--noprofile", "--norc", "-c", command];
 }
 
-/** One terminal command's bubblewrap command line (argv[0] is `bwrap`), the folders it pins (Guard.pins) and what its
- * file system shows where. */
-export function buildSandbox(opts: SandboxOptions): { argv: string[]; pins: string[]; views: View[] } {
+/**
+ * A terminal command's sandbox (a custom check's too): the workspace read-write, its git dirs read-only, a private
+ * /tmp, an empty HOME (or --terminal-home's), /run hidden, the state folder hidden, no network unless asked.
+ */
+export function terminalPolicy(opts: SandboxOptions): SandboxPolicy {
   for (const [name, p] of [["root", opts.root], ["cwd", opts.cwd]] as const) {
     if (!path.posix.isAbsolute(p)) throw new Error(`sandbox ${name} must be absolute: ${p}`);
   }
   const home = sandboxHome(opts);
-  const a = ["bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"];
-  const views: View[] = [{ dest: "/", src: "/", writable: false }];
-  for (const p of PROC_READONLY) a.push("--ro-bind-try", p, p);
-  if (opts.tmpDir) a.push("--bind", opts.tmpDir, "/tmp");
-  else a.push("--perms", "1777", "--tmpfs", "/tmp");
-  views.push({ dest: "/tmp", src: opts.tmpDir, writable: true });
-  for (const d of opts.hidden ?? ["/run"]) {
-    a.push("--tmpfs", d);
-    views.push({ dest: d, writable: true });
-  }
-  for (const k of opts.keep ?? []) {
-    a.push("--ro-bind", k, k);
-    views.push({ dest: k, src: k, writable: false });
-  }
-  if (opts.home) a.push("--bind", opts.home, home);
-  else if (home === FALLBACK_HOME) a.push("--dir", home); // an empty folder in the private /tmp
-  else a.push("--tmpfs", home);
-  views.push({ dest: home, src: opts.home, writable: true });
-  // After /tmp and HOME, so a workspace under either is still there, and the guards after it, so they win over it.
-  // `-try`: a git dir removed since it was found has nothing left to protect, and a missing source would stop bwrap
-  // before the command starts.
-  a.push("--bind", opts.root, opts.root);
-  views.push({ dest: opts.root, src: opts.root, writable: true });
-  const guard = guardMounts(views, [...new Set(opts.gitDirs)].sort(), opts.hide ?? []);
-  a.push(...guard.args);
-  a.push("--chdir", opts.cwd);
-  a.push("--unshare-all");
-  if (opts.disableUserns ?? true) a.push("--unshare-user", "--disable-userns");
-  if (opts.network) a.push("--share-net");
-  // --cap-drop ALL: as root, a sandbox that kept its capabilities can `mount -o remount,rw /`. bwrap always sets
-  // no_new_privs, so setuid binaries cannot give them back.
-  a.push("--die-with-parent", "--new-session", "--cap-drop", "ALL");
-  if (opts.statusFd !== undefined) a.push("--json-status-fd", String(opts.statusFd));
-  a.push("--", ...(typeof opts.command === "string" ? bashArgv(opts.command) : opts.command));
-  return { argv: a, pins: guard.pins, views };
+  const mounts: Mount[] = [opts.tmpDir ? { kind: "bind", src: opts.tmpDir, dest: "/tmp", writable: true } : { kind: "tmpfs", dest: "/tmp", perms: "1777" }];
+  for (const d of opts.hidden ?? ["/run"]) mounts.push({ kind: "tmpfs", dest: d });
+  for (const k of opts.keep ?? []) mounts.push({ kind: "bind", src: k, dest: k, writable: false });
+  if (opts.home) mounts.push({ kind: "bind", src: opts.home, dest: home, writable: true });
+  else if (home === FALLBACK_HOME) mounts.push({ kind: "dir", dest: home }); // an empty folder in the private /tmp
+  else mounts.push({ kind: "tmpfs", dest: home });
+  // After /tmp and HOME, so a workspace under either is still there; the git dirs' guards come after it and win.
+  mounts.push({ kind: "bind", src: opts.root, dest: opts.root, writable: true });
+  return {
+    mounts,
+    readOnly: opts.gitDirs,
+    hide: opts.hide ?? [],
+    cwd: opts.cwd,
+    network: opts.network,
+    disableUserns: opts.disableUserns ?? true,
+    statusFd: opts.statusFd,
+    command: typeof opts.command === "string" ? bashArgv(opts.command) : opts.command,
+  };
+}
+
+/** One terminal command's bubblewrap command line (argv[0] is `bwrap`), the folders it pins (Guard.pins) and what its
+ * file system shows where. */
+export function buildSandbox(opts: SandboxOptions): BwrapCommand {
+  return bwrapArgv(terminalPolicy(opts));
 }
 
 /** The bubblewrap command line alone (a sandbox that pins nothing, or a preview). */

@@ -1,7 +1,10 @@
-import { isNodeError } from "../errors.js";
-import type { Workspace } from "../workspace.js";
+import type { RepoLocation } from "../git/location.js";
+import type { PathResolver } from "../paths.js";
+import { type HostSandboxPaths, hostSandboxPaths } from "../platform/sandbox/host.js";
+import { supervisedRun } from "../platform/sandbox/probe.js";
+import type { Supervisor } from "../platform/supervisor.js";
 import { type CgroupParents, type Limits, createCommandCgroup, defaultLimits, hostCgroupParents, sweepStaleCgroups } from "./cgroup-limits.js";
-import { type HostSandboxPaths, type RunFn, type SandboxProbe, hostSandboxPaths, probeSandbox } from "./sandbox-probe.js";
+import { type SandboxProbe, probeSandbox } from "./sandbox-probe.js";
 
 /** What the terminal learns about the machine once, when the daemon starts. */
 export interface Setup {
@@ -15,19 +18,13 @@ export interface Setup {
   outerGitDirs: string[];
 }
 
-/** The probe's runner: the supervisor, so even the probe is a child the daemon owns. */
-function supervisedRun(ws: Workspace): RunFn {
-  return async (file, args, opts) => {
-    const env: Record<string, string> = {};
-    for (const [k, v] of Object.entries(opts.env)) if (v !== undefined) env[k] = v;
-    try {
-      const r = await ws.processes.run({ cmd: file, args, cwd: opts.cwd, exactEnv: env, label: "terminal probe" }, { timeoutMs: opts.timeoutMs });
-      return { code: r.code, signal: r.signal, stdout: r.stdout, stderr: r.stderr };
-    } catch (e) {
-      if (isNodeError(e)) return { code: null, signal: null, stdout: "", stderr: "", error: e };
-      throw e;
-    }
-  };
+/** What the terminal's setup needs from the workspace around it. */
+export interface SetupHost {
+  readonly root: string;
+  readonly paths: PathResolver;
+  readonly processes: Supervisor;
+  readonly git: { tryLocation(): Promise<RepoLocation | null> };
+  log(message: string): void;
 }
 
 /** A command's cgroups without the sandbox (--terminal-sandbox off, or no bwrap): whether one can be made here. */
@@ -41,17 +38,17 @@ async function tryLimits(parents: CgroupParents, limits: Limits): Promise<Setup[
   }
 }
 
-async function outerGitDirs(ws: Workspace): Promise<string[]> {
+async function outerGitDirs(ws: SetupHost): Promise<string[]> {
   const repo = await ws.git.tryLocation();
   return repo ? [repo.gitDir, repo.commonDir].filter((d) => !ws.paths.isInside(d)) : [];
 }
 
 /** Probes the sandbox (the daemon's real argv on `true`), the host's paths and cgroups; sweeps a dead daemon's cgroups. */
-export async function prepareSetup(ws: Workspace, opts: { network: boolean; limits?: Limits; hide?: readonly string[] }): Promise<Setup> {
+export async function prepareSetup(ws: SetupHost, opts: { network: boolean; limits?: Limits; hide?: readonly string[] }): Promise<Setup> {
   const limits = opts.limits ?? defaultLimits();
   const [host, parents] = await Promise.all([hostSandboxPaths(), hostCgroupParents()]);
   if (!parents.reason) await sweepStaleCgroups(parents);
-  const probe = await probeSandbox(supervisedRun(ws), { root: ws.root, network: opts.network, limits, parents, host, hide: opts.hide });
+  const probe = await probeSandbox(supervisedRun(ws.processes, "terminal probe"), { root: ws.root, network: opts.network, limits, parents, host, hide: opts.hide });
   let held = probe.limits;
   if (!probe.available && !parents.reason) held = await tryLimits(parents, limits); // unsandboxed commands get them too
   return { probe, host, parents, limits, held, outerGitDirs: await outerGitDirs(ws) };

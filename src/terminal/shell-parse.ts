@@ -1,6 +1,7 @@
 import { createRequire } from "node:module";
 import v8 from "node:v8";
 import { Language, Parser } from "web-tree-sitter";
+import { once } from "../core/once.js";
 import { ToolError } from "../errors.js";
 import { type CheckOptions, type Verdict, verdictOf } from "./shell-rules.js";
 
@@ -8,43 +9,39 @@ export type { CheckOptions, Verdict } from "./shell-rules.js";
 
 const require = createRequire(import.meta.url);
 
-let parser: Parser | null = null;
-let loading: Promise<Parser> | null = null;
+const grammar = once(async () => {
+  v8.setFlagsFromString("--liftoff-only");
+  try {
+    await Parser.init();
+    const bash = await Language.load(require.resolve("tree-sitter-bash/tree-sitter-bash.wasm"));
+    const p = new Parser();
+    p.setLanguage(bash);
+    return p;
+  } finally {
+    v8.setFlagsFromString("--no-liftoff-only");
+  }
+});
 
 /**
  * The bash grammar, loaded once (about 16 ms); every later check parses synchronously.
  * Its WebAssembly is compiled by V8's baseline compiler only (Liftoff): with tiering on, V8 goes on optimizing the
  * grammar's huge parse function in the background for seconds, and a daemon cannot exit until that is done (1-5 s
  * after its first terminal command here). The flag is set only around these compilations: the file hasher's module,
- * compiled at start, keeps its optimized code. A check still takes well under a millisecond.
+ * compiled at start, keeps its optimized code. A check still takes well under a millisecond. A failed load is not
+ * remembered, so a later call can try again.
  */
 export function initShellParser(): Promise<void> {
-  loading ??= (async () => {
-    v8.setFlagsFromString("--liftoff-only");
-    try {
-      await Parser.init();
-      const bash = await Language.load(require.resolve("tree-sitter-bash/tree-sitter-bash.wasm"));
-      const p = new Parser();
-      p.setLanguage(bash);
-      parser = p;
-      return p;
-    } finally {
-      v8.setFlagsFromString("--no-liftoff-only");
-    }
-  })();
-  // A failed load is not remembered, so a later call can try again.
-  loading.catch(() => (loading = null));
-  return loading.then(() => undefined);
+  return grammar().then(() => undefined);
 }
 
 /** Whether checkCommandSync can be used. */
 export function shellParserReady(): boolean {
-  return parser !== null;
+  return grammar.value !== undefined;
 }
 
 /** Checks a command line against SPEC 11's write rules; needs initShellParser() to have resolved. */
 export function checkCommandSync(line: string, opts: CheckOptions = {}): Verdict {
-  const p = parser;
+  const p = grammar.value;
   if (!p) throw new Error("checkCommandSync before initShellParser() resolved");
   return verdictOf(line, (source) => p.parse(source), opts);
 }

@@ -49,6 +49,7 @@ function awk(args: Word[], sink: ArgvSink, name: string): void {
   for (const o of p.options) {
     const flag = show(`${name} -${o.name.length === 1 ? o.name : "-" + o.name}`);
     switch (o.name) {
+      // biome-ignore-start lint/suspicious/noFallthroughSwitchClause: refuse() throws (it returns never), so these cases end there
       case "f":
       case "file":
       case "E":
@@ -62,6 +63,7 @@ function awk(args: Word[], sink: ArgvSink, name: string): void {
       case "D":
       case "debug":
         refuse(`${flag} runs awk's debugger, which reads commands from stdin, so it could not be checked`);
+      // biome-ignore-end lint/suspicious/noFallthroughSwitchClause: the cases that refuse end here
       case "d":
       case "dump-variables":
         checkTarget(optionValue(o) || "awkvars.out", `${name} -d`, sink);

@@ -154,7 +154,7 @@ function checkNested(source: string, where: string, walk: Walk, stdin: Stdin): v
 function firstBroken(node: Node): Node | null {
   if (node.isError || node.isMissing) return node;
   for (const c of node.children) {
-    if (c && c.hasError) return firstBroken(c);
+    if (c?.hasError) return firstBroken(c);
     if (c?.isMissing) return c;
   }
   return null;
@@ -401,6 +401,7 @@ function stdinScript(via: string, walk: Walk, stdin: Stdin): void {
       // `sh < script.sh`: a script file, run like any program
       if (stdin.path !== undefined) reads(walk, stdin.path, show(`${via} < ${stdin.path}`));
       return;
+    // biome-ignore lint/suspicious/noFallthroughSwitchClause: refuse() throws (it returns never)
     case "pipe":
       refuse(`${show(via)} reads its script from a pipe, which cannot be checked (pass it as ${show(via + " -c '…'")} or write a script with file_write)`);
     case "call":

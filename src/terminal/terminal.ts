@@ -3,21 +3,22 @@ import { stat } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { ToolError } from "../errors.js";
+import { openPins } from "../platform/sandbox/host.js";
 import { KILL_GRACE_MS, type LimitOptions, type ManagedChild } from "../platform/supervisor.js";
-import type { Workspace } from "../workspace.js";
+import type { EventBus } from "../platform/bus.js";
+import type { FileIndexView } from "../vfs/types.js";
 import { type CommandCgroup, type Limits, createCommandCgroup } from "./cgroup-limits.js";
 import { findGitDirs } from "./git-dirs.js";
 import { type IgnoredChanges, UnwatchedSnapshot, type Watched, filesPerFolder, startStamp } from "./ignored-changes.js";
-import { Job } from "./jobs.js";
+import { Job, type Launched } from "./jobs.js";
 import { FifoPool, PipeCopy, openPipe } from "./output-pipe.js";
 import { MAX_FILE_BYTES, OutputStore, closeQuietly, readCapped } from "./output-store.js";
 import { type View, bashArgv, buildSandbox, notFoundHint, sandboxEnv, sandboxHome } from "./sandbox.js";
-import { openPins } from "./sandbox-probe.js";
-import { type Setup, prepareSetup } from "./setup.js";
+import { type Setup, type SetupHost, prepareSetup } from "./setup.js";
 import { checkCommand, initShellParser, shellWriteRefused } from "./shell-parse.js";
 
 /** SPEC 11: a foreground command's default and longest timeout (Claude Code's Bash has the same, which models know). */
-export const DEFAULT_TIMEOUT_MS = 120_000;
+export const DEFAULT_COMMAND_TIMEOUT_MS = 120_000;
 export const MAX_TIMEOUT_MS = 600_000;
 /**
  * After a command's exit, this long at most for the end of its output pipe: its sandbox's PID namespace and its process
@@ -70,17 +71,6 @@ export interface Plan {
   unwatched?: UnwatchedSnapshot;
 }
 
-export interface Launched {
-  managed: ManagedChild;
-  file: string;
-  startedAt: number;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  /** startStamp of the output file, made just before the command: anything it changes has a ctime at or after it. */
-  changesSince: number;
-  /** Whether it was stopped because its output passed the file limit (the file holds the limit, no more). */
-  outputLimitHit(): boolean;
-}
-
 export interface RunOutcome {
   exit_code: number | null;
   signal: string | null;
@@ -109,6 +99,13 @@ export interface ArgvRequest {
   signal?: AbortSignal;
 }
 
+/** What the terminal needs from the workspace around it (the Workspace is one; terminal/ never imports it). */
+export interface TerminalHost extends SetupHost {
+  readonly bus: EventBus;
+  /** The VFS's file index, to tell watched files from unwatched ones (undefined before the VFS starts). */
+  readonly fileIndex: FileIndexView | undefined;
+}
+
 /**
  * The terminal (SPEC 11): checks a command, builds its sandbox and runs it through the process supervisor, with its
  * output in a file, cut for the model, and background jobs that stream. One per daemon.
@@ -130,7 +127,7 @@ export class Terminal {
   private drainLogged = false;
 
   constructor(
-    private readonly ws: Workspace,
+    private readonly ws: TerminalHost,
     private readonly options: TerminalOptions,
   ) {
     this.store = new OutputStore(options.stateDir, ws.root);
@@ -169,7 +166,7 @@ export class Terminal {
       home: this.options.home ? `${this.options.home} (--terminal-home)` : sandboxed ? "empty" : "the daemon's own (no sandbox)",
       env_passed_through: [...(this.options.passEnv ?? [])],
       limits: { pids: s.held.pids ? s.limits.pids : false, memory_bytes: s.held.memory ? s.limits.memoryBytes : false, ...(s.held.reason ? { reason: s.held.reason } : {}) },
-      timeout_ms: { default: DEFAULT_TIMEOUT_MS, max: MAX_TIMEOUT_MS },
+      timeout_ms: { default: DEFAULT_COMMAND_TIMEOUT_MS, max: MAX_TIMEOUT_MS },
       jobs_running: [...this.jobs.values()].filter((j) => j.running).length,
     };
   }
@@ -405,23 +402,4 @@ export class Terminal {
     for (const copy of this.copies) copy.close();
     this.store.dispose();
   }
-}
-
-/** The workspace's terminal: the daemon's, or one with the defaults for callers without a daemon (tests, scripts). */
-export function terminalOf(ws: Workspace, stateDir = path.join(os.tmpdir(), "tool-layer-state")): Terminal {
-  if (!ws.terminal) {
-    const terminal = new Terminal(ws, { stateDir });
-    ws.terminal = terminal;
-    ws.onDispose(() => terminal.dispose());
-  }
-  return ws.terminal;
-}
-
-/**
- * Runs an argv (not a shell line) through the terminal's runner: the same sandbox, environment rules (secrets withheld,
- * no prompt, no stdin), timeout and process ownership as terminal_run. For custom checks and hooks the daemon runs.
- * SANDBOX_UNAVAILABLE when the sandbox does not work and the daemon was not started with --terminal-sandbox off.
- */
-export function runSandboxed(ws: Workspace, req: ArgvRequest): Promise<RunOutcome> {
-  return terminalOf(ws).runArgv(req);
 }

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineTool } from "./tool.js";
+import { defineTool } from "../dispatch/tool.js";
 
 export const cancelTool = defineTool({
   id: "cancel",

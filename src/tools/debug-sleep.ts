@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineTool } from "./tool.js";
+import { defineTool } from "../dispatch/tool.js";
 
 /**
  * Enabled only with TOOL_LAYER_DEBUG_TOOLS=1 (never in tools.json): a call whose duration and failure the tests control,

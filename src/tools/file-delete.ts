@@ -1,12 +1,12 @@
-import { lstatSync, unlinkSync } from "node:fs";
+import { type Stats, lstatSync, unlinkSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { ToolError, isNodeError } from "../errors.js";
-import { openDirConfined } from "../fs/confined.js";
+import { type ConfinedDir, openDirConfined } from "../fs/confined.js";
 import { checkHash } from "../fs/hash-check.js";
 import { fileError, notFound, readRaw } from "../fs/read-text.js";
 import { checkWritable } from "../fs/versioned-write.js";
-import { defineTool } from "./tool.js";
+import { defineTool } from "../dispatch/tool.js";
 import { plural } from "../core/text.js";
 
 const DESCRIPTION = `Deletes one file, only if it is still the version you name by its hash.
@@ -30,14 +30,14 @@ export const fileDeleteTool = defineTool({
     // The entry itself (a link is removed, not its target), in its folder's real path, acted on through that folder.
     const entry = ws.paths.entryOf(target);
     return ctx.lockFile(target.real, async () => {
-      let dir;
+      let dir: ConfinedDir;
       try {
         dir = openDirConfined(target.root, entry.dir, { rel: target.rel });
       } catch (e) {
         throw fileError(e, target, "delete");
       }
       try {
-        let link;
+        let link: Stats;
         try {
           link = lstatSync(dir.path(entry.name));
         } catch (e) {

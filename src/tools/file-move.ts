@@ -2,7 +2,7 @@ import { z } from "zod";
 import { ToolError } from "../errors.js";
 import type { ResolvedPath } from "../paths.js";
 import type { Workspace } from "../workspace.js";
-import { defineTool } from "./tool.js";
+import { defineTool } from "../dispatch/tool.js";
 import { plural } from "../core/text.js";
 
 /**

@@ -3,13 +3,11 @@ import { capDiff, changedSpans, docDiff, lineShifts, renderRegions, renderShifts
 import { type TextDoc, parseText, plural } from "../core/text.js";
 import { ToolError } from "../errors.js";
 import { readLines } from "../fs/read-text.js";
-import { MAX_TEXT_CHARS } from "../dispatch/dispatcher.js";
-import { defineTool } from "./tool.js";
+import { FILE_READ_MAX_LINES as MAX_LIMIT, MAX_TEXT_CHARS } from "../core/limits.js";
+import { defineTool } from "../dispatch/tool.js";
 
 /** Lines returned when no limit is given (the design document's 150). */
 export const DEFAULT_LIMIT = 150;
-/** Most lines one call returns: a larger limit is clamped, so one read cannot flood a model's context. */
-export const MAX_LIMIT = 2000;
 /** Room the header's " · lines A-B of N · next offset K" takes, at most. */
 const HEADER_TAIL_CHARS = 80;
 
@@ -40,7 +38,7 @@ export const fileReadTool = defineTool({
       .describe("A file hash you saw earlier: answer with `unchanged: true`, or the diff since that version, instead of the lines."),
   },
   mutating: false,
-  state: (ws) => ({ ...ws.vfsState(), max_file_bytes: ws.maxFileBytes }),
+  state: ({ workspace: ws }) => ({ ...ws.vfsState(), max_file_bytes: ws.maxFileBytes }),
   async run(params, { ws, sessionId, signal }) {
     if (params.lines && (params.offset !== undefined || params.limit !== undefined)) {
       throw new ToolError("INVALID_PARAMS", "lines: give either lines (tag mode) or offset/limit (a window), not both.");

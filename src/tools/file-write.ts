@@ -5,11 +5,11 @@ import { EMPTY_DOC, type Shift, type Span, capDiff, changedSpans, docDiff, lineS
 import { LineIds } from "../core/line-diff.js";
 import { LineTags } from "../core/line-tags.js";
 import { type TextDoc, dominantEol, eolStyle, plural, serialize, splitText } from "../core/text.js";
-import { MAX_TEXT_CHARS } from "../dispatch/dispatcher.js";
+import { MAX_TEXT_CHARS } from "../core/limits.js";
 import { ToolError } from "../errors.js";
 import { tooLarge } from "../fs/read-text.js";
 import type { CurrentFile } from "../fs/versioned-write.js";
-import { defineTool } from "./tool.js";
+import { defineTool } from "../dispatch/tool.js";
 
 /**
  * Edits one batch takes at most. Anchors are resolved through a per-snapshot tag index and overlaps by one sort, so a

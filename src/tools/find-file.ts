@@ -1,9 +1,8 @@
 import { z } from "zod";
 import { ToolError } from "../errors.js";
-import { FuzzyIndex } from "../search/fuzzy.js";
 import { GlobSyntaxError, pathFilter } from "../search/glob.js";
 import type { FileIndexView, Workspace } from "../workspace.js";
-import { defineTool } from "./tool.js";
+import { defineTool } from "../dispatch/tool.js";
 import { plural } from "../core/text.js";
 
 /** Paths returned unless `limit` says otherwise: a model picks from the first few. */
@@ -12,18 +11,6 @@ export const DEFAULT_FIND_LIMIT = 20;
 const MAX_FIND_LIMIT = 1000;
 /** Matching is linear in the path for any glob, but its cost per character grows with the pattern: no real glob is longer. */
 const MAX_GLOB_CHARS = 1000;
-
-/** The matcher derived from the VFS index, rebuilt when its generation moves (a file was added or removed). */
-const cache = new WeakMap<FileIndexView, { generation: number; index: FuzzyIndex }>();
-
-function fuzzyIndexOf(view: FileIndexView): FuzzyIndex {
-  const cached = cache.get(view);
-  if (cached && cached.generation === view.generation) return cached.index;
-  const generation = view.generation;
-  const index = new FuzzyIndex(view.paths(), cached?.index);
-  cache.set(view, { generation, index });
-  return index;
-}
 
 function indexOrFail(ws: Workspace): FileIndexView {
   if (!ws.fileIndex) throw new ToolError("NOT_AVAILABLE", "The file index is not ready (the workspace watcher has not started); retry shortly, or use search.");
@@ -45,7 +32,7 @@ export const findFileTool = defineTool({
     glob: z.string().min(1).max(MAX_GLOB_CHARS).optional().describe('Only paths matching this glob, e.g. "*.test.ts" (any folder) or "src/**/*.ts"; "!" excludes: "!**/test/**"; alone, lists them sorted.'),
   },
   mutating: false,
-  state: (ws) => ({ file_index: ws.fileIndex ? `ready, ${plural(ws.fileIndex.paths().length, "path")}` : "not ready" }),
+  state: ({ workspace: ws }) => ({ file_index: ws.fileIndex ? `ready, ${plural(ws.fileIndex.paths().length, "path")}` : "not ready" }),
   async run(params, { ws }) {
     const query = params.query?.trim() ?? "";
     if (!query && !params.glob) throw new ToolError("INVALID_PARAMS", "Invalid params: query or glob is required (query: part of a file's name or path; glob: a pattern like \"*.ts\").");
@@ -66,7 +53,7 @@ export const findFileTool = defineTool({
     let total: number;
     let approximate: string[] = [];
     if (query) {
-      const found = fuzzyIndexOf(view).search(query, limit, accept);
+      const found = ws.search.fuzzyIndexOf(view).search(query, limit, accept);
       paths = found.hits.map((h) => h.path);
       total = found.total;
       approximate = found.approximate;

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { ToolError, isNodeError } from "../errors.js";
 import { commitStep } from "../git/step.js";
 import type { Workspace } from "../workspace.js";
-import { defineTool } from "./tool.js";
+import { defineTool } from "../dispatch/tool.js";
 
 /** gh talks to the network: two minutes, then it is killed. */
 export const GH_TIMEOUT_MS = 120_000;
@@ -25,9 +25,9 @@ export const ghTool = defineTool({
   mutating: true,
   hints: { open_world: true },
   timeoutMs: GH_TIMEOUT_MS + 5_000,
-  state: async (ws) => {
+  state: async ({ workspace: ws }) => {
     const version = await runGh(ws, ["--version"], { timeoutMs: 10_000 }).catch(() => null);
-    if (!version || version.code !== 0) return { available: false, installed: false, reason: "gh (GitHub CLI) is not installed; apt-get install gh" };
+    if (version?.code !== 0) return { available: false, installed: false, reason: "gh (GitHub CLI) is not installed; apt-get install gh" };
     const auth = await runGh(ws, ["auth", "status"], { timeoutMs: 15_000 }).catch(() => null);
     return { available: true, installed: true, version: version.stdout.split("\n")[0].trim(), logged_in: auth?.code === 0 };
   },

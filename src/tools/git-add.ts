@@ -2,7 +2,7 @@ import { pathsParam, relPaths } from "../git/params.js";
 import { commitStep } from "../git/step.js";
 import { pendingChanges, refuseIgnored, requireKnownPaths, stageChanges } from "../git/stage.js";
 import { list } from "../git/text.js";
-import { defineTool } from "./tool.js";
+import { defineTool } from "../dispatch/tool.js";
 import { gitStep, gitToolState } from "./git-step.js";
 
 export const gitAddTool = defineTool({

@@ -1,5 +1,5 @@
 import { git } from "../git/run.js";
-import { defineTool } from "./tool.js";
+import { defineTool } from "../dispatch/tool.js";
 import { gitStep, gitToolState } from "./git-step.js";
 
 export const gitBranchTool = defineTool({

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { ToolError } from "../errors.js";
-import { defineTool } from "./tool.js";
+import { defineTool } from "../dispatch/tool.js";
 import { gitStep, lineToolState } from "./git-step.js";
 
 export const gitChangelistEditTool = defineTool({

@@ -6,7 +6,7 @@ import { ToolError } from "../errors.js";
 import { sweep } from "../git/line-sweep.js";
 import { changelistParam } from "../git/line-params.js";
 import { pathParam } from "../git/params.js";
-import { defineTool } from "./tool.js";
+import { defineTool } from "../dispatch/tool.js";
 import { gitStep, lineToolState } from "./git-step.js";
 
 export const gitChangelistLinesTool = defineTool({

@@ -1,7 +1,7 @@
 import { lineStatus } from "../core/line-status.js";
 import { changelistParam, filePathParam, hashParam, optionalLinesParam, optionalRangesParam } from "../git/line-params.js";
 import { checkHash } from "../git/line-stage.js";
-import { defineTool } from "./tool.js";
+import { defineTool } from "../dispatch/tool.js";
 import { gitStep, lineToolState } from "./git-step.js";
 
 export const gitChangelistMarkTool = defineTool({

@@ -5,7 +5,7 @@ import { requireLines } from "../core/line-status.js";
 import { renderLine } from "../core/text.js";
 import { askedLinesParam, filePathParam } from "../git/line-params.js";
 import { fileWithMarks } from "../git/line-service.js";
-import { defineTool } from "./tool.js";
+import { defineTool } from "../dispatch/tool.js";
 import { gitStep, lineToolState } from "./git-step.js";
 
 export const gitChangelistOfTool = defineTool({

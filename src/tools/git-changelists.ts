@@ -1,7 +1,7 @@
 import { listOfPiece } from "../core/changelist-marks.js";
 import { allPieces } from "../core/line-pairs.js";
 import { sweep } from "../git/line-sweep.js";
-import { defineTool } from "./tool.js";
+import { defineTool } from "../dispatch/tool.js";
 import { gitStep, lineToolState } from "./git-step.js";
 
 interface ListFile {

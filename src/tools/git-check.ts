@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { CHECKS_FILE, checksText, loadChecks, plannedChecks, plannedChecksText, runChecks } from "../git/checks.js";
 import { ToolError } from "../errors.js";
-import { defineTool } from "./tool.js";
+import { defineTool } from "../dispatch/tool.js";
 import { gitStep } from "./git-step.js";
 
 export const gitCheckTool = defineTool({
@@ -12,8 +12,8 @@ export const gitCheckTool = defineTool({
   },
   mutating: true,
   timeoutMs: 1_800_000,
-  state: async (ws) => {
-    const checks = await loadChecks(ws.root).catch((e: Error) => e);
+  state: async ({ workspace }) => {
+    const checks = await loadChecks(workspace.root).catch((e: Error) => e);
     return checks instanceof Error ? { available: true, checks_file: "invalid", error: checks.message } : { available: true, checks: checks.map((c) => c.name) };
   },
   async run({ name }, call) {

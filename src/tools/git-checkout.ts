@@ -9,7 +9,7 @@ import { requireBranchName, headInfo, resolveCommit, tryResolve } from "../git/r
 import { git } from "../git/run.js";
 import { list } from "../git/text.js";
 import { ToolError } from "../errors.js";
-import { defineTool } from "./tool.js";
+import { defineTool } from "../dispatch/tool.js";
 import { gitStep, gitToolState } from "./git-step.js";
 
 export const gitCheckoutTool = defineTool({

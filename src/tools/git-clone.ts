@@ -6,7 +6,7 @@ import { git } from "../git/run.js";
 import { CLONE_PROTOCOLS, classifyUrl } from "../git/url.js";
 import { ToolError, isNodeError } from "../errors.js";
 import type { PathResolver } from "../paths.js";
-import { defineTool } from "./tool.js";
+import { defineTool } from "../dispatch/tool.js";
 import { gitStep, gitToolState } from "./git-step.js";
 
 /** A clone may be large; ten minutes, then it is killed (and its partial folder removed by git). */

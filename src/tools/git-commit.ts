@@ -12,7 +12,7 @@ import { fileList } from "../git/text.js";
 import { commitChangelist } from "../git/commit-changelist.js";
 import type { GitStep } from "../git/step.js";
 import { withTempIndex } from "../git/temp-index.js";
-import { defineTool, type ToolResult } from "./tool.js";
+import { defineTool, type ToolResult } from "../dispatch/tool.js";
 import { gitStep, gitToolState } from "./git-step.js";
 
 /** Checks and hooks may run a test suite: a commit gets ten minutes before it is stopped. */

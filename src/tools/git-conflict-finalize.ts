@@ -4,7 +4,7 @@ import { finalizeOperation } from "../git/conflicts-finalize.js";
 import { autoModeOf } from "../git/conflicts-model.js";
 import { currentOperation } from "../git/conflicts-operation.js";
 import { autoResolveParam } from "./conflict-params.js";
-import { defineTool } from "./tool.js";
+import { defineTool } from "../dispatch/tool.js";
 import { gitStep, gitToolState } from "./git-step.js";
 
 export const gitConflictFinalizeTool = defineTool({

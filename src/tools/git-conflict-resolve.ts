@@ -9,7 +9,7 @@ import { rewriteOptions } from "../git/conflicts-settle.js";
 import { pathParam, pathspec, relPaths } from "../git/params.js";
 import { type GitStep, worktreeStep } from "../git/step.js";
 import { git } from "../git/run.js";
-import { defineTool } from "./tool.js";
+import { defineTool } from "../dispatch/tool.js";
 import { gitStep, gitToolState } from "./git-step.js";
 
 const DESCRIPTION = `Resolves one conflict block (numbered as git_conflicts lists them for the file's hash) in the worktree: its marker region becomes take ("ours", "theirs", "base", "both" = ours then theirs, "auto" = the proposal git_conflicts shows), or keep, an ordered table of the lines to keep: "ours:N", "theirs:N", "base:N" (N as numbered within that side; "theirs:N:TAG" also checks the tag) and {"text": "..."} for a new line.

@@ -1,7 +1,7 @@
 import { currentOperation, operationName, sideLabels } from "../git/conflicts-operation.js";
 import { fileView, fileViewText, readConflicts } from "../git/conflicts-read.js";
 import { pathParam, relPaths } from "../git/params.js";
-import { defineTool } from "./tool.js";
+import { defineTool } from "../dispatch/tool.js";
 import { gitStep, gitToolState } from "./git-step.js";
 
 export const gitConflictsTool = defineTool({

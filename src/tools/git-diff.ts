@@ -6,7 +6,7 @@ import { withTempIndex } from "../git/temp-index.js";
 import { NO_SUBMODULE_WORKTREES, git, type GitCtx } from "../git/run.js";
 import { PATCH_READ_BYTES, capDiff, fileList } from "../git/text.js";
 import { ToolError } from "../errors.js";
-import { defineTool } from "./tool.js";
+import { defineTool } from "../dispatch/tool.js";
 import { gitStep, gitToolState } from "./git-step.js";
 
 export const gitDiffTool = defineTool({

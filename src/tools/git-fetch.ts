@@ -3,7 +3,7 @@ import { OPERATION_HOOKS, hooksText, plannedHooks } from "../git/hooks.js";
 import { type GitStep, commitStep } from "../git/step.js";
 import { defaultRemote, headInfo, requireRemote } from "../git/refs.js";
 import { git } from "../git/run.js";
-import { defineTool } from "./tool.js";
+import { defineTool } from "../dispatch/tool.js";
 import { gitStep, gitToolState } from "./git-step.js";
 import { NETWORK_TIMEOUT_MS } from "../git/run.js";
 

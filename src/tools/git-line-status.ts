@@ -3,7 +3,7 @@ import { askedLinesParam } from "../git/line-params.js";
 import { fileWithMarks } from "../git/line-service.js";
 import { stagedSummary, statusText } from "../git/line-text.js";
 import { pathParam } from "../git/params.js";
-import { defineTool } from "./tool.js";
+import { defineTool } from "../dispatch/tool.js";
 import { gitStep, lineToolState } from "./git-step.js";
 
 export const gitLineStatusTool = defineTool({

@@ -3,7 +3,7 @@ import { pathParam, pathspec, refParam } from "../git/params.js";
 import { commitLine, logCommits } from "../git/log.js";
 import { headInfo } from "../git/refs.js";
 import { ToolError } from "../errors.js";
-import { defineTool } from "./tool.js";
+import { defineTool } from "../dispatch/tool.js";
 import { gitStep, gitToolState } from "./git-step.js";
 
 /** Commits a call may ask for: more would flood a model's context; page with ref instead. */

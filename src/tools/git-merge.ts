@@ -15,7 +15,7 @@ import { resolveCommit, headInfo } from "../git/refs.js";
 import { git } from "../git/run.js";
 import { ToolError } from "../errors.js";
 import { autoResolveParam } from "./conflict-params.js";
-import { defineTool } from "./tool.js";
+import { defineTool } from "../dispatch/tool.js";
 import { gitStep, gitToolState } from "./git-step.js";
 
 export const gitMergeTool = defineTool({

@@ -14,7 +14,7 @@ import { requireBranchName, defaultRemote, requireBranch, requireRemote, upstrea
 import { git } from "../git/run.js";
 import { ToolError } from "../errors.js";
 import { autoResolveParam } from "./conflict-params.js";
-import { defineTool } from "./tool.js";
+import { defineTool } from "../dispatch/tool.js";
 import { gitStep, gitToolState } from "./git-step.js";
 import { NETWORK_TIMEOUT_MS } from "../git/run.js";
 

@@ -9,7 +9,7 @@ import { commitLine, logCommits } from "../git/log.js";
 import { requireBranchName, defaultRemote, headInfo, requireRemote, tryResolve, upstreamOf } from "../git/refs.js";
 import { NETWORK_TIMEOUT_MS, git } from "../git/run.js";
 import { ToolError } from "../errors.js";
-import { defineTool } from "./tool.js";
+import { defineTool } from "../dispatch/tool.js";
 import { gitStep, gitToolState } from "./git-step.js";
 
 export const gitPushTool = defineTool({

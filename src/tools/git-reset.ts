@@ -9,7 +9,7 @@ import { commitLine, logCommits, numstat, statText } from "../git/log.js";
 import { headInfo, resolveCommit } from "../git/refs.js";
 import { git } from "../git/run.js";
 import { ToolError } from "../errors.js";
-import { defineTool } from "./tool.js";
+import { defineTool } from "../dispatch/tool.js";
 import { gitStep, gitToolState } from "./git-step.js";
 
 export const gitResetTool = defineTool({

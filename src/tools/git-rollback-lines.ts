@@ -9,7 +9,7 @@ import { existingHashParam, filePathParam, optionalLinesParam, optionalRangesPar
 import { checkHash } from "../git/line-stage.js";
 import { type LineFile, checkoutEol } from "../git/line-versions.js";
 import type { GitCtx } from "../git/run.js";
-import { defineTool } from "./tool.js";
+import { defineTool } from "../dispatch/tool.js";
 import { gitStep, lineToolState } from "./git-step.js";
 
 export const gitRollbackLinesTool = defineTool({

@@ -4,7 +4,7 @@ import { resolveCommit } from "../git/refs.js";
 import { git } from "../git/run.js";
 import { PATCH_READ_BYTES, capDiff, fileList } from "../git/text.js";
 import { ToolError } from "../errors.js";
-import { defineTool } from "./tool.js";
+import { defineTool } from "../dispatch/tool.js";
 import { gitStep, gitToolState } from "./git-step.js";
 
 export const gitShowTool = defineTool({

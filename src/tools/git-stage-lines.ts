@@ -1,6 +1,6 @@
 import { indexSelectionParams } from "../git/line-params.js";
 import { runIndexTool } from "../git/line-stage.js";
-import { defineTool } from "./tool.js";
+import { defineTool } from "../dispatch/tool.js";
 import { gitStep, lineToolState } from "./git-step.js";
 
 export const gitStageLinesTool = defineTool({

@@ -14,7 +14,7 @@ import { git } from "../git/run.js";
 import { list } from "../git/text.js";
 import { ToolError } from "../errors.js";
 import { autoResolveParam } from "./conflict-params.js";
-import { defineTool } from "./tool.js";
+import { defineTool } from "../dispatch/tool.js";
 import { gitStep, gitToolState } from "./git-step.js";
 
 export const gitStashTool = defineTool({

@@ -2,7 +2,7 @@ import { operationInProgress } from "../git/operation-markers.js";
 import { NO_SUBMODULE_WORKTREES, git } from "../git/run.js";
 import { type Status, isClean, parseStatus } from "../git/status.js";
 import { list } from "../git/text.js";
-import { defineTool } from "./tool.js";
+import { defineTool } from "../dispatch/tool.js";
 import { gitStep, gitToolState } from "./git-step.js";
 
 export const gitStatusTool = defineTool({

@@ -1,15 +1,14 @@
 import type { GitStep } from "../git/step.js";
-import { runSandboxed } from "../terminal/terminal.js";
-import type { Workspace } from "../workspace.js";
-import type { ToolContext } from "./tool.js";
+import type { Services } from "../dispatch/services.js";
+import type { ToolContext } from "../dispatch/tool.js";
 
 /** The one place a tool call becomes the git library's step context: the root's repository and the call's steps. */
 export function gitStep(ctx: ToolContext): GitStep {
-  const { ws } = ctx;
+  const { git, files, terminal } = ctx.services;
   return {
-    repo: ws.git,
-    files: ws.files,
-    runArgv: (req) => runSandboxed(ws, req),
+    repo: git,
+    files,
+    runArgv: (req) => terminal.runArgv(req),
     signal: ctx.signal,
     dryRun: ctx.dryRun,
     sessionId: ctx.sessionId,
@@ -21,7 +20,7 @@ export function gitStep(ctx: ToolContext): GitStep {
 }
 
 /** What every git tool reports in `info`: git's version and whether the root is a repository. */
-export const gitToolState = (ws: Workspace) => ws.git.state();
+export const gitToolState = (services: Services) => services.git.state();
 
 /** The line tools' `info`: git's state and the changelists. */
-export const lineToolState = (ws: Workspace) => ws.git.lineState();
+export const lineToolState = (services: Services) => services.git.lineState();

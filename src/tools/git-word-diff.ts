@@ -3,7 +3,7 @@ import { rangeJson } from "../core/line-diff.js";
 import { rangeEntries, wordDiffText } from "../git/line-text.js";
 import { pathParam, refParam } from "../git/params.js";
 import { resolveCommit } from "../git/refs.js";
-import { defineTool } from "./tool.js";
+import { defineTool } from "../dispatch/tool.js";
 import { gitStep, lineToolState } from "./git-step.js";
 
 export const gitWordDiffTool = defineTool({

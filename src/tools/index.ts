@@ -53,8 +53,8 @@ import { lspImplementationTool } from "./lsp-implementation.js";
 import { lspReferencesTool } from "./lsp-references.js";
 import { lspRenameTool } from "./lsp-rename.js";
 import { lspSymbolsTool } from "./lsp-symbols.js";
-import type { AnyTool } from "./tool.js";
-import { webFetchTool, webSearchTool } from "../web/tools.js";
+import type { AnyTool } from "../dispatch/tool.js";
+import { webFetchTool, webSearchTool } from "./web.js";
 
 /** Every tool, in the order `list` shows them. One explicit array: no discovery, no magic. */
 export const TOOLS: AnyTool[] = [

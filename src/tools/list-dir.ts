@@ -1,4 +1,4 @@
-import { closeSync, fstatSync, lstatSync, read, readSync } from "node:fs";
+import { type Stats, closeSync, fstatSync, lstatSync, read, readSync } from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
 import { z } from "zod";
@@ -6,7 +6,10 @@ import { BINARY_SNIFF_BYTES, plural } from "../core/text.js";
 import { ToolError } from "../errors.js";
 import { openReadConfined } from "../fs/confined.js";
 import { fileError } from "../fs/read-text.js";
-import { defineTool } from "./tool.js";
+import { defineTool } from "../dispatch/tool.js";
+import type { LineCount, SearchCaches } from "../search/caches.js";
+
+type LineCounts = SearchCaches["lineCounts"];
 
 const readAsync = promisify(read);
 
@@ -19,8 +22,6 @@ export const MAX_ENTRIES = 400;
 const LINE_COUNT_BUDGET_BYTES = 16 * 1024 * 1024;
 /** A file up to this size is read synchronously (microseconds); larger ones off the event loop. */
 const SYNC_READ_BYTES = 256 * 1024;
-/** Line counts kept between calls, by path, while size and mtime stay the same; cleared past this many. */
-const MAX_CACHED_COUNTS = 20_000;
 
 const DESCRIPTION = `Lists a folder as a compact tree: subfolders with how many files they hold, files with size and line count.
 Ignored paths (.gitignore, node_modules, build output) and .git are left out, as search and find_file leave them out.
@@ -37,13 +38,6 @@ interface Dir {
 
 const newDir = (): Dir => ({ dirs: new Map(), files: [], count: 0 });
 
-interface Counted {
-  size: number;
-  mtimeMs: number;
-  lines: number | "binary" | null;
-}
-
-const counts = new Map<string, Counted>();
 
 export const listDirTool = defineTool({
   id: "list_dir",
@@ -56,7 +50,7 @@ export const listDirTool = defineTool({
   async run(params, { ws, signal }) {
     const target = await ws.paths.resolve(params.path ?? "");
     const shown = target.rel || ".";
-    let st;
+    let st: Stats;
     try {
       st = lstatSync(target.real);
     } catch (e) {
@@ -107,7 +101,7 @@ export const listDirTool = defineTool({
           continue;
         }
         signal.throwIfAborted();
-        const info = await describeFile(ws.root, prefix + fileRel, budget);
+        const info = await describeFile(ws.root, prefix + fileRel, budget, ws.search.lineCounts);
         budget -= info.read;
         lines.push(`${"  ".repeat(level)}${name} · ${info.text}`);
         entries.push({ path: fileRel, kind: info.kind, ...(info.size !== undefined ? { size: info.size } : {}), ...(typeof info.lines === "number" ? { lines: info.lines } : {}) });
@@ -136,7 +130,7 @@ function formatSize(bytes: number): string {
 }
 
 /** Size and line count of one listed file, read through a confined descriptor (never through a swapped folder). */
-async function describeFile(root: string, rel: string, budget: number): Promise<{ text: string; kind: string; size?: number; lines?: Counted["lines"]; read: number }> {
+async function describeFile(root: string, rel: string, budget: number, counts: LineCounts): Promise<{ text: string; kind: string; size?: number; lines?: LineCount["lines"]; read: number }> {
   const real = path.join(root, rel);
   let fd: number;
   try {
@@ -159,8 +153,7 @@ async function describeFile(root: string, rel: string, budget: number): Promise<
       if (got === 0) break;
       n += got;
     }
-    const counted: Counted = { size: st.size, mtimeMs: st.mtimeMs, lines: countLines(bytes.subarray(0, n)) };
-    if (counts.size >= MAX_CACHED_COUNTS) counts.clear();
+    const counted: LineCount = { size: st.size, mtimeMs: st.mtimeMs, lines: countLines(bytes.subarray(0, n)) };
     counts.set(real, counted);
     return { ...render(counted), read: n };
   } finally {
@@ -168,7 +161,7 @@ async function describeFile(root: string, rel: string, budget: number): Promise<
   }
 }
 
-function render(c: Counted): { text: string; kind: string; size: number; lines: Counted["lines"] } {
+function render(c: LineCount): { text: string; kind: string; size: number; lines: LineCount["lines"] } {
   const lines = c.lines === "binary" ? "binary" : c.lines === null ? "" : plural(c.lines, "line");
   return { text: [formatSize(c.size), lines].filter(Boolean).join(" · "), kind: "file", size: c.size, lines: c.lines };
 }

@@ -1,4 +1,4 @@
-import { defineTool, firstSentence } from "./tool.js";
+import { defineTool, firstSentence } from "../dispatch/tool.js";
 
 export const listTool = defineTool({
   id: "list",

@@ -9,8 +9,8 @@ import type { Place, PositionSpec } from "../lsp/positions.js";
 import { type WirePlace, renderPlaces, wirePlace } from "../lsp/render.js";
 import type { LspService } from "../lsp/service.js";
 import type { ResolvedPath } from "../paths.js";
-import type { Workspace } from "../workspace.js";
-import { type ToolContext, defineTool } from "./tool.js";
+import type { Services } from "../dispatch/services.js";
+import { type ToolContext, defineTool } from "../dispatch/tool.js";
 
 /**
  * One LSP call's upper bound: a cold TypeScript project on a loaded machine took over 10 s to load before its first
@@ -38,14 +38,14 @@ export interface PositionParams {
   occurrence?: number;
 }
 
-export function serviceOf(ws: Workspace): LspService {
-  if (!ws.lsp) throw new ToolError("LSP_UNAVAILABLE", "The language servers are not running in this daemon.");
-  return ws.lsp;
+/** The daemon's language servers, or LSP_UNAVAILABLE where it runs none. */
+export function serviceOf(services: Services): LspService {
+  return services.lsp.use();
 }
 
 /** What every lsp_* tool's `info` state shows: the sandbox and each language's server. */
-export function lspState(ws: Workspace): Record<string, unknown> {
-  return ws.lsp ? ws.lsp.info() : { available: false, reason: "the language servers are not running in this daemon" };
+export function lspState(services: Services): Record<string, unknown> {
+  return services.lsp.state();
 }
 
 /** A 1-based line from a number, "N", or an anchor ("N:TAG", or a unique "TAG") checked against the file's lines. */
@@ -77,7 +77,7 @@ export interface OpenedFile {
 
 /** Resolves the path, picks its server, reads the disk and brings every open document of that server up to it. */
 export async function openFile(ctx: ToolContext, input: string): Promise<OpenedFile> {
-  const lsp = serviceOf(ctx.ws);
+  const lsp = serviceOf(ctx.services);
   const target = await ctx.ws.paths.resolve(input);
   if (!target.exists) throw notFound(target);
   const client = await lsp.clientFor(target.realRel);

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { ToolError } from "../errors.js";
 import { DEFAULT_DIAGNOSTICS_WAIT_MS as DEFAULT_WAIT_MS, type DiagnosticsAnswer, type DocRef, type LspClient } from "../lsp/client.js";
 import { renderDiagnostics, renderUnknown, wireDiagnostics } from "../lsp/render.js";
-import { defineTool } from "./tool.js";
+import { defineTool } from "../dispatch/tool.js";
 import { LSP_TIMEOUT_MS, lspState, openFile, serviceOf } from "./lsp-common.js";
 
 /** A wait longer than this is better spent calling again; it also stays under the call's own timeout. */
@@ -31,7 +31,7 @@ export const lspDiagnosticsTool = defineTool({
       const { client, doc, lines } = await openFile(ctx, params.path);
       return fileResult(doc, lines, await client.diagnostics(doc, waitMs));
     }
-    const lsp = serviceOf(ctx.ws);
+    const lsp = serviceOf(ctx.services);
     const asked: Promise<Record<string, unknown>>[] = [];
     for (const client of lsp.clients()) {
       lsp.refresh(client);

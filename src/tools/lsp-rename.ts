@@ -4,8 +4,8 @@ import { z } from "zod";
 import { ToolError } from "../errors.js";
 import type { TextFile } from "../fs/read-text.js";
 import { type RenamePlan, RenamePlans, outsideEdit, planRename, unseenCode } from "../lsp/rename-plan.js";
-import { defineTool } from "./tool.js";
-import type { ToolContext } from "./tool.js";
+import { defineTool } from "../dispatch/tool.js";
+import type { ToolContext } from "../dispatch/tool.js";
 import { LSP_TIMEOUT_MS, lspState, openFile, positionOf, positionParams, serviceOf, whereText } from "./lsp-common.js";
 
 /** An identifier in both languages: a letter, `_` or `$` first, then those or digits and marks (Python refuses `$`; its server says so). */
@@ -30,7 +30,7 @@ export const lspRenameTool = defineTool({
   timeoutMs: LSP_TIMEOUT_MS,
   state: lspState,
   async run(params, ctx) {
-    const lsp = serviceOf(ctx.ws);
+    const lsp = serviceOf(ctx.services);
     const key = RenamePlans.key(ctx.sessionId, params);
     // A dry run always asks the server now; an approval applies its session's last identical preview when there is one.
     const previewed = ctx.dryRun ? undefined : lsp.renames.take(key);
@@ -87,7 +87,7 @@ function shape(plan: RenamePlan, params: RenameParams, hashes: readonly string[]
 function render(plan: RenamePlan, verb: string, newName: string, newHashes: readonly string[]): string {
   const at = whereText(plan.path, plan.at);
   const n = plan.files.length;
-  const lines = [`rename ${at} to ${newName} · hash ${plan.hash} · ${verb} ${plan.count} place${plan.count === 1 ? "" : "s"} in ${n} file${n === 1 ? "" : "s"}`];
-  plan.files.forEach((f, i) => lines.push(`${f.path} · hash ${f.hash} -> ${newHashes[i]} · ${f.edits} edit${f.edits === 1 ? "" : "s"}`));
-  return [...lines, "", ...plan.files.map((f) => f.diff.trimEnd())].join("\n");
+  const head = `rename ${at} to ${newName} · hash ${plan.hash} · ${verb} ${plan.count} place${plan.count === 1 ? "" : "s"} in ${n} file${n === 1 ? "" : "s"}`;
+  const files = plan.files.map((f, i) => `${f.path} · hash ${f.hash} -> ${newHashes[i]} · ${f.edits} edit${f.edits === 1 ? "" : "s"}`);
+  return [head, ...files, "", ...plan.files.map((f) => f.diff.trimEnd())].join("\n");
 }

@@ -6,7 +6,7 @@ import { type Language, languageOf } from "../lsp/servers.js";
 import { renderSymbols, wirePlace } from "../lsp/render.js";
 import type { LspClient } from "../lsp/client.js";
 import type { Workspace } from "../workspace.js";
-import { defineTool } from "./tool.js";
+import { defineTool } from "../dispatch/tool.js";
 import { LSP_TIMEOUT_MS, lspState, openFile, pathParam, serviceOf } from "./lsp-common.js";
 
 /** Workspace symbols returned at most: a short query matches thousands in a large project, and a model reads them all. */
@@ -41,7 +41,7 @@ export const lspSymbolsTool = defineTool({
       };
     }
     const query = params.query!;
-    const lsp = serviceOf(ctx.ws);
+    const lsp = serviceOf(ctx.services);
     const found: { client: LspClient; symbol: SymbolItem }[] = [];
     for (const client of await clientsForQuery(ctx.ws, lsp)) {
       lsp.refresh(client);

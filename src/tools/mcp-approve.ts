@@ -2,7 +2,7 @@ import { z } from "zod";
 import { describeEntry } from "../mcp/config.js";
 import { ToolError } from "../errors.js";
 import { passthrough } from "./mcp-servers.js";
-import { defineTool } from "./tool.js";
+import { defineTool } from "../dispatch/tool.js";
 
 export const mcpApproveTool = defineTool({
   id: "mcp_approve",
@@ -13,7 +13,7 @@ export const mcpApproveTool = defineTool({
   mutating: true,
   hints: { destructive: false, idempotent: true },
   async run({ server }, ctx) {
-    const mcp = passthrough(ctx.ws);
+    const mcp = passthrough(ctx.services);
     const pending = mcp.pendingApprovals(server);
     if (!pending.length) throw new ToolError("NO_CHANGE", server ? `${server} is already approved.` : "No server of .mcp.json waits for approval.");
     const servers = pending.map((c) => ({ server: c.name, command: describeEntry(c), digest: c.digest }));
@@ -31,7 +31,7 @@ export const mcpRevokeTool = defineTool({
   mutating: true,
   hints: { destructive: false, idempotent: true },
   async run({ server }, ctx) {
-    const mcp = passthrough(ctx.ws);
+    const mcp = passthrough(ctx.services);
     const known = mcp.status().servers.find((s) => s.name === server);
     if (!known) throw new ToolError("NOT_FOUND", `No MCP server is named "${server}"; mcp_servers lists them.`);
     if (known.source !== "workspace") throw new ToolError("INVALID_PARAMS", `server: "${server}" is not from .mcp.json; it needs no approval to withdraw.`);

@@ -1,12 +1,11 @@
-import { ToolError } from "../errors.js";
 import { stderrCause } from "../mcp/stderr-cause.js";
-import type { Workspace } from "../workspace.js";
-import { defineTool } from "./tool.js";
+import type { Services } from "../dispatch/services.js";
+import { defineTool } from "../dispatch/tool.js";
 import { plural } from "../core/text.js";
 
-export function passthrough(ws: Workspace) {
-  if (!ws.mcp) throw new ToolError("NOT_AVAILABLE", "MCP passthrough is not running in this daemon.");
-  return ws.mcp;
+/** The daemon's MCP passthrough, or NOT_AVAILABLE where it runs none. */
+export function passthrough(services: Services) {
+  return services.mcp.use();
 }
 
 export const mcpServersTool = defineTool({
@@ -14,8 +13,8 @@ export const mcpServersTool = defineTool({
   description: "Lists the MCP servers passed through (from .mcp.json, --mcp-config and CodeGraph): each one's state, command, tool ids, last error and stderr tail, and any problem in the configuration.",
   params: {},
   mutating: false,
-  async run(_params, { ws }) {
-    const { servers, problems } = passthrough(ws).status();
+  async run(_params, { services }) {
+    const { servers, problems } = passthrough(services).status();
     const lines = servers.map((s) => {
       // The exit code alone says little; the cause is usually the last words of its stderr.
       const cause = s.last_error && typeof s.stderr_tail === "string" ? stderrCause(s.stderr_tail) : null;

@@ -8,10 +8,10 @@ import { MAX_LOCATED_LINES, findMatchStart } from "../search/match-start.js";
 import { type MatchSource, readMatches } from "../search/read-matches.js";
 import { MAX_SEARCH_LINE_CHARS, type SearchFile, fileHeader, renderSearch } from "../search/render.js";
 import { shownPath } from "../search/rg-output.js";
-import { type RgFile, type SearchOptions, defaultIgnoreFile, runRipgrep } from "../search/ripgrep.js";
+import { type RgFile, type SearchOptions, runRipgrep } from "../search/ripgrep.js";
 import { gitIgnored, plainIgnored } from "../vfs/listing.js";
 import type { Workspace } from "../workspace.js";
-import { defineTool } from "./tool.js";
+import { defineTool } from "../dispatch/tool.js";
 
 /** Matching lines returned unless max_results says otherwise: enough to see a pattern's spread, small for a model's context. */
 export const DEFAULT_MAX_RESULTS = 100;
@@ -87,7 +87,7 @@ export const searchTool = defineTool({
       hidden: params.hidden,
       // One ignore policy with the VFS listing that find_file serves from: its defaults apply where git's rules do not.
       git,
-      defaultIgnores: git ? undefined : defaultIgnoreFile(),
+      defaultIgnores: git ? undefined : ws.search.defaultIgnoreFile(),
     };
     const outcome = await runRipgrep(ws.processes, ws.root, options, maxResults, signal);
     if (params.glob?.length) outcome.files = await withoutGlobbedIn(ws, { rel: target.rel, isDir: kind?.isDirectory() === true }, outcome.files, options, signal);

@@ -1,4 +1,4 @@
-import { defineTool } from "./tool.js";
+import { defineTool } from "../dispatch/tool.js";
 
 export const sessionEndTool = defineTool({
   id: "session_end",

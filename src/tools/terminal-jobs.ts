@@ -1,5 +1,4 @@
-import { terminalOf } from "../terminal/terminal.js";
-import { defineTool } from "./tool.js";
+import { defineTool } from "../dispatch/tool.js";
 
 export const terminalJobsTool = defineTool({
   id: "terminal_jobs",
@@ -7,7 +6,7 @@ export const terminalJobsTool = defineTool({
   params: {},
   mutating: false,
   async run(_p, ctx) {
-    const jobs = [...terminalOf(ctx.ws).jobs.values()];
+    const jobs = [...ctx.services.terminal.jobs.values()];
     const text = jobs.length ? jobs.map((j) => `${j.id}  ${j.status()}  ${j.info().cwd}  ${j.command}`).join("\n") : "no background jobs";
     return { jobs: jobs.map((j) => j.info()), text };
   },

@@ -1,6 +1,5 @@
 import { z } from "zod";
-import { terminalOf } from "../terminal/terminal.js";
-import { defineTool } from "./tool.js";
+import { defineTool } from "../dispatch/tool.js";
 
 export const terminalKillTool = defineTool({
   id: "terminal_kill",
@@ -8,7 +7,7 @@ export const terminalKillTool = defineTool({
   params: { job: z.string().min(1).describe("The job id terminal_run gave, e.g. \"job-1\".") },
   mutating: true,
   async run({ job: id }, ctx) {
-    const job = terminalOf(ctx.ws).job(id);
+    const job = ctx.services.terminal.job(id);
     const running = job.running;
     const { pid, command } = job.info();
     if (ctx.dryRun) return { job: id, pid, command, running, text: running ? `would stop ${id} (pid ${pid}): ${command}` : `${id} has already ended (${job.status()}); nothing to stop` };

@@ -1,8 +1,7 @@
 import { z } from "zod";
 import { ToolError } from "../errors.js";
 import { readPage } from "../terminal/output-store.js";
-import { terminalOf } from "../terminal/terminal.js";
-import { defineTool } from "./tool.js";
+import { defineTool } from "../dispatch/tool.js";
 
 export const terminalOutputTool = defineTool({
   id: "terminal_output",
@@ -13,7 +12,7 @@ export const terminalOutputTool = defineTool({
   },
   mutating: false,
   async run({ job: id, since = 0 }, ctx) {
-    const terminal = terminalOf(ctx.ws);
+    const terminal = ctx.services.terminal;
     const job = terminal.job(id);
     if (!terminal.store.kept(job.file)) throw new ToolError("NOT_FOUND", `The output of ${id} is no longer kept (only the newest output files are).`);
     const page = await readPage(job.file, since);

@@ -2,8 +2,8 @@ import { z } from "zod";
 import { ToolError } from "../errors.js";
 import { ChangeCollector, type ChangedFile } from "../terminal/changes.js";
 import type { IgnoredChanges } from "../terminal/ignored-changes.js";
-import { DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, type RunOutcome, terminalOf } from "../terminal/terminal.js";
-import { defineTool } from "./tool.js";
+import { DEFAULT_COMMAND_TIMEOUT_MS, MAX_TIMEOUT_MS, type RunOutcome } from "../terminal/terminal.js";
+import { defineTool } from "../dispatch/tool.js";
 
 /** After the command: the watcher's delay and the pipeline's window, then cleanup; the rest of the call's bound. */
 const SETTLE_ALLOWANCE_MS = 60_000;
@@ -24,7 +24,7 @@ export const terminalRunTool = defineTool({
   params: {
     command: z.string().min(1).refine(noNul, "contains a NUL byte").describe("The bash command line, e.g. `npm test 2>&1 | tail -20`."),
     cwd: z.string().optional().describe("Working folder, relative to the root (default: the root)."),
-    timeout_ms: z.number().int().min(1).max(MAX_TIMEOUT_MS).optional().describe(`Kill the command after this long (default ${DEFAULT_TIMEOUT_MS}, at most ${MAX_TIMEOUT_MS}); not for background jobs.`),
+    timeout_ms: z.number().int().min(1).max(MAX_TIMEOUT_MS).optional().describe(`Kill the command after this long (default ${DEFAULT_COMMAND_TIMEOUT_MS}, at most ${MAX_TIMEOUT_MS}); not for background jobs.`),
     env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "a variable name"), z.string().refine(noNul, "contains a NUL byte")).optional().describe("Variables set for the command, on top of the sandbox's environment."),
     stdin: z.string().optional().describe("Text given to the command on stdin (default: none, so a command that reads stdin sees its end at once)."),
     background: z.boolean().optional().describe("Start it as a background job and answer at once with its id."),
@@ -32,13 +32,13 @@ export const terminalRunTool = defineTool({
   mutating: true,
   runsLong: true,
   timeoutMs: MAX_TIMEOUT_MS + SETTLE_ALLOWANCE_MS,
-  state: (ws) => terminalOf(ws).state(),
+  state: ({ terminal }) => terminal.state(),
   async run(p, ctx) {
     if (p.background && p.timeout_ms !== undefined) throw new ToolError("INVALID_PARAMS", "timeout_ms: background jobs have no timeout; stop one with terminal_kill.");
-    const terminal = terminalOf(ctx.ws);
+    const terminal = ctx.services.terminal;
     const plan = await terminal.plan({ command: p.command, cwd: p.cwd, env: p.env, stdin: p.stdin });
     const sandbox = await terminal.sandboxPreview(plan);
-    const timeoutMs = p.timeout_ms ?? DEFAULT_TIMEOUT_MS;
+    const timeoutMs = p.timeout_ms ?? DEFAULT_COMMAND_TIMEOUT_MS;
     const cwd = plan.cwdRel || ".";
     if (ctx.dryRun) {
       return {

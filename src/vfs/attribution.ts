@@ -1,3 +1,4 @@
+import type { FsChange } from "./events.js";
 import type { Actor, ToolWrite } from "./types.js";
 import type { SessionViews } from "./views.js";
 
@@ -18,13 +19,8 @@ const WINDOW_TTL_MS = 60_000;
  */
 export const STALE_SESSIONS_MAX = 32;
 
-export interface Attributed {
-  origin: "external" | "tool";
-  by: string | null;
-  tool: string | null;
-  stale_sessions: string[];
-  stale_sessions_omitted?: number;
-}
+/** Who made a change and who had not seen it: the attribution half of an `fs.changed` change (SPEC 7). */
+export type Attributed = Pick<FsChange, "origin" | "by" | "tool" | "stale_sessions" | "stale_sessions_omitted">;
 
 /** An operation whose changes are its actor's (a git checkout, a terminal command): open, or closed at `closedAt`. */
 interface Window extends Actor {

@@ -1,6 +1,6 @@
+/** The contract both watch engines (chokidar-engine.ts, parcel-engine.ts) implement; engines.ts picks one. */
 import type { WatcherEngine } from "./types.js";
 import type { RawKind } from "./coalesce.js";
-import type { Subscriber } from "./watcher-client.js";
 
 /** One change an engine saw, by absolute path. */
 export interface RawEvent {
@@ -37,12 +37,6 @@ export interface WatchEngine {
  * (its src/Debounce.hh); chokidar hands each over as it comes (atomic and awaitWriteFinish are off).
  */
 export const ENGINE_BATCH_DELAY_MS: Record<WatcherEngine, number> = { parcel: 50, chokidar: 0 };
-
-/** `host`: where parcel's subscriptions run (the VFS's watcher host). */
-export async function createEngine(name: WatcherEngine, host: Subscriber): Promise<WatchEngine> {
-  if (name === "chokidar") return new (await import("./chokidar-engine.js")).ChokidarEngine();
-  return new (await import("./parcel-engine.js")).ParcelEngine(host);
-}
 
 /** The kernel's per-user inotify watch limit (fs.inotify.max_user_watches) is exhausted: restarting does not help. */
 export function isWatchLimitError(error: unknown): boolean {

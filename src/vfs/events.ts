@@ -5,10 +5,11 @@ export interface FsChange {
   path: string;
   kind: ChangeKind;
   hash: string | null;
+  /** Who made it (attribution.ts): a tool's call (session `by`, `tool`), or something outside the daemon. */
   origin: "external" | "tool";
   by: string | null;
   tool: string | null;
-  /** The first STALE_SESSIONS_MAX of them, sorted (see attribution.ts). */
+  /** Sessions that had read an older version; the first STALE_SESSIONS_MAX of them, sorted (see attribution.ts). */
   stale_sessions: string[];
   /** How many stale sessions were left out of `stale_sessions`; present only when some were. */
   stale_sessions_omitted?: number;

@@ -1,4 +1,4 @@
-import { lstatSync } from "node:fs";
+import { type Dirent, lstatSync } from "node:fs";
 import { readFile, readdir, stat } from "node:fs/promises";
 import path from "node:path";
 import { TEMP_FILE_PATTERN } from "../fs/atomic-write.js";
@@ -196,7 +196,7 @@ export async function listPlain(root: string): Promise<Listing> {
  */
 export async function walk(root: string, rel: string, rules: IgnoreRules, files: string[], ignoredDirs?: string[], learnRules = true, skippedLinks?: string[]): Promise<string[]> {
   const dirs: string[] = [];
-  let entries;
+  let entries: Dirent[];
   try {
     entries = await readdir(path.join(root, rel), { withFileTypes: true });
   } catch {

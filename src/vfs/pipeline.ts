@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import path from "node:path";
 import type { BusEvents } from "../platform/bus.js";
 import { Attribution } from "./attribution.js";
@@ -24,6 +25,12 @@ export const MAX_CHANGES_PER_LINE = 1_000;
  * that looks right then must not report a deletion that the next one would undo as a creation.
  */
 export const DELETE_CONFIRM_MS = 250;
+/**
+ * While git holds the index lock it may be between a file's unlink and its create for longer than DELETE_CONFIRM_MS (a
+ * loaded machine deschedules it): deletions wait for the lock to go, but no longer than this (a lock left by a git
+ * that crashed stays until someone removes it).
+ */
+export const GIT_LOCK_HOLD_MAX_MS = 10_000;
 /** Files above this get `hash: null` (not read to hash); the file tools' own limit (SPEC 4) when that is higher. */
 export const HASH_MAX_BYTES = 10 * 1024 * 1024;
 
@@ -129,6 +136,14 @@ export class Pipeline {
     return this.window.stop();
   }
 
+  /** Whether a git command is rewriting the worktree (it holds the index lock), for the deletions held since a while. */
+  private gitWriting(held: ReadonlyMap<string, { since: number }>, now: number): boolean {
+    if (!this.gitDir || !held.size) return false;
+    let oldest = now;
+    for (const h of held.values()) oldest = Math.min(oldest, h.since);
+    return now - oldest < GIT_LOCK_HOLD_MAX_MS && existsSync(path.join(this.gitDir, "index.lock"));
+  }
+
   private async process(batch: Batch): Promise<void> {
     const flushedAt = Date.now();
     const touch = emptyTouch();
@@ -150,7 +165,8 @@ export class Pipeline {
     const recheck = this.held;
     this.held = new Map();
     const due = new Set([...recheck].filter(([, h]) => flushedAt - h.since >= DELETE_CONFIRM_MS).map(([rel]) => rel));
-    const onDisk = await this.resolver.resolve(raw, batch.flooding, due, batch.flooding || this.flood.active);
+    const holding = batch.flooding || this.flood.active || this.gitWriting(recheck, flushedAt);
+    const onDisk = await this.resolver.resolve(raw, batch.flooding, due, holding);
     for (const rel of onDisk.held) this.held.set(rel, recheck.get(rel) ?? { since: flushedAt, seenAt: seenAt(root, batch.seenAt, rel) });
     // A .gitignore can have no event of its own: found by the walk of a new folder, or by listing a touched one.
     if (onDisk.changes.some((c) => isIgnoreFile(c.path))) ignoreChanged = true;

@@ -11,12 +11,8 @@ export interface Actor {
   tool: string;
 }
 
-/** A write a tool is about to make (hash null: a delete), so the watcher can attribute the change to its session. */
-export interface ToolWrite extends Actor {
-  /** Root-relative real path (SPEC 3: one file, however it was named). */
-  rel: string;
-  hash: string | null;
-}
+/** A write a tool is about to make: the versioned write (fs/) announces it, the VFS attributes the change by it. */
+export type { ToolWrite } from "../fs/files-host.js";
 
 /** The VFS's index of watched files, read by find_file. */
 export interface FileIndexView {

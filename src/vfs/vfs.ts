@@ -1,7 +1,8 @@
 import path from "node:path";
 import type { EventBus } from "../platform/bus.js";
 import type { Supervisor } from "../platform/supervisor.js";
-import { ENGINE_BATCH_DELAY_MS, type RawEvent, type WatchEngine, type WatchRequest, createEngine, isWatchLimitError } from "./engine.js";
+import { ENGINE_BATCH_DELAY_MS, type RawEvent, type WatchEngine, type WatchRequest, isWatchLimitError } from "./engine.js";
+import { createEngine } from "./engines.js";
 import { WINDOW_MS } from "./event-window.js";
 import { FileIndex } from "./file-index.js";
 import { GIT_DIR_UNWATCHED } from "./git-state.js";
@@ -39,7 +40,7 @@ export interface VfsHost {
   readonly root: string;
   readonly maxFileBytes: number;
   readonly watcherEngine: WatcherEngine;
-  readonly processes: Pick<Supervisor, "run" | "attach" | "kill">;
+  readonly processes: Pick<Supervisor, "run" | "attach">;
   readonly bus: Pick<EventBus, "emit">;
   readonly views: Pick<SessionViews, "staleSessions">;
   readonly history: Pick<ContentHistory, "put">;

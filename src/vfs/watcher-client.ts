@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import type { PipedChild, Supervisor } from "../platform/supervisor.js";
+import type { AttachedChild, ServerChild, Supervisor } from "../platform/supervisor.js";
 import { type HostEvent, type HostLine, type RequestBody, decodeEvents, errorFrom } from "./watcher-protocol.js";
 
 /** @parcel/watcher's subscribe, as ParcelEngine uses it: the watcher host's. */
@@ -28,7 +28,9 @@ function hostScript(): string {
 }
 
 interface Host {
-  child: PipedChild;
+  child: ServerChild;
+  /** The supervisor's stop of it. */
+  stop: AttachedChild["stop"];
   pending: Map<number, { resolve: () => void; reject: (e: Error) => void }>;
   stderr: string[];
   gone: boolean;
@@ -48,7 +50,7 @@ export class WatcherHost implements Subscriber {
   private closed = false;
 
   constructor(
-    private readonly processes: Pick<Supervisor, "attach" | "kill">,
+    private readonly processes: Pick<Supervisor, "attach">,
     private readonly cwd: string,
     private readonly log: (message: string) => void,
   ) {}
@@ -79,7 +81,7 @@ export class WatcherHost implements Subscriber {
   /** Ends the host (the VFS has stopped every engine): it exits when its stdin ends. */
   close(): void {
     this.closed = true;
-    this.host?.child.stdin?.end();
+    this.host?.child.stdin.end();
   }
 
   private async unsubscribe(s: number): Promise<void> {
@@ -93,7 +95,7 @@ export class WatcherHost implements Subscriber {
     clearTimeout(timer);
     if (outcome === "late" && !sub.host.gone) {
       this.log(`the file watcher host did not unsubscribe within ${UNSUBSCRIBE_TIMEOUT_MS} ms; killing it`);
-      this.processes.kill(sub.host.child.pid!);
+      void sub.host.stop({ graceMs: 0 });
     }
   }
 
@@ -102,17 +104,17 @@ export class WatcherHost implements Subscriber {
     const r = ++this.requests;
     return new Promise((resolve, reject) => {
       host.pending.set(r, { resolve, reject });
-      host.child.stdin!.write(`${JSON.stringify({ r, ...req })}\n`);
+      host.child.stdin.write(`${JSON.stringify({ r, ...req })}\n`);
     });
   }
 
   private running(): Host {
     if (this.closed) throw new Error("the file watcher is stopped");
     if (this.host && !this.host.gone) return this.host;
-    const child = this.processes.attach({ cmd: process.execPath, args: [hostScript()], cwd: this.cwd, stdin: "pipe", label: "file watcher host" });
-    const host: Host = { child, pending: new Map(), stderr: [], gone: false };
+    const { child, stop } = this.processes.attach({ cmd: process.execPath, args: [hostScript()], cwd: this.cwd, stdin: "pipe", label: "file watcher host" });
+    const host: Host = { child, stop, pending: new Map(), stderr: [], gone: false };
     this.host = host;
-    child.stdin!.on("error", () => undefined); // it died: its exit says so
+    child.stdin.on("error", () => undefined); // it died: its exit says so
     createInterface({ input: child.stdout }).on("line", (line) => this.onLine(host, line));
     createInterface({ input: child.stderr }).on("line", (line) => {
       host.stderr.push(line.slice(0, 300));

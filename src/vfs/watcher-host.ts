@@ -12,12 +12,11 @@ import { createInterface } from "node:readline";
 import watcher, { type AsyncSubscription, type Event } from "@parcel/watcher";
 import { type HostLine, type HostRequest, encodeEvents } from "./watcher-protocol.js";
 
-const subscriptions = new Map<number, AsyncSubscription>();
-
 const send = (line: HostLine) => process.stdout.write(`${JSON.stringify(line)}\n`);
 const errorOf = (e: unknown) => ({ message: e instanceof Error ? e.message : String(e), code: (e as NodeJS.ErrnoException | undefined)?.code });
 
-async function handle(req: HostRequest): Promise<void> {
+/** Answers the requests of one daemon; `subscriptions`: its live ones by number. */
+async function handle(req: HostRequest, subscriptions: Map<number, AsyncSubscription>): Promise<void> {
   try {
     if (req.op === "subscribe") {
       const sub = await watcher.subscribe(req.dir, (err: Error | null, events: Event[]) => {
@@ -36,4 +35,9 @@ async function handle(req: HostRequest): Promise<void> {
   }
 }
 
-createInterface({ input: process.stdin }).on("line", (line) => void handle(JSON.parse(line) as HostRequest)).on("close", () => process.exit(0));
+function serve(): void {
+  const subscriptions = new Map<number, AsyncSubscription>();
+  createInterface({ input: process.stdin }).on("line", (line) => void handle(JSON.parse(line) as HostRequest, subscriptions)).on("close", () => process.exit(0));
+}
+
+serve();

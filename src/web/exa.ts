@@ -1,6 +1,7 @@
 import type { Exa, ExaError } from "exa-js";
 import { z } from "zod";
 import { ToolError } from "../errors.js";
+import { once } from "../core/once.js";
 
 /**
  * Web search and page text through Exa's API with exa-js (SPEC 12): POST /search and POST /contents, the key in
@@ -103,8 +104,7 @@ interface ExaModule {
   ExaError: typeof ExaError;
 }
 /** exa-js takes about 180 ms to load: loaded on the first web call, not at the daemon's start. */
-let exaModule: Promise<ExaModule> | undefined;
-const loadExa = () => (exaModule ??= import("exa-js"));
+const loadExa = once((): Promise<ExaModule> => import("exa-js"));
 
 async function client(s: ExaSettings): Promise<Exa> {
   if (!s.apiKey) throw new ToolError("NOT_CONFIGURED", "Web search is not configured: set EXA_API_KEY in the daemon's environment (an Exa API key).");

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { type CrPolicy, type LineDiff, LineIds, MAX_CHAIN, diffLines, eolImplied, rangeAtLine, rangeJson, regionHit, sameEol } from "../../src/core/line-diff.js";
+import { type CrPolicy, type LineDiff, LineIds, diffLines, eolImplied, rangeAtLine, rangeJson, regionHit, sameEol } from "../../src/core/line-diff.js";
+import { MAX_CHAIN } from "../../src/core/sequence-diff.js";
 import { asText, randomEdit, randomFile, rng, seq } from "./line-helpers.js";
 
 const diff = (a: string, b: string, cr?: CrPolicy) => diffLines(seq(a), seq(b), { cr });

@@ -111,3 +111,16 @@ describe("pairing inside a modified range", () => {
     }
   });
 });
+
+describe("layoutOf", () => {
+  it("keeps each range's layout with its diff: computed once, a diff of the same text computes its own", () => {
+    const d = diff("a\nint i = 0;\nb\n", "a\nint x = 0;\nb\n");
+    const range = d.ranges[0];
+    const layout = layoutOf(d, range);
+    expect(layoutOf(d, range)).toBe(layout);
+    expect(d.layouts.get(range)).toBe(layout);
+    const again = diff("a\nint i = 0;\nb\n", "a\nint x = 0;\nb\n");
+    expect(again.layouts.size).toBe(0);
+    expect(layoutOf(again, again.ranges[0])).toEqual(layout);
+  });
+});

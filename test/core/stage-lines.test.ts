@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { FileVersions } from "../../src/core/file-versions.js";
-import { ToolError } from "../../src/errors.js";
+import type { ToolError } from "../../src/errors.js";
 import { type Selection, rollbackLines, stageLines, unstageLines } from "../../src/core/stage-lines.js";
 import { asText, randomEdit, randomFile, rng, seq, text, uniqueFile, versions } from "./line-helpers.js";
 

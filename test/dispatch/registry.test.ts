@@ -2,7 +2,7 @@ import { z } from "zod";
 import { describe, expect, it } from "vitest";
 import { Registry } from "../../src/dispatch/registry.js";
 import { EventBus } from "../../src/platform/bus.js";
-import { type AnyTool, defineTool, hintsOf } from "../../src/tools/tool.js";
+import { type AnyTool, defineTool, hintsOf } from "../../src/dispatch/tool.js";
 
 const builtin = defineTool({ id: "alpha", description: "A.", params: {}, mutating: false, run: async () => ({}) });
 const writer = defineTool({ id: "writer", description: "W.", params: { x: z.string().describe("x") }, mutating: true, run: async () => ({}) });

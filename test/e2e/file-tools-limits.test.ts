@@ -126,7 +126,7 @@ describe("temp files of a killed daemon", () => {
 function daemonAs(uid: number, root: string) {
   const home = mkdtempSync(path.join(tmpdir(), "tool-layer-home-"));
   chownSync(home, uid, uid);
-  const env = { ...process.env, HOME: home };
+  const env: NodeJS.ProcessEnv = { ...process.env, HOME: home };
   delete env.XDG_STATE_HOME;
   const child = spawn("setpriv", [`--reuid=${uid}`, `--regid=${uid}`, "--clear-groups", process.execPath, MAIN, "--root", root], {
     env,

@@ -101,6 +101,12 @@ describe("file_write with content", () => {
     expect((await failure("file_write", { path: "new/deep/x.ts", hash: null, content: "y\n" })).code).toBe("ALREADY_EXISTS");
   });
 
+  it("says which file already exists, as a write of several files (an LSP rename) does", async () => {
+    const r = await d.ok("file_write", { path: "named/exists.ts", content: "export {};\n" });
+    const again = await failure("file_write", { path: "./named/../named/exists.ts", content: "y\n" });
+    expect(again).toMatchObject({ code: "ALREADY_EXISTS", current_hash: r.hash, path: "named/exists.ts" });
+  });
+
   it("needs exactly one of edits and content, and an existing file for edits or a hash", async () => {
     const rel = file("x\n");
     expect((await failure("file_write", { path: rel, hash: hashOf("x\n") })).code).toBe("INVALID_PARAMS");

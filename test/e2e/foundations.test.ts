@@ -4,7 +4,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { fileHash, initHash, tagOf } from "../../src/core/hash.js";
 import { MAX_CONCURRENT } from "../../src/platform/supervisor.js";
-import { DaemonClient, MAIN, daemonForSuite, startDaemon } from "../helpers/daemon.js";
+import { type DaemonClient, MAIN, daemonForSuite, startDaemon } from "../helpers/daemon.js";
 import { alive, descendants, processes, rssMb, until, waitDead, waitForFile } from "../helpers/process.js";
 import { git, tmpWorkspace } from "../helpers/tmp.js";
 
@@ -192,7 +192,7 @@ describe("the JSON-lines transport", () => {
     await d.waitFor((l) => l.event === "fs.changed" && l.data.changes.some((c: { path: string }) => c.path === "b.txt"));
     writeFileSync(path.join(ws.dir, "c.txt"), "c\n");
     await d.waitFor((l) => l.event === "fs.changed" && l.data.changes.some((c: { path: string }) => c.path === "c.txt"));
-    const seqs = d.events.map((e: { seq?: number }) => e.seq);
+    const seqs = d.events.map((e) => e.seq);
     expect(d.events[0].event).toBe("ready");
     expect(seqs).toEqual(seqs.map((_, i) => i + 1));
   });

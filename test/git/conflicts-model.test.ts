@@ -20,12 +20,6 @@ import { type MergeAttributes, type UnmergedPath, parseUnmerged } from "../../sr
 
 const lines = (...ls: string[]) => ls.map((l) => `${l}\n`).join("");
 const PLAIN: MergeAttributes = { markerSize: 7, merge: "", filter: false };
-let n = 0;
-/** Stage entries with fresh blob ids, so each test's merge is its own (the cache is keyed by them). */
-function entry(): UnmergedPath {
-  n++;
-  return { path: "f.txt", base: { mode: "100644", oid: `b${n}` }, ours: { mode: "100644", oid: `o${n}` }, theirs: { mode: "100644", oid: `t${n}` } };
-}
 function texts(base: string, ours: string, theirs: string): StageTexts {
   return { base: splitText(base), ours: splitText(ours), theirs: splitText(theirs) };
 }

@@ -27,7 +27,7 @@ describe("the index file, read as git reads it", () => {
   // Entries of every kind: nested, non-ASCII and long paths, an executable, a link, a conflict's three stages.
   beforeAll(() => {
     const names = ["a.txt", "deep/er/still/b.txt", "deep/er/c d.txt", "ünï/ç.txt", `${Array(30).fill("a-longish-folder").join("/")}/x.txt`, "exec.sh"];
-    names.forEach((n, k) => writeFile(dir, n, `content ${k}\n`));
+    for (const [k, n] of names.entries()) writeFile(dir, n, `content ${k}\n`);
     execFileSync("chmod", ["+x", path.join(dir, "exec.sh")]);
     symlinkSync("a.txt", path.join(dir, "link"));
     git(dir, "add", "-A");

@@ -1,9 +1,10 @@
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import { afterAll, beforeAll } from "vitest";
-import { fileURLToPath } from "node:url";
+import { builtMain } from "./built.js";
 
-export const MAIN = fileURLToPath(new URL("../../dist/src/main.js", import.meta.url));
+/** The built daemon; importing this module fails when dist/ is older than src/ (built.ts). */
+export const MAIN = builtMain();
 
 export interface Response {
   call_id: string | number | null;
@@ -12,6 +13,8 @@ export interface Response {
 }
 export interface EventLine {
   event: string;
+  /** SPEC: every event line is numbered, one more each time. */
+  seq: number;
   data: any;
 }
 

@@ -4,7 +4,7 @@ import { initHash } from "../../src/core/hash.js";
 import { LspClient } from "../../src/lsp/client.js";
 import { LanguageServers } from "../../src/lsp/servers-pool.js";
 import { pythonSpec, typescriptSpec } from "../../src/lsp/servers.js";
-import { isAlive, processTree } from "../../src/lsp/spawn.js";
+import { isAlive, processTree } from "../../src/platform/process-tree.js";
 import { docOf, pythonProject, typescriptProject, SLOW_TEST, WAIT_MS } from "./projects.js";
 
 beforeAll(initHash);

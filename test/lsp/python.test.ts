@@ -6,7 +6,7 @@ import { initHash } from "../../src/core/hash.js";
 import { LspClient } from "../../src/lsp/client.js";
 import { applyTextEdits } from "../../src/lsp/convert.js";
 import { pythonSpec } from "../../src/lsp/servers.js";
-import { isAlive, processTree } from "../../src/lsp/spawn.js";
+import { isAlive, processTree } from "../../src/platform/process-tree.js";
 import { tmpWorkspace, writeFile } from "../helpers/tmp.js";
 import { docOf, edit, pythonProject, SLOW_TEST, WAIT_MS } from "./projects.js";
 

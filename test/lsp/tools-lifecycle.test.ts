@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { initHash } from "../../src/core/hash.js";
-import { isAlive, processTree } from "../../src/lsp/spawn.js";
+import { isAlive, processTree } from "../../src/platform/process-tree.js";
 import { DaemonClient, startDaemon } from "../helpers/daemon.js";
 import { until } from "../helpers/process.js";
 import { writeFile } from "../helpers/tmp.js";

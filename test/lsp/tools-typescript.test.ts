@@ -2,7 +2,7 @@
 import { readlinkSync } from "node:fs";
 import { beforeAll, describe, expect, it } from "vitest";
 import { fileHash, initHash, tagOf } from "../../src/core/hash.js";
-import { isAlive, processTree } from "../../src/lsp/spawn.js";
+import { isAlive, processTree } from "../../src/platform/process-tree.js";
 import { type DaemonClient, daemonForSuite } from "../helpers/daemon.js";
 import { until } from "../helpers/process.js";
 import { codesOf, diagnostics, diagnosticsEvent, diagnosticsEvents, disk, external, externalAtomic, mark, lspInfo, serverOf } from "./daemon-lsp.js";

@@ -7,8 +7,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ProcessSpec, CODEGRAPH_TOOLS, codegraphIndexed, codegraphInstalled, codegraphServerEntry, initCommand, syncCommand } from "../../src/mcp/codegraph.js";
 import { ServerConnection } from "../../src/mcp/server-connection.js";
 import { tmpWorkspace } from "../helpers/tmp.js";
+import { testSpawn } from "./helpers.js";
 
 const run = promisify(execFile);
+const spawn = testSpawn();
 const runSpec = (spec: ProcessSpec) =>
   run(spec.argv[0], spec.argv.slice(1), { cwd: spec.cwd, env: { ...getDefaultEnvironment(), ...spec.env }, timeout: 120_000 });
 
@@ -68,7 +70,7 @@ describe.skipIf(!codegraphInstalled())("CodeGraph, wrapped as it is", () => {
   });
 
   it("its MCP server starts through ServerConnection with the daemon's settings; its tools are read-only", async () => {
-    conn = new ServerConnection(codegraphServerEntry(repo.dir, state.dir)!);
+    conn = new ServerConnection(codegraphServerEntry(repo.dir, state.dir)!, { spawn });
     const tools = await conn.start();
     const names = tools.map((t) => t.name);
     // A tiny repository lists search, node and explore (CodeGraph's own rule); all are among the eight it defines.

@@ -1,6 +1,9 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { afterAll } from "vitest";
+import { type SpawnServer, supervisedSpawn } from "../../src/mcp/child-transport.js";
 import { type ServerConfig, parseMcpConfig } from "../../src/mcp/config.js";
+import { Supervisor } from "../../src/platform/supervisor.js";
 
 export const FIXTURE_SERVER = fileURLToPath(new URL("../fixtures/mcp-test-server.mjs", import.meta.url));
 export const REPO_ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -15,6 +18,13 @@ export function serverEntry(name: string, entry: Record<string, unknown>, env: R
 /** The test server over stdio. */
 export function fixtureEntry(name = "test", extraArgs: string[] = [], more: Record<string, unknown> = {}): ServerConfig {
   return serverEntry(name, { command: process.execPath, args: [FIXTURE_SERVER, ...extraArgs], ...more });
+}
+
+/** Starts servers as the daemon does (supervisedSpawn), on a supervisor of the calling test file's own, stopped after it. */
+export function testSpawn(): SpawnServer {
+  const processes = new Supervisor();
+  afterAll(() => processes.stop());
+  return supervisedSpawn(processes, "mcp test server");
 }
 
 /** Whether a process runs: a zombie (dead, not yet reaped by its parent) counts as gone. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { assignToolIds, baseToolId, uniqueToolId } from "../../src/mcp/naming.js";
-import { TOOL_ID_PATTERN } from "../../src/tools/tool.js";
+import { TOOL_ID_PATTERN } from "../../src/dispatch/tool.js";
 
 describe("the passthrough naming rule (SPEC 12)", () => {
   it("is NAME_TOOL, lower-cased, invalid characters as _", () => {

@@ -1,11 +1,14 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, spawn as spawnProcess } from "node:child_process";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ToolError } from "../../src/errors.js";
-import { MAX_LINE_BYTES, type SpawnSpec, defaultSpawn } from "../../src/mcp/child-transport.js";
-import { type McpToolInfo, ServerConnection } from "../../src/mcp/server-connection.js";
-import { FIXTURE_SERVER, alive, deferred, fixtureEntry, gone, serverEntry } from "./helpers.js";
+import { MAX_LINE_BYTES, type SpawnSpec } from "../../src/mcp/child-transport.js";
+import type { ServerConfig } from "../../src/mcp/config.js";
+import { type ConnectionOptions, type McpToolInfo, ServerConnection } from "../../src/mcp/server-connection.js";
+import { FIXTURE_SERVER, alive, deferred, fixtureEntry, gone, serverEntry, testSpawn } from "./helpers.js";
+
+const spawn = testSpawn();
 
 async function failure(p: Promise<unknown>): Promise<ToolError> {
   try {
@@ -18,8 +21,8 @@ async function failure(p: Promise<unknown>): Promise<ToolError> {
 }
 
 const opened: ServerConnection[] = [];
-function connection(...args: ConstructorParameters<typeof ServerConnection>): ServerConnection {
-  const c = new ServerConnection(...args);
+function connection(config: ServerConfig, opts: Partial<ConnectionOptions> = {}): ServerConnection {
+  const c = new ServerConnection(config, { spawn, ...opts });
   opened.push(c);
   return c;
 }
@@ -34,6 +37,7 @@ describe("ServerConnection over stdio, with the test server", () => {
 
   beforeAll(async () => {
     conn = new ServerConnection(fixtureEntry(), {
+      spawn,
       onWarning: (m) => warnings.push(m),
       onToolsChanged: (tools) => changed.resolve(tools),
     });
@@ -211,7 +215,11 @@ describe("ServerConnection: crashes, restarts, failures and cleanup", () => {
     let child: ChildProcess | undefined;
     const conn = connection(serverEntry("mute", { command: process.execPath, args: ["-e", "setInterval(() => {}, 1000)"] }), {
       connectTimeoutMs: 300,
-      spawn: (spec) => (child = defaultSpawn(spec)),
+      spawn: (spec) => {
+        const started = spawn(spec);
+        child = started.child;
+        return started;
+      },
     });
     const e = await failure(conn.start());
     expect(e.code).toBe("MCP_SERVER_FAILED");
@@ -248,7 +256,7 @@ describe("ServerConnection: crashes, restarts, failures and cleanup", () => {
       const conn = connection(fixtureEntry("spawned", [], { env: { FROM_ENTRY: "yes" }, cwd: "test" }), {
         spawn: (spec) => {
           specs.push(spec);
-          return defaultSpawn(spec);
+          return spawn(spec);
         },
       });
       await conn.start();
@@ -256,7 +264,7 @@ describe("ServerConnection: crashes, restarts, failures and cleanup", () => {
       expect(specs[0].command).toBe(process.execPath);
       expect(specs[0].cwd.endsWith("/test")).toBe(true);
       expect((await conn.callTool("env", { name: "FROM_ENTRY" })).text).toBe("yes");
-      // The default spawner passes only the SDK's safe variables under the entry's own.
+      // The supervised spawner passes only the SDK's safe variables under the entry's own.
       expect((await conn.callTool("env", { name: "TL_TEST_DAEMON_SECRET" })).text).toBe("(unset)");
       expect((await conn.callTool("env", { name: "PATH" })).text).toBe(process.env.PATH);
     } finally {
@@ -270,7 +278,7 @@ describe("ServerConnection over Streamable HTTP", () => {
   let url: string;
 
   beforeAll(async () => {
-    server = spawn(process.execPath, [FIXTURE_SERVER, "--http"], { stdio: ["pipe", "pipe", "inherit"] });
+    server = spawnProcess(process.execPath, [FIXTURE_SERVER, "--http"], { stdio: ["pipe", "pipe", "inherit"] });
     const port = await new Promise<string>((resolve) => {
       server.stdout!.setEncoding("utf8");
       server.stdout!.on("data", (s: string) => {
@@ -309,7 +317,7 @@ describe("ServerConnection over Streamable HTTP", () => {
   });
 
   it("a server that dies mid-call is MCP_SERVER_FAILED; the next call tries to connect again", async () => {
-    const own = spawn(process.execPath, [FIXTURE_SERVER, "--http"], { stdio: ["pipe", "pipe", "ignore"] });
+    const own = spawnProcess(process.execPath, [FIXTURE_SERVER, "--http"], { stdio: ["pipe", "pipe", "ignore"] });
     const port = await new Promise<string>((resolve) => {
       own.stdout!.setEncoding("utf8");
       own.stdout!.on("data", (s: string) => {

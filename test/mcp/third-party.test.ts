@@ -2,9 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fileURLToPath } from "node:url";
 import { ServerConnection } from "../../src/mcp/server-connection.js";
 import { tmpWorkspace } from "../helpers/tmp.js";
-import { alive, serverEntry } from "./helpers.js";
+import { alive, serverEntry, testSpawn } from "./helpers.js";
 
 const FILESYSTEM_SERVER = fileURLToPath(new URL("../../node_modules/.bin/mcp-server-filesystem", import.meta.url));
+const spawn = testSpawn();
 
 /** A server nobody here wrote (built on the SDK v1), as a user would install it from npm. */
 describe("the MCP filesystem server from npm, through ServerConnection", () => {
@@ -13,7 +14,7 @@ describe("the MCP filesystem server from npm, through ServerConnection", () => {
 
   beforeAll(async () => {
     ws = tmpWorkspace({ files: { "notes.txt": "first line\nsecond line\n" } });
-    conn = new ServerConnection(serverEntry("filesystem", { command: FILESYSTEM_SERVER, args: [ws.dir] }));
+    conn = new ServerConnection(serverEntry("filesystem", { command: FILESYSTEM_SERVER, args: [ws.dir] }), { spawn });
     await conn.start();
   });
   afterAll(async () => {

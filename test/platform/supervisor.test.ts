@@ -1,8 +1,9 @@
-import { closeSync, openSync, readFileSync } from "node:fs";
+import { closeSync, existsSync, openSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { childEnv } from "../../src/platform/child-env.js";
-import { type LimitOptions, Supervisor } from "../../src/platform/supervisor.js";
+import { isAlive } from "../../src/platform/process-tree.js";
+import { GONE_WAIT_MS, KILL_GRACE_MS, type LimitOptions, Supervisor } from "../../src/platform/supervisor.js";
 import { alive, processes, until, waitDead, waitForFile } from "../helpers/process.js";
 import { tmpWorkspace } from "../helpers/tmp.js";
 
@@ -141,7 +142,7 @@ describe("the process supervisor", () => {
 });
 
 /** A grandchild in a session (and process group) of its own, so no group kill reaches it; its pid goes to `file`. */
-const escape = (file: string) => `setsid sleep 30 < /dev/null > /dev/null 2>&1 & echo $! > ${file}`;
+const escapingGrandchild = (file: string) => `setsid sleep 30 < /dev/null > /dev/null 2>&1 & echo $! > ${file}`;
 const pidIn = (dir: string, file: string) => waitForFile(path.join(dir, file)).then(Number);
 /** The cgroup v2 a process is in, as a path of the hierarchy ("0::" in /proc/PID/cgroup). */
 const cgroupOf = (pid: number) => readFileSync(`/proc/${pid}/cgroup`, "utf8").split("\n").find((l) => l.startsWith("0::"))!.slice(3);
@@ -170,14 +171,14 @@ describe("containment: what a child starts cannot leave it by setsid (SPEC 1)", 
     const ws = tmpWorkspace();
     const own = new Supervisor();
     try {
-      expect((await runLong(supervisor, sh(escape("exited.pid"), ws.dir))).code).toBe(0);
+      expect((await runLong(supervisor, sh(escapingGrandchild("exited.pid"), ws.dir))).code).toBe(0);
       await waitDead(await pidIn(ws.dir, "exited.pid"));
 
-      const timedOut = await runLong(supervisor, sh(`${escape("timeout.pid")}; sleep 30`, ws.dir), { timeoutMs: 300 });
+      const timedOut = await runLong(supervisor, sh(`${escapingGrandchild("timeout.pid")}; sleep 30`, ws.dir), { timeoutMs: 300 });
       expect(timedOut.timedOut).toBe(true);
       await waitDead(await pidIn(ws.dir, "timeout.pid"));
 
-      const server = await own.spawnLong({ ...sh(`${escape("stop.pid")}; exec sleep 30`, ws.dir), label: "server" });
+      const server = await own.spawnLong({ ...sh(`${escapingGrandchild("stop.pid")}; exec sleep 30`, ws.dir), label: "server" });
       const escaped = await pidIn(ws.dir, "stop.pid");
       // Left the group (setsid runs just after the fork that `$!` names).
       await until(() => processes().find((p) => p.pid === escaped)?.pgid === escaped, "the grandchild to lead a group of its own");
@@ -190,16 +191,15 @@ describe("containment: what a child starts cannot leave it by setsid (SPEC 1)", 
     }
   });
 
-  it("kill(pid) takes a long-lived child's whole tree at once, a setsid grandchild that holds its stdout included", async () => {
+  it("stop({graceMs: 0}) takes a long-lived child's whole tree at once, a setsid grandchild that holds its stdout included", async () => {
     const ws = tmpWorkspace();
     try {
       // The grandchild keeps the child's stdout open, so no 'close' comes when the child itself dies.
       const server = await supervisor.spawnLong(sh("setsid sleep 30 & echo $! > held.pid; exec sleep 30", ws.dir));
       server.child.stdout.resume();
       const held = await pidIn(ws.dir, "held.pid");
-      supervisor.kill(server.pid);
-      await waitDead(held);
-      expect(await server.exited).toEqual({ code: null, signal: "SIGKILL" });
+      expect(await server.stop({ graceMs: 0 })).toEqual({ code: null, signal: "SIGKILL", left: [] });
+      expect(isAlive(held)).toBe(false);
     } finally {
       ws.cleanup();
     }
@@ -230,5 +230,104 @@ describe("containment: what a child starts cannot leave it by setsid (SPEC 1)", 
     expect(await cat.exited).toEqual({ code: 0, signal: null });
     expect(out).toBe("through\n");
     await expect(supervisor.spawnLong({ cmd: "no-such-program-here", args: [], cwd: process.cwd() })).rejects.toMatchObject({ code: "ENOENT" });
+  });
+});
+
+describe("a child's stop({graceMs}): the one way to end a child", () => {
+  /** A leader and a child in its group that log SIGTERM and go on, and a grandchild in a session of its own. */
+  const stubborn = [
+    `trap 'echo leader >> term.log' TERM`,
+    `sh -c 'trap "echo kid >> term.log" TERM; echo $$ > kid.pid; while :; do sleep 0.05; done' &`,
+    escapingGrandchild("escaped.pid"),
+    "echo $$ > leader.pid",
+    "while :; do sleep 0.05; done",
+  ].join("\n");
+
+  it("SIGTERM to the whole group, SIGKILL after the grace, resolved once every process of the tree is gone", async () => {
+    const ws = tmpWorkspace();
+    try {
+      const server = await supervisor.spawnLong({ ...sh(stubborn, ws.dir), label: "stubborn" });
+      const tree = [await pidIn(ws.dir, "leader.pid"), await pidIn(ws.dir, "kid.pid"), await pidIn(ws.dir, "escaped.pid")];
+      expect(tree[0]).toBe(server.pid);
+      expect(await server.stop({ graceMs: 1_000 })).toEqual({ code: null, signal: "SIGKILL", left: [] });
+      expect(tree.filter(isAlive)).toEqual([]);
+      expect(readFileSync(path.join(ws.dir, "term.log"), "utf8").split("\n").filter(Boolean).sort()).toEqual(["kid", "leader"]);
+    } finally {
+      ws.cleanup();
+    }
+  });
+
+  it("graceMs 0 is SIGKILL at once; a child that ends on SIGTERM ends there; a child already gone is not signalled", async () => {
+    const ws = tmpWorkspace();
+    try {
+      const now = await supervisor.spawnLong(sh(stubborn, ws.dir));
+      const tree = [await pidIn(ws.dir, "leader.pid"), await pidIn(ws.dir, "kid.pid"), await pidIn(ws.dir, "escaped.pid")];
+      expect(await now.stop({ graceMs: 0 })).toEqual({ code: null, signal: "SIGKILL", left: [] });
+      expect(tree.filter(isAlive)).toEqual([]);
+      expect(existsSync(path.join(ws.dir, "term.log"))).toBe(false);
+
+      const polite = await supervisor.spawnLong(sh("sleep 30"));
+      expect(await polite.stop()).toEqual({ code: null, signal: "SIGTERM", left: [] });
+
+      const done = await supervisor.spawnLong(sh("exit 4"));
+      await done.exited;
+      expect(await done.stop()).toEqual({ code: 4, signal: null, left: [] });
+    } finally {
+      ws.cleanup();
+    }
+  });
+});
+
+describe("stop({ask}): a polite request in SIGTERM's place, and a bounded wait for the tree", () => {
+  it("SIGKILL after the grace when the ask does not end the child, with no SIGTERM before", async () => {
+    const ws = tmpWorkspace();
+    try {
+      const deaf = await supervisor.spawnLong(sh(`trap 'echo term >> term.log' TERM; echo $$ > deaf.pid; while :; do sleep 0.05; done`, ws.dir));
+      await pidIn(ws.dir, "deaf.pid");
+      let asked = 0;
+      const never = () => new Promise<void>(() => void asked++);
+      expect(await deaf.stop({ graceMs: 200, ask: never })).toEqual({ code: null, signal: "SIGKILL", left: [] });
+      expect(asked).toBe(1);
+      expect(existsSync(path.join(ws.dir, "term.log"))).toBe(false);
+    } finally {
+      ws.cleanup();
+    }
+  });
+
+  it("without cgroups a setsid grandchild outlives every kill: the stop ends GONE_WAIT_MS after the kill and names it; a child the ask ended exits as it chose", async () => {
+    process.env.TOOL_LAYER_CONTAINMENT = "process-group";
+    const own = new Supervisor();
+    delete process.env.TOOL_LAYER_CONTAINMENT;
+    const ws = tmpWorkspace();
+    let escaped: number | undefined;
+    try {
+      expect(own.state().containment).toMatchObject({ kind: "process-group" });
+      const server = await own.spawnLong({ ...sh(`${escapingGrandchild("escaped.pid")}; read line; exit 0`, ws.dir), stdin: "pipe" });
+      escaped = await pidIn(ws.dir, "escaped.pid");
+      await until(() => processes().find((p) => p.pid === escaped)?.pgid === escaped, "the grandchild to lead a group of its own");
+      const ask = async () => void server.child.stdin!.end("bye\n");
+      expect(await server.stop({ graceMs: 10 * GONE_WAIT_MS, ask })).toEqual({ code: 0, signal: null, left: [escaped] });
+      expect(alive(escaped)).toBe(true);
+    } finally {
+      if (escaped !== undefined && alive(escaped)) process.kill(escaped, "SIGKILL");
+      await own.stop(0);
+      ws.cleanup();
+    }
+  });
+});
+
+describe("a stopped child's late SIGKILL", () => {
+  it("never reaches the next child that got its cgroup", async () => {
+    const own = new Supervisor();
+    try {
+      const first = await own.spawnLong(sh("sleep 30"));
+      void first.stop(); // it ends on SIGTERM, long before the grace is over
+      await first.exited;
+      // Its empty cgroup is kept for the next long-lived child: the first's SIGKILL, due at the end of the grace, must not come.
+      const next = await own.spawnLong(sh(`sleep ${(KILL_GRACE_MS + 1_000) / 1_000}; exit 7`));
+      expect(await next.exited).toEqual({ code: 7, signal: null });
+    } finally {
+      await own.stop(0);
+    }
   });
 });

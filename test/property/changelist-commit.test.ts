@@ -95,7 +95,7 @@ describe("property: git_commit {changelist} against the tree git builds", () => 
         git(dir, "clean", "-qfdx");
         const lists = await d.ok("git_changelists");
         if (lists.lists.some((l: { name: string }) => l.name === "pick")) await d.ok("git_changelist_edit", { action: "delete", name: "pick" });
-        FILES.forEach((rel, i) => writeFile(dir, rel, textOf(files[i].base, files[i].finals[0])));
+        for (const [i, rel] of FILES.entries()) writeFile(dir, rel, textOf(files[i].base, files[i].finals[0]));
         git(dir, "add", "-A");
         git(dir, "commit", "-q", "-m", "base");
         const wanted: Record<string, string> = {};

@@ -98,7 +98,7 @@ function gitStagesRanges(rel: string, chosen: readonly { start: number; end: num
 }
 
 const setting = fc.constantFrom<Setting>("none", "none", "eol=crlf", "text=auto", "autocrlf");
-const finalNewline = (v: Version | null) => !v || !v.lines.length || v.eols[v.eols.length - 1] !== "";
+const finalNewline = (v: Version | null) => !v?.lines.length || v.eols[v.eols.length - 1] !== "";
 /** A file with no line terminator at all: its lines take the one git checkout writes (git_rollback_lines). */
 const noLineEnds = (b: Buffer) => eolStyle(splitText(b.toString("utf8")).eols) === "none";
 const headEntry = (rel: string) => git(dir, "ls-tree", "HEAD", "--", rel).replace(/^(\d+) blob (\w+)\t.*\n?$/, "$1 $2 0\t") + rel;

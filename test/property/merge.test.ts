@@ -5,12 +5,12 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { type AutoResolution, autoResolve } from "../../src/core/merge/auto-resolve.js";
-import { type Change, Interner, diffSequences } from "../../src/core/merge/sequence-diff.js";
+import { type Change, Interner, diffSequences } from "../../src/core/sequence-diff.js";
 import { type ConflictBlock, type Lines, type MergeResult, mergeTexts } from "../../src/core/merge/three-way.js";
 import { splitText } from "../../src/core/text.js";
 import { OrtRepo } from "../core/merge/git-ref.js";
 import { CLEANUP_MS, check } from "./runs.js";
-import { threeVersions } from "./texts.js";
+import { frequentThreeVersions, threeVersions } from "./texts.js";
 
 /** Where the block sides are written for git diff. */
 const scratch = mkdtempSync(path.join(tmpdir(), "tool-layer-merge-property-"));
@@ -127,6 +127,15 @@ describe("property: the merge core against git", () => {
         expect(segmentsOf(mergeTexts(base, ours, theirs))).toEqual(segmentsOfGit(repo.merge(base, ours, theirs)));
       }),
       25,
+    );
+  });
+
+  it("finds git merge's conflict blocks where every line is too frequent for histogram (git's Myers fallback)", async () => {
+    await check(
+      fc.property(frequentThreeVersions, ({ base, ours, theirs }) => {
+        expect(segmentsOf(mergeTexts(base, ours, theirs))).toEqual(segmentsOfGit(repo.merge(base, ours, theirs)));
+      }),
+      15,
     );
   });
 

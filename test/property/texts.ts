@@ -65,3 +65,18 @@ export const threeVersions = fc
     ours: textOf(applyEdits(base, ours), finals[1]),
     theirs: textOf(applyEdits(base, theirs), finals[2]),
   }));
+
+/**
+ * base, ours and theirs of lines too frequent for git's histogram diff (each of a few lines occurring well over its 64),
+ * so it falls back to its Myers on the whole file; the sides insert, delete and replace lines here and there.
+ */
+const frequentLine = fc.record({ text: fc.constantFrom("{", "}", ""), eol: fc.constant<Line["eol"]>("\n") });
+const frequentEdit: fc.Arbitrary<Edit> = fc.record({
+  op: fc.constantFrom<Edit["op"]>("insert", "delete", "replace"),
+  at: fc.nat(),
+  line: fc.oneof(frequentLine, fc.record({ text: fc.constantFrom("x", "y"), eol: fc.constant<Line["eol"]>("\n") })),
+  word: fc.constant("z"),
+});
+export const frequentThreeVersions = fc
+  .record({ base: fc.array(frequentLine, { minLength: 200, maxLength: 300 }), ours: fc.array(frequentEdit, { minLength: 1, maxLength: 8 }), theirs: fc.array(frequentEdit, { minLength: 1, maxLength: 8 }) })
+  .map(({ base, ours, theirs }) => ({ base: textOf(base, true), ours: textOf(applyEdits(base, ours), true), theirs: textOf(applyEdits(base, theirs), true) }));

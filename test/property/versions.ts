@@ -76,7 +76,7 @@ export function edited(v: Version, edits: readonly VersionEdit[]): Version {
       const i = at(e.at);
       eols[i] = eols[i] === "\n" ? "\r\n" : "\n";
     } else if (e.kind === "final") {
-      continue;
+      // toggles the final line break once, after the loop, whatever the edits did to the lines
     } else {
       if (!lines.length) continue;
       const i = at(e.at);

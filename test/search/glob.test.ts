@@ -120,7 +120,7 @@ function legacyGlobRegExp(glob: string): RegExp {
 }
 
 function legacyTranslate(glob: string): string {
-  const escape = (c: string) => (/[.+*?^${}()|[\]\\/]/.test(c) ? `\\${c}` : c);
+  const escapeRegex = (c: string) => (/[.+*?^${}()|[\]\\/]/.test(c) ? `\\${c}` : c);
   let out = "";
   let braces = 0;
   for (let i = 0; i < glob.length; i++) {
@@ -154,8 +154,8 @@ function legacyTranslate(glob: string): string {
       braces--;
       out += ")";
     } else if (c === "," && braces > 0) out += "|";
-    else if (c === "\\" && i + 1 < glob.length) out += escape(glob[++i]);
-    else out += escape(c);
+    else if (c === "\\" && i + 1 < glob.length) out += escapeRegex(glob[++i]);
+    else out += escapeRegex(c);
   }
   return out + ")".repeat(braces);
 }

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { CommandCgroup, DEFAULT_PIDS_MAX, cgroupParents, defaultLimits } from "../../src/terminal/cgroup-limits.js";
+import { CommandCgroup, DEFAULT_PIDS_MAX, cgroupParents, commandCgroupName, commandCgroupPid, defaultLimits } from "../../src/terminal/cgroup-limits.js";
 
 const V1_MOUNTS = [
   "31 23 0:28 / /sys/fs/cgroup rw,relatime - tmpfs tmpfs rw,mode=755",
@@ -45,5 +45,16 @@ describe("cgroup parents", () => {
     const argv = g.wrap(["bwrap", "--", "bash", "-c", "echo -- $1"]);
     expect(argv.slice(0, 2)).toEqual(["/bin/sh", "-c"]);
     expect(argv.slice(3)).toEqual(["sh", "/sys/fs/cgroup/pids/tl-1/cgroup.procs", "/sys/fs/cgroup/memory/x/tl-1/cgroup.procs", "--", "bwrap", "--", "bash", "-c", "echo -- $1"]);
+  });
+});
+
+describe("command cgroup names", () => {
+  test("differ for each command of one daemon and carry its pid for the sweep", () => {
+    const names = Array.from({ length: 1000 }, () => commandCgroupName(4242));
+    expect(new Set(names).size).toBe(names.length);
+    for (const n of names) expect(commandCgroupPid(n), n).toBe(4242);
+    expect(commandCgroupPid("tool-layer-4242-7")).toBe(4242);
+    expect(commandCgroupPid("tool-layer-tree-4242-7")).toBeUndefined();
+    expect(commandCgroupPid("user.slice")).toBeUndefined();
   });
 });

@@ -19,7 +19,7 @@ function watched(files: string[]): Watched {
 }
 
 /** A snapshot taken by the git-dir walk, and the stamp a launch takes just after it (the command's start). */
-async function before(budget?: number): Promise<{ snap: UnwatchedSnapshot; since: number }> {
+async function snapshotAtStart(budget?: number): Promise<{ snap: UnwatchedSnapshot; since: number }> {
   const snap = new UnwatchedSnapshot(ws.dir, watched(["src/a.ts", "src/b.ts"]), budget);
   await findGitDirs(ws.dir, { visit: snap.visit });
   const fd = openSync(`${ws.dir}.start`, "w");
@@ -38,7 +38,7 @@ test("the folders of files: each once with the files it holds itself, every fold
 
 describe("UnwatchedSnapshot", () => {
   test("created, modified and deleted files in ignored folders, ignored files and new folders; watched files not", async () => {
-    const { snap, since } = await before();
+    const { snap, since } = await snapshotAtStart();
     writeFile(ws.dir, "x.log", "2\n");
     writeFile(ws.dir, "out/deep/keep.js", "2\n");
     rmSync(path.join(ws.dir, "out/old.js"));
@@ -51,12 +51,12 @@ describe("UnwatchedSnapshot", () => {
   });
 
   test("nothing changed is nothing counted", async () => {
-    const { snap, since } = await before();
+    const { snap, since } = await snapshotAtStart();
     expect(snap.changesSince(since, watched(["src/a.ts", "src/b.ts"]))).toEqual({ count: 0, created: 0, modified: 0, deleted: 0 });
   });
 
   test("past the budget the biggest places are named, not counted; the smaller ones still are", async () => {
-    const { snap, since } = await before(8);
+    const { snap, since } = await snapshotAtStart(8);
     writeFile(ws.dir, "big/f0.js", "2\n");
     writeFile(ws.dir, "out/old.js", "2\n");
     expect(snap.changesSince(since, watched(["src/a.ts", "src/b.ts"]))).toEqual({ count: 1, created: 0, modified: 1, deleted: 0, not_counted: ["big/"] });

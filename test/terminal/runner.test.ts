@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { EventBus } from "../../src/platform/bus.js";
 import { Supervisor } from "../../src/platform/supervisor.js";
-import { Terminal, runSandboxed } from "../../src/terminal/terminal.js";
+import { Terminal } from "../../src/terminal/terminal.js";
 import { Workspace } from "../../src/workspace.js";
 import { processes, until, waitDead } from "../helpers/process.js";
 import { tmpWorkspace } from "../helpers/tmp.js";
@@ -22,7 +22,6 @@ const state = mkdtempSync(path.join(os.tmpdir(), "tool-layer-state-"));
 const supervisor = new Supervisor();
 const ws = new Workspace({ root: tmp.dir }, supervisor, new EventBus(), () => undefined);
 const terminal = new Terminal(ws, { stateDir: state, maxFileBytes: 200_000 });
-ws.terminal = terminal;
 const off = new Terminal(ws, { stateDir: state, sandbox: "off" });
 
 beforeAll(() => terminal.ready());
@@ -34,9 +33,9 @@ afterAll(async () => {
   rmSync(state, { recursive: true, force: true });
 });
 
-describe("runSandboxed: an argv through the terminal's runner", () => {
+describe("Terminal.runArgv: an argv through the terminal's runner", () => {
   test("runs the argv as it is (no shell), stdout and stderr in one output, with the output file", async () => {
-    const r = await runSandboxed(ws, { argv: ["sh", "-c", 'echo "$1"; echo err >&2; exit 3', "sh", "a > b; $(x)"], timeoutMs: 20_000 });
+    const r = await terminal.runArgv({ argv: ["sh", "-c", 'echo "$1"; echo err >&2; exit 3', "sh", "a > b; $(x)"], timeoutMs: 20_000 });
     expect(r).toMatchObject({ exit_code: 3, timed_out: false, output: "a > b; $(x)\nerr\n", truncated: false });
     expect(readFileSync(r.output_file, "utf8")).toBe("a > b; $(x)\nerr\n");
   });
@@ -45,7 +44,7 @@ describe("runSandboxed: an argv through the terminal's runner", () => {
     const saved = { ...process.env };
     Object.assign(process.env, { EXA_API_KEY: "exa-value", GH_TOKEN: "gh-value", SOME_PASSWORD: "pw-value", PLAIN: "plain-value" });
     try {
-      const r = await runSandboxed(ws, { argv: ["sh", "-c", "env; ls -A \"$HOME\" | wc -l"], env: { CI: "1" }, timeoutMs: 20_000 });
+      const r = await terminal.runArgv({ argv: ["sh", "-c", "env; ls -A \"$HOME\" | wc -l"], env: { CI: "1" }, timeoutMs: 20_000 });
       expect(r.output).not.toMatch(/exa-value|gh-value|pw-value/);
       expect(r.output).toMatch(/^PLAIN=plain-value$/m);
       expect(r.output).toMatch(/^CI=1$/m);
@@ -57,14 +56,14 @@ describe("runSandboxed: an argv through the terminal's runner", () => {
   });
 
   test("a timeout kills the whole tree and is a result, not an error", async () => {
-    const r = await runSandboxed(ws, { argv: ["sh", "-c", "sleep 1011 & echo started; wait"], timeoutMs: 1_500 });
+    const r = await terminal.runArgv({ argv: ["sh", "-c", "sleep 1011 & echo started; wait"], timeoutMs: 1_500 });
     expect(r).toMatchObject({ timed_out: true, output: "started\n" });
     await until(() => mine("sleep 1011").length === 0, "the sleeper to be gone");
   });
 
   test("an abort kills the whole tree", async () => {
     const controller = new AbortController();
-    const run = runSandboxed(ws, { argv: ["sh", "-c", "sleep 1012 & wait"], timeoutMs: 60_000, signal: controller.signal });
+    const run = terminal.runArgv({ argv: ["sh", "-c", "sleep 1012 & wait"], timeoutMs: 60_000, signal: controller.signal });
     await until(() => mine("sleep 1012").length === 1, "the sleeper to start");
     const [pid] = mine("sleep 1012").map((p) => p.pid);
     controller.abort(new Error("stop it"));
@@ -73,7 +72,7 @@ describe("runSandboxed: an argv through the terminal's runner", () => {
   });
 
   test("a command whose output passes the file's limit is stopped, and says so; the file holds the limit, not a byte more", async () => {
-    const r = await runSandboxed(ws, { argv: ["yes"], timeoutMs: 60_000 });
+    const r = await terminal.runArgv({ argv: ["yes"], timeoutMs: 60_000 });
     expect(r.output_limit_hit).toBe(true);
     expect(r.timed_out).toBe(false);
     expect(r.truncated).toBe(true);
@@ -82,7 +81,7 @@ describe("runSandboxed: an argv through the terminal's runner", () => {
   });
 
   test("a write through /dev/stdout adds to the output, never truncates it", async () => {
-    const r = await runSandboxed(ws, { argv: ["sh", "-c", "echo one; echo two > /dev/stdout; echo three"], timeoutMs: 20_000 });
+    const r = await terminal.runArgv({ argv: ["sh", "-c", "echo one; echo two > /dev/stdout; echo three"], timeoutMs: 20_000 });
     expect(r).toMatchObject({ exit_code: 0, output: "one\ntwo\nthree\n" });
   });
 

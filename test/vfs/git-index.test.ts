@@ -15,7 +15,9 @@ function gitsLinks(dir: string): string[] {
 
 describe("trackedSymlinks", () => {
   const cleanups: (() => void)[] = [];
-  afterEach(() => cleanups.splice(0).forEach((c) => c()));
+  afterEach(() => {
+    for (const c of cleanups.splice(0)) c();
+  });
 
   /** A repository with links among files, names long and short, in nested folders, and one path of 1,000 bytes. */
   function repo(init: string[] = []) {

@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { DaemonClient } from "../helpers/daemon.js";
@@ -118,6 +118,28 @@ describe.each(["parcel", "chokidar"])("VFS hardening with the %s engine", (engin
     const c = await waitChange(d, at("a.txt", "modified"));
     expect(c.stale_sessions).toEqual(sessions.slice(0, 32));
     expect(c.stale_sessions_omitted).toBe(8);
+  });
+
+  it("holds a deletion while git holds the index lock: a file git is between unlinking and creating is never reported deleted", async () => {
+    const { dir, d } = await setup();
+    const lock = path.join(dir, ".git", "index.lock");
+    writeFileSync(lock, ""); // as git does while it rewrites the worktree
+    cleanups.push(() => rmSync(lock, { force: true }));
+    const before = changes(d).length;
+    rmSync(path.join(dir, "a.txt"));
+    // Events of other files come and go until the deletion has been held well past DELETE_CONFIRM_MS (each turn
+    // waits on a real event, not a timer): a loaded machine can pause git that long between unlink and create.
+    const heldFrom = Date.now();
+    for (let i = 0; Date.now() - heldFrom < 1_000; i++) {
+      writeFile(dir, `marker-${i}.txt`, "m\n");
+      await waitChange(d, at(`marker-${i}.txt`));
+    }
+    writeFileSync(path.join(dir, "a.txt"), "one\n"); // git's create, with the content it had
+    rmSync(lock);
+    writeFile(dir, "last.txt", "m\n");
+    await waitChange(d, at("last.txt"));
+    // Modified at most (the index may not have hashed the old bytes to see they are the same), never deleted then created.
+    expect(changes(d).slice(before).filter((c) => c.path === "a.txt" && c.kind !== "modified").map((c) => c.kind)).toEqual([]);
   });
 
   it("reports every file a `git checkout -- .` rewrites as modified, never deleted then created", async () => {

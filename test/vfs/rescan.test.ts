@@ -15,7 +15,9 @@ afterAll(() => supervisor.stop());
 
 describe("rescan after a flood", () => {
   const cleanups: (() => void)[] = [];
-  afterEach(() => cleanups.splice(0).forEach((c) => c()));
+  afterEach(() => {
+    for (const c of cleanups.splice(0)) c();
+  });
 
   it("finds files changed, created and deleted in the flood's folders, and only those", async () => {
     const ws = tmpWorkspace({ files: { "d/same.txt": "1", "d/changed.txt": "1", "d/old-unknown.txt": "1", "d/gone.txt": "1", "d/new.txt": "1", "d/sub/x.txt": "1", "d/skip.log": "1", "other/o.txt": "1" } });

@@ -1,5 +1,5 @@
 import { splitText } from "../text.js";
-import { type Change, Interner, diffSequences } from "./sequence-diff.js";
+import { type Change, Interner, diffSequences } from "../sequence-diff.js";
 import { type ConflictBlock, type LineEnd, type Lines, type MergeHunk, mergeSequences, walkMerge } from "./three-way.js";
 
 /**

@@ -1,5 +1,5 @@
 import { type Eol, splitText } from "../text.js";
-import { Interner, diffSequences } from "./sequence-diff.js";
+import { Interner, diffSequences } from "../sequence-diff.js";
 
 /**
  * A three-way merge of base, ours and theirs, as git's xdiff does it (xmerge.c's xdl_do_merge at the "eager" level that
@@ -63,7 +63,7 @@ export interface MergeHunk {
   chg2: number;
 }
 
-type Seq = ArrayLike<number>;
+type Seq = Int32Array;
 
 function sameRun(x: Seq, xi: number, y: Seq, yi: number, n: number): boolean {
   for (let k = 0; k < n; k++) if (x[xi + k] !== y[yi + k]) return false;

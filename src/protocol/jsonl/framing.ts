@@ -1,6 +1,6 @@
 import { StringDecoder } from "node:string_decoder";
 import type { Readable, Writable } from "node:stream";
-import { JsonText } from "./json-text.js";
+import type { JsonText } from "./json-text.js";
 
 const CLOSE_RESULT = Buffer.from("}}\n");
 

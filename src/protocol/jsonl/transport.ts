@@ -1,6 +1,6 @@
 import type { Readable, Writable } from "node:stream";
 import { RenderedWindow } from "../../core/line-tags.js";
-import type { CallId, Dispatcher, Outcome } from "../../dispatch/dispatcher.js";
+import type { CallId, CallRequest, Dispatcher, Outcome } from "../../dispatch/dispatcher.js";
 import { ToolError } from "../../errors.js";
 import type { EventBus, EventName } from "../../platform/bus.js";
 import { STALE_SESSIONS_MAX } from "../../vfs/attribution.js";
@@ -26,13 +26,8 @@ export const MAX_HELD_EVENTS = 1_000;
 /** Changes per held `fs.changed` line when they are written out (as the pipeline chunks them). */
 const HELD_CHANGES_PER_LINE = 1_000;
 
-interface Envelope {
-  tool_id: string;
-  session_id: string;
-  call_id: CallId;
-  approved: boolean;
-  params: Record<string, unknown>;
-}
+/** A request line once its envelope is valid: the call the dispatcher takes (`toolcall_id` read as `call_id`). */
+type Envelope = CallRequest;
 
 export interface JsonlOptions {
   /** The `ready` line's data, asked for when the daemon is ready. */

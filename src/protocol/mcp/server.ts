@@ -2,12 +2,12 @@ import { randomUUID } from "node:crypto";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { type CallToolResult, ProtocolError, Server, type Transport } from "@modelcontextprotocol/server";
+import { FILE_READ_MAX_LINES } from "../../core/limits.js";
 import { RenderedWindow } from "../../core/line-tags.js";
 import type { Dispatcher, Outcome } from "../../dispatch/dispatcher.js";
 import type { Registry } from "../../dispatch/registry.js";
 import type { EventBus, EventName } from "../../platform/bus.js";
-import { MAX_LIMIT } from "../../tools/file-read.js";
-import { type AnyTool, hintsOf } from "../../tools/tool.js";
+import { type AnyTool, hintsOf } from "../../dispatch/tool.js";
 import type { Workspace } from "../../workspace.js";
 import { McpStdioTransport } from "./stdio-transport.js";
 
@@ -16,7 +16,7 @@ export const NOT_SERVED = new Set(["list", "info", "cancel", "session_end"]);
 /** The param every mutating tool gets in MCP mode: an MCP client approves calls itself, so a call runs unless it asks for a preview. */
 export const DRY_RUN_PARAM = "dry_run";
 /** Lines of a file resources/read returns (SPEC 13: 2,000), file_read's largest window. */
-const RESOURCE_LINES = MAX_LIMIT;
+const RESOURCE_LINES = FILE_READ_MAX_LINES;
 /** Events that reach an MCP client as logging notifications; fs.changed and tools.changed have notifications of their own. */
 const LOGGED_EVENTS = new Set<string>(["git.changed", "vfs.state", "lsp.diagnostics", "terminal.output", "terminal.exited"]);
 /** JSON-RPC code for a resource that does not exist (the MCP spec's). */

@@ -6,7 +6,9 @@ import { EventBus } from "../../../src/platform/bus.js";
 import { Supervisor } from "../../../src/platform/supervisor.js";
 import { JsonlTransport, MAX_HELD_EVENTS } from "../../../src/protocol/jsonl/transport.js";
 import { STALE_SESSIONS_MAX } from "../../../src/vfs/attribution.js";
+import type { FsChange } from "../../../src/vfs/events.js";
 import { TOOLS } from "../../../src/tools/index.js";
+import { workspaceServices } from "../../../src/dispatch/services.js";
 import { Workspace } from "../../../src/workspace.js";
 import { tmpWorkspace } from "../../helpers/tmp.js";
 
@@ -51,7 +53,7 @@ describe("the JSON-lines transport, in process", () => {
     const processes = new Supervisor();
     cleanups.push(() => processes.stop());
     const ws = new Workspace({ root: tmp.dir }, processes, bus, () => undefined);
-    const dispatcher = new Dispatcher(new Registry(TOOLS, undefined, bus), ws);
+    const dispatcher = new Dispatcher(new Registry(TOOLS, undefined, bus), workspaceServices(ws));
     const input = new PassThrough();
     const output = new Gate();
     let ended = 0;
@@ -62,7 +64,7 @@ describe("the JSON-lines transport, in process", () => {
   it("holds events while stdout is blocked: fs.changed merged per path, the rest bounded with a dropped count", async () => {
     const { bus, output, transport } = setup();
     transport.start(); // ready is written and not taken: stdout is blocked from here on
-    const change = (path: string, kind: string, stale: string[] = []) => ({ path, kind, hash: null, origin: "external" as const, by: null, tool: null, stale_sessions: stale });
+    const change = (path: string, kind: FsChange["kind"], stale: string[] = []): FsChange => ({ path, kind, hash: null, origin: "external" as const, by: null, tool: null, stale_sessions: stale });
     bus.emit("fs.changed", { changes: [change("a.txt", "created", ["s1"])] });
     bus.emit("fs.changed", { changes: [change("a.txt", "modified", ["s2"]), change("b.txt", "deleted")] });
     bus.emit("fs.changed", { changes: [change("b.txt", "created")] });

@@ -1,9 +1,15 @@
 import { z } from "zod";
+import { ToolError } from "../errors.js";
+import { substringEditDistance } from "../search/typo.js";
 import type { Workspace } from "../workspace.js";
+import type { Services } from "./services.js";
 
 /** What the dispatcher hands every tool call. */
 export interface ToolContext {
+  /** The workspace's own state (services.workspace). */
   ws: Workspace;
+  /** Every service the daemon runs (files, git, terminal, lsp, mcp, web, …), each present. */
+  services: Services;
   sessionId: string;
   callId: string | number;
   toolId: string;
@@ -73,7 +79,7 @@ export interface ToolDef<P extends z.ZodType = z.ZodType> {
   /** Where the tool comes from: "builtin", or the passthrough server's name. */
   provider?: string;
   /** What the tool needs and whether it has it now, for `info`. */
-  state?: (ws: Workspace) => Promise<Record<string, unknown>> | Record<string, unknown>;
+  state?: (services: Services) => Promise<Record<string, unknown>> | Record<string, unknown>;
   run: (params: z.output<P>, ctx: ToolContext) => Promise<ToolResult>;
 }
 
@@ -85,6 +91,12 @@ export function defineTool<S extends z.ZodRawShape>(
   def: Omit<ToolDef<z.ZodObject<S>>, "params"> & { params: S },
 ): ToolDef<z.ZodObject<S>> {
   return { ...def, params: z.strictObject(def.params) as unknown as z.ZodObject<S> };
+}
+
+/** A source of tools that may change while the daemon runs (an MCP server's). */
+export interface ToolProvider {
+  readonly name: string;
+  tools(): readonly AnyTool[];
 }
 
 export const TOOL_ID_PATTERN = /^[a-z][a-z0-9_]{0,63}$/;
@@ -124,4 +136,30 @@ export function hintsOf(tool: AnyTool): ToolHints {
     idempotent: tool.hints?.idempotent ?? readOnly,
     open_world: tool.hints?.open_world ?? false,
   };
+}
+
+/** "Did you mean" names at most this many ids: the likely one or two, not a second listing. */
+export const DID_YOU_MEAN_MAX = 3;
+
+/**
+ * The ids nearest to a mistyped one, best first: at most a third of its letters away from an id or a part of it (typo.ts's
+ * edit distance, swaps counted once: `fil_read`, `gti_status`, `rename`), and at most one edit further than the best
+ * (so `rename` offers lsp_rename, not git_rebase too); ties broken by the closest length, then by name.
+ */
+export function nearestToolIds(query: string, ids: readonly string[], limit = DID_YOU_MEAN_MAX): string[] {
+  const q = query.toLowerCase();
+  if (!q) return [];
+  const most = Math.max(1, Math.floor(q.length / 3));
+  const near = ids
+    .map((id) => ({ id, edits: substringEditDistance(q, id, 0), length: Math.abs(id.length - q.length) }))
+    .filter((c) => c.edits <= most && c.edits < q.length)
+    .sort((a, b) => a.edits - b.edits || a.length - b.length || a.id.localeCompare(b.id));
+  return near.filter((c) => c.edits <= near[0].edits + 1).slice(0, limit).map((c) => c.id);
+}
+
+/** NOT_AVAILABLE for an id no enabled tool has (a call's or info's), naming the nearest enabled ids; `then` says what else to do. */
+export function unknownToolError(id: string, enabled: readonly string[], then: string): ToolError {
+  const near = nearestToolIds(id, enabled);
+  const guess = near.length ? ` Did you mean ${near.map((n) => JSON.stringify(n)).join(" or ")}?` : "";
+  return new ToolError("NOT_AVAILABLE", `There is no enabled tool ${JSON.stringify(id)}.${guess} ${then}`, { did_you_mean: near });
 }
