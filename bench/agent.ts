@@ -1,12 +1,12 @@
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { countTokens } from "gpt-tokenizer";
 import { initHash, tagOf } from "../src/core/hash.js";
 import { splitText } from "../src/core/text.js";
-import { BenchDaemon, StdioJsonRpc, median, percentile } from "./lib.js";
+import { BenchDaemon, StdioJsonRpc, median, percentile, removeTree } from "./lib.js";
 
 /**
  * The edit-cycle benchmark (issue 10, `npm run bench -- agent`): real edits replayed as agent cycles, counting what
@@ -281,7 +281,7 @@ export default async function main(): Promise<void> {
     }
   } finally {
     await Promise.all([daemon.close(), mcp.close()]);
-    rmSync(dir, { recursive: true, force: true });
+    removeTree(dir);
   }
   print(results, all.length);
 }

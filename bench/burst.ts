@@ -6,12 +6,12 @@
  * - 3,000 read-only calls, git_status with 1 in 10 a search;
  * - 2,500 git_status at once: how many git processes they start.
  */
-import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, realpathSync, writeFileSync } from "node:fs";
 import { execFileSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
-import { BenchDaemon, fmt, rssMb } from "./lib.js";
+import { BenchDaemon, fmt, rssMb, removeTree } from "./lib.js";
 
 /** How often the daemon's RSS is read while a burst runs. */
 const RSS_SAMPLE_MS = 50;
@@ -70,7 +70,7 @@ async function measure(label: string, calls: Call[]): Promise<void> {
     console.log(`${"  answers".padEnd(48)} ${[...codes].map(([k, v]) => `${k} ${v}`).join(", ")}`);
   } finally {
     await daemon.close();
-    rmSync(dir, { recursive: true, force: true });
+    removeTree(dir);
   }
 }
 

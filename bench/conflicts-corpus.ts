@@ -11,7 +11,7 @@
  * commit's file is the real resolution each settled block is checked against.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
@@ -22,7 +22,7 @@ import { chooseMarkerSize, renderMerged } from "../src/core/merge/markers.js";
 import { Interner } from "../src/core/sequence-diff.js";
 import { type Lines, type MergeResult, mergeLines, mergeSequences } from "../src/core/merge/three-way.js";
 import { splitText } from "../src/core/text.js";
-import { fmt, median } from "./lib.js";
+import { fmt, median, removeTree } from "./lib.js";
 
 /** Lines of settled context on each side that must surround a settled block's text in the real resolution. */
 const CHECK_CONTEXT = 3;
@@ -274,7 +274,7 @@ async function historyCorpus(gitDir: string): Promise<CorpusFigures> {
       tally(fig, docs, merge, `${t.path} @${t.c[2].slice(0, 9)}`, null);
     });
   } finally {
-    rmSync(scratch, { recursive: true, force: true });
+    removeTree(scratch);
   }
   return fig;
 }
@@ -325,7 +325,7 @@ async function mergesCorpus(mirror: string, budgetMs = MERGES_BUDGET_MS): Promis
       if (counted) fig.merges++;
     }
   } finally {
-    rmSync(scratch, { recursive: true, force: true });
+    removeTree(scratch);
   }
   return fig;
 }

@@ -6,12 +6,12 @@
  * `conflicts` suite.
  */
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { HUNDRED_BLOCKS, hundredBlocks } from "./conflicts-corpus.js";
-import { BenchDaemon, cpuMs, fmt, median, percentile } from "./lib.js";
+import { BenchDaemon, cpuMs, fmt, median, percentile, removeTree } from "./lib.js";
 
 const { lines: LINES, blocks: BLOCKS } = HUNDRED_BLOCKS;
 /** git_conflicts calls timed after the first (which merges the stages; later ones find the merge cached). */
@@ -84,7 +84,7 @@ export default async function conflictToolsBench(): Promise<void> {
       console.log(`  git_conflict_finalize preview (${preview.r.result.code ?? "ok"}: ${blocks - resolves.length} blocks left)`.padEnd(56) + ` ${fmt(preview.ms).padStart(8)} ms`);
     } finally {
       await d.close();
-      rmSync(dir, { recursive: true, force: true });
+      removeTree(dir);
     }
   }
 }

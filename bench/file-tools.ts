@@ -2,12 +2,12 @@
  * `npm run bench -- files`: file_read round trips and throughput (1 and 8 sessions) against the MCP filesystem server's
  * read_text_file on the same file in the same run, and a 10-edit file_write batch on a 10,000-line file.
  */
-import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { initHash, tagOf } from "../src/core/hash.js";
-import { BenchDaemon, type Call, StdioJsonRpc, compareThroughput, cpuMs, fmt, latencies, median, percentile, report } from "./lib.js";
+import { BenchDaemon, type Call, StdioJsonRpc, compareThroughput, cpuMs, fmt, latencies, median, percentile, report, removeTree } from "./lib.js";
 
 const MCP_SERVER = fileURLToPath(new URL("../../node_modules/@modelcontextprotocol/server-filesystem/dist/index.js", import.meta.url));
 /** Round trips timed one after the other, for p50/p99. */
@@ -98,6 +98,6 @@ export default async function main(): Promise<void> {
   } finally {
     await mcp.close();
     await ours.close();
-    rmSync(dir, { recursive: true, force: true });
+    removeTree(dir);
   }
 }

@@ -4,12 +4,12 @@
  * 60,000-commit history) runs through the same daemon; and, harsher, while git calls run back to back.
  */
 import { execFile, spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { promisify } from "node:util";
-import { BenchDaemon, fmt, median, percentile, report, timed } from "./lib.js";
+import { BenchDaemon, fmt, median, percentile, report, timed, removeTree } from "./lib.js";
 
 const run = promisify(execFile);
 /** The repository size. */
@@ -145,6 +145,6 @@ export default async function main(): Promise<void> {
     if (!hasFileRead) console.log("(file_read is not registered: measured list round trips instead)");
   } finally {
     await d.close();
-    rmSync(dir, { recursive: true, force: true });
+    removeTree(dir);
   }
 }

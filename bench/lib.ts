@@ -288,7 +288,7 @@ export class Cleanup {
 
   /** A folder removed, retried while a process that just died may still be writing into it. */
   removeLater(dir: string): void {
-    this.add(`rm -r ${dir}`, () => rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 }));
+    this.add(`rm -r ${dir}`, () => removeTree(dir));
   }
 
   async run(): Promise<void> {
@@ -299,6 +299,18 @@ export class Cleanup {
         console.error(`cleanup: ${step.label} failed (ignored): ${(e as Error).message}`);
       }
     }
+  }
+}
+
+/**
+ * Removes a folder after a suite, never throwing: retried while a process that just died may still be writing into it
+ * (ENOTEMPTY), and a failure only logged, so the suite's own error, when there is one, is the one reported.
+ */
+export function removeTree(dir: string): void {
+  try {
+    rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
+  } catch (e) {
+    console.error(`cleanup: rm -r ${dir} failed (ignored): ${(e as Error).message}`);
   }
 }
 

@@ -6,7 +6,7 @@
  * the server and its children; the daemon's from info). `node dist/bench/lsp.js [rounds]`. Figures, not assertions.
  */
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
@@ -16,7 +16,7 @@ import { LspClient } from "../src/lsp/client.js";
 import { type ServerSpec, pythonSpec, serverEnv, typescriptSpec } from "../src/lsp/servers.js";
 import { CLIENT_CAPABILITIES } from "../src/lsp/session.js";
 import { treeRss } from "../src/platform/process-tree.js";
-import { BenchDaemon, fmt, latencies, median, report, timed } from "./lib.js";
+import { BenchDaemon, fmt, latencies, median, report, timed, removeTree } from "./lib.js";
 
 /** Warm requests per kind and round: enough for a stable median, few enough to keep a round under a few seconds. */
 const REQUESTS = 20;
@@ -237,7 +237,7 @@ export default async function run(rounds = 3): Promise<void> {
           else if (who === "bare") theirs.push(await bare(c, dir));
           else tools.push(await daemon(c, dir));
         } finally {
-          rmSync(dir, { recursive: true, force: true });
+          removeTree(dir);
         }
       }
     }

@@ -1,8 +1,8 @@
-import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { BenchDaemon, MAIN, StdioJsonRpc, compareThroughput, fmt, report, throughput } from "./lib.js";
+import { BenchDaemon, MAIN, StdioJsonRpc, compareThroughput, fmt, report, throughput, removeTree } from "./lib.js";
 
 /**
  * MCP server mode (issue 16): file_read of a 150-line file through `tool-layer --mcp` against the MCP filesystem
@@ -43,6 +43,6 @@ export default async function main(): Promise<void> {
     console.log(`${"  MCP mode's CPU over JSON lines, per call".padEnd(48)} ${fmt(mcp.cpuPerCall - jsonLines.cpuPerCall)} ms (${fmt(mcp.cpuPerCall)} vs ${fmt(jsonLines.cpuPerCall)})`);
   } finally {
     await Promise.all([ours.close(), peer.close(), jsonl.close()]);
-    rmSync(dir, { recursive: true, force: true });
+    removeTree(dir);
   }
 }

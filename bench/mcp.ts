@@ -5,10 +5,10 @@ import { supervisedSpawn } from "../src/mcp/child-transport.js";
 import { parseMcpConfig } from "../src/mcp/config.js";
 import { type McpToolInfo, ServerConnection } from "../src/mcp/server-connection.js";
 import { Supervisor } from "../src/platform/supervisor.js";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { BenchDaemon, fmt, interleaved, median, percentile, report } from "./lib.js";
+import { BenchDaemon, fmt, interleaved, median, percentile, report, removeTree } from "./lib.js";
 
 /**
  * The MCP passthrough's cost (issue 15): ServerConnection (the daemon's own stdio transport over a child it spawns)
@@ -122,7 +122,7 @@ async function throughTheDaemon(): Promise<void> {
   console.log(`${"  max".padEnd(48)} ${fmt(Math.max(...changed))} ms (the call's own round trip included)`);
   await sdk.close();
   await d.close();
-  rmSync(dir, { recursive: true, force: true });
+  removeTree(dir);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await main();

@@ -26,6 +26,11 @@ const RAW_WATCHER = fileURLToPath(new URL("./raw-watcher.js", import.meta.url));
 const FLOOD_ROUNDS = { "100k": 4, "1M": 2 } as const;
 /** A flood whose paths have not all arrived this long after git's exit is reported with the number missing. */
 const FLOOD_TIMEOUT_MS = 90_000;
+/**
+ * ... or once nothing at all was reported for this long after git's exit: the raw watcher loses a few paths of most
+ * floods, and waiting out the whole bound for them took 6 of the 100k tree's 17 minutes.
+ */
+const FLOOD_QUIET_MS = 30_000;
 const STATUS_SAMPLES = { "100k": 10, "1M": 4 } as const;
 const TOUCHED = 2_500;
 const TOUCH_ROUNDS = { "100k": 4, "1M": 2 } as const;
@@ -127,7 +132,7 @@ interface FloodFigures {
   gitChangedMs?: number;
   /** Lines (fs.changed lines, or the raw watcher's batches) that carried the flood. */
   lines: number;
-  /** The flood's paths never reported (by FLOOD_TIMEOUT_MS after git's exit). */
+  /** The flood's paths never reported (by FLOOD_TIMEOUT_MS after git's exit, or FLOOD_QUIET_MS after the last report). */
   missing: number;
   /** From the unrelated edit's write to its report; undefined when it never came. */
   unrelatedMs?: number;
@@ -201,10 +206,13 @@ async function flood(observer: Observer, tree: Tree, round: number, expectGitEve
   });
   try {
     const pending = () => lastPathAt === undefined || unrelatedSeenAt === undefined || (expectGitEvent && gitChangedAt === undefined) || gitDoneAt === undefined;
-    while (pending() && (gitDoneAt === undefined || performance.now() < gitDoneAt + FLOOD_TIMEOUT_MS)) {
+    let heardAt = 0;
+    const waiting = () => gitDoneAt === undefined || performance.now() < Math.min(gitDoneAt + FLOOD_TIMEOUT_MS, Math.max(gitDoneAt, heardAt) + FLOOD_QUIET_MS);
+    while (pending() && waiting()) {
       await (gitDoneAt === undefined ? Promise.race([observer.wait(1000), gitRun]) : observer.wait(1000));
       for (const o of observer.take()) {
         const now = performance.now();
+        heardAt = now;
         if (o.branch === branch) gitChangedAt ??= now;
         if (!o.paths.length) continue;
         lines++;

@@ -9,7 +9,7 @@
  *   and through the daemon on a 100,000-file tree.
  */
 import { execFileSync, spawn, spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -19,7 +19,7 @@ import { rgPath } from "@vscode/ripgrep";
 import { FuzzyIndex } from "../src/search/fuzzy.js";
 import { DEFAULT_MAX_RESULTS as DEFAULT_CAP } from "../src/tools/search.js";
 import { ignoreArgs, patternArgs, ripgrepArgs, writeDefaultIgnoreFile } from "../src/search/ripgrep.js";
-import { BenchDaemon, fmt, interleaved, median, percentile } from "./lib.js";
+import { BenchDaemon, fmt, interleaved, median, percentile, removeTree } from "./lib.js";
 import { FIND_QUERIES, TYPO_QUERIES, generatePaths, rng } from "./search-paths.js";
 
 /** The last commit before the typo fallback and the separator rule: find_file's "before" figures. */
@@ -119,7 +119,7 @@ async function benchSearch(): Promise<void> {
     console.log(`  median ratio over ${ratios.length} queries: ${median(ratios).toFixed(2)}x vs rg --json to the end (target <= 1.2x); ${median(floorRatios).toFixed(2)}x vs rg stopped at the cap`);
     await daemon.close();
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    removeTree(dir);
   }
 }
 
@@ -288,6 +288,6 @@ async function benchFindFile(): Promise<void> {
     }
     await daemon.close();
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    removeTree(dir);
   }
 }

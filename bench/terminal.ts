@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { EventBus } from "../src/platform/bus.js";
@@ -6,7 +6,7 @@ import { Supervisor } from "../src/platform/supervisor.js";
 import { checkCommandSync, initShellParser } from "../src/terminal/shell-parse.js";
 import { Terminal } from "../src/terminal/terminal.js";
 import { Workspace } from "../src/workspace.js";
-import { BenchDaemon, bareSpawn, cpuMs, interleaved, latencies, median, percentile, report, rssMb } from "./lib.js";
+import { BenchDaemon, bareSpawn, cpuMs, interleaved, latencies, median, percentile, report, rssMb, removeTree } from "./lib.js";
 
 /**
  * Issue 14's figures: the sandbox's cost per command over bare `bash -c` (median of 50, target at most 20 ms), the write
@@ -59,8 +59,8 @@ async function sandboxOverhead(): Promise<void> {
   await terminal.dispose();
   await off.dispose();
   await supervisor.stop();
-  rmSync(root, { recursive: true, force: true });
-  rmSync(state, { recursive: true, force: true });
+  removeTree(root);
+  removeTree(state);
 }
 
 async function checkCost(): Promise<void> {
@@ -101,7 +101,7 @@ async function bigOutput(): Promise<void> {
   console.log(`${"  daemon RSS before / peak / after".padEnd(48)} ${before.toFixed(0)} / ${peak.toFixed(0)} / ${after.toFixed(0)} MB`);
   console.log(`${"  output_bytes, output chars, truncated".padEnd(48)} ${res.output_bytes} / ${res.output.length} / ${res.truncated}`);
   await d.close();
-  rmSync(root, { recursive: true, force: true });
+  removeTree(root);
 }
 
 async function roundTrip(): Promise<void> {
@@ -114,7 +114,7 @@ async function roundTrip(): Promise<void> {
   report("terminal_run `true` through the daemon (median)", median(times), undefined, "ms");
   console.log("  (includes waiting for the watcher to deliver the command's changes: its batch delay and window)");
   await d.close();
-  rmSync(root, { recursive: true, force: true });
+  removeTree(root);
 }
 
 export default async function main(): Promise<void> {

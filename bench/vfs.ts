@@ -3,12 +3,12 @@
  * time to ready, RSS, idle CPU, and a 10,000-file checkout (time until every path arrived, and in how many lines).
  */
 import { execFile } from "node:child_process";
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { promisify } from "node:util";
-import { BenchDaemon, cpuMs, fmt, median, rssMb } from "./lib.js";
+import { BenchDaemon, cpuMs, fmt, median, rssMb, removeTree } from "./lib.js";
 
 const run = promisify(execFile);
 const ENGINES = ["parcel", "chokidar"] as const;
@@ -82,7 +82,7 @@ async function latency(engine: string): Promise<number> {
     samples.push((await arrived).lastAt - t0);
   }
   await d.close();
-  rmSync(dir, { recursive: true, force: true });
+  removeTree(dir);
   return median(samples);
 }
 
@@ -143,7 +143,7 @@ export default async function main(): Promise<void> {
   try {
     for (const engine of ENGINES) figures[engine] = await tree(dir, engine);
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    removeTree(dir);
   }
 
   const rows: [string, (e: string) => string, string][] = [

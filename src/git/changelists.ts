@@ -138,7 +138,13 @@ export class Changelists {
    */
   async marksFor(file: LineFile): Promise<FileMarks> {
     await this.ready();
-    return this.lock.file(file.rel, async () => this.sync(file));
+    return this.lock.file(file.rel, async () => {
+      // A call that reads the file before the bus reports its change carries the marks as the bus would have (its
+      // step first), so the marks do not depend on which of the two came first.
+      const e = this.entries.get(file.rel);
+      if (e && file.hash !== e.baseHash) await this.followDisk(file.rel);
+      return this.sync(file);
+    });
   }
 
   private sync(file: LineFile): FileMarks {

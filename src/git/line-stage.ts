@@ -10,6 +10,7 @@
  * Everything runs with the worktree to itself, so no other index writer of the daemon interleaves, and the preview is
  * the unified diff the index would gain, computed from the same plan the approved call writes.
  */
+import path from "node:path";
 import { type FileMarks, selectionOf } from "../core/changelist-marks.js";
 import { EMPTY } from "../core/file-versions.js";
 import { type LineSeq, diffLines } from "../core/line-diff.js";
@@ -19,7 +20,10 @@ import { type Selection, stageLines, unstageLines } from "../core/stage-lines.js
 import { type Eol, serialize } from "../core/text.js";
 import { ToolError } from "../errors.js";
 import { sweep } from "./line-sweep.js";
-import { gitRaw, indexEntries, writeBlob, writeIndex } from "./objects.js";
+import { readIndexEntries } from "./index-file.js";
+import { attributesAlong, storedAsIs, worktreeTop, writeLooseBlob } from "./loose-objects.js";
+import { type IndexWrite, gitRaw, writeBlob, writeIndex } from "./objects.js";
+import type { RepoCtx } from "./repo.js";
 import { type LineFile, changedPaths } from "./line-versions.js";
 import { type GitCtx, git } from "./run.js";
 import { type GitStep, commitStep } from "./step.js";
@@ -110,10 +114,10 @@ export interface Modes {
   head: Map<string, string>;
 }
 
-/** Index and HEAD modes of these paths (two processes, run together; `head: false` skips HEAD's). */
-export async function modesOf(ctx: GitCtx, gitPaths: string[], opts: { head?: boolean } = {}): Promise<Modes> {
+/** Index and HEAD modes of these paths (the index from its file, HEAD's from `ls-tree`; `head: false` skips HEAD's). */
+export async function modesOf(ctx: RepoCtx, gitPaths: string[], opts: { head?: boolean } = {}): Promise<Modes> {
   const [index, head] = await Promise.all([
-    indexEntries(ctx, gitPaths),
+    ctx.repo.gitDir().then((gitDir) => readIndexEntries(ctx, ctx.repo.indexFiles, gitDir, gitPaths)),
     gitPaths.length && opts.head !== false
       ? gitRaw(ctx, ["ls-tree", "-z", "--full-tree", "HEAD", "--", ...gitPaths], { ok: "any" })
       : Promise.resolve({ code: 0, stdout: Buffer.alloc(0), stderr: "" }),
@@ -137,20 +141,38 @@ export function blobBytes(bom: boolean, seq: LineSeq): Buffer {
   return serialize({ bom, lines: seq.lines as string[], eols: seq.eols as ("" | Eol)[] });
 }
 
-/** Writes the plans: blobs and their entries, then the whole-file adds or resets (each kind in one process). */
-export async function applyPlans(ctx: GitCtx, action: IndexAction, plans: readonly IndexPlan[]): Promise<void> {
-  const blobs = plans.filter((p) => !p.whole);
-  const writes = [];
-  for (const p of blobs) {
-    const sha = await writeBlob(ctx, p.gitPath, blobBytes(p.bom, p.next!), { write: true, filters: !p.file!.rawBlobs });
-    writes.push({ gitPath: p.gitPath, entry: { mode: p.mode!, sha } });
-  }
-  await writeIndex(ctx, writes);
+/**
+ * Writes the plans: blobs and their entries, then the whole-file adds or resets (each kind in one process). `alongside`
+ * (the answer) runs once the last git process has started, so its CPU is spent while git works, not after it.
+ */
+export async function applyPlans<T>(ctx: RepoCtx, action: IndexAction, plans: readonly IndexPlan[], alongside: () => Promise<T>): Promise<T> {
+  const writes: IndexWrite[] = [];
+  for (const p of plans.filter((p) => !p.whole)) writes.push({ gitPath: p.gitPath, entry: { mode: p.mode!, sha: await storeBlob(ctx, p.gitPath, blobBytes(p.bom, p.next!), !p.file!.rawBlobs) } });
   const whole = plans.filter((p) => p.whole);
-  if (!whole.length) return;
-  const specs = whole.map((p) => `:(top,literal)${p.gitPath}\0`).join("");
-  const args = action === "stage" ? ["add", "-A"] : ["reset", "-q"];
-  await gitRaw(ctx, [...args, "--pathspec-from-file=-", "--pathspec-file-nul"], { input: specs });
+  const steps: (() => Promise<unknown>)[] = [];
+  if (writes.length) steps.push(() => writeIndex(ctx, writes));
+  if (whole.length) {
+    const specs = whole.map((p) => `:(top,literal)${p.gitPath}\0`).join("");
+    const args = action === "stage" ? ["add", "-A"] : ["reset", "-q"];
+    steps.push(() => gitRaw(ctx, [...args, "--pathspec-from-file=-", "--pathspec-file-nul"], { input: specs }));
+  }
+  for (const step of steps.slice(0, -1)) await step();
+  const last = steps.at(-1)?.() ?? Promise.resolve();
+  // A free pool slot starts the process within this turn's microtasks; the answer is built after them.
+  const built = new Promise<T>((resolve, reject) => setImmediate(() => alongside().then(resolve, reject)));
+  const [, answer] = await Promise.all([last, built]);
+  return answer;
+}
+
+/**
+ * Writes a blob we built, through its clean filters as `git add` would (`filters`) or as it is: by the daemon where git
+ * would store the bytes unchanged (loose-objects.ts), by `git hash-object` otherwise.
+ */
+export async function storeBlob(ctx: RepoCtx, gitPath: string, bytes: Buffer, filters: boolean): Promise<string> {
+  const repo = await ctx.repo.location();
+  const asIs = !filters || (await storedAsIs(repo, worktreeTop(ctx.repo.root, repo.prefix), gitPath, bytes, await readIndexEntries(ctx, ctx.repo.indexFiles, repo.gitDir, attributesAlong(gitPath))));
+  if (asIs) return writeLooseBlob(path.join(repo.commonDir, "objects"), bytes);
+  return writeBlob(ctx, gitPath, bytes, { write: true, filters });
 }
 
 /** The new `ranges` status of a planned file: its HEAD and worktree with the index the plan leaves. */
@@ -203,8 +225,8 @@ export async function runIndexTool(action: IndexAction, params: IndexParams, ctx
       checkHash(file, params.hash);
       const plan = planFile(action, file, sel, modes);
       if (!plan) throw noChange(action, params);
-      if (!ctx.dryRun) await commitStep(ctx, (c) => applyPlans(c, action, [plan]));
-      return report(action, params, [plan], ctx);
+      const answer = () => report(action, params, [plan], ctx);
+      return ctx.dryRun ? answer() : commitStep(ctx, (c) => applyPlans(c, action, [plan], answer));
     } else {
       for (const rel of await allPaths(ctx, action)) {
         try {
@@ -226,8 +248,8 @@ export async function runIndexTool(action: IndexAction, params: IndexParams, ctx
       if (plan) plans.push({ ...plan, marks: t.marks });
     }
     if (!plans.length) throw noChange(action, params);
-    if (!ctx.dryRun) await commitStep(ctx, (c) => applyPlans(c, action, plans));
-    return report(action, params, plans, ctx);
+    const answer = () => report(action, params, plans, ctx);
+    return ctx.dryRun ? answer() : commitStep(ctx, (c) => applyPlans(c, action, plans, answer));
   });
 }
 

@@ -19,7 +19,9 @@ import { ToolError } from "../errors.js";
 import { readRaw } from "../fs/read-text.js";
 import type { PathResolver, ResolvedPath } from "../paths.js";
 import type { RepoLocation } from "./location.js";
-import { type GitObject, readObjects } from "./objects.js";
+import type { CatFile } from "./cat-file.js";
+import { type IndexEntry, type IndexFiles, readIndexEntries } from "./index-file.js";
+import type { GitObject } from "./objects.js";
 import { type GitCtx, type GitHost, git } from "./run.js";
 
 /** One version of the file: its object (or none), whether it had a BOM, its lines. */
@@ -72,6 +74,10 @@ const IDS_GROWTH = 8;
 
 /** What reading a file's versions needs of its repository (a GitRepo is one). */
 export interface LineHost extends GitHost {
+  /** The repository's long-lived object reader. */
+  readonly catFile: Pick<CatFile, "info" | "contents">;
+  /** The repository's parsed index files. */
+  readonly indexFiles: IndexFiles;
   readonly paths: Pick<PathResolver, "resolve">;
   readonly maxFileBytes: number;
   location(): Promise<RepoLocation>;
@@ -80,6 +86,8 @@ export interface LineHost extends GitHost {
 interface ParsedVersion {
   seq: LineSeq;
   bom: boolean;
+  /** The bytes had a `\r` (line endings then need git's rules). */
+  cr: boolean;
 }
 
 interface KeptFile {
@@ -110,24 +118,29 @@ export class LineFiles {
     const gitPath = repo.prefix + rel;
     const base = opts.base ?? "HEAD";
     const max = this.repo.maxFileBytes;
-    const [objects, disk] = await Promise.all([
-      readObjects(ctx, [`${base}:${gitPath}`, `:0:${gitPath}`, `:1:${gitPath}`, `:2:${gitPath}`, `:3:${gitPath}`], max),
+    const [[headInfo], stages, disk] = await Promise.all([
+      this.repo.catFile.info(repo.gitDir, [`${base}:${gitPath}`]),
+      this.stagesOf(ctx, repo, gitPath),
       readWorktree(target, max),
     ]);
-    const [headObj, indexObj, ...stages] = objects;
-    if (!indexObj && stages.some(Boolean)) {
+    const indexEntry = stages.find((e) => e.stage === 0);
+    if (!indexEntry && stages.length) {
       throw new ToolError("CONFLICT", `${rel} is unmerged (a merge, rebase or stash left conflicts in it); resolve it first (section 9 conflict tools, or edit and git_add it), then stage its lines.`, { path: rel });
     }
-    const head = this.version(rel, blobOf(rel, headObj, max), opts.base ? "the commit" : "HEAD");
-    const index = this.version(rel, blobOf(rel, indexObj, max), "the index");
+    // A gitlink's id is a commit's: the file is a submodule.
+    const indexInfo: GitObject | null = indexEntry ? { sha: indexEntry.sha, type: indexEntry.mode === "160000" ? "commit" : "blob", size: 0 } : null;
+    const [head, index] = await this.blobVersions(rel, repo.gitDir, [
+      { sha: blobId(rel, headInfo, max), where: opts.base ? "the commit" : "HEAD" },
+      { sha: blobId(rel, indexInfo, max), where: "the index" },
+    ]);
     if (opts.mustExist !== false && !disk && !head.sha && !index.sha) {
       throw new ToolError("NOT_FOUND", `${rel} is not in the worktree, the index or ${opts.base ? "that commit" : "HEAD"}; check the path with git_status.`);
     }
     const hash = disk ? fileHash(disk.bytes) : null;
     // The worktree's id is its file hash (`hash`), not a blob id.
     const worktree = disk ? { ...this.parsed(`w:${hash}`, rel, disk.bytes, "the worktree"), sha: null } : { sha: null, bom: false, seq: EMPTY };
-    // A native scan of the bytes (memchr), not of 15,000 lines.
-    const anyCr = [head.sha ? headObj!.bytes : undefined, index.sha ? indexObj!.bytes : undefined, disk?.bytes].some((b) => b !== undefined && b.indexOf(13) !== -1);
+    // A native scan of the bytes (memchr), not of 15,000 lines; a cached blob's answer was kept with its lines.
+    const anyCr = head.cr || index.cr || (disk !== null && disk.bytes.indexOf(13) !== -1);
     const eol = anyCr ? await eolPolicy(ctx, rel, index.seq, worktree.seq) : { converts: false, rawBlobs: false };
     const cr: CrPolicy = eol.converts ? "ignore" : "exact";
     const versions = this.versionsOf(rel, head, index, worktree, hash, cr);
@@ -143,6 +156,14 @@ export class LineFiles {
   /** A blob's lines (BINARY_FILE, ENCODING), cached by its id. */
   blobSeq(rel: string, sha: string, bytes: Buffer): LineSeq {
     return this.parsed(`b:${sha}`, rel, bytes, "git").seq;
+  }
+
+  /**
+   * The index entries of a path (stage 0, or the stages of a conflict), from the context's index file (a temporary
+   * index's when it has one); `git ls-files -s` where index-file.ts cannot read it.
+   */
+  private async stagesOf(ctx: GitCtx, repo: RepoLocation, gitPath: string): Promise<IndexEntry[]> {
+    return (await readIndexEntries(ctx, this.repo.indexFiles, repo.gitDir, [gitPath])).get(gitPath) ?? [];
   }
 
   /** The table of a file's lines, shared by every diff of its versions (LineIds). */
@@ -168,15 +189,37 @@ export class LineFiles {
     return versions;
   }
 
-  private version(rel: string, blob: { sha: string; bytes: Buffer } | null, where: string): Version {
-    if (!blob) return { sha: null, bom: false, seq: EMPTY };
-    return { ...this.parsed(`b:${blob.sha}`, rel, blob.bytes, where), sha: blob.sha };
+  /**
+   * Versions of these blobs (sha null: none): parsed ones from the cache, the others read through the repository's
+   * cat-file and parsed (BINARY_FILE, ENCODING, TOO_LARGE).
+   */
+  private async blobVersions(rel: string, gitDir: string, wanted: readonly { sha: string | null; where: string }[]): Promise<(Version & { cr: boolean })[]> {
+    // Held now: a parse of another version may evict them from the cache before they are used.
+    const known = wanted.map((w) => (w.sha ? this.seqs.get(`b:${w.sha}`) : undefined));
+    const missing = [...new Set(wanted.filter((w, k) => w.sha && !known[k]).map((w) => w.sha!))];
+    const max = this.repo.maxFileBytes;
+    const read = new Map<string, Buffer>();
+    const objects = await this.repo.catFile.contents(gitDir, missing, max);
+    objects.forEach((obj, k) => {
+      if (!obj) throw new ToolError("GIT_FAILED", `git has no object ${missing[k]} for ${rel}; the repository may be damaged (git fsck says more).`);
+      if (!obj.bytes) throw tooLarge(rel, obj.size, max);
+      read.set(missing[k], obj.bytes);
+    });
+    return wanted.map((w, k) => {
+      if (!w.sha) return { sha: null, bom: false, seq: EMPTY, cr: false };
+      const v = known[k] ?? this.parse(`b:${w.sha}`, rel, read.get(w.sha)!, w.where);
+      return { sha: w.sha, bom: v.bom, seq: v.seq, cr: v.cr };
+    });
   }
 
   /** Lines of a version, by its key (`b:sha` or `w:hash`): the same object each time, so diffs and tables reuse it. */
   private parsed(key: string, rel: string, bytes: Buffer, where: string): Version {
-    const known = this.seqs.get(key);
-    if (known) return { sha: key.slice(2), bom: known.bom, seq: known.seq };
+    const v = this.seqs.get(key) ?? this.parse(key, rel, bytes, where);
+    return { sha: key.slice(2), bom: v.bom, seq: v.seq };
+  }
+
+  /** Parses and keeps a version's lines (BINARY_FILE, ENCODING). */
+  private parse(key: string, rel: string, bytes: Buffer, where: string): ParsedVersion {
     if (isBinary(bytes)) {
       throw new ToolError("BINARY_FILE", `${rel} is binary in ${where} (it has a NUL byte); line-level git works on text files. Stage it whole with git_add.`, { path: rel });
     }
@@ -187,9 +230,9 @@ export class LineFiles {
       if (e instanceof ToolError) throw new ToolError(e.code, `${rel} in ${where}: ${e.message} Stage it whole with git_add.`, { path: rel });
       throw e;
     }
-    const seq = splitText(decoded.text);
-    this.seqs.set(key, { seq, bom: decoded.bom }, { size: Math.max(1, decoded.text.length) });
-    return { sha: key.slice(2), bom: decoded.bom, seq };
+    const v = { seq: splitText(decoded.text), bom: decoded.bom, cr: bytes.indexOf(13) !== -1 };
+    this.seqs.set(key, v, { size: Math.max(1, decoded.text.length) });
+    return v;
   }
 }
 
@@ -212,13 +255,17 @@ async function readWorktree(target: ResolvedPath, max: number): Promise<{ bytes:
   }
 }
 
-function blobOf(rel: string, obj: GitObject | null, max: number): { sha: string; bytes: Buffer } | null {
+/** The blob id of a version (null: no file there); a submodule is NOT_A_FILE, a blob over the limit TOO_LARGE. */
+function blobId(rel: string, obj: GitObject | null, max: number): string | null {
   if (!obj) return null;
   if (obj.type === "tree") return null; // a folder of that name there: no file
   if (obj.type !== "blob") throw new ToolError("NOT_A_FILE", `${rel} is a submodule; line-level git works on files. Use git_add for it.`);
-  if (!obj.bytes) throw new ToolError("TOO_LARGE", `${rel} is ${obj.size} bytes in git, over the ${max}-byte limit of the file tools.`, { size: obj.size, max_bytes: max });
-  return { sha: obj.sha, bytes: obj.bytes };
+  if (obj.size > max) throw tooLarge(rel, obj.size, max);
+  return obj.sha;
 }
+
+const tooLarge = (rel: string, size: number, max: number) =>
+  new ToolError("TOO_LARGE", `${rel} is ${size} bytes in git, over the ${max}-byte limit of the file tools.`, { size, max_bytes: max });
 
 type AttrValue = "set" | "unset" | "unspecified" | string;
 

@@ -7,6 +7,8 @@ import { stat } from "node:fs/promises";
 import type { PathResolver } from "../paths.js";
 import type { EventBus } from "../platform/bus.js";
 import type { Supervisor } from "../platform/supervisor.js";
+import { CatFile } from "./cat-file.js";
+import { IndexFiles } from "./index-file.js";
 import { Changelists } from "./changelists.js";
 import { StageMerges } from "./conflicts-model.js";
 import { ConflictListing } from "./conflicts-stages.js";
@@ -47,6 +49,10 @@ export class GitRepo {
   /** Parsed versions and per-file line tables of the line-level tools. */
   readonly lines: LineFiles;
   readonly changelists: Changelists;
+  /** The long-lived `git cat-file` the line tools read blobs through (cat-file.ts). */
+  readonly catFile: CatFile;
+  /** The index files the line tools read entries from (index-file.ts), parsed once per file identity. */
+  readonly indexFiles = new IndexFiles();
   /** The unmerged entries and their attributes, while the index file stays the same one. */
   readonly conflictIndex = new ConflictListing();
   /** Merges of conflicted stages, by their blob ids. */
@@ -65,6 +71,7 @@ export class GitRepo {
     this.maxFileBytes = options.maxFileBytes;
     this.bus = options.bus;
     this.log = options.log;
+    this.catFile = new CatFile(this);
     this.lines = new LineFiles(this);
     this.changelists = new Changelists(this, this.lines);
   }
@@ -78,9 +85,13 @@ export class GitRepo {
     this.changelists.ready().catch(() => undefined);
   }
 
-  /** Stops following the bus and saves what the tracker has pending. */
-  stop(): Promise<void> {
-    return this.changelists.stop();
+  /** Stops following the bus, saves what the tracker has pending and ends the object reader. */
+  async stop(): Promise<void> {
+    try {
+      await this.changelists.stop();
+    } finally {
+      await this.catFile.stop();
+    }
   }
 
   /**

@@ -91,7 +91,7 @@ export interface GitCtx {
 }
 
 /** The process git() starts for `args`: the fixed configuration, no hooks in a dry run, the workspace root, the context's environment. */
-function gitSpec(ctx: GitCtx, args: readonly string[], opts: Pick<GitCallOptions, "env" | "cwd" | "config" | "hooks"> = {}): ProcessSpec {
+export function gitSpec(ctx: GitCtx, args: readonly string[], opts: Pick<GitCallOptions, "env" | "cwd" | "config" | "hooks"> = {}): ProcessSpec {
   const group = !CHILDLESS_COMMANDS.has(args[0]);
   const hooks = ctx.dryRun && opts.hooks !== "repo" ? NO_HOOKS : [];
   return { cmd: "git", args: [...GIT_CONFIG, ...hooks, ...(opts.config ?? []), ...args], cwd: opts.cwd ?? ctx.repo.root, env: { LC_ALL: "C", ...ctx.env, ...opts.env }, group, label: `git ${args[0]}` };

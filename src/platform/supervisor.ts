@@ -171,6 +171,8 @@ export class Supervisor {
   /** The most short-lived children that ever ran at once (for info, and to show the pool's bound holds). */
   private peak = 0;
   private started = 0;
+  /** Processes started so far by label (`git status`...): what a call costs in processes, for info and tests. */
+  private readonly startedBy = new Map<string, number>();
   private readonly waits = new WeakMap<AbortSignal, Waits>();
   private watchdog?: ChildProcess & { stdin: Writable };
   private closed = false;
@@ -264,6 +266,7 @@ export class Supervisor {
       running: this.live.size,
       pool: { busy: this.running, queued: this.queue.length, max: this.maxConcurrent, peak: this.peak },
       started: this.started,
+      started_by: Object.fromEntries(this.startedBy),
       watchdog: this.watchdog ? (this.watchdog.exitCode === null ? "running" : "exited") : "not started",
       containment: this.cgroups.state(),
       children: [...this.live.values()].map(({ managed: c }) => ({ pid: c.pid, label: c.label })),
@@ -390,6 +393,7 @@ export class Supervisor {
     });
     if (pid === undefined) return { child };
     this.started++;
+    this.startedBy.set(label, (this.startedBy.get(label) ?? 0) + 1);
     let timedOut = false;
     let timer: NodeJS.Timeout | undefined;
     let closed = false;

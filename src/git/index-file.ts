@@ -1,0 +1,128 @@
+/**
+ * The index's entries read from the index file itself (git's index-format.txt, versions 2 to 4), so the line tools
+ * learn a path's stages, blob ids and modes without starting `git ls-files` on every call. A parse is kept while the
+ * file is the same one (device, inode, size, modification and change times in nanoseconds): git replaces the index by
+ * renaming a new file over it, so any write gives another identity.
+ *
+ * What this does not read answers null, and the caller asks git (`ls-files -s`): a split index (the `link`
+ * extension), a sparse index (`sdir`), an index whose checksum is not SHA-1's (a SHA-256 repository, or
+ * index.skipHash), or one that does not parse.
+ */
+import { createHash } from "node:crypto";
+import { readFile, stat } from "node:fs/promises";
+import path from "node:path";
+import { indexEntries } from "./objects.js";
+import type { GitCtx } from "./run.js";
+
+export interface IndexEntry {
+  mode: string;
+  sha: string;
+  stage: number;
+}
+
+const SHA1_BYTES = 20;
+/** ctime, mtime, dev, ino, mode, uid, gid, size: ten 32-bit fields before the id. */
+const STAT_BYTES = 40;
+/** The flags' bit saying a second flags word follows (version 3 and later). */
+const EXTENDED = 0x4000;
+
+interface Parsed {
+  identity: string;
+  entries: Map<string, IndexEntry[]> | null;
+}
+
+/** Index files kept parsed at once: the real one and the temporary ones of the calls in progress. */
+const FILES_KEPT = 4;
+
+/** The last parse of each index file (the repository's, and a few temporary ones): one per repository (GitRepo.indexFiles). */
+export class IndexFiles {
+  private readonly parsed = new Map<string, Parsed>();
+
+  /** Entries of the index file `file` for `paths` (git paths), or null when git must be asked (see the header). */
+  async entries(file: string, paths: readonly string[]): Promise<Map<string, IndexEntry[]> | null> {
+    const st = await stat(file, { bigint: true }).catch(() => null);
+    if (!st) return new Map(); // no index yet: git reads it as empty
+    const identity = `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
+    let known = this.parsed.get(file);
+    if (known?.identity !== identity) {
+      known = { identity, entries: parseIndex(await readFile(file)) };
+      this.parsed.delete(file);
+      this.parsed.set(file, known);
+      if (this.parsed.size > FILES_KEPT) this.parsed.delete(this.parsed.keys().next().value!);
+    }
+    if (!known.entries) return null;
+    const out = new Map<string, IndexEntry[]>();
+    for (const p of paths) {
+      const list = known.entries.get(p);
+      if (list) out.set(p, list);
+    }
+    return out;
+  }
+}
+
+/** Every entry by path, or null for what is not read here. */
+export function parseIndex(bytes: Buffer): Map<string, IndexEntry[]> | null {
+  if (bytes.length < 12 + SHA1_BYTES || bytes.toString("latin1", 0, 4) !== "DIRC") return null;
+  const version = bytes.readUInt32BE(4);
+  if (version < 2 || version > 4) return null;
+  const body = bytes.subarray(0, bytes.length - SHA1_BYTES);
+  // The trailer is SHA-1 of everything before it: anything else is another format.
+  if (!createHash("sha1").update(body).digest().equals(bytes.subarray(body.length))) return null;
+  const count = bytes.readUInt32BE(8);
+  const entries = new Map<string, IndexEntry[]>();
+  let at = 12;
+  let previous: Buffer = Buffer.alloc(0);
+  for (let k = 0; k < count; k++) {
+    const start = at;
+    if (start + STAT_BYTES + SHA1_BYTES + 2 > body.length) return null;
+    const mode = bytes.readUInt32BE(start + 24);
+    const sha = bytes.toString("hex", start + STAT_BYTES, start + STAT_BYTES + SHA1_BYTES);
+    const flags = bytes.readUInt16BE(start + STAT_BYTES + SHA1_BYTES);
+    at = start + STAT_BYTES + SHA1_BYTES + 2;
+    if (flags & EXTENDED) {
+      if (version < 3) return null;
+      at += 2;
+    }
+    let name: Buffer;
+    if (version === 4) {
+      // The number of bytes to drop from the previous path, as a varint (index-format.txt's offset encoding), then the rest.
+      let strip = bytes[at] & 0x7f;
+      while (bytes[at++] & 0x80) strip = ((strip + 1) << 7) | (bytes[at] & 0x7f);
+      const nul = bytes.indexOf(0, at);
+      if (nul < 0 || strip > previous.length) return null;
+      name = Buffer.concat([previous.subarray(0, previous.length - strip), bytes.subarray(at, nul)]);
+      at = nul + 1;
+    } else {
+      const nul = bytes.indexOf(0, at);
+      if (nul < 0) return null;
+      name = bytes.subarray(at, nul);
+      const length = flags & 0xfff;
+      if (length !== 0xfff && length !== name.length) return null;
+      // Entries are padded with 1 to 8 NULs to a multiple of eight bytes.
+      at = start + ((nul - start + 8) & ~7);
+    }
+    previous = name;
+    // A sparse index's folder entry: this parse does not expand it.
+    if ((mode & 0o170000) === 0o040000) return null;
+    const path = name.toString("utf8");
+    const list = entries.get(path) ?? [];
+    list.push({ mode: mode.toString(8).padStart(6, "0"), sha, stage: (flags >> 12) & 3 });
+    entries.set(path, list);
+  }
+  // Extensions: four-byte name, four-byte size. A split index keeps its entries elsewhere.
+  while (at + 8 <= body.length) {
+    const name = bytes.toString("latin1", at, at + 4);
+    if (name === "link" || name === "sdir") return null;
+    at += 8 + bytes.readUInt32BE(at + 4);
+  }
+  return entries;
+}
+
+/**
+ * Entries of the context's index (a temporary index's when its environment names one) for these git paths: from the
+ * file, or from `git ls-files -s` where this module cannot read it.
+ */
+export async function readIndexEntries(ctx: GitCtx, files: IndexFiles, gitDir: string, gitPaths: readonly string[]): Promise<Map<string, IndexEntry[]>> {
+  const file = ctx.env?.GIT_INDEX_FILE ?? path.join(gitDir, "index");
+  return (await files.entries(file, gitPaths)) ?? (await indexEntries(ctx, gitPaths));
+}
