@@ -75,7 +75,10 @@ function tasks(): Task[] {
       if (old.includes("\0") || splitText(old).lines.length > MAX_FILE_LINES) continue;
       const hunks: Hunk[] = [];
       for (const m of file.matchAll(/^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@.*\n((?:[-+\\].*\n?)*)/gm)) {
-        const body = m[5].split("\n").filter((l) => l.startsWith("+")).map((l) => l.slice(1));
+        const body = m[5]
+          .split("\n")
+          .filter((l) => l.startsWith("+"))
+          .map((l) => l.slice(1));
         hunks.push({ oldStart: Number(m[1]), oldCount: m[2] === undefined ? 1 : Number(m[2]), newLines: body });
       }
       if (hunks.length) out.push({ commit, path: rel, old, new: now, hunks });
@@ -140,7 +143,8 @@ function tagEdits(t: Task, hunks = t.hunks, numbered?: (n: number) => number): R
     const nonEmpty = h.newLines.filter((l) => l.trim());
     let content = h.newLines;
     // It applies when the first non-empty line has no indentation left: so only when that line's indent is the anchor's.
-    if (base && nonEmpty.length && indentOf(nonEmpty[0]) === base && nonEmpty.every((l) => l.startsWith(base))) content = h.newLines.map((l) => (l.trim() ? l.slice(base.length) : l));
+    if (base && nonEmpty.length && indentOf(nonEmpty[0]) === base && nonEmpty.every((l) => l.startsWith(base)))
+      content = h.newLines.map((l) => (l.trim() ? l.slice(base.length) : l));
     else if (base && nonEmpty.length && !indentOf(nonEmpty[0])) edit.auto_indent = false;
     // One trailing \n of content is ignored (SPEC 5), so a block that ends with an empty line needs one more.
     edit.content = content.join("\n") + (content[content.length - 1] === "" ? "\n" : "");
@@ -189,7 +193,11 @@ function lineStarts(text: string): number[] {
 const apply = (text: string, r: { old: string; neu: string }) => text.replace(r.old, () => r.neu);
 
 /** Claude Code's Read output for lines [from, to]: `cat -n` style, a six-wide number and a tab. */
-const catN = (lines: string[], from: number, to: number) => lines.slice(from - 1, to).map((l, i) => `${String(from + i).padStart(6)}\t${l}`).join("\n");
+const catN = (lines: string[], from: number, to: number) =>
+  lines
+    .slice(from - 1, to)
+    .map((l, i) => `${String(from + i).padStart(6)}\t${l}`)
+    .join("\n");
 
 function strReplace(t: Task, path: string, file = t.old): Cost {
   const input: string[] = [];
@@ -209,13 +217,18 @@ function strReplace(t: Task, path: string, file = t.old): Cost {
     text = apply(text, r);
     lines = splitText(text).lines;
     const shownFrom = Math.max(1, at + 1 - 4);
-    input.push(`The file ${path} has been updated. Here's the result of running \`cat -n\` on a snippet of the edited file:\n${catN(lines, shownFrom, Math.min(lines.length, at + h.newLines.length + 4))}`);
+    input.push(
+      `The file ${path} has been updated. Here's the result of running \`cat -n\` on a snippet of the edited file:\n${catN(lines, shownFrom, Math.min(lines.length, at + h.newLines.length + 4))}`,
+    );
   }
   return cost(out, input, text !== t.new);
 }
 
 function rewrite(t: Task, path: string): Cost {
-  return cost([{ file_path: path }, { file_path: path, content: t.new }], [catN(splitText(t.old).lines, 1, splitText(t.old).lines.length), `File created successfully at: ${path}`]);
+  return cost(
+    [{ file_path: path }, { file_path: path, content: t.new }],
+    [catN(splitText(t.old).lines, 1, splitText(t.old).lines.length), `File created successfully at: ${path}`],
+  );
 }
 
 export default async function main(): Promise<void> {
@@ -241,7 +254,8 @@ export default async function main(): Promise<void> {
       const tags = cost(tagOut, tagIn, !w.success || readFileSync(abs, "utf8") !== t.new);
       const stepwise = t.hunks.length > 1 ? await hunkByHunk(daemon, t, rel, abs, true) : undefined;
       const stale = t.hunks.length > 1 ? await hunkByHunk(daemon, t, rel, abs, false) : undefined;
-      if (tags.failed) console.log(`tags failed on ${t.commit.slice(0, 8)} ${t.path}: ${w.success ? "wrong result" : `${w.result.code}: ${w.result.message}`.slice(0, 200)}`);
+      if (tags.failed)
+        console.log(`tags failed on ${t.commit.slice(0, 8)} ${t.path}: ${w.success ? "wrong result" : `${w.result.code}: ${w.result.message}`.slice(0, 200)}`);
 
       // edit_file: the MCP filesystem server, for real.
       writeFileSync(abs, t.old);
@@ -331,7 +345,8 @@ async function hunkByHunk(daemon: BenchDaemon, t: Task, rel: string, abs: string
     out.push(write);
     input.push(w.success ? w.result.text : JSON.stringify(w.result));
     if (!w.success) {
-      if (withShifts && process.env.BENCH_AGENT_DEBUG) console.log("stepwise", t.commit.slice(0, 8), t.path, JSON.stringify(write.edits).slice(0, 200), w.result.code, w.result.message.slice(0, 200));
+      if (withShifts && process.env.BENCH_AGENT_DEBUG)
+        console.log("stepwise", t.commit.slice(0, 8), t.path, JSON.stringify(write.edits).slice(0, 200), w.result.code, w.result.message.slice(0, 200));
       failed = true;
       break;
     }
@@ -339,7 +354,8 @@ async function hunkByHunk(daemon: BenchDaemon, t: Task, rel: string, abs: string
     moves = [...moves, w.result.shifts ?? []];
   }
   const wrong = !failed && readFileSync(abs, "utf8") !== t.new;
-  if (wrong && withShifts && process.env.BENCH_AGENT_DEBUG) console.log("stepwise wrong", t.commit.slice(0, 8), t.path, JSON.stringify(t.hunks.map((h) => [h.oldStart, h.oldCount, h.newLines.length])));
+  if (wrong && withShifts && process.env.BENCH_AGENT_DEBUG)
+    console.log("stepwise wrong", t.commit.slice(0, 8), t.path, JSON.stringify(t.hunks.map((h) => [h.oldStart, h.oldCount, h.newLines.length])));
   return cost(out, input, failed || wrong);
 }
 
@@ -347,10 +363,17 @@ function print(results: Result[], total: number): void {
   const ways = ["tags", "editFile", "strReplace", "rewrite"] as const;
   const names = { tags: "tool-layer tags", editFile: "MCP edit_file", strReplace: "str_replace (Edit)", rewrite: "whole-file rewrite" };
   const ok = results.filter((r) => ways.every((w) => !r[w].failed));
-  console.log(`${total} edit tasks (every text file a commit of this repository modified: old -> new version), ${ok.length} done by every way; hunks per task: median ${median(results.map((r) => r.hunks))}, p90 ${percentile(results.map((r) => r.hunks), 90)}`);
+  console.log(
+    `${total} edit tasks (every text file a commit of this repository modified: old -> new version), ${ok.length} done by every way; hunks per task: median ${median(results.map((r) => r.hunks))}, p90 ${percentile(
+      results.map((r) => r.hunks),
+      90,
+    )}`,
+  );
   console.log(`failures: ${ways.map((w) => `${names[w]} ${results.filter((r) => r[w].failed).length}`).join(", ")}`);
   const sum = (w: (typeof ways)[number], k: keyof Cost) => ok.reduce((n, r) => n + (r[w][k] as number), 0);
-  console.log(`${"".padEnd(22)}${"output tok (median)".padStart(21)}${"input tok (median)".padStart(20)}${"calls (median)".padStart(16)}${"output tok (total)".padStart(20)}${"input tok (total)".padStart(19)}`);
+  console.log(
+    `${"".padEnd(22)}${"output tok (median)".padStart(21)}${"input tok (median)".padStart(20)}${"calls (median)".padStart(16)}${"output tok (total)".padStart(20)}${"input tok (total)".padStart(19)}`,
+  );
   for (const w of ways) {
     console.log(
       `${names[w].padEnd(22)}${String(median(ok.map((r) => r[w].outTokens))).padStart(21)}${String(median(ok.map((r) => r[w].inTokens))).padStart(20)}${String(median(ok.map((r) => r[w].calls))).padStart(16)}${String(sum(w, "outTokens")).padStart(20)}${String(sum(w, "inTokens")).padStart(19)}`,
@@ -359,14 +382,23 @@ function print(results: Result[], total: number): void {
   for (const w of ["editFile", "strReplace", "rewrite"] as const) {
     const ratios = ok.map((r) => r.tags.outTokens / r[w].outTokens);
     const inRatios = ok.map((r) => r.tags.inTokens / r[w].inTokens);
-    console.log(`tags vs ${names[w]}: output tokens per task, median ratio ${median(ratios).toFixed(2)}x (total ${(sum("tags", "outTokens") / sum(w, "outTokens")).toFixed(2)}x); input ${median(inRatios).toFixed(2)}x (total ${(sum("tags", "inTokens") / sum(w, "inTokens")).toFixed(2)}x); bytes out total ${(sum("tags", "outBytes") / sum(w, "outBytes")).toFixed(2)}x`);
+    console.log(
+      `tags vs ${names[w]}: output tokens per task, median ratio ${median(ratios).toFixed(2)}x (total ${(sum("tags", "outTokens") / sum(w, "outTokens")).toFixed(2)}x); input ${median(inRatios).toFixed(2)}x (total ${(sum("tags", "inTokens") / sum(w, "inTokens")).toFixed(2)}x); bytes out total ${(sum("tags", "outBytes") / sum(w, "outBytes")).toFixed(2)}x`,
+    );
   }
   const worse = ok.filter((r) => r.tags.outTokens > r.strReplace.outTokens).length;
   const worseIn = ok.filter((r) => r.tags.inTokens > r.strReplace.inTokens).length;
   console.log(`tasks where tags cost more than str_replace: output tokens ${worse} of ${ok.length}, input tokens ${worseIn} of ${ok.length}`);
   const multi = results.filter((r) => r.stepwise);
   const stepOk = multi.filter((r) => !r.stepwise!.failed);
-  console.log(`${multi.length} tasks of several hunks, done one write per hunk from one read: with shifts ${stepOk.length} done, without them (old numbers reused) ${multi.filter((r) => !r.stale!.failed).length} done (the rest meet a stale anchor and need a re-read)`);
-  if (stepOk.length) console.log(`  with shifts: output tokens median ${median(stepOk.map((r) => r.stepwise!.outTokens))} (vs one batch ${median(stepOk.map((r) => r.tags.outTokens))}, str_replace ${median(stepOk.map((r) => r.strReplace.outTokens))}); calls median ${median(stepOk.map((r) => r.stepwise!.calls))}`);
-  console.log(`old strings that had to grow to be unique (or an insertion, which always needs context): ${ambiguity.grown} of ${ambiguity.hunks} (both str_replace ways); tags needed none: an anchor is unique or N:TAG`);
+  console.log(
+    `${multi.length} tasks of several hunks, done one write per hunk from one read: with shifts ${stepOk.length} done, without them (old numbers reused) ${multi.filter((r) => !r.stale!.failed).length} done (the rest meet a stale anchor and need a re-read)`,
+  );
+  if (stepOk.length)
+    console.log(
+      `  with shifts: output tokens median ${median(stepOk.map((r) => r.stepwise!.outTokens))} (vs one batch ${median(stepOk.map((r) => r.tags.outTokens))}, str_replace ${median(stepOk.map((r) => r.strReplace.outTokens))}); calls median ${median(stepOk.map((r) => r.stepwise!.calls))}`,
+    );
+  console.log(
+    `old strings that had to grow to be unique (or an insertion, which always needs context): ${ambiguity.grown} of ${ambiguity.hunks} (both str_replace ways); tags needed none: an anchor is unique or N:TAG`,
+  );
 }

@@ -64,7 +64,7 @@ const CONTENTS: Record<string, string[]> = {
   json: ['{\n  "name": "module",\n  "version": "1.0.0",\n  "private": true\n}\n'],
   md: ["# Module\n\nWhat this folder holds and how to use it.\n\n## Usage\n\nImport it from the package root.\n"],
   css: [".card {\n  display: flex;\n  padding: 8px;\n  border-radius: 4px;\n}\n"],
-  go: ["package main\n\nimport \"fmt\"\n\nfunc main() {\n\tfmt.Println(\"hello\")\n}\n"],
+  go: ['package main\n\nimport "fmt"\n\nfunc main() {\n\tfmt.Println("hello")\n}\n'],
   py: ["def handle(value: str) -> str:\n    return value.strip().lower()\n"],
   rs: ["pub fn handle(value: &str) -> String {\n    value.trim().to_lowercase()\n}\n"],
 };
@@ -175,7 +175,10 @@ function lock(folder: string): () => void {
  * on an idle machine), checked out on main. A tree that an interrupted run left dirty is restored first.
  */
 export async function bigTree(p: TreeParams): Promise<Tree> {
-  const key = createHash("sha256").update(JSON.stringify({ GENERATOR_VERSION, ...p })).digest("hex").slice(0, 12);
+  const key = createHash("sha256")
+    .update(JSON.stringify({ GENERATOR_VERSION, ...p }))
+    .digest("hex")
+    .slice(0, 12);
   const folder = path.join(cacheRoot(), `${p.name}-${key}`);
   const dir = path.join(folder, "repo");
   const metaFile = path.join(folder, "meta.json");
@@ -185,7 +188,10 @@ export async function bigTree(p: TreeParams): Promise<Tree> {
   try {
     const paths = [...ROOT_FILES.map(([rel]) => rel), ...generateTree(p.files, p.folders)];
     const stride = Math.max(1, Math.floor(p.files / p.flood));
-    const floodPaths = paths.slice(ROOT_FILES.length).filter((_, i) => i % stride === 0).slice(0, p.flood);
+    const floodPaths = paths
+      .slice(ROOT_FILES.length)
+      .filter((_, i) => i % stride === 0)
+      .slice(0, p.flood);
     let meta: Meta;
     if (existsSync(metaFile)) {
       meta = JSON.parse(readFileSync(metaFile, "utf8")) as Meta;
@@ -228,7 +234,13 @@ async function build(dir: string, p: TreeParams, paths: string[], floodPaths: Se
   mkdirSync(dir, { recursive: true });
   const t0 = performance.now();
   await git(dir, "init", "-q", "-b", "main");
-  for (const [k, v] of [["user.email", "bench@example.com"], ["user.name", "Bench"], ["commit.gpgsign", "false"], ["gc.auto", "0"]]) await git(dir, "config", k, v);
+  for (const [k, v] of [
+    ["user.email", "bench@example.com"],
+    ["user.name", "Bench"],
+    ["commit.gpgsign", "false"],
+    ["gc.auto", "0"],
+  ])
+    await git(dir, "config", k, v);
   await exec("git", ["fast-import", "--quiet"], { cwd: dir, input: (stdin) => importStream(stdin, p, paths, floodPaths) });
   const imported = performance.now();
   await git(dir, "checkout", "-q", "-f", "main");

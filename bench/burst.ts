@@ -78,5 +78,9 @@ export default async function main(): Promise<void> {
   const only = process.env.BURST_ONLY; // one of mixed, read-only, status: to measure one case alone
   if (!only || only === "mixed") await measure("10,000 mixed calls in one write", mixedBurst(10_000));
   if (!only || only === "read-only") await measure("3,000 git_status/search in one write", readOnlyBurst(3_000));
-  if (!only || only === "status") await measure("2,500 git_status in one write", Array.from({ length: 2_500 }, () => ({ tool_id: "git_status", params: {} })));
+  if (!only || only === "status")
+    await measure(
+      "2,500 git_status in one write",
+      Array.from({ length: 2_500 }, () => ({ tool_id: "git_status", params: {} })),
+    );
 }

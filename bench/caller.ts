@@ -20,7 +20,22 @@ import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport, getDefaultEnvironment } from "@modelcontextprotocol/client/stdio";
 import { createMessageConnection, StreamMessageReader, StreamMessageWriter } from "vscode-jsonrpc/node.js";
 import xxhash from "xxhash-wasm";
-import { BenchDaemon, type Call, type Cleanup, Figures, MAIN, bareSpawn, cpuMs, exec, fmt, interleaved, median, percentile, timed, withCleanup } from "./lib.js";
+import {
+  BenchDaemon,
+  type Call,
+  type Cleanup,
+  Figures,
+  MAIN,
+  bareSpawn,
+  cpuMs,
+  exec,
+  fmt,
+  interleaved,
+  median,
+  percentile,
+  timed,
+  withCleanup,
+} from "./lib.js";
 import { RANGES, againstGit, lineGitRepo } from "./line-git-fixture.js";
 
 const PACKAGES = fileURLToPath(new URL("../../node_modules/", import.meta.url));
@@ -75,18 +90,37 @@ async function terminal(figures: Figures): Promise<void> {
     writeFileSync(path.join(dir, "a.txt"), "a\n");
     const on = await daemon(cleanup, dir);
     const off = await daemon(cleanup, dir, ["--terminal-sandbox", "off"]);
-    const reported = new Map<BenchDaemon, number[]>([[on, []], [off, []]]);
+    const reported = new Map<BenchDaemon, number[]>([
+      [on, []],
+      [off, []],
+    ]);
     const run = (d: BenchDaemon) => async () => {
       const r = await d.ok("terminal_run", { command: "true" });
       if (r.exit_code !== 0) throw new Error(`terminal_run true: ${JSON.stringify(r).slice(0, 300)}`);
       reported.get(d)!.push(r.duration_ms);
     };
-    const times = await interleaved({ on: run(on), off: run(off), bare: () => bareSpawn("bash", ["--noprofile", "--norc", "-c", "true"], true) }, TERMINAL_RUNS, 2);
+    const times = await interleaved(
+      { on: run(on), off: run(off), bare: () => bareSpawn("bash", ["--noprofile", "--norc", "-c", "true"], true) },
+      TERMINAL_RUNS,
+      2,
+    );
     const info = await on.ok("info", { tool_id: "terminal_run" });
-    figures.add({ figure: "terminal_run `true`, sandbox on", ours: median(times.on), peer: median(times.bare), peerName: "bare bash -c true", unit: "ms",
-      note: `p90 ${fmt(percentile(times.on, 90))} ms; the answer's duration_ms median ${fmt(median(reported.get(on)!))} ms; sandbox: ${JSON.stringify(info.state?.sandbox ?? info.state).slice(0, 160)}` });
-    figures.add({ figure: "terminal_run `true`, --terminal-sandbox off", ours: median(times.off), peer: median(times.bare), peerName: "bare bash -c true", unit: "ms",
-      note: `p90 ${fmt(percentile(times.off, 90))} ms; the answer's duration_ms median ${fmt(median(reported.get(off)!))} ms` });
+    figures.add({
+      figure: "terminal_run `true`, sandbox on",
+      ours: median(times.on),
+      peer: median(times.bare),
+      peerName: "bare bash -c true",
+      unit: "ms",
+      note: `p90 ${fmt(percentile(times.on, 90))} ms; the answer's duration_ms median ${fmt(median(reported.get(on)!))} ms; sandbox: ${JSON.stringify(info.state?.sandbox ?? info.state).slice(0, 160)}`,
+    });
+    figures.add({
+      figure: "terminal_run `true`, --terminal-sandbox off",
+      ours: median(times.off),
+      peer: median(times.bare),
+      peerName: "bare bash -c true",
+      unit: "ms",
+      note: `p90 ${fmt(percentile(times.off, 90))} ms; the answer's duration_ms median ${fmt(median(reported.get(off)!))} ms`,
+    });
   });
 }
 
@@ -104,21 +138,48 @@ async function lineGit(figures: Figures): Promise<void> {
     const rounds = [LINE_GIT_WARMUP, LINE_GIT_SAMPLES] as const;
 
     const st = await againstGit(d, ...rounds, call("git_line_status", { path: "big.ts" }), git(["diff", "-U0", "--histogram", "--", "big.ts"]));
-    figures.add({ figure: `git_line_status, 5,000 lines, ${RANGES} ranges`, ours: median(st.ours), peer: median(st.git), peerName: "git diff -U0 --histogram", unit: "ms", note: `daemon CPU per call ${fmt(st.cpuPerCall)} ms` });
+    figures.add({
+      figure: `git_line_status, 5,000 lines, ${RANGES} ranges`,
+      ours: median(st.ours),
+      peer: median(st.git),
+      peerName: "git diff -U0 --histogram",
+      unit: "ms",
+      note: `daemon CPU per call ${fmt(st.cpuPerCall)} ms`,
+    });
     const wd = await againstGit(d, ...rounds, call("git_word_diff", { path: "big.ts" }), git(["diff", "--word-diff=porcelain", "--", "big.ts"]));
-    figures.add({ figure: "git_word_diff", ours: median(wd.ours), peer: median(wd.git), peerName: "git diff --word-diff=porcelain", unit: "ms", note: `daemon CPU per call ${fmt(wd.cpuPerCall)} ms` });
+    figures.add({
+      figure: "git_word_diff",
+      ours: median(wd.ours),
+      peer: median(wd.git),
+      peerName: "git diff --word-diff=porcelain",
+      unit: "ms",
+      note: `daemon CPU per call ${fmt(wd.cpuPerCall)} ms`,
+    });
 
     // Each run starts from an index equal to HEAD (the reset is not timed); what git applied must be what we staged.
     const reset = async () => void (await exec("git", ["reset", "-q", "--", "big.ts"], { cwd: dir }));
     const staged = async () => (await exec("git", ["diff", "--cached", "--", "big.ts"], { cwd: dir })).stdout;
-    const sg = await againstGit(d, ...rounds, call("git_stage_lines", { path: "big.ts", hash: status.hash, ranges: half }), async () => {
-      const ours = await staged();
-      await reset();
-      const ms = await git(["apply", "--cached", "-"], halfPatch)();
-      if (ours !== (await staged())) throw new Error("git_stage_lines staged something else than git apply of the same ranges");
-      return ms;
-    }, reset);
-    figures.add({ figure: `git_stage_lines, ${half.length} ranges`, ours: median(sg.ours), peer: median(sg.git), peerName: "git apply --cached", unit: "ms", note: `daemon CPU per call ${fmt(sg.cpuPerCall)} ms` });
+    const sg = await againstGit(
+      d,
+      ...rounds,
+      call("git_stage_lines", { path: "big.ts", hash: status.hash, ranges: half }),
+      async () => {
+        const ours = await staged();
+        await reset();
+        const ms = await git(["apply", "--cached", "-"], halfPatch)();
+        if (ours !== (await staged())) throw new Error("git_stage_lines staged something else than git apply of the same ranges");
+        return ms;
+      },
+      reset,
+    );
+    figures.add({
+      figure: `git_stage_lines, ${half.length} ranges`,
+      ours: median(sg.ours),
+      peer: median(sg.git),
+      peerName: "git apply --cached",
+      unit: "ms",
+      note: `daemon CPU per call ${fmt(sg.cpuPerCall)} ms`,
+    });
   });
 }
 
@@ -189,8 +250,16 @@ async function reads(figures: Figures): Promise<void> {
     const abs = path.join(dir, "read150.ts");
     const sides: ReadSide[] = [
       { name: "JSON lines", pid: jsonl.child.pid!, call: (k) => async () => void (await jsonl.ok("file_read", { path: "read150.ts" }, `s${k}`)) },
-      { name: "MCP mode", pid: ours.pid, call: () => async () => checkRead("file_read over MCP", await ours.client.callTool({ name: "file_read", arguments: { path: "read150.ts" } })) },
-      { name: "MCP filesystem server", pid: peer.pid, call: () => async () => checkRead("read_text_file", await peer.client.callTool({ name: "read_text_file", arguments: { path: abs } })) },
+      {
+        name: "MCP mode",
+        pid: ours.pid,
+        call: () => async () => checkRead("file_read over MCP", await ours.client.callTool({ name: "file_read", arguments: { path: "read150.ts" } })),
+      },
+      {
+        name: "MCP filesystem server",
+        pid: peer.pid,
+        call: () => async () => checkRead("read_text_file", await peer.client.callTool({ name: "read_text_file", arguments: { path: abs } })),
+      },
     ];
     for (const side of sides) await readRun(side, READ_WARMUP);
     for (const loaded of [false, true]) {
@@ -198,10 +267,31 @@ async function reads(figures: Figures): Promise<void> {
         if (loaded) cpuLoad(loadCleanup, BUSY_PROCESSES);
         const [j, m, fs] = await compareReads(sides);
         const when = loaded ? `beside ${BUSY_PROCESSES} busy processes` : "quiet";
-        const note = (x: typeof j) => `p50 ${fmt(x.p50)} / p99 ${fmt(x.p99)} ms (peer ${fmt(fs.p50)} / ${fmt(fs.p99)} ms); server CPU per read ${fmt(x.cpuPerCall)} ms (peer ${fmt(fs.cpuPerCall)} ms)`;
-        figures.add({ figure: `file_read 150 lines, ${SESSIONS} sessions, JSON lines, ${when}`, ours: j.perSecond, peer: fs.perSecond, peerName: "MCP filesystem server", unit: "/s", note: note(j) });
-        figures.add({ figure: `file_read 150 lines, ${SESSIONS} in flight, MCP mode, ${when}`, ours: m.perSecond, peer: fs.perSecond, peerName: "MCP filesystem server", unit: "/s", note: note(m) });
-        figures.add({ figure: `  server CPU per read, MCP mode, ${when}`, ours: m.cpuPerCall, peer: fs.cpuPerCall, peerName: "MCP filesystem server", unit: "ms" });
+        const note = (x: typeof j) =>
+          `p50 ${fmt(x.p50)} / p99 ${fmt(x.p99)} ms (peer ${fmt(fs.p50)} / ${fmt(fs.p99)} ms); server CPU per read ${fmt(x.cpuPerCall)} ms (peer ${fmt(fs.cpuPerCall)} ms)`;
+        figures.add({
+          figure: `file_read 150 lines, ${SESSIONS} sessions, JSON lines, ${when}`,
+          ours: j.perSecond,
+          peer: fs.perSecond,
+          peerName: "MCP filesystem server",
+          unit: "/s",
+          note: note(j),
+        });
+        figures.add({
+          figure: `file_read 150 lines, ${SESSIONS} in flight, MCP mode, ${when}`,
+          ours: m.perSecond,
+          peer: fs.perSecond,
+          peerName: "MCP filesystem server",
+          unit: "/s",
+          note: note(m),
+        });
+        figures.add({
+          figure: `  server CPU per read, MCP mode, ${when}`,
+          ours: m.cpuPerCall,
+          peer: fs.cpuPerCall,
+          peerName: "MCP filesystem server",
+          unit: "ms",
+        });
       });
     }
   });
@@ -236,14 +326,21 @@ async function writes(figures: Figures): Promise<void> {
     }
     const written = readFileSync(path.join(dir, "big.txt"), "utf8");
     if (written !== big.join("\n") + "\n") throw new Error("file_write left the file other than the edits say");
-    figures.add({ figure: `10-edit file_write on ${BIG_LINES} lines, p50`, ours: median(times), unit: "ms",
-      note: `p99 ${fmt(percentile(times, 99))} ms; daemon CPU per call ${fmt(cpu.reduce((a, b) => a + b, 0) / cpu.length)} ms (10 ms clock ticks, averaged)` });
+    figures.add({
+      figure: `10-edit file_write on ${BIG_LINES} lines, p50`,
+      ours: median(times),
+      unit: "ms",
+      note: `p99 ${fmt(percentile(times, 99))} ms; daemon CPU per call ${fmt(cpu.reduce((a, b) => a + b, 0) / cpu.length)} ms (10 ms clock ticks, averaged)`,
+    });
   });
 }
 
 /** A TypeScript project of LSP_MODULES modules, each importing the one before; main.ts has one type error. */
 function tsProject(dir: string): void {
-  writeFileSync(path.join(dir, "tsconfig.json"), JSON.stringify({ compilerOptions: { strict: true, target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", noEmit: true }, include: ["src"] }));
+  writeFileSync(
+    path.join(dir, "tsconfig.json"),
+    JSON.stringify({ compilerOptions: { strict: true, target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", noEmit: true }, include: ["src"] }),
+  );
   mkdirSync(path.join(dir, "src"), { recursive: true });
   for (let i = 0; i < LSP_MODULES; i++) {
     const prev = i ? `import { Service${i - 1}, helper${i - 1} } from "./module${i - 1}.js";\n` : "";
@@ -257,13 +354,20 @@ function tsProject(dir: string): void {
     writeFileSync(path.join(dir, "src", `module${i}.ts`), prev + body.join("\n\n") + "\n");
   }
   const last = LSP_MODULES - 1;
-  writeFileSync(path.join(dir, "src/main.ts"), `import { Service${last}, helper${last} } from "./module${last}.js";\n\nconst s = new Service${last}({ name: "main", retries: 2, tags: ["a"] });\nconst total: string = s.run("x") + helper${last}([1]);\nconsole.log(total);\n`);
+  writeFileSync(
+    path.join(dir, "src/main.ts"),
+    `import { Service${last}, helper${last} } from "./module${last}.js";\n\nconst s = new Service${last}({ name: "main", retries: 2, tags: ["a"] });\nconst total: string = s.run("x") + helper${last}([1]);\nconsole.log(total);\n`,
+  );
 }
 
 /** The same language server as the daemon's, with its initialization options, over a bare JSON-RPC connection. */
 async function bareLsp(dir: string, want: "diagnostics" | "symbols"): Promise<number> {
   const t0 = performance.now();
-  const child = spawn(process.execPath, [path.join(PACKAGES, "typescript-language-server/lib/cli.mjs"), "--stdio", "--log-level", "2"], { cwd: dir, stdio: "pipe", detached: true });
+  const child = spawn(process.execPath, [path.join(PACKAGES, "typescript-language-server/lib/cli.mjs"), "--stdio", "--log-level", "2"], {
+    cwd: dir,
+    stdio: "pipe",
+    detached: true,
+  });
   const conn = createMessageConnection(new StreamMessageReader(child.stdout), new StreamMessageWriter(child.stdin));
   child.stderr.resume();
   let onPublish: (p: { uri: string; diagnostics: unknown[] }) => void = () => {};
@@ -274,17 +378,23 @@ async function bareLsp(dir: string, want: "diagnostics" | "symbols"): Promise<nu
   try {
     const root = pathToFileURL(dir).href;
     await conn.sendRequest("initialize", {
-      processId: process.pid, rootUri: root, workspaceFolders: [{ uri: root, name: "w" }],
+      processId: process.pid,
+      rootUri: root,
+      workspaceFolders: [{ uri: root, name: "w" }],
       capabilities: { textDocument: { publishDiagnostics: {}, documentSymbol: { hierarchicalDocumentSymbolSupport: true } } },
       initializationOptions: {
         tsserver: { path: path.join(PACKAGES, "typescript/lib/tsserver.js"), useSyntaxServer: "never", logVerbosity: "off" },
-        plugins: [], disableAutomaticTypingAcquisition: true, hostInfo: "tool-layer-bench",
+        plugins: [],
+        disableAutomaticTypingAcquisition: true,
+        hostInfo: "tool-layer-bench",
       },
     });
     await conn.sendNotification("initialized", {});
     const uri = pathToFileURL(path.join(dir, "src/main.ts")).href;
     const diagnosed = new Promise<void>((resolve) => (onPublish = (p) => p.uri === uri && p.diagnostics.length > 0 && resolve()));
-    await conn.sendNotification("textDocument/didOpen", { textDocument: { uri, languageId: "typescript", version: 1, text: readFileSync(path.join(dir, "src/main.ts"), "utf8") } });
+    await conn.sendNotification("textDocument/didOpen", {
+      textDocument: { uri, languageId: "typescript", version: 1, text: readFileSync(path.join(dir, "src/main.ts"), "utf8") },
+    });
     if (want === "diagnostics") await diagnosed;
     else {
       const symbols = (await conn.sendRequest("textDocument/documentSymbol", { textDocument: { uri } })) as unknown[];
@@ -310,8 +420,11 @@ async function lsp(figures: Figures): Promise<void> {
         const dir = tempDir(cleanup, "lsp");
         tsProject(dir);
         const d = await daemon(cleanup, dir);
-        const [ms, r] = await timed(() => (want === "diagnostics" ? d.ok("lsp_diagnostics", { path: "src/main.ts", wait_ms: 100_000 }) : d.ok("lsp_symbols", { path: "src/main.ts" })));
-        if (want === "diagnostics" && (r.status !== "current" || r.diagnostics.length !== 1)) throw new Error(`lsp_diagnostics: ${JSON.stringify(r).slice(0, 300)}`);
+        const [ms, r] = await timed(() =>
+          want === "diagnostics" ? d.ok("lsp_diagnostics", { path: "src/main.ts", wait_ms: 100_000 }) : d.ok("lsp_symbols", { path: "src/main.ts" }),
+        );
+        if (want === "diagnostics" && (r.status !== "current" || r.diagnostics.length !== 1))
+          throw new Error(`lsp_diagnostics: ${JSON.stringify(r).slice(0, 300)}`);
         ours[want].push(ms);
       });
       await withCleanup(async (cleanup) => {
@@ -322,6 +435,19 @@ async function lsp(figures: Figures): Promise<void> {
     }
   }
   const note = `${LSP_MODULES + 1} modules; ours from the call to a ready daemon (the server starts on it, sandboxed where bwrap works); bare from the server's spawn`;
-  figures.add({ figure: "first lsp_diagnostics, cold", ours: median(ours.diagnostics), peer: median(bare.diagnostics), peerName: "bare tsls: spawn -> first publish", unit: "ms", note });
-  figures.add({ figure: "first lsp_symbols, cold", ours: median(ours.symbols), peer: median(bare.symbols), peerName: "bare tsls: spawn -> documentSymbol", unit: "ms" });
+  figures.add({
+    figure: "first lsp_diagnostics, cold",
+    ours: median(ours.diagnostics),
+    peer: median(bare.diagnostics),
+    peerName: "bare tsls: spawn -> first publish",
+    unit: "ms",
+    note,
+  });
+  figures.add({
+    figure: "first lsp_symbols, cold",
+    ours: median(ours.symbols),
+    peer: median(bare.symbols),
+    peerName: "bare tsls: spawn -> documentSymbol",
+    unit: "ms",
+  });
 }

@@ -71,10 +71,23 @@ interface CorpusFigures {
 
 function emptyFigures(corpus: string): CorpusFigures {
   return {
-    corpus, merges: 0, files: 0, mergeFileBlocks: 0, blocks: 0, sameAsOrt: 0, settled: 0,
-    byRule: { identical: 0, "one-sided": 0, words: 0, whitespace: 0 }, agree: 0, reformatted: 0, disagree: 0, disagreeGenerated: 0, unchecked: 0,
-    clean: { hunks: 0, agree: 0, reformatted: 0, disagree: 0, unchecked: 0 }, disagreeTookSide: 0,
-    byFolder: {}, disagreements: [],
+    corpus,
+    merges: 0,
+    files: 0,
+    mergeFileBlocks: 0,
+    blocks: 0,
+    sameAsOrt: 0,
+    settled: 0,
+    byRule: { identical: 0, "one-sided": 0, words: 0, whitespace: 0 },
+    agree: 0,
+    reformatted: 0,
+    disagree: 0,
+    disagreeGenerated: 0,
+    unchecked: 0,
+    clean: { hunks: 0, agree: 0, reformatted: 0, disagree: 0, unchecked: 0 },
+    disagreeTookSide: 0,
+    byFolder: {},
+    disagreements: [],
   };
 }
 
@@ -241,7 +254,13 @@ function tally(fig: CorpusFigures, docs: [Lines, Lines, Lines], merge: MergeResu
     }
     if (verdict === "disagree" && !GENERATED.test(label) && fig.disagreements.length < SHOWN_DISAGREEMENTS) {
       const show = (name: string, lines: readonly string[]) => `    ${name}:\n${lines.map((l) => `      |${l}`).join("\n")}`;
-      const parts = [show("ours", block.ours.lines), show("base", block.base.lines), show("theirs", block.theirs.lines), show("settled", auto.lines), show("merge commit", there!)];
+      const parts = [
+        show("ours", block.ours.lines),
+        show("base", block.base.lines),
+        show("theirs", block.theirs.lines),
+        show("settled", auto.lines),
+        show("merge commit", there!),
+      ];
       fig.disagreements.push(`  ${label} block ${block.index + 1} (${auto.rule}):\n${parts.join("\n")}`);
     }
   }
@@ -260,7 +279,10 @@ async function historyCorpus(gitDir: string): Promise<CorpusFigures> {
     }
     const triples: { path: string; c: string[] }[] = [];
     for (const [p, commits] of byPath) for (let i = 0; i + 2 < commits.length; i++) triples.push({ path: p, c: commits.slice(i, i + 3) });
-    const blobs = await readBlobs(gitDir, triples.flatMap((t) => t.c.map((c) => `${c}:${t.path}`)));
+    const blobs = await readBlobs(
+      gitDir,
+      triples.flatMap((t) => t.c.map((c) => `${c}:${t.path}`)),
+    );
     triples.forEach((t, i) => {
       const [v0, v1, v2] = blobs.slice(3 * i, 3 * i + 3);
       if (v0 === null || v1 === null || v2 === null) return;
@@ -287,7 +309,10 @@ async function mergesCorpus(mirror: string, budgetMs = MERGES_BUDGET_MS): Promis
   const gitDir = path.join(scratch, "repo.git");
   try {
     spawnSync("git", ["clone", "-q", "--bare", "--shared", mirror, gitDir]);
-    const merges = git(gitDir, ["log", "--merges", "--format=%H %P", "HEAD"]).stdout.trim().split("\n").map((l) => l.split(" "));
+    const merges = git(gitDir, ["log", "--merges", "--format=%H %P", "HEAD"])
+      .stdout.trim()
+      .split("\n")
+      .map((l) => l.split(" "));
     const t0 = performance.now();
     for (const [commit, ...parents] of merges) {
       if (performance.now() - t0 > budgetMs) {
@@ -309,7 +334,10 @@ async function mergesCorpus(mirror: string, budgetMs = MERGES_BUDGET_MS): Promis
       }
       const files = [...stages].filter(([, s]) => s[1] && s[2] && s[3]);
       if (!files.length) continue;
-      const blobs = await readBlobs(gitDir, files.flatMap(([p, s]) => [s[1], s[2], s[3], `${commit}:${p}`, `${tree}:${p}`]));
+      const blobs = await readBlobs(
+        gitDir,
+        files.flatMap(([p, s]) => [s[1], s[2], s[3], `${commit}:${p}`, `${tree}:${p}`]),
+      );
       let counted = false;
       files.forEach(([p], i) => {
         const [base, ours, theirs, real, ort] = blobs.slice(5 * i, 5 * i + 5);
@@ -320,7 +348,8 @@ async function mergesCorpus(mirror: string, budgetMs = MERGES_BUDGET_MS): Promis
         const docs: [Lines, Lines, Lines] = [splitText(base), splitText(ours), splitText(theirs)];
         const merge = mergeLines(...docs);
         tally(fig, docs, merge, `${commit.slice(0, 9)} ${p}`, real === null ? null : splitText(real).lines);
-        if (ort !== null && JSON.stringify(diff3Blocks(ort)) === JSON.stringify(merge.blocks.map((b) => [b.ours.lines, b.base.lines, b.theirs.lines]))) fig.sameAsOrt++;
+        if (ort !== null && JSON.stringify(diff3Blocks(ort)) === JSON.stringify(merge.blocks.map((b) => [b.ours.lines, b.base.lines, b.theirs.lines])))
+          fig.sameAsOrt++;
       });
       if (counted) fig.merges++;
     }
@@ -399,7 +428,11 @@ function print(f: CorpusFigures & { scanned?: number; complete?: boolean }): voi
   console.log(`blocks git merge-file leaves: ${f.mergeFileBlocks}; blocks of our merge: ${f.blocks}`);
   if (f.scanned !== undefined) console.log(`files whose blocks equal merge-ort's diff3 regions: ${f.sameAsOrt}/${f.files}`);
   const pct = f.blocks ? ((100 * f.settled) / f.blocks).toFixed(1) : "0";
-  console.log(`settled by auto-resolution: ${f.settled}/${f.blocks} (${pct}%): ${Object.entries(f.byRule).map(([k, v]) => `${k} ${v}`).join(", ")}`);
+  console.log(
+    `settled by auto-resolution: ${f.settled}/${f.blocks} (${pct}%): ${Object.entries(f.byRule)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(", ")}`,
+  );
   console.log(
     `settled blocks against the real resolution: agree ${f.agree}, agree apart from formatting ${f.reformatted}, disagree ${f.disagree} ` +
       `(and ${f.disagreeGenerated} in generated files), unchecked ${f.unchecked}`,

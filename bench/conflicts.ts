@@ -26,7 +26,12 @@ function git(dir: string, ...args: string[]): string {
 function makeRepo(): string {
   const dir = realpathSync(mkdtempSync(path.join(tmpdir(), "tool-layer-bench-conflicts-")));
   git(dir, "init", "-q", "-b", "main");
-  for (const [k, v] of [["user.email", "bench@example.com"], ["user.name", "Bench"], ["commit.gpgsign", "false"]]) git(dir, "config", k, v);
+  for (const [k, v] of [
+    ["user.email", "bench@example.com"],
+    ["user.name", "Bench"],
+    ["commit.gpgsign", "false"],
+  ])
+    git(dir, "config", k, v);
   const { base, ours, theirs } = hundredBlocks();
   const commit = (text: string, message: string) => {
     writeFileSync(path.join(dir, "big.ts"), text);
@@ -49,7 +54,9 @@ async function timedCall(d: BenchDaemon, tool: string, params: Record<string, un
 
 /** Wall-clock swings with the machine's load (git's processes included); the daemon's own CPU per call does less. */
 function row(label: string, values: number[], cpu: number): void {
-  console.log(`  ${label.padEnd(52)} median ${fmt(median(values)).padStart(8)} ms   p90 ${fmt(percentile(values, 90)).padStart(8)} ms   daemon CPU ${fmt(cpu / values.length)} ms/call`);
+  console.log(
+    `  ${label.padEnd(52)} median ${fmt(median(values)).padStart(8)} ms   p90 ${fmt(percentile(values, 90)).padStart(8)} ms   daemon CPU ${fmt(cpu / values.length)} ms/call`,
+  );
 }
 
 export default async function conflictToolsBench(): Promise<void> {
@@ -81,7 +88,10 @@ export default async function conflictToolsBench(): Promise<void> {
       }
       row(`git_conflict_resolve, block 1 each time (${resolves.length} calls)`, resolves, cpuMs(d.child.pid) - cpu);
       const preview = await timedCall(d, "git_conflict_finalize", {}, false);
-      console.log(`  git_conflict_finalize preview (${preview.r.result.code ?? "ok"}: ${blocks - resolves.length} blocks left)`.padEnd(56) + ` ${fmt(preview.ms).padStart(8)} ms`);
+      console.log(
+        `  git_conflict_finalize preview (${preview.r.result.code ?? "ok"}: ${blocks - resolves.length} blocks left)`.padEnd(56) +
+          ` ${fmt(preview.ms).padStart(8)} ms`,
+      );
     } finally {
       await d.close();
       removeTree(dir);

@@ -47,10 +47,12 @@ export default async function main(): Promise<void> {
   try {
     await ours.ready;
     await mcp.init();
-    const readOurs = (session: number): Call => async () => {
-      const r = await ours.call("file_read", { path: "read150.ts" }, `s${session}`);
-      check(r.success, "file_read", r);
-    };
+    const readOurs =
+      (session: number): Call =>
+      async () => {
+        const r = await ours.call("file_read", { path: "read150.ts" }, `s${session}`);
+        check(r.success, "file_read", r);
+      };
     const readMcp = (): Call => async () => {
       const r = await mcp.request("tools/call", { name: "read_text_file", arguments: { path: path.join(dir, "read150.ts") } });
       check(!r.error && !r.result?.isError, "read_text_file", r);
@@ -60,11 +62,16 @@ export default async function main(): Promise<void> {
     await latencies(readMcp(), WARMUP_CALLS);
     const oursLat = await latencies(readOurs(0), LATENCY_CALLS);
     const mcpLat = await latencies(readMcp(), LATENCY_CALLS);
-    const sides = [{ callFor: readOurs, pid: ours.child.pid }, { callFor: readMcp, pid: mcp.child.pid }];
+    const sides = [
+      { callFor: readOurs, pid: ours.child.pid },
+      { callFor: readMcp, pid: mcp.child.pid },
+    ];
     const [ours1, mcp1] = await compareSessions(sides, 1);
     const [ours8, mcp8] = await compareSessions(sides, 8);
 
-    console.log(`file_read of a 150-line file (${LATENCY_CALLS} sequential round trips; throughput: median of ${RUNS} runs of ${THROUGHPUT_CALLS} calls alternating with the peer, ${IN_FLIGHT_PER_SESSION} in flight per session)`);
+    console.log(
+      `file_read of a 150-line file (${LATENCY_CALLS} sequential round trips; throughput: median of ${RUNS} runs of ${THROUGHPUT_CALLS} calls alternating with the peer, ${IN_FLIGHT_PER_SESSION} in flight per session)`,
+    );
     report("read p50 round trip (target <= 1 ms)", median(oursLat), median(mcpLat), "ms", "MCP read_text_file");
     report("read p99 round trip", percentile(oursLat, 99), percentile(mcpLat, 99), "ms", "MCP read_text_file");
     report("reads/s, 1 session", ours1.perSecond, mcp1.perSecond, "/s", "MCP");

@@ -57,7 +57,12 @@ function fastImport(dir: string): Promise<void> {
 async function makeRepo(): Promise<string> {
   const dir = realpathSync(mkdtempSync(path.join(tmpdir(), "tool-layer-bench-git-")));
   await git(dir, "init", "-q", "-b", "main");
-  for (const [k, v] of [["user.email", "bench@example.com"], ["user.name", "Bench"], ["commit.gpgsign", "false"]]) await git(dir, "config", k, v);
+  for (const [k, v] of [
+    ["user.email", "bench@example.com"],
+    ["user.name", "Bench"],
+    ["commit.gpgsign", "false"],
+  ])
+    await git(dir, "config", k, v);
   for (let i = 0; i < FILES; i++) {
     const rel = `src/d${Math.floor(i / PER_FOLDER)}/f${i}.ts`;
     mkdirSync(path.join(dir, path.dirname(rel)), { recursive: true });
@@ -104,7 +109,7 @@ export default async function main(): Promise<void> {
     report(`git_status, ${FILES} files (p10: the least disturbed runs)`, percentile(ours, 10), percentile(direct, 10), "ms", "git status --porcelain=v2");
 
     const hasFileRead = (await d.call("list", {})).result.tools.some((t: { tool_id: string }) => t.tool_id === "file_read");
-    const probe = hasFileRead ? ["file_read", { path: "src/d1/f100.ts" }] as const : ["list", {}] as const;
+    const probe = hasFileRead ? (["file_read", { path: "src/d1/f100.ts" }] as const) : (["list", {}] as const);
     const idle: number[] = [];
     for (let i = 0; i < READ_SAMPLES; i++) idle.push(await timeCall(d, probe[0], probe[1]));
 
@@ -119,7 +124,9 @@ export default async function main(): Promise<void> {
       while (!done) single.push(await timeCall(d, probe[0], probe[1]));
       await slowCall;
     }
-    console.log(`one slow call at a time: git_log over ${HISTORY_COMMITS} commits by path, median ${fmt(median(singleMs))} ms x${SLOW_ROUNDS}; ${single.length} ${probe[0]} calls meanwhile (${fmt(performance.now() - t1)} ms)`);
+    console.log(
+      `one slow call at a time: git_log over ${HISTORY_COMMITS} commits by path, median ${fmt(median(singleMs))} ms x${SLOW_ROUNDS}; ${single.length} ${probe[0]} calls meanwhile (${fmt(performance.now() - t1)} ms)`,
+    );
     report(`${probe[0]} p50 while one slow git_log runs`, percentile(single, 50), percentile(idle, 50), "ms", "idle");
     report(`${probe[0]} p99 while one slow git_log runs (target < 5 ms)`, percentile(single, 99), percentile(idle, 99), "ms", "idle");
 
@@ -139,7 +146,9 @@ export default async function main(): Promise<void> {
     while (performance.now() < until) busy.push(await timeCall(d, probe[0], probe[1]));
     stop = true;
     await slow;
-    console.log(`back-to-back git calls during ${busy.length} reads: git_log -n200 (median ${fmt(median(logDurations))} ms, ${logDurations.length}x), git_show of the ${FILES}-file commit (median ${fmt(median(showDurations))} ms, ${showDurations.length}x)`);
+    console.log(
+      `back-to-back git calls during ${busy.length} reads: git_log -n200 (median ${fmt(median(logDurations))} ms, ${logDurations.length}x), git_show of the ${FILES}-file commit (median ${fmt(median(showDurations))} ms, ${showDurations.length}x)`,
+    );
     report(`${probe[0]} p50 with git calls back to back`, percentile(busy, 50), percentile(idle, 50), "ms", "idle");
     report(`${probe[0]} p99 with git calls back to back`, percentile(busy, 99), percentile(idle, 99), "ms", "idle");
     if (!hasFileRead) console.log("(file_read is not registered: measured list round trips instead)");

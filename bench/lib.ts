@@ -271,7 +271,9 @@ export async function compareThroughput(
 
 /** The machine's load averages (1, 5, 15 min), printed beside every figure: the machine is shared. */
 export function load(): string {
-  return loadavg().map((l) => l.toFixed(1)).join(" ");
+  return loadavg()
+    .map((l) => l.toFixed(1))
+    .join(" ");
 }
 
 /**
@@ -353,7 +355,9 @@ export class Figures {
     this.rows.push(withLoad);
     const scale = row.scale ? `[${row.scale}] ` : "";
     if (row.compare === "difference" && row.peer !== undefined) {
-      console.log(`${`${scale}${row.figure}`.padEnd(48)} ${fmt(row.ours).padStart(10)} ${row.unit}  ${compared(row)} vs ${row.peerName ?? "peer"} (${fmt(row.peer)} ${row.unit})`);
+      console.log(
+        `${`${scale}${row.figure}`.padEnd(48)} ${fmt(row.ours).padStart(10)} ${row.unit}  ${compared(row)} vs ${row.peerName ?? "peer"} (${fmt(row.peer)} ${row.unit})`,
+      );
     } else report(`${scale}${row.figure}`, row.ours, row.peer, row.unit, row.peerName);
     if (row.note) console.log(`  ${row.note}`);
     if (process.env.BENCH_JSON) appendFileSync(process.env.BENCH_JSON, JSON.stringify({ ...withLoad, at: new Date().toISOString() }) + "\n");
@@ -380,7 +384,13 @@ export class Figures {
 export function exec(
   cmd: string,
   args: string[],
-  options: { cwd?: string; input?: string | ((stdin: NodeJS.WritableStream) => Promise<void>); okCodes?: number[]; keepOutput?: boolean; timeoutMs?: number } = {},
+  options: {
+    cwd?: string;
+    input?: string | ((stdin: NodeJS.WritableStream) => Promise<void>);
+    okCodes?: number[];
+    keepOutput?: boolean;
+    timeoutMs?: number;
+  } = {},
 ): Promise<{ ms: number; stdout: string; code: number; timedOut: boolean }> {
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
@@ -396,7 +406,8 @@ export function exec(
       clearTimeout(timer);
       const ms = performance.now() - t0;
       const result = { ms, stdout: Buffer.concat(out).toString(), code: code ?? -1, timedOut };
-      if (!timedOut && !(options.okCodes ?? [0]).includes(code ?? -1)) reject(new Error(`${cmd} ${args.join(" ").slice(0, 200)} exited ${code}: ${err.trim()}`));
+      if (!timedOut && !(options.okCodes ?? [0]).includes(code ?? -1))
+        reject(new Error(`${cmd} ${args.join(" ").slice(0, 200)} exited ${code}: ${err.trim()}`));
       else resolve(result);
     });
     if (options.input !== undefined) {

@@ -43,7 +43,6 @@ export function edited(base: string[], pick: (r: number) => boolean): string[] {
 
 export const text = (lines: string[]) => `${lines.join("\n")}\n`;
 
-
 /**
  * A repository whose big.ts is committed as `base` and has all RANGES ranges changed in the worktree (`work`), and the
  * patch that stages every other range (`halfPatch`, what `git apply --cached` takes for the same selection).
@@ -54,7 +53,12 @@ export async function lineGitRepo(): Promise<{ dir: string; file: string; base: 
   const file = path.join(dir, "big.ts");
   const base = source();
   await git("init", "-q", "-b", "main");
-  for (const [k, v] of [["user.email", "bench@example.com"], ["user.name", "Bench"], ["commit.gpgsign", "false"]]) await git("config", k, v);
+  for (const [k, v] of [
+    ["user.email", "bench@example.com"],
+    ["user.name", "Bench"],
+    ["commit.gpgsign", "false"],
+  ])
+    await git("config", k, v);
   writeFileSync(file, text(base));
   await git("add", "big.ts");
   await git("commit", "-qm", "base");
@@ -69,7 +73,14 @@ export async function lineGitRepo(): Promise<{ dir: string; file: string; base: 
  * `warmup + samples` rounds of `prepare` (untimed), ours (and the daemon's CPU for it), then git's: the times of both
  * after the warm-up, interleaved so both see the same load, and the daemon's CPU per call.
  */
-export async function againstGit(d: BenchDaemon, warmup: number, samples: number, ours: () => Promise<number>, theirs: () => Promise<number>, prepare = async () => {}) {
+export async function againstGit(
+  d: BenchDaemon,
+  warmup: number,
+  samples: number,
+  ours: () => Promise<number>,
+  theirs: () => Promise<number>,
+  prepare = async () => {},
+) {
   const times = { ours: [] as number[], git: [] as number[] };
   let cpu = 0;
   for (let i = 0; i < warmup + samples; i++) {

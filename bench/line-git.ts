@@ -50,13 +50,21 @@ export default async function main(): Promise<void> {
 
     // Staging half the ranges: each run starts from an index equal to HEAD (the reset is not timed).
     const reset = async () => void (await git(dir, "reset", "-q", "--", "big.ts"));
-    const sg = await againstGit(d, WARMUP, SAMPLES, call("git_stage_lines", { path: "big.ts", hash, ranges: half }), async () => {
-      const staged = await git(dir, "diff", "--cached", "--", "big.ts");
-      await reset();
-      const ms = await gitRun(["apply", "--cached", "-"], halfPatch)();
-      if (staged !== (await git(dir, "diff", "--cached", "--", "big.ts"))) throw new Error("git_stage_lines staged something else than git apply of the same ranges");
-      return ms;
-    }, reset);
+    const sg = await againstGit(
+      d,
+      WARMUP,
+      SAMPLES,
+      call("git_stage_lines", { path: "big.ts", hash, ranges: half }),
+      async () => {
+        const staged = await git(dir, "diff", "--cached", "--", "big.ts");
+        await reset();
+        const ms = await gitRun(["apply", "--cached", "-"], halfPatch)();
+        if (staged !== (await git(dir, "diff", "--cached", "--", "big.ts")))
+          throw new Error("git_stage_lines staged something else than git apply of the same ranges");
+        return ms;
+      },
+      reset,
+    );
     await reset();
     report(`git_stage_lines of ${half.length} ranges (target 1.5x)`, median(sg.ours), median(sg.git), "ms", "git apply --cached");
     console.log(`  daemon CPU per call: ${fmt(sg.cpuPerCall)} ms; git runs once (update-index), as git apply does`);
@@ -84,7 +92,7 @@ export default async function main(): Promise<void> {
       const c0 = process.cpuUsage();
       await svc.changelists.followDisk("big.ts");
       const c = process.cpuUsage(c0);
-      if (i >= WARMUP) (remap.push(performance.now() - t0), (remapCpu += (c.user + c.system) / 1000));
+      if (i >= WARMUP) remap.push(performance.now() - t0), (remapCpu += (c.user + c.system) / 1000);
     }
     report("changelist remapping after an edit (target 5 ms)", median(remap), undefined, "ms");
     console.log(`  CPU per remap: ${fmt(remapCpu / SAMPLES)} ms`);

@@ -37,7 +37,10 @@ const CASES: Record<string, Case> = {
   typescript: {
     spec: typescriptSpec,
     files: {
-      "tsconfig.json": JSON.stringify({ compilerOptions: { strict: true, target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", noEmit: true }, include: ["src"] }),
+      "tsconfig.json": JSON.stringify({
+        compilerOptions: { strict: true, target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", noEmit: true },
+        include: ["src"],
+      }),
       "src/math.ts": "export function add(a: number, b: number): number {\n  return a + b;\n}\n",
       "src/main.ts": 'import { add as sum } from "./math.js";\nconst x: string = sum(1, 2);\nconsole.log(x, sum(3, 4));\n',
     },
@@ -94,7 +97,7 @@ async function ours(c: Case, dir: string): Promise<Figures> {
       client.sync(c.main, now, fileHash(Buffer.from(now)));
       return client.diagnostics(doc(now), 60_000);
     });
-    if (after.status !== "current" || after.diagnostics.length !== (i % 2)) throw new Error(`ours: unexpected ${JSON.stringify(after)}`);
+    if (after.status !== "current" || after.diagnostics.length !== i % 2) throw new Error(`ours: unexpected ${JSON.stringify(after)}`);
     edits.push(ms);
   }
   const cleared = median(edits);
@@ -111,7 +114,12 @@ async function ours(c: Case, dir: string): Promise<Figures> {
 async function bare(c: Case, dir: string): Promise<Figures> {
   const spec = c.spec();
   const started = performance.now(); // like ours, initialize counts from the spawn
-  const child: ChildProcessWithoutNullStreams = spawn(spec.command, spec.args, { cwd: dir, env: serverEnv(spec, process.env, dir), stdio: "pipe", detached: true });
+  const child: ChildProcessWithoutNullStreams = spawn(spec.command, spec.args, {
+    cwd: dir,
+    env: serverEnv(spec, process.env, dir),
+    stdio: "pipe",
+    detached: true,
+  });
   const conn: MessageConnection = createMessageConnection(new StreamMessageReader(child.stdout), new StreamMessageWriter(child.stdin));
   const publishes: { diagnostics: unknown[] }[] = [];
   let onPublish = () => {};
@@ -119,20 +127,28 @@ async function bare(c: Case, dir: string): Promise<Figures> {
     publishes.push(p);
     onPublish();
   });
-  conn.onRequest("workspace/configuration", (p: { items: { section?: string }[] }) => p.items.map((i) => (i.section ? spec.settings[i.section] ?? null : null)));
+  conn.onRequest("workspace/configuration", (p: { items: { section?: string }[] }) =>
+    p.items.map((i) => (i.section ? (spec.settings[i.section] ?? null) : null)),
+  );
   conn.onRequest((_method: string) => null);
   conn.onNotification(() => {});
   conn.listen();
   const uri = (rel: string) => pathToFileURL(path.join(dir, rel)).href;
-  await conn.sendRequest("initialize", { processId: process.pid, rootUri: pathToFileURL(dir).href, workspaceFolders: [{ uri: pathToFileURL(dir).href, name: "w" }],
-    capabilities: CLIENT_CAPABILITIES, initializationOptions: spec.initializationOptions });
+  await conn.sendRequest("initialize", {
+    processId: process.pid,
+    rootUri: pathToFileURL(dir).href,
+    workspaceFolders: [{ uri: pathToFileURL(dir).href, name: "w" }],
+    capabilities: CLIENT_CAPABILITIES,
+    initializationOptions: spec.initializationOptions,
+  });
   await conn.sendNotification("initialized", {});
   const init = performance.now() - started;
   const text = readFileSync(path.join(dir, c.main), "utf8");
-  const pushed = (want: (n: number) => boolean) => new Promise<void>((resolve) => {
-    const from = publishes.length;
-    onPublish = () => publishes.slice(from).some((p) => want(p.diagnostics.length)) && resolve();
-  });
+  const pushed = (want: (n: number) => boolean) =>
+    new Promise<void>((resolve) => {
+      const from = publishes.length;
+      onPublish = () => publishes.slice(from).some((p) => want(p.diagnostics.length)) && resolve();
+    });
   const pull = async () => ((await conn.sendRequest("textDocument/diagnostic", { textDocument: { uri: uri(c.main) } })) as { items: unknown[] }).items.length;
   const push = spec.diagnostics === "tsserver";
   const [firstDiagnostics] = await timed(async () => {
@@ -147,7 +163,10 @@ async function bare(c: Case, dir: string): Promise<Figures> {
     const want = i % 2;
     const [ms] = await timed(async () => {
       const got = push ? pushed((n) => n === want) : undefined;
-      await conn.sendNotification("textDocument/didChange", { textDocument: { uri: uri(c.main), version: i + 2 }, contentChanges: [{ text: want ? text : fixed }] });
+      await conn.sendNotification("textDocument/didChange", {
+        textDocument: { uri: uri(c.main), version: i + 2 },
+        contentChanges: [{ text: want ? text : fixed }],
+      });
       if (got) await got;
       else if ((await pull()) !== want) throw new Error("bare: unexpected diagnostics");
     });
@@ -203,7 +222,7 @@ async function daemon(c: Case, dir: string): Promise<DaemonFigures> {
         writeFileSync(path.join(dir, c.main), i % 2 ? text : fixed);
         return ok("lsp_diagnostics", { path: c.main, wait_ms: 60_000 });
       });
-      if (after.status !== "current" || after.diagnostics.length !== (i % 2)) throw new Error(`daemon: unexpected ${JSON.stringify(after)}`);
+      if (after.status !== "current" || after.diagnostics.length !== i % 2) throw new Error(`daemon: unexpected ${JSON.stringify(after)}`);
       edits.push(ms);
     }
     // The watcher's events for the last edits and the checks they start: settled before the latency runs.
@@ -245,12 +264,24 @@ export default async function run(rounds = 3): Promise<void> {
     const m = (list: Figures[], k: keyof Figures) => median(list.map((f) => f[k]));
     const t = (k: keyof DaemonFigures) => median(tools.map((f) => f[k]));
     console.log("our client (src/lsp/client.ts, in process):");
-    for (const [label, key] of [["initialize", "init"], ["open -> first diagnostics (cold)", "firstDiagnostics"], ["edit -> its diagnostics", "cleared"],
-      ["hover", "hover"], ["definition", "definition"], ["references", "references"]] as const) {
+    for (const [label, key] of [
+      ["initialize", "init"],
+      ["open -> first diagnostics (cold)", "firstDiagnostics"],
+      ["edit -> its diagnostics", "cleared"],
+      ["hover", "hover"],
+      ["definition", "definition"],
+      ["references", "references"],
+    ] as const) {
       report(`  ${label}`, m(mine, key), m(theirs, key), "ms", "bare client");
     }
     console.log("through the daemon (lsp_* tools over JSON lines; servers sandboxed where bwrap works):");
-    report("  cold start -> first lsp_hover answer", t("coldHover"), m(theirs, "init") + m(theirs, "firstDiagnostics"), "ms", "bare init + open -> diagnostics");
+    report(
+      "  cold start -> first lsp_hover answer",
+      t("coldHover"),
+      m(theirs, "init") + m(theirs, "firstDiagnostics"),
+      "ms",
+      "bare init + open -> diagnostics",
+    );
     report("  then first lsp_diagnostics", t("firstDiagnostics"), undefined, "ms");
     report("  writeFileSync -> lsp_diagnostics of it", t("edit"), m(theirs, "cleared"), "ms", "bare didChange -> publish/pull");
     for (const key of ["hover", "definition", "references"] as const) {
@@ -259,7 +290,9 @@ export default async function run(rounds = 3): Promise<void> {
       console.log(`  ${`lsp_${key}`.padEnd(46)} ${fmt(t(key)).padStart(10)} ms  (bare ${fmt(peer)} ms, ${extra < 0 ? "-" : "+"}${fmt(Math.abs(extra))} ms)`);
     }
     const mib = (b: number) => fmt(b / 2 ** 20);
-    console.log(`${"RSS, server and children".padEnd(48)} ${mib(m(mine, "rss")).padStart(10)} MiB (daemon's ${mib(t("rss"))} MiB, bare ${mib(m(theirs, "rss"))} MiB)`);
+    console.log(
+      `${"RSS, server and children".padEnd(48)} ${mib(m(mine, "rss")).padStart(10)} MiB (daemon's ${mib(t("rss"))} MiB, bare ${mib(m(theirs, "rss"))} MiB)`,
+    );
   }
 }
 

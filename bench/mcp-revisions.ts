@@ -41,14 +41,26 @@ export default async function main(): Promise<void> {
       {
         label: "bare JSON lines",
         pids: [rawLegacy.child.pid, rawModern.child.pid],
-        legacy: checked(() => rawLegacy.request("tools/call", ARGS), (r) => r.result && !r.result.isError && r.result.resultType === undefined),
-        modern: checked(() => rawModern.request("tools/call", { ...ARGS, _meta: ENVELOPE }), (r) => r.result?.resultType === "complete" && !r.result.isError),
+        legacy: checked(
+          () => rawLegacy.request("tools/call", ARGS),
+          (r) => r.result && !r.result.isError && r.result.resultType === undefined,
+        ),
+        modern: checked(
+          () => rawModern.request("tools/call", { ...ARGS, _meta: ENVELOPE }),
+          (r) => r.result?.resultType === "complete" && !r.result.isError,
+        ),
       },
       {
         label: "the SDK's Client",
         pids: [legacyTransport.pid ?? undefined, modernTransport.pid ?? undefined],
-        legacy: checked(() => sdkLegacy.callTool(ARGS), (r) => !r.isError && sdkLegacy.getProtocolEra() === "legacy"),
-        modern: checked(() => sdkModern.callTool(ARGS), (r) => !r.isError && sdkModern.getProtocolEra() === "modern"),
+        legacy: checked(
+          () => sdkLegacy.callTool(ARGS),
+          (r) => !r.isError && sdkLegacy.getProtocolEra() === "legacy",
+        ),
+        modern: checked(
+          () => sdkModern.callTool(ARGS),
+          (r) => !r.isError && sdkModern.getProtocolEra() === "modern",
+        ),
       },
     ];
     console.log(`tools/call file_read of 150 lines, one at a time, the revisions taking turns: median of ${CALLS} calls each (load ${load()})`);

@@ -35,12 +35,19 @@ export default async function main(): Promise<void> {
       if (r.error || r.result?.isError || r.success === false) throw new Error(`${s.name}: ${JSON.stringify(r).slice(0, 300)}`);
       await throughput(() => s.call, IN_FLIGHT, WARMUP);
     }
-    const [mcp, filesystem, jsonLines] = await compareThroughput(sides.map((s) => ({ callFor: () => s.call, pid: s.pid })), IN_FLIGHT, RUNS, CALLS);
+    const [mcp, filesystem, jsonLines] = await compareThroughput(
+      sides.map((s) => ({ callFor: () => s.call, pid: s.pid })),
+      IN_FLIGHT,
+      RUNS,
+      CALLS,
+    );
     console.log(`file_read of 150 lines, ${IN_FLIGHT} in flight: median of ${RUNS} runs of ${CALLS} calls, sides alternating`);
     report("reads/s, MCP mode (target >= 1.5x the peer)", mcp.perSecond, filesystem.perSecond, "/s", "MCP filesystem server");
     report("server CPU per read, MCP mode (target <= 0.6x)", mcp.cpuPerCall, filesystem.cpuPerCall, "ms", "MCP filesystem server");
     report("reads/s, MCP mode vs JSON lines", mcp.perSecond, jsonLines.perSecond, "/s", "JSON lines");
-    console.log(`${"  MCP mode's CPU over JSON lines, per call".padEnd(48)} ${fmt(mcp.cpuPerCall - jsonLines.cpuPerCall)} ms (${fmt(mcp.cpuPerCall)} vs ${fmt(jsonLines.cpuPerCall)})`);
+    console.log(
+      `${"  MCP mode's CPU over JSON lines, per call".padEnd(48)} ${fmt(mcp.cpuPerCall - jsonLines.cpuPerCall)} ms (${fmt(mcp.cpuPerCall)} vs ${fmt(jsonLines.cpuPerCall)})`,
+    );
   } finally {
     await Promise.all([ours.close(), peer.close(), jsonl.close()]);
     removeTree(dir);

@@ -26,7 +26,10 @@ export default async function main(): Promise<void> {
   writeFileSync(config, JSON.stringify({ mcpServers: { bench: { command: process.execPath, args: [FIXTURE] } } }));
   const root = (name: string) => mkdtempSync(path.join(dir, `${name}-`));
   const args = ["--mcp-config", config];
-  const daemons = { after: new BenchDaemon(root("after"), args, { quiet: true }), before: new BenchDaemon(root("before"), args, { quiet: true, main: before }) };
+  const daemons = {
+    after: new BenchDaemon(root("after"), args, { quiet: true }),
+    before: new BenchDaemon(root("before"), args, { quiet: true, main: before }),
+  };
   try {
     for (const d of Object.values(daemons)) {
       await d.ready;
@@ -38,7 +41,9 @@ export default async function main(): Promise<void> {
     const other = await interleaved({ before: call(daemons.before), after: call(daemons.after) }, CALLS / 2, WARMUP);
     const times = { after: [...one.after, ...other.after], before: [...one.before, ...other.before] };
     report("passthrough call, server up (median)", median(times.after), median(times.before), "ms", "before issue 22");
-    console.log(`${"  ratio after / before (median)".padEnd(48)} ${(median(times.after) / median(times.before)).toFixed(3)}; p90 ${fmt(percentile(times.after, 90))} / ${fmt(percentile(times.before, 90))} ms; load ${load()}`);
+    console.log(
+      `${"  ratio after / before (median)".padEnd(48)} ${(median(times.after) / median(times.before)).toFixed(3)}; p90 ${fmt(percentile(times.after, 90))} / ${fmt(percentile(times.before, 90))} ms; load ${load()}`,
+    );
   } finally {
     await Promise.all(Object.values(daemons).map((d) => d.close()));
     rmSync(dir, { recursive: true, force: true });

@@ -69,7 +69,9 @@ export default async function main(): Promise<void> {
   ] as const) {
     const { a, b } = await interleaved({ a: () => ours.callTool("echo", { text }), b: () => sdk.callTool({ name: "echo", arguments: { text } }) }, n);
     report(label, median(a), median(b), "ms", "SDK client");
-    console.log(`${"  p90 ours / SDK".padEnd(48)} ${fmt(percentile(a, 90))} / ${fmt(percentile(b, 90))} ms; overhead per call ${fmt(median(a) - median(b))} ms`);
+    console.log(
+      `${"  p90 ours / SDK".padEnd(48)} ${fmt(percentile(a, 90))} / ${fmt(percentile(b, 90))} ms; overhead per call ${fmt(median(a) - median(b))} ms`,
+    );
   }
   await ours.close();
   await sdk.close();
@@ -107,7 +109,10 @@ async function throughTheDaemon(): Promise<void> {
   const added = (id: string) => (e: any) => e.event === "tools.changed" && e.data.added.includes(id);
   await d.waitFor(added("bench_echo"));
   const sdk = await sdkClient();
-  const { a, b } = await interleaved({ a: () => d.call("bench_echo", { text: "hello" }), b: () => sdk.callTool({ name: "echo", arguments: { text: "hello" } }) }, CALLS);
+  const { a, b } = await interleaved(
+    { a: () => d.call("bench_echo", { text: "hello" }), b: () => sdk.callTool({ name: "echo", arguments: { text: "hello" } }) },
+    CALLS,
+  );
   report("daemon passthrough call, small (median)", median(a), median(b), "ms", "SDK client direct");
   console.log(`${"  overhead per call (median)".padEnd(48)} ${fmt(median(a) - median(b))} ms; p90 ${fmt(percentile(a, 90))} / ${fmt(percentile(b, 90))} ms`);
   const changed: number[] = [];

@@ -32,10 +32,17 @@ if (out) {
     const cpu = process.cpuUsage(start.cpu);
     delay.disable();
     const ms = (ns: number) => ns / 1e6;
-    writeFileSync(out, JSON.stringify({
-      fromUs: start.atUs, toUs: nowUs(), cpuUserMs: cpu.user / 1000, cpuSystemMs: cpu.system / 1000,
-      loopDelayMs: { p50: ms(delay.percentile(50)), p99: ms(delay.percentile(99)), max: ms(delay.max), mean: ms(delay.mean) }, gc,
-    }));
+    writeFileSync(
+      out,
+      JSON.stringify({
+        fromUs: start.atUs,
+        toUs: nowUs(),
+        cpuUserMs: cpu.user / 1000,
+        cpuSystemMs: cpu.system / 1000,
+        loopDelayMs: { p50: ms(delay.percentile(50)), p99: ms(delay.percentile(99)), max: ms(delay.max), mean: ms(delay.mean) },
+        gc,
+      }),
+    );
     start = undefined;
   });
   process.on("SIGTERM", () => process.exit(0));

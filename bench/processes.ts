@@ -32,9 +32,15 @@ export default async function main(): Promise<void> {
   report("spawn `true`, supervisor, own group (median)", median(times.group), median(times.bareGroup), "ms", "bare detached spawn");
   report("spawn `true`, supervisor, no group (median)", median(times.noGroup), median(times.bare), "ms", "bare spawn");
   report("spawn `true`, long-lived, own cgroup (median)", median(times.long), median(times.bareGroup), "ms", "bare detached spawn");
-  const pairs = [["own group", times.group, times.bareGroup], ["no group", times.noGroup, times.bare], ["long-lived", times.long, times.bareGroup]] as const;
+  const pairs = [
+    ["own group", times.group, times.bareGroup],
+    ["no group", times.noGroup, times.bare],
+    ["long-lived", times.long, times.bareGroup],
+  ] as const;
   for (const [label, a, b] of pairs) {
-    console.log(`${`  overhead per process, ${label}`.padEnd(48)} ${(median(a) - median(b)).toFixed(3)} ms (p90 ${percentile(a, 90).toFixed(2)} / ${percentile(b, 90).toFixed(2)} ms)`);
+    console.log(
+      `${`  overhead per process, ${label}`.padEnd(48)} ${(median(a) - median(b)).toFixed(3)} ms (p90 ${percentile(a, 90).toFixed(2)} / ${percentile(b, 90).toFixed(2)} ms)`,
+    );
   }
   await supervisor.stop();
 }

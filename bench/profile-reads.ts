@@ -48,11 +48,17 @@ function selfTimes(profile: CpuProfile, fromUs: number, toUs: number): { functio
     const where = f.url ? `${f.url.replace(/^file:\/\/.*?\/(dist|node_modules)\//, "$1/")}:${f.lineNumber + 1}` : "";
     const name = `${f.functionName || "(anonymous)"} ${where}`.trim();
     functions.set(name, (functions.get(name) ?? 0) + dt);
-    const category = f.functionName.startsWith("(") ? f.functionName
-      : f.url.startsWith("node:") ? "node internals"
-        : !f.url ? "native (V8 builtins, syscalls' JS side)"
-          : f.url.includes("/node_modules/") ? `node_modules/${/node_modules\/((@[^/]+\/)?[^/]+)/.exec(f.url)?.[1]}`
-            : f.url.includes("/dist/src/") ? "our code (dist/src)" : "other";
+    const category = f.functionName.startsWith("(")
+      ? f.functionName
+      : f.url.startsWith("node:")
+        ? "node internals"
+        : !f.url
+          ? "native (V8 builtins, syscalls' JS side)"
+          : f.url.includes("/node_modules/")
+            ? `node_modules/${/node_modules\/((@[^/]+\/)?[^/]+)/.exec(f.url)?.[1]}`
+            : f.url.includes("/dist/src/")
+              ? "our code (dist/src)"
+              : "other";
     categories.set(category, (categories.get(category) ?? 0) + dt);
   }
   return { functions, categories };
@@ -96,11 +102,19 @@ function starts(dir: string): Record<string, Start> {
     },
     "MCP mode": async (cleanup, nodeArgs, probeOut) => {
       const c = await mcpClient(cleanup, [...nodeArgs, MAIN, "--mcp", "--root", dir], { BENCH_PROBE_OUT: probeOut });
-      return { name: "MCP mode", pid: c.pid, call: () => async () => checkRead("file_read", await c.client.callTool({ name: "file_read", arguments: { path: "read150.ts" } })) };
+      return {
+        name: "MCP mode",
+        pid: c.pid,
+        call: () => async () => checkRead("file_read", await c.client.callTool({ name: "file_read", arguments: { path: "read150.ts" } })),
+      };
     },
     "MCP filesystem server": async (cleanup, nodeArgs, probeOut) => {
       const c = await mcpClient(cleanup, [...nodeArgs, MCP_FILESYSTEM, dir], { BENCH_PROBE_OUT: probeOut });
-      return { name: "MCP filesystem server", pid: c.pid, call: () => async () => checkRead("read_text_file", await c.client.callTool({ name: "read_text_file", arguments: { path: abs } })) };
+      return {
+        name: "MCP filesystem server",
+        pid: c.pid,
+        call: () => async () => checkRead("read_text_file", await c.client.callTool({ name: "read_text_file", arguments: { path: abs } })),
+      };
     },
   };
 }
@@ -152,7 +166,12 @@ export default async function main(): Promise<void> {
           clientMs = (c.user + c.system) / 1000;
           const t1 = threads(side.pid);
           process.kill(side.pid, "SIGUSR2");
-          split = { mainMs: t1.mainMs - t0.mainMs, otherMs: t1.otherMs - t0.otherMs, voluntary: t1.voluntary - t0.voluntary, involuntary: t1.involuntary - t0.involuntary };
+          split = {
+            mainMs: t1.mainMs - t0.mainMs,
+            otherMs: t1.otherMs - t0.otherMs,
+            voluntary: t1.voluntary - t0.voluntary,
+            involuntary: t1.involuntary - t0.involuntary,
+          };
           await new Promise((r) => setTimeout(r, 200)); // the probe writes its file on the signal
         });
         const probe = JSON.parse(readFileSync(probeOut, "utf8")) as Probe;
@@ -160,10 +179,22 @@ export default async function main(): Promise<void> {
         const { functions, categories } = selfTimes(prof, probe.fromUs, probe.toUs);
         const perCall = (ms: number) => `${fmt((ms * 1000) / CALLS)} µs`;
         const gcMs = Object.values(probe.gc).reduce((a, g) => a + g.ms, 0);
-        console.log(`\n${name}: ${fmt(perSecond)} reads/s; per read CPU ${perCall(probe.cpuUserMs + probe.cpuSystemMs)} (user ${perCall(probe.cpuUserMs)}, system ${perCall(probe.cpuSystemMs)}), GC ${perCall(gcMs)} (${Object.entries(probe.gc).map(([k, g]) => `${k} ${g.count}x ${fmt(g.ms)} ms`).join(", ")})`);
-        console.log(`  CPU per read on the main thread ${perCall(split.mainMs)}, on the others ${perCall(split.otherMs)}; context switches per read: voluntary ${fmt(split.voluntary / CALLS)}, involuntary ${fmt(split.involuntary / CALLS)}; the client's (this process's) CPU per call ${perCall(clientMs)}`);
+        console.log(
+          `\n${name}: ${fmt(perSecond)} reads/s; per read CPU ${perCall(probe.cpuUserMs + probe.cpuSystemMs)} (user ${perCall(probe.cpuUserMs)}, system ${perCall(probe.cpuSystemMs)}), GC ${perCall(gcMs)} (${Object.entries(
+            probe.gc,
+          )
+            .map(([k, g]) => `${k} ${g.count}x ${fmt(g.ms)} ms`)
+            .join(", ")})`,
+        );
+        console.log(
+          `  CPU per read on the main thread ${perCall(split.mainMs)}, on the others ${perCall(split.otherMs)}; context switches per read: voluntary ${fmt(split.voluntary / CALLS)}, involuntary ${fmt(split.involuntary / CALLS)}; the client's (this process's) CPU per call ${perCall(clientMs)}`,
+        );
         console.log(`  event-loop delay p50 ${fmt(probe.loopDelayMs.p50)} / p99 ${fmt(probe.loopDelayMs.p99)} / max ${fmt(probe.loopDelayMs.max)} ms`);
-        console.log(`  self time by category, per read: ${top(categories, 8).map(([k, us]) => `${k} ${fmt(us / CALLS)} µs`).join("; ")}`);
+        console.log(
+          `  self time by category, per read: ${top(categories, 8)
+            .map(([k, us]) => `${k} ${fmt(us / CALLS)} µs`)
+            .join("; ")}`,
+        );
         console.log("  top functions by self time, per read:");
         for (const [f, us] of top(functions, 12)) console.log(`    ${fmt(us / CALLS).padStart(7)} µs  ${f}`);
 
@@ -173,7 +204,11 @@ export default async function main(): Promise<void> {
           if (loaded) cpuLoad(inner, 2);
           const counts = await syscalls(side.pid, path.join(out, `${slug}.strace`), () => readRun(side, CALLS));
           const total = [...counts.values()].reduce((a, b) => a + b, 0);
-          console.log(`  syscalls per read ${fmt(total / CALLS)}: ${top(counts, 10).map(([k, n]) => `${k} ${fmt(n / CALLS)}`).join(", ")}`);
+          console.log(
+            `  syscalls per read ${fmt(total / CALLS)}: ${top(counts, 10)
+              .map(([k, n]) => `${k} ${fmt(n / CALLS)}`)
+              .join(", ")}`,
+          );
         });
       }
     }

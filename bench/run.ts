@@ -56,5 +56,7 @@ for (const name of wanted) {
   }
   console.log(`(${name}: ${((performance.now() - t) / 1000).toFixed(0)} s)`);
 }
-console.log(`\n${wanted.length - failed.length} suites done in ${((performance.now() - t0) / 60_000).toFixed(1)} min${failed.length ? `; failed: ${failed.join(", ")}` : ""}`);
+console.log(
+  `\n${wanted.length - failed.length} suites done in ${((performance.now() - t0) / 60_000).toFixed(1)} min${failed.length ? `; failed: ${failed.join(", ")}` : ""}`,
+);
 process.exitCode = failed.length ? 1 : 0;

@@ -63,7 +63,13 @@ export default async function main(): Promise<void> {
 
 async function onTree(tree: Tree, scale: keyof typeof TREES, figures: Figures): Promise<void> {
   const dir = tree.dir;
-  figures.add({ scale, figure: `git checkout of the whole tree (${tree.paths.length} files), when built`, ours: tree.checkoutMs, unit: "ms", note: `built ${tree.builtAt}` });
+  figures.add({
+    scale,
+    figure: `git checkout of the whole tree (${tree.paths.length} files), when built`,
+    ours: tree.checkoutMs,
+    unit: "ms",
+    note: `built ${tree.builtAt}`,
+  });
 
   // The raw watcher alone first: its time to subscribe, its RSS, and how it sees the floods.
   const raw = await withCleanup(async (cleanup) => {
@@ -98,8 +104,15 @@ async function onTree(tree: Tree, scale: keyof typeof TREES, figures: Figures): 
     const answer = cold.success ? `${cold.result.total ?? "?"} lines${cold.result.truncated ? ", truncated" : ""}` : cold.result.code;
     const expected = tree.paths.filter((_, i) => i >= 2 && (i - 2) % 50_000 === 25_000).length;
     const rgNote = (r: { ms: number; timedOut: boolean }) => `${fmt(r.ms)} ms${r.timedOut ? " (stopped: TIMEOUT)" : ""}`;
-    figures.add({ scale, figure: "cold search, rare identifier (first search after start)", ours: coldMs, peer: median([rgBefore.ms, rgAfter.ms]), peerName: "rg --json", unit: "ms",
-      note: `answer: ${answer} (${expected} files hold it); rg before the daemon ${rgNote(rgBefore)}, after ${rgNote(rgAfter)}; the same search again ${fmt(warmMs)} ms` });
+    figures.add({
+      scale,
+      figure: "cold search, rare identifier (first search after start)",
+      ours: coldMs,
+      peer: median([rgBefore.ms, rgAfter.ms]),
+      peerName: "rg --json",
+      unit: "ms",
+      note: `answer: ${answer} (${expected} files hold it); rg before the daemon ${rgNote(rgBefore)}, after ${rgNote(rgAfter)}; the same search again ${fmt(warmMs)} ms`,
+    });
 
     const floods = [];
     for (let r = 0; r < FLOOD_ROUNDS[scale]; r++) floods.push(await flood(daemonObserver(d), tree, r, true));
@@ -107,18 +120,50 @@ async function onTree(tree: Tree, scale: keyof typeof TREES, figures: Figures): 
     const rawOk = raw.floods.filter((f) => f.lastPathMs !== undefined);
     const missing = (fs: FloodFigures[]) => fs.map((f) => f.missing).join(", ");
     const note = `${ok.length}/${floods.length} floods complete (raw ${rawOk.length}/${raw.floods.length}; paths never reported per flood: ours ${missing(floods)}, raw ${missing(raw.floods)}); git checkout itself median ${fmt(median(floods.map((f) => f.gitMs)))} ms; fs.changed lines per flood ${floods.map((f) => f.lines).join(", ")}; per flood ours ${floods.map((f) => (f.lastPathMs === undefined ? "never" : fmt(f.lastPathMs))).join(", ")} ms, raw ${raw.floods.map((f) => (f.lastPathMs === undefined ? "never" : fmt(f.lastPathMs))).join(", ")} ms (raw git ${raw.floods.map((f) => fmt(f.gitMs)).join(", ")} ms)`;
-    figures.add({ scale, figure: `${tree.params.flood}-file checkout: git exit -> last path in fs.changed`, ours: median(ok.map((f) => f.lastPathMs!)), peer: median(rawOk.map((f) => f.lastPathMs!)), peerName: "raw parcel's last path", unit: "ms", note, compare: "difference" });
-    figures.add({ scale, figure: "  HEAD moved -> git.changed", ours: median(floods.filter((f) => f.gitChangedMs !== undefined).map((f) => f.gitChangedMs!)), unit: "ms",
-      note: `per flood: ${floods.map((f) => (f.gitChangedMs === undefined ? "none" : fmt(f.gitChangedMs))).join(", ")} ms` });
+    figures.add({
+      scale,
+      figure: `${tree.params.flood}-file checkout: git exit -> last path in fs.changed`,
+      ours: median(ok.map((f) => f.lastPathMs!)),
+      peer: median(rawOk.map((f) => f.lastPathMs!)),
+      peerName: "raw parcel's last path",
+      unit: "ms",
+      note,
+      compare: "difference",
+    });
+    figures.add({
+      scale,
+      figure: "  HEAD moved -> git.changed",
+      ours: median(floods.filter((f) => f.gitChangedMs !== undefined).map((f) => f.gitChangedMs!)),
+      unit: "ms",
+      note: `per flood: ${floods.map((f) => (f.gitChangedMs === undefined ? "none" : fmt(f.gitChangedMs))).join(", ")} ms`,
+    });
     const unrelated = (fs: FloodFigures[]) => median(fs.map((f) => f.unrelatedMs ?? NaN).filter((x) => !Number.isNaN(x)));
-    const perFlood = (fs: FloodFigures[]) => fs.map((f) => `${f.unrelatedMs === undefined ? "never" : fmt(f.unrelatedMs)} ms (written ${fmt(Math.abs(f.unrelatedWrittenMs))} ms ${f.unrelatedWrittenMs < 0 ? "before" : "after"} git's exit, reported ${f.unrelatedBeforeLast ? "before" : "after"} the flood's last path)`).join("; ");
-    figures.add({ scale, figure: "  unrelated edit during the flood -> its event", ours: unrelated(floods), peer: unrelated(raw.floods), peerName: "raw parcel", unit: "ms",
-      note: `ours: ${perFlood(floods)}\n  raw: ${perFlood(raw.floods)}` });
+    const perFlood = (fs: FloodFigures[]) =>
+      fs
+        .map(
+          (f) =>
+            `${f.unrelatedMs === undefined ? "never" : fmt(f.unrelatedMs)} ms (written ${fmt(Math.abs(f.unrelatedWrittenMs))} ms ${f.unrelatedWrittenMs < 0 ? "before" : "after"} git's exit, reported ${f.unrelatedBeforeLast ? "before" : "after"} the flood's last path)`,
+        )
+        .join("; ");
+    figures.add({
+      scale,
+      figure: "  unrelated edit during the flood -> its event",
+      ours: unrelated(floods),
+      peer: unrelated(raw.floods),
+      peerName: "raw parcel",
+      unit: "ms",
+      note: `ours: ${perFlood(floods)}\n  raw: ${perFlood(raw.floods)}`,
+    });
     figures.add({ scale, figure: "RSS after the floods", ours: rssMb(pid), peer: raw.rssAfter, peerName: "raw parcel after its floods", unit: "MB" });
 
     // a section that fails (git_status past its time-out on a loaded machine) is reported, and the next still runs
-    for (const [name, section] of [["git_status", gitStatus], ["find_file", findFile]] as const) {
-      await section(d, tree, scale, figures).catch((e) => figures.add({ scale, figure: `${name}: failed`, ours: NaN, unit: "", note: e instanceof Error ? e.message : String(e) }));
+    for (const [name, section] of [
+      ["git_status", gitStatus],
+      ["find_file", findFile],
+    ] as const) {
+      await section(d, tree, scale, figures).catch((e) =>
+        figures.add({ scale, figure: `${name}: failed`, ours: NaN, unit: "", note: e instanceof Error ? e.message : String(e) }),
+      );
     }
     if (tree.params.history) await readsDuringGitLog(d, tree, scale, figures);
   });
@@ -205,7 +250,8 @@ async function flood(observer: Observer, tree: Tree, round: number, expectGitEve
     writeUnrelated();
   });
   try {
-    const pending = () => lastPathAt === undefined || unrelatedSeenAt === undefined || (expectGitEvent && gitChangedAt === undefined) || gitDoneAt === undefined;
+    const pending = () =>
+      lastPathAt === undefined || unrelatedSeenAt === undefined || (expectGitEvent && gitChangedAt === undefined) || gitDoneAt === undefined;
     let heardAt = 0;
     const waiting = () => gitDoneAt === undefined || performance.now() < Math.min(gitDoneAt + FLOOD_TIMEOUT_MS, Math.max(gitDoneAt, heardAt) + FLOOD_QUIET_MS);
     while (pending() && waiting()) {
@@ -253,7 +299,10 @@ function headMoved(dir: string): { at?: number; close(): void } {
 class RawWatcher implements Observer {
   private readonly batches: Observed[] = [];
   private wake?: () => void;
-  private constructor(readonly child: ReturnType<typeof spawn>, readonly pid: number) {}
+  private constructor(
+    readonly child: ReturnType<typeof spawn>,
+    readonly pid: number,
+  ) {}
 
   static async start(dir: string, cleanup: Cleanup): Promise<RawWatcher> {
     const child = spawn(process.execPath, [RAW_WATCHER, dir], { stdio: ["pipe", "pipe", "inherit"] });
@@ -312,8 +361,15 @@ async function gitStatus(d: BenchDaemon, tree: Tree, scale: keyof typeof TREES, 
     direct.push(await gitStatusDirect(dir));
     ours.push(await callMs(d, "git_status", {}));
   }
-  figures.add({ scale, figure: "git_status, nothing changed", ours: median(ours), peer: median(direct), peerName: "git status --porcelain=v2", unit: "ms",
-    note: `median of ${STATUS_SAMPLES[scale]}; p10 ${fmt(percentile(ours, 10))} vs ${fmt(percentile(direct, 10))} ms` });
+  figures.add({
+    scale,
+    figure: "git_status, nothing changed",
+    ours: median(ours),
+    peer: median(direct),
+    peerName: "git status --porcelain=v2",
+    unit: "ms",
+    note: `median of ${STATUS_SAMPLES[scale]}; p10 ${fmt(percentile(ours, 10))} vs ${fmt(percentile(direct, 10))} ms`,
+  });
 
   // Touched files: each side's call comes right after its own touch of the same files, so each finds them all stale.
   const oursTouched: number[] = [];
@@ -324,8 +380,15 @@ async function gitStatus(d: BenchDaemon, tree: Tree, scale: keyof typeof TREES, 
     touch(tree, TOUCHED, 2 * r + 1);
     directTouched.push(await gitStatusDirect(dir));
   }
-  figures.add({ scale, figure: `git_status after ${TOUCHED} files touched (content equal)`, ours: median(oursTouched), peer: median(directTouched), peerName: "git status --porcelain=v2", unit: "ms",
-    note: `median of ${TOUCH_ROUNDS[scale]}: ours ${oursTouched.map(fmt).join(", ")}; git ${directTouched.map(fmt).join(", ")}` });
+  figures.add({
+    scale,
+    figure: `git_status after ${TOUCHED} files touched (content equal)`,
+    ours: median(oursTouched),
+    peer: median(directTouched),
+    peerName: "git status --porcelain=v2",
+    unit: "ms",
+    note: `median of ${TOUCH_ROUNDS[scale]}: ours ${oursTouched.map(fmt).join(", ")}; git ${directTouched.map(fmt).join(", ")}`,
+  });
 }
 
 async function findFile(d: BenchDaemon, tree: Tree, scale: keyof typeof TREES, figures: Figures): Promise<void> {
@@ -342,8 +405,15 @@ async function findFile(d: BenchDaemon, tree: Tree, scale: keyof typeof TREES, f
     const input = tree.paths.join("\n");
     for (const q of FIND_QUERIES) peer.push((await exec("fzf", ["--filter", q], { input, okCodes: [0, 1], keepOutput: false })).ms); // exit 1: no match
   }
-  figures.add({ scale, figure: `find_file, ${FIND_QUERIES.length} queries + ${TYPO_QUERIES.length} typos, median`, ours: median(times), peer: peer.length ? median(peer) : undefined,
-    peerName: "fzf --filter (a process per query)", unit: "ms", note: `p90 ${fmt(percentile(times, 90))} ms${peer.length ? "" : "; fzf is not installed (apt-get install -y fzf): no peer"}` });
+  figures.add({
+    scale,
+    figure: `find_file, ${FIND_QUERIES.length} queries + ${TYPO_QUERIES.length} typos, median`,
+    ours: median(times),
+    peer: peer.length ? median(peer) : undefined,
+    peerName: "fzf --filter (a process per query)",
+    unit: "ms",
+    note: `p90 ${fmt(percentile(times, 90))} ms${peer.length ? "" : "; fzf is not installed (apt-get install -y fzf): no peer"}`,
+  });
 
   const afterAdd: number[] = [];
   const normal: number[] = [];
@@ -357,7 +427,14 @@ async function findFile(d: BenchDaemon, tree: Tree, scale: keyof typeof TREES, f
     if (found.paths?.[0] !== rel) console.log(`  (the new file was not found first: ${JSON.stringify(found.paths)})`);
     normal.push(await callMs(d, "find_file", { query: `newlyaddedbench${k}` }));
   }
-  figures.add({ scale, figure: "find_file, first query after a file is added", ours: median(afterAdd), peer: median(normal), peerName: "the same query again", unit: "ms" });
+  figures.add({
+    scale,
+    figure: "find_file, first query after a file is added",
+    ours: median(afterAdd),
+    peer: median(normal),
+    peerName: "the same query again",
+    unit: "ms",
+  });
 }
 
 /** file_read while one slow git_log (a path-limited walk of the history branch) runs, against reads on the idle daemon. */
@@ -373,6 +450,13 @@ async function readsDuringGitLog(d: BenchDaemon, tree: Tree, scale: keyof typeof
     while (!done) during.push(await callMs(d, "file_read", probe));
     await slow;
   }
-  figures.add({ scale, figure: "file_read p99 while a slow git_log runs", ours: percentile(during, 99), peer: percentile(idle, 99), peerName: "idle daemon p99", unit: "ms",
-    note: `${during.length} reads during ${SLOW_LOG_ROUNDS} git_log calls of median ${fmt(median(logMs))} ms over ${tree.params.history} commits; p50 ${fmt(median(during))} vs idle ${fmt(median(idle))} ms` });
+  figures.add({
+    scale,
+    figure: "file_read p99 while a slow git_log runs",
+    ours: percentile(during, 99),
+    peer: percentile(idle, 99),
+    peerName: "idle daemon p99",
+    unit: "ms",
+    note: `${during.length} reads during ${SLOW_LOG_ROUNDS} git_log calls of median ${fmt(median(logMs))} ms over ${tree.params.history} commits; p50 ${fmt(median(during))} vs idle ${fmt(median(idle))} ms`,
+  });
 }

@@ -32,7 +32,8 @@ function fileName(r: () => number): string {
   const n = 1 + Math.floor(r() * 3);
   const words = Array.from({ length: n }, () => pick(r, WORDS));
   const style = r();
-  const stem = style < 0.4 ? words.map(cap).join("") : style < 0.7 ? words.join("-") : style < 0.85 ? words.join("_") : words[0] + words.slice(1).map(cap).join("");
+  const stem =
+    style < 0.4 ? words.map(cap).join("") : style < 0.7 ? words.join("-") : style < 0.85 ? words.join("_") : words[0] + words.slice(1).map(cap).join("");
   return stem + pick(r, EXTS);
 }
 
@@ -71,9 +72,31 @@ export function generateTree(files: number, folders: number, seed = 42): string[
 
 /** Queries an agent types: names, abbreviations, fragments with a slash, extensions, typos of order. */
 export const FIND_QUERIES = [
-  "UserService", "usrsvc", "config", "index.ts", "auth/login", "paymentController", "pmtctrl", "README", "utils",
-  "button.tsx", "schema", "api/client", "order-item", "graphqlresolver", "test/fixtures", "session_token", "main",
-  "invoice", "notifmsg", "db/migration", "cart", "src/app", "theme color", "logger.ts", "qworker",
+  "UserService",
+  "usrsvc",
+  "config",
+  "index.ts",
+  "auth/login",
+  "paymentController",
+  "pmtctrl",
+  "README",
+  "utils",
+  "button.tsx",
+  "schema",
+  "api/client",
+  "order-item",
+  "graphqlresolver",
+  "test/fixtures",
+  "session_token",
+  "main",
+  "invoice",
+  "notifmsg",
+  "db/migration",
+  "cart",
+  "src/app",
+  "theme color",
+  "logger.ts",
+  "qworker",
 ];
 
 /**
@@ -81,6 +104,14 @@ export const FIND_QUERIES = [
  * the exact tiers find little for them, so the typo fallback runs.
  */
 export const TYPO_QUERIES = [
-  "UserSrevice", "paymnetController", "cofnig_utils", "notifcation", "invocie_list", "graphqlreslover", "sessoin_token",
-  "shcema", "middlewrae", "scheudler",
+  "UserSrevice",
+  "paymnetController",
+  "cofnig_utils",
+  "notifcation",
+  "invocie_list",
+  "graphqlreslover",
+  "sessoin_token",
+  "shcema",
+  "middlewrae",
+  "scheudler",
 ];

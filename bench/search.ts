@@ -85,8 +85,12 @@ async function benchSearch(): Promise<void> {
     for (const q of SEARCH_QUERIES) {
       const p = q.params;
       const options = {
-        pattern: p.pattern as string, rel: "", glob: p.glob as string[] | undefined, caseSensitive: p.case_sensitive as boolean | undefined,
-        fixedStrings: p.fixed_strings as boolean | undefined, context: (p.context as number | undefined) ?? 0,
+        pattern: p.pattern as string,
+        rel: "",
+        glob: p.glob as string[] | undefined,
+        caseSensitive: p.case_sensitive as boolean | undefined,
+        fixedStrings: p.fixed_strings as boolean | undefined,
+        context: (p.context as number | undefined) ?? 0,
         git: false, // a plain temp folder, as the daemon sees it
         defaultIgnores: ignores?.file,
       };
@@ -110,13 +114,17 @@ async function benchSearch(): Promise<void> {
       ratios.push(ratio);
       console.log(
         `  ${q.label.padEnd(30)} ours ${fmt(median(ours)).padStart(7)} (p90 ${fmt(percentile(ours, 90)).padStart(7)})  ` +
-        `rg --json ${fmt(median(peer)).padStart(7)} (p90 ${fmt(percentile(peer, 90)).padStart(7)})  ratio ${ratio.toFixed(2)}x  ` +
-        `[${answer.result.total} lines returned${answer.result.truncated ? ", truncated" : ""}; rg printed ${(peerBytes / 1024).toFixed(0)} KB]`,
+          `rg --json ${fmt(median(peer)).padStart(7)} (p90 ${fmt(percentile(peer, 90)).padStart(7)})  ratio ${ratio.toFixed(2)}x  ` +
+          `[${answer.result.total} lines returned${answer.result.truncated ? ", truncated" : ""}; rg printed ${(peerBytes / 1024).toFixed(0)} KB]`,
       );
       floorRatios.push(median(ours) / median(floor));
-      console.log(`  ${"".padEnd(30)} vs rg (our arguments) killed at match ${DEFAULT_CAP + 1} (the least any capped reader can do): ${fmt(median(floor))} ms, ratio ${(median(ours) / median(floor)).toFixed(2)}x`);
+      console.log(
+        `  ${"".padEnd(30)} vs rg (our arguments) killed at match ${DEFAULT_CAP + 1} (the least any capped reader can do): ${fmt(median(floor))} ms, ratio ${(median(ours) / median(floor)).toFixed(2)}x`,
+      );
     }
-    console.log(`  median ratio over ${ratios.length} queries: ${median(ratios).toFixed(2)}x vs rg --json to the end (target <= 1.2x); ${median(floorRatios).toFixed(2)}x vs rg stopped at the cap`);
+    console.log(
+      `  median ratio over ${ratios.length} queries: ${median(ratios).toFixed(2)}x vs rg --json to the end (target <= 1.2x); ${median(floorRatios).toFixed(2)}x vs rg stopped at the cap`,
+    );
     await daemon.close();
   } finally {
     removeTree(dir);
@@ -225,10 +233,16 @@ async function benchFindFile(): Promise<void> {
   }
   if (index.search("keep the index alive until measured", 1).total < 0 || before?.search("x", 1) === null) console.log("unreachable");
   const mixed = [...ours.ordinary, ...ours.typos];
-  console.log(`  in-process matcher: build ${fmt(buildMs)} ms; all ${all.length} queries ${stats(mixed)} (target <= 15 / 40); ordinary ${stats(ours.ordinary)} (first pass alone: ${stats(cold)}); typos ${stats(ours.typos)}`);
-  console.log(`  index heap ${heapMb.toFixed(1)} MB after all queries, ${worstMb.toFixed(1)} MB after 10 scattered queries with limit 1000 (prepared-target cache filled)`);
+  console.log(
+    `  in-process matcher: build ${fmt(buildMs)} ms; all ${all.length} queries ${stats(mixed)} (target <= 15 / 40); ordinary ${stats(ours.ordinary)} (first pass alone: ${stats(cold)}); typos ${stats(ours.typos)}`,
+  );
+  console.log(
+    `  index heap ${heapMb.toFixed(1)} MB after all queries, ${worstMb.toFixed(1)} MB after 10 scattered queries with limit 1000 (prepared-target cache filled)`,
+  );
   if (before) {
-    console.log(`  before (${BEFORE_COMMIT}, no typo fallback, same run): all ${stats([...theirs.ordinary, ...theirs.typos])}; ordinary ${stats(theirs.ordinary)}; typos ${stats(theirs.typos)}`);
+    console.log(
+      `  before (${BEFORE_COMMIT}, no typo fallback, same run): all ${stats([...theirs.ordinary, ...theirs.typos])}; ordinary ${stats(theirs.ordinary)}; typos ${stats(theirs.typos)}`,
+    );
     const found = TYPO_QUERIES.map((q) => `${q} -> ${(index.search(q, 1) as { hits: { path: string }[] }).hits[0]?.path ?? "nothing"}`);
     console.log(`  typos' first hit now: ${found.join("; ")}`);
   } else console.log(`  before: skipped (git show ${BEFORE_COMMIT} is not available here)`);
@@ -239,7 +253,10 @@ async function benchFindFile(): Promise<void> {
     const peer: number[] = [];
     const peerTypos: number[] = [];
     let typoHits = 0;
-    for (const [queries, into] of [[FIND_QUERIES, peer], [TYPO_QUERIES, peerTypos]] as const) {
+    for (const [queries, into] of [
+      [FIND_QUERIES, peer],
+      [TYPO_QUERIES, peerTypos],
+    ] as const) {
       for (const q of queries) {
         t = performance.now();
         const r = spawnSync("fzf", ["--filter", q], { input, maxBuffer: 1 << 26, stdio: ["pipe", "pipe", "ignore"] }); // exit 1: no match
@@ -247,7 +264,9 @@ async function benchFindFile(): Promise<void> {
         if (queries === TYPO_QUERIES && r.status === 0) typoHits++;
       }
     }
-    console.log(`  fzf --filter ${fzf.stdout.trim()} (a process per query, as a tool would run it): all ${stats([...peer, ...peerTypos])}; ordinary ${stats(peer)}, ratio of medians ${(median(ours.ordinary) / median(peer)).toFixed(2)}x; typos: fzf found something for ${typoHits} of ${TYPO_QUERIES.length}`);
+    console.log(
+      `  fzf --filter ${fzf.stdout.trim()} (a process per query, as a tool would run it): all ${stats([...peer, ...peerTypos])}; ordinary ${stats(peer)}, ratio of medians ${(median(ours.ordinary) / median(peer)).toFixed(2)}x; typos: fzf found something for ${typoHits} of ${TYPO_QUERIES.length}`,
+    );
   } else {
     console.log("  fzf is not installed (apt-get install -y fzf): peer skipped");
   }
@@ -273,7 +292,9 @@ async function benchFindFile(): Promise<void> {
           over.push(performance.now() - t);
         }
       }
-      console.log(`  through the daemon (${FIND_PATHS} files on disk, ready in ${fmt(readyMs)} ms): round trip median ${fmt(median(over))} ms, p90 ${fmt(percentile(over, 90))} ms`);
+      console.log(
+        `  through the daemon (${FIND_PATHS} files on disk, ready in ${fmt(readyMs)} ms): round trip median ${fmt(median(over))} ms, p90 ${fmt(percentile(over, 90))} ms`,
+      );
       const afterChange: number[] = [];
       for (let k = 0; k < FIND_REPS; k++) {
         const changed = daemon.nextEvent();

@@ -21,7 +21,7 @@ const LINES = [
   "ls -la src/ && git status --short",
   "grep -rn 'TODO' src | head -20",
   "cd packages/app && npx tsc --noEmit -p tsconfig.json 2>&1 | grep -v node_modules",
-  "bash -c 'for f in src/*.ts; do echo \"$f\"; wc -l \"$f\"; done' 2>/dev/null",
+  'bash -c \'for f in src/*.ts; do echo "$f"; wc -l "$f"; done\' 2>/dev/null',
   "find . -name '*.log' -mtime +7 -exec rm {} + ; echo done",
   "cat <<'EOF' | python3 -\nimport sys\nprint(sys.version)\nEOF",
   "timeout 60 env CI=1 nice -n 5 xargs -n1 echo < /dev/null",
@@ -55,7 +55,9 @@ async function sandboxOverhead(): Promise<void> {
   report("bwrap argv through the supervisor (median)", median(times.bwrap), median(times.bare), "ms", "bare bash");
   report("the runner, sandboxed (output file, cgroup) (median)", median(times.runner), median(times.bare), "ms", "bare bash");
   report("the runner, --terminal-sandbox off (median)", median(times.runnerOff), median(times.bare), "ms", "bare bash");
-  console.log(`${"  sandbox overhead per command (target <= 20 ms)".padEnd(48)} ${(median(times.runner) - median(times.bare)).toFixed(2)} ms (p90 ${percentile(times.runner, 90).toFixed(1)} / ${percentile(times.bare, 90).toFixed(1)} ms)`);
+  console.log(
+    `${"  sandbox overhead per command (target <= 20 ms)".padEnd(48)} ${(median(times.runner) - median(times.bare)).toFixed(2)} ms (p90 ${percentile(times.runner, 90).toFixed(1)} / ${percentile(times.bare, 90).toFixed(1)} ms)`,
+  );
   await terminal.dispose();
   await off.dispose();
   await supervisor.stop();

@@ -31,7 +31,12 @@ async function git(dir: string, ...args: string[]): Promise<void> {
 async function repo(files: (write: (rel: string, content: string) => void) => void): Promise<string> {
   const dir = realpathSync(mkdtempSync(path.join(tmpdir(), "tool-layer-bench-")));
   await git(dir, "init", "-q", "-b", "main");
-  for (const [k, v] of [["user.email", "bench@example.com"], ["user.name", "Bench"], ["commit.gpgsign", "false"]]) await git(dir, "config", k, v);
+  for (const [k, v] of [
+    ["user.email", "bench@example.com"],
+    ["user.name", "Bench"],
+    ["commit.gpgsign", "false"],
+  ])
+    await git(dir, "config", k, v);
   files((rel, content) => {
     const abs = path.join(dir, rel);
     mkdirSync(path.dirname(abs), { recursive: true });
@@ -137,7 +142,9 @@ export default async function main(): Promise<void> {
   for (let i = 0; i < CHECKOUT_FILES; i++) writeFileSync(path.join(dir, treeFile(i * (TREE_FILES / CHECKOUT_FILES))), `export const changed = ${i};\n`);
   await git(dir, "commit", "-qam", "other");
   await git(dir, "checkout", "-q", "main");
-  console.log(`generated ${TREE_FILES} files in ${TREE_FOLDERS} folders (git repo, 2 branches ${CHECKOUT_FILES} files apart) in ${fmt(performance.now() - t)} ms`);
+  console.log(
+    `generated ${TREE_FILES} files in ${TREE_FOLDERS} folders (git repo, 2 branches ${CHECKOUT_FILES} files apart) in ${fmt(performance.now() - t)} ms`,
+  );
 
   const figures: Record<string, TreeFigures> = {};
   try {
@@ -158,5 +165,7 @@ export default async function main(): Promise<void> {
   ];
   console.log(`${"figure".padEnd(44)} ${"parcel".padStart(10)} ${"chokidar".padStart(10)}  target`);
   for (const [label, value, target] of rows) console.log(`${label.padEnd(44)} ${value("parcel").padStart(10)} ${value("chokidar").padStart(10)}  ${target}`);
-  console.log(`ratio chokidar/parcel: ready ${(figures.chokidar.readyMs / figures.parcel.readyMs).toFixed(1)}x, RSS ${(figures.chokidar.rssMb / figures.parcel.rssMb).toFixed(1)}x`);
+  console.log(
+    `ratio chokidar/parcel: ready ${(figures.chokidar.readyMs / figures.parcel.readyMs).toFixed(1)}x, RSS ${(figures.chokidar.rssMb / figures.parcel.rssMb).toFixed(1)}x`,
+  );
 }

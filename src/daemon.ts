@@ -162,7 +162,9 @@ export class Daemon {
   /** After ready (its lsp.state events follow the ready line): see lsp/warm.ts. */
   private warmLanguageServers(): void {
     if (this.options.lspWarm === false) return;
-    this.lsp.warm(() => this.ws.fileIndex?.paths() ?? []).catch((e: unknown) => this.ws.log(`the language servers' warm start failed: ${e instanceof Error ? e.message : String(e)}`));
+    this.lsp
+      .warm(() => this.ws.fileIndex?.paths() ?? [])
+      .catch((e: unknown) => this.ws.log(`the language servers' warm start failed: ${e instanceof Error ? e.message : String(e)}`));
   }
 }
 

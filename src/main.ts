@@ -12,13 +12,25 @@ const FLAGS = {
   "mcp-config": { type: "string", value: "FILE", help: "MCP servers to pass through, trusted (the .mcp.json shape)" },
   codegraph: { type: "string", value: "auto|on|off", help: "CodeGraph's tools: auto (when installed and the root is indexed), on (index it first), off" },
   mcp: { type: "boolean", help: "serve the tools over MCP (stdio JSON-RPC) instead of JSON lines" },
-  "mcp-confirm": { type: "string", value: "destructive|mutating|none", help: "MCP mode: which calls the person confirms first, asked through the client (default: destructive)" },
+  "mcp-confirm": {
+    type: "string",
+    value: "destructive|mutating|none",
+    help: "MCP mode: which calls the person confirms first, asked through the client (default: destructive)",
+  },
   "terminal-network": { type: "boolean", help: "terminal commands keep the network (default: none but a private loopback)" },
   "terminal-home": { type: "string", value: "DIR", help: "bind DIR as the terminal's HOME (default: an empty folder)" },
   "terminal-env": { type: "string", multiple: true, value: "NAME", help: "pass the secret variable NAME to terminal commands (repeatable)" },
   "terminal-sandbox": { type: "string", value: "on|off", help: "off: run terminal commands unsandboxed (default: on, bubblewrap)" },
-  "lsp-sandbox": { type: "string", value: "auto|on|off", help: "language servers in bubblewrap, workspace read-only, no network: auto (where it works), on, off" },
-  "lsp-warm": { type: "string", value: "on|off", help: "start the language servers of the root's project files (tsconfig.json, pyproject.toml, ...) at once (default: on)" },
+  "lsp-sandbox": {
+    type: "string",
+    value: "auto|on|off",
+    help: "language servers in bubblewrap, workspace read-only, no network: auto (where it works), on, off",
+  },
+  "lsp-warm": {
+    type: "string",
+    value: "on|off",
+    help: "start the language servers of the root's project files (tsconfig.json, pyproject.toml, ...) at once (default: on)",
+  },
   help: { type: "boolean", short: "h", help: "print this help and exit" },
   version: { type: "boolean", short: "v", help: "print the version and exit" },
 } as const;
@@ -90,7 +102,22 @@ function parse(argv: string[]): Parsed {
   const root = (values.root as string | undefined) ?? process.cwd();
   if (!existsSync(root)) throw new UsageError(`--root ${root} does not exist`);
   if (!isDirectory(root)) throw new UsageError(`--root ${root} is not a directory`);
-  return { kind: "run", options: { root, toolsFile: values.tools as string | undefined, watcher, maxFileBytes, mcpConfig, codegraph, mcp: values.mcp === true, mcpConfirm, terminal, lspSandbox, lspWarm } };
+  return {
+    kind: "run",
+    options: {
+      root,
+      toolsFile: values.tools as string | undefined,
+      watcher,
+      maxFileBytes,
+      mcpConfig,
+      codegraph,
+      mcp: values.mcp === true,
+      mcpConfirm,
+      terminal,
+      lspSandbox,
+      lspWarm,
+    },
+  };
 }
 
 function terminalOptions(values: Record<string, unknown>): DaemonOptions["terminal"] {

@@ -19,7 +19,17 @@ export function manifestText(tools: readonly AnyTool[] = TOOLS): string {
   return JSON.stringify(manifest(tools), null, 2) + "\n";
 }
 
-type Schema = { type?: string | string[]; enum?: unknown[]; const?: unknown; items?: Schema; anyOf?: Schema[]; oneOf?: Schema[]; description?: string; properties?: Record<string, Schema>; required?: string[] };
+type Schema = {
+  type?: string | string[];
+  enum?: unknown[];
+  const?: unknown;
+  items?: Schema;
+  anyOf?: Schema[];
+  oneOf?: Schema[];
+  description?: string;
+  properties?: Record<string, Schema>;
+  required?: string[];
+};
 
 /** A JSON Schema type in a few words: `string`, `integer ≥ 1`, `"a" \| "b"`, `array of object`. */
 function typeOf(s: Schema | undefined): string {
@@ -55,7 +65,8 @@ export function referenceText(tools: readonly AnyTool[] = TOOLS): string {
       continue;
     }
     out.push("| param | type | required | description |", "|---|---|---|---|");
-    for (const [name, p] of props) out.push(`| \`${name}\` | ${cell(typeOf(p))} | ${schema.required?.includes(name) ? "yes" : ""} | ${cell(p.description ?? "")} |`);
+    for (const [name, p] of props)
+      out.push(`| \`${name}\` | ${cell(typeOf(p))} | ${schema.required?.includes(name) ? "yes" : ""} | ${cell(p.description ?? "")} |`);
     out.push("");
   }
   return out.join("\n");

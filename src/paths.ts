@@ -68,7 +68,9 @@ export function prepareStateDir(dir: string, root: string): string {
   const real = realPathOf(dir);
   const shown = real === path.resolve(dir) ? dir : `${dir} (really ${real})`;
   if (isInside(root, real)) {
-    throw new Error(`the state folder ${shown} is inside the workspace ${root}, where a repository could bring approvals of its own; set XDG_STATE_HOME to a folder outside the workspace`);
+    throw new Error(
+      `the state folder ${shown} is inside the workspace ${root}, where a repository could bring approvals of its own; set XDG_STATE_HOME to a folder outside the workspace`,
+    );
   }
   if (isInside(real, root)) throw new Error(`the workspace ${root} is inside the state folder ${shown}; set XDG_STATE_HOME to a folder outside the workspace`);
   try {

@@ -14,7 +14,6 @@ import { type Vfs, startVfs } from "./vfs/vfs.js";
 
 export type { Actor, FileIndexView, ToolWrite, WatcherEngine };
 
-
 export interface WorkspaceOptions {
   root: string;
   maxFileBytes?: number;

@@ -165,7 +165,12 @@ function mutableStateUnfiltered(m: Module): string[] {
     // x.y = …, x[k] = …, x.y++
     if (ts.isBinaryExpression(node) && node.operatorToken.kind >= ts.SyntaxKind.FirstAssignment && node.operatorToken.kind <= ts.SyntaxKind.LastAssignment) {
       const left = node.left;
-      if ((ts.isPropertyAccessExpression(left) || ts.isElementAccessExpression(left)) && ts.isIdentifier(left.expression) && candidates.has(left.expression.text)) mutated.add(left.expression.text);
+      if (
+        (ts.isPropertyAccessExpression(left) || ts.isElementAccessExpression(left)) &&
+        ts.isIdentifier(left.expression) &&
+        candidates.has(left.expression.text)
+      )
+        mutated.add(left.expression.text);
     }
     ts.forEachChild(node, visit);
   };

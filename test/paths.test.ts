@@ -26,7 +26,11 @@ describe("PathResolver", () => {
     rmSync(sibling, { recursive: true, force: true });
   });
 
-  const code = async (input: string) => paths.resolve(input).then(() => "OK", (e) => e.code);
+  const code = async (input: string) =>
+    paths.resolve(input).then(
+      () => "OK",
+      (e) => e.code,
+    );
 
   it("resolves relative and absolute paths inside the root", async () => {
     expect(await paths.resolve("src/a.ts")).toMatchObject({ rel: "src/a.ts", realRel: "src/a.ts", exists: true });

@@ -47,7 +47,10 @@ export interface CallOptions {
 /** `ok()`'s failure: the error result's code and message, and the whole result. */
 export class ToolCallError extends Error {
   readonly code: ErrorResult["code"];
-  constructor(readonly toolId: string, readonly result: ErrorResult) {
+  constructor(
+    readonly toolId: string,
+    readonly result: ErrorResult,
+  ) {
     super(`${toolId} failed: ${result.code}: ${result.message}`);
     this.code = result.code;
   }
@@ -86,7 +89,11 @@ export class ToolLayerClient {
   constructor(options: SpawnOptions) {
     const [cmd, ...first] = options.command ?? [process.execPath, DAEMON_MAIN];
     this.session = options.session ?? "s1";
-    this.child = spawn(cmd, [...first, "--root", options.root, ...(options.args ?? [])], { cwd: options.cwd, env: { ...process.env, ...options.env }, stdio: "pipe" });
+    this.child = spawn(cmd, [...first, "--root", options.root, ...(options.args ?? [])], {
+      cwd: options.cwd,
+      env: { ...process.env, ...options.env },
+      stdio: "pipe",
+    });
     this.child.stderr.setEncoding("utf8").on("data", (d: string) => (this.stderrTail = (this.stderrTail + d).slice(-STDERR_TAIL_CHARS)));
     this.child.stdin.on("error", () => undefined); // EPIPE once the daemon is gone: its exit says why
     this.exited = new Promise((resolve) => {
@@ -103,7 +110,7 @@ export class ToolLayerClient {
     });
     this.readyLine = new Promise((resolve, reject) => {
       const off = this.onLine((line) => {
-        if ("event" in line && line.event === "ready") (off(), resolve(line.data));
+        if ("event" in line && line.event === "ready") off(), resolve(line.data);
       });
       void this.exited.then((exit) => reject(new Error(`the daemon exited (${exit.code ?? exit.signal}) before ready; stderr: ${this.stderrTail}`)));
     });
@@ -146,7 +153,10 @@ export class ToolLayerClient {
       if (signal.aborted) cancel();
       else {
         signal.addEventListener("abort", cancel, { once: true });
-        void answer.then(() => signal.removeEventListener("abort", cancel), () => signal.removeEventListener("abort", cancel));
+        void answer.then(
+          () => signal.removeEventListener("abort", cancel),
+          () => signal.removeEventListener("abort", cancel),
+        );
       }
     }
     return answer;
@@ -188,7 +198,7 @@ export class ToolLayerClient {
     let wake: (() => void) | undefined;
     let ended = false;
     const off = this.onLine((line) => {
-      if ("event" in line) (queue.push(line), wake?.());
+      if ("event" in line) queue.push(line), wake?.();
     });
     const end = () => ((ended = true), off(), wake?.());
     void this.exited.then(end);

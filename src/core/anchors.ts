@@ -121,7 +121,10 @@ export function findTag(source: readonly string[] | TagSource, tag: string): num
 const MAX_LISTED = 20;
 
 function list(lines: readonly number[], tag: string): string {
-  const shown = lines.slice(0, MAX_LISTED).map((n) => `${n}:${tag}`).join(", ");
+  const shown = lines
+    .slice(0, MAX_LISTED)
+    .map((n) => `${n}:${tag}`)
+    .join(", ");
   return lines.length > MAX_LISTED ? `${shown}, … (${lines.length} in all)` : shown;
 }
 
@@ -136,19 +139,27 @@ export function resolveAnchor(anchor: Anchor, source: readonly string[] | TagSou
     const actualTag = line <= total ? lazy.at(line - 1) : undefined;
     const actual = actualTag !== undefined ? `line ${line} has tag ${actualTag}` : `the file has only ${plural(total, "line")}`;
     const where = found.length ? `tag ${tag} is now at ${list(found, tag)}` : `no line has tag ${tag} now`;
-    throw new ToolError("TAG_MISMATCH", `${field}: ${anchor.raw} does not match: ${actual}, and ${where}. Re-read the lines you are editing and use their current tags.`, {
-      field,
-      anchor: anchor.raw,
-      ...(actualTag !== undefined ? { actual_tag: actualTag } : {}),
-      now_at: found.slice(0, MAX_LISTED).map((n) => `${n}:${tag}`),
-    });
+    throw new ToolError(
+      "TAG_MISMATCH",
+      `${field}: ${anchor.raw} does not match: ${actual}, and ${where}. Re-read the lines you are editing and use their current tags.`,
+      {
+        field,
+        anchor: anchor.raw,
+        ...(actualTag !== undefined ? { actual_tag: actualTag } : {}),
+        now_at: found.slice(0, MAX_LISTED).map((n) => `${n}:${tag}`),
+      },
+    );
   }
   if (found.length === 1) return found[0];
   if (found.length === 0) {
-    throw new ToolError("TAG_NOT_FOUND", `${field}: no line has tag ${tag}. The file may have changed since you read it: re-read it and use the current tags.`, {
-      field,
-      anchor: anchor.raw,
-    });
+    throw new ToolError(
+      "TAG_NOT_FOUND",
+      `${field}: no line has tag ${tag}. The file may have changed since you read it: re-read it and use the current tags.`,
+      {
+        field,
+        anchor: anchor.raw,
+      },
+    );
   }
   throw new ToolError("TAG_AMBIGUOUS", `${field}: tag ${tag} is on ${found.length} lines (${list(found, tag)}); use the line:tag form to say which one.`, {
     field,

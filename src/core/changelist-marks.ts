@@ -178,7 +178,10 @@ export function markSelection(marks: FileMarks, diff: LineDiff, sel: Selection, 
     marked++;
   }
   if (!marked) {
-    throw new ToolError("NO_CHANGE", "The selection holds no changed line; pick lines or ranges that git_line_status shows as changed (a pure deletion only by its range).");
+    throw new ToolError(
+      "NO_CHANGE",
+      "The selection holds no changed line; pick lines or ranges that git_line_status shows as changed (a pure deletion only by its range).",
+    );
   }
   return { marks: { lines, deletions }, marked };
 }

@@ -66,21 +66,26 @@ export function resolveEdits(doc: TextDoc, tags: readonly string[] | TagSource, 
     const start = at("startline");
     const end = at("endline");
     const lines = edit.content === undefined ? [] : splitContent(edit.content);
-    const indentFrom = (line: number | undefined) =>
-      edit.auto_indent === false || line === undefined ? lines : autoIndent(lines, doc.lines[line - 1]);
+    const indentFrom = (line: number | undefined) => (edit.auto_indent === false || line === undefined ? lines : autoIndent(lines, doc.lines[line - 1]));
 
     if (edit.type === "insert") {
       let after: number;
       if (start !== undefined && end !== undefined) {
         if (end !== start + 1) {
-          throw new ToolError("INVALID_PARAMS", `${field("endline")}: an insert between startline (line ${start}) and endline (line ${end}) needs adjacent lines; give only one of them.`);
+          throw new ToolError(
+            "INVALID_PARAMS",
+            `${field("endline")}: an insert between startline (line ${start}) and endline (line ${end}) needs adjacent lines; give only one of them.`,
+          );
         }
         after = start;
       } else if (start !== undefined) after = start;
       else if (end !== undefined) after = end - 1;
       else if (n === 0) after = 0;
       else {
-        throw new ToolError("INVALID_PARAMS", `edits[${index}]: an insert needs startline (insert after it) or endline (insert before it); only an empty file takes neither.`);
+        throw new ToolError(
+          "INVALID_PARAMS",
+          `edits[${index}]: an insert needs startline (insert after it) or endline (insert before it); only an empty file takes neither.`,
+        );
       }
       return { index, start: after, removed: 0, added: indentFrom(start ?? end), newStart: 0 };
     }
@@ -88,7 +93,10 @@ export function resolveEdits(doc: TextDoc, tags: readonly string[] | TagSource, 
     if (start === undefined) throw new ToolError("INVALID_PARAMS", `${field("startline")}: required for ${edit.type}.`);
     const last = end ?? start;
     if (last < start) {
-      throw new ToolError("INVALID_PARAMS", `${field("endline")}: line ${last} comes before startline (line ${start}); a range runs from startline down to endline.`);
+      throw new ToolError(
+        "INVALID_PARAMS",
+        `${field("endline")}: line ${last} comes before startline (line ${start}); a range runs from startline down to endline.`,
+      );
     }
     const added = edit.type === "replace" ? indentFrom(start) : [];
     return { index, start: start - 1, removed: last - start + 1, added, newStart: 0 };

@@ -107,8 +107,14 @@ function pairGap(diff: LineDiff, o0: number, o1: number, n0: number, n1: number,
   if (k > MAX_PAIR_SPAN || m > MAX_PAIR_SPAN) {
     const chunks = Math.ceil(Math.max(k, m) / MAX_PAIR_SPAN);
     for (let c = 0; c < chunks; c++) {
-      pairGap(diff, o0 + Math.floor((k * c) / chunks), o0 + Math.floor((k * (c + 1)) / chunks),
-        n0 + Math.floor((m * c) / chunks), n0 + Math.floor((m * (c + 1)) / chunks), out);
+      pairGap(
+        diff,
+        o0 + Math.floor((k * c) / chunks),
+        o0 + Math.floor((k * (c + 1)) / chunks),
+        n0 + Math.floor((m * c) / chunks),
+        n0 + Math.floor((m * (c + 1)) / chunks),
+        out,
+      );
     }
     return;
   }

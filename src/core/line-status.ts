@@ -94,7 +94,8 @@ export function lineStatus(v: FileVersions, opts: { lines?: readonly number[]; m
     const i = counterpart(iw, w);
     const changed = hw.oldOf[w] < 0;
     const sameAsIndex = iw.oldOf[w] >= 0;
-    const indexIsHead = (h < 0 && i < 0) || (h >= 0 && i >= 0 && (hi.newOf[h] === i || (v.head.lines[h] === v.index.lines[i] && v.head.eols[h] === v.index.eols[i])));
+    const indexIsHead =
+      (h < 0 && i < 0) || (h >= 0 && i >= 0 && (hi.newOf[h] === i || (v.head.lines[h] === v.index.lines[i] && v.head.eols[h] === v.index.eols[i])));
     const state: LineState = {
       line: w + 1,
       tag: tagOf(content),
@@ -137,7 +138,8 @@ function deletionPoints(v: FileVersions, marks: FileMarks | undefined): Deletion
       const changelist = (marks && listOfPiece(marks, owner)) ?? null;
       const line = { head_line: h + 1, tag: tagOf(v.head.lines[h]), content: v.head.lines[h] };
       const last = points[points.length - 1];
-      if (last && last.after === after && last.changelist === changelist && last.staged === staged && last.deleted[last.deleted.length - 1].head_line === h) last.deleted.push(line);
+      if (last && last.after === after && last.changelist === changelist && last.staged === staged && last.deleted[last.deleted.length - 1].head_line === h)
+        last.deleted.push(line);
       else points.push({ after, deleted: [line], staged, changelist });
     }
   }

@@ -90,7 +90,10 @@ class Search {
   readonly k: number;
   readonly mxcost: number;
 
-  constructor(readonly h1: Int32Array, readonly h2: Int32Array) {
+  constructor(
+    readonly h1: Int32Array,
+    readonly h2: Int32Array,
+  ) {
     const ndiags = h1.length + h2.length + 3;
     this.kvdf = new Int32Array(ndiags);
     this.kvdb = new Int32Array(ndiags);
@@ -150,7 +153,19 @@ class Search {
   }
 
   /** A diagonal far along and near the middle that ends in a long snake: good enough to split on. */
-  private interesting(off1: number, lim1: number, off2: number, lim2: number, ec: number, fmin: number, fmax: number, fmid: number, bmin: number, bmax: number, bmid: number): Split | null {
+  private interesting(
+    off1: number,
+    lim1: number,
+    off2: number,
+    lim2: number,
+    ec: number,
+    fmin: number,
+    fmax: number,
+    fmid: number,
+    bmin: number,
+    bmax: number,
+    bmid: number,
+  ): Split | null {
     const { h1, h2, kvdf, kvdb, k: K } = this;
     let best = 0;
     let out: Split | null = null;

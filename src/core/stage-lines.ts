@@ -48,11 +48,7 @@ export interface Built {
 }
 
 /** Old lines, with the pieces `takeNew` picks replaced by their new lines; `base` is the version unchanged lines come from. */
-export function applyPieces(
-  diff: LineDiff,
-  takeNew: (p: Piece) => boolean,
-  opts: { base: "old" | "new"; eol?: Eol },
-): { lines: string[]; eols: ("" | Eol)[] } {
+export function applyPieces(diff: LineDiff, takeNew: (p: Piece) => boolean, opts: { base: "old" | "new"; eol?: Eol }): { lines: string[]; eols: ("" | Eol)[] } {
   const { old, new: now } = diff;
   const lines: string[] = [];
   const eols: ("" | Eol)[] = [];
@@ -106,7 +102,15 @@ export function applyPieces(
  * (`end`: the other's last lines were left out), its last line has that version's final newline or lack of it,
  * whichever version the line was written from: the final newline belongs to the end of the file, not to a line.
  */
-function settleEols(diff: LineDiff, eols: ("" | Eol)[], rowOld: number[], rowNew: number[], end: LineSeq | undefined, eol: Eol | undefined, fallback: Eol): void {
+function settleEols(
+  diff: LineDiff,
+  eols: ("" | Eol)[],
+  rowOld: number[],
+  rowNew: number[],
+  end: LineSeq | undefined,
+  eol: Eol | undefined,
+  fallback: Eol,
+): void {
   const { old, new: now } = diff;
   const last = eols.length - 1;
   for (let k = 0; k < last; k++) {
@@ -128,12 +132,20 @@ export function resolveSelection(hw: LineDiff, sel: Selection): Resolved {
   const n = hw.new.lines.length;
   const badLines = (sel.lines ?? []).filter((l) => !Number.isInteger(l) || l < 1 || l > n);
   if (badLines.length) {
-    throw new ToolError("INVALID_PARAMS", `lines: ${badLines.join(", ")} ${badLines.length > 1 ? "are" : "is"} not a line of the worktree file (it has ${n}); read its status again.`, { lines: badLines });
+    throw new ToolError(
+      "INVALID_PARAMS",
+      `lines: ${badLines.join(", ")} ${badLines.length > 1 ? "are" : "is"} not a line of the worktree file (it has ${n}); read its status again.`,
+      { lines: badLines },
+    );
   }
   const ranges = hw.ranges;
   const badRanges = (sel.ranges ?? []).filter((r) => !Number.isInteger(r) || r < 1 || r > ranges.length);
   if (badRanges.length) {
-    throw new ToolError("INVALID_PARAMS", `ranges: ${badRanges.join(", ")} ${badRanges.length > 1 ? "are" : "is"} not a change range of this file (it has ${ranges.length}); read its status again.`, { ranges: badRanges });
+    throw new ToolError(
+      "INVALID_PARAMS",
+      `ranges: ${badRanges.join(", ")} ${badRanges.length > 1 ? "are" : "is"} not a change range of this file (it has ${ranges.length}); read its status again.`,
+      { ranges: badRanges },
+    );
   }
   return {
     lines: new Set((sel.lines ?? []).map((l) => l - 1)),
@@ -150,12 +162,16 @@ export function pickedOnWorktree(p: Piece, s: Resolved): boolean {
 function built(diff: LineDiff, picked: (p: Piece) => boolean, takeNew: boolean, opts: { base: "old" | "new"; eol?: Eol }): Built {
   let selected = 0;
   let total = 0;
-  const out = applyPieces(diff, (p) => {
-    total++;
-    const yes = picked(p);
-    if (yes) selected++;
-    return yes === takeNew;
-  }, opts);
+  const out = applyPieces(
+    diff,
+    (p) => {
+      total++;
+      const yes = picked(p);
+      if (yes) selected++;
+      return yes === takeNew;
+    },
+    opts,
+  );
   return { ...out, selected, complete: selected === total };
 }
 
@@ -168,10 +184,15 @@ export function stageLines(v: FileVersions, sel?: Selection, opts: { eol?: Eol }
   const iw = v.indexToWorktree;
   if (!sel) return built(iw, () => true, true, { base: "old", eol: opts.eol });
   const s = resolveSelection(v.headToWorktree, sel);
-  const whole = rangesSlidingInto(iw, (c) => s.spans.some(([from, to]) => regionHit(from, to, c.start, c.end) && (c.start === c.end || (from <= c.start && c.end <= to))));
+  const whole = rangesSlidingInto(iw, (c) =>
+    s.spans.some(([from, to]) => regionHit(from, to, c.start, c.end) && (c.start === c.end || (from <= c.start && c.end <= to))),
+  );
   const regions = v.headToWorktree.ranges.map((r) => [r.start, r.end] as const);
   const chosen = new Set((sel.ranges ?? []).map((id) => id - 1));
-  return built(iw, (p) => whole.has(p.rangeId) || pickedOnWorktree(p, s) || claimed(regions, chosen, p.newStart, p.newEnd), true, { base: "old", eol: opts.eol });
+  return built(iw, (p) => whole.has(p.rangeId) || pickedOnWorktree(p, s) || claimed(regions, chosen, p.newStart, p.newEnd), true, {
+    base: "old",
+    eol: opts.eol,
+  });
 }
 
 /**
@@ -212,7 +233,10 @@ function slides(diff: LineDiff, r: ChangeRange): Place[] {
   const matched = added ? diff.oldOf : diff.newOf;
   const [s, e] = added ? [r.start, r.end] : [r.oldStart, r.oldEnd];
   const same = (i: number, j: number) => keys[i] === keys[j];
-  const at = (k: number): Place => (added ? { oldStart: r.oldStart + k, oldEnd: r.oldStart + k, start: s + k, end: e + k } : { oldStart: s + k, oldEnd: e + k, start: r.start + k, end: r.start + k });
+  const at = (k: number): Place =>
+    added
+      ? { oldStart: r.oldStart + k, oldEnd: r.oldStart + k, start: s + k, end: e + k }
+      : { oldStart: s + k, oldEnd: e + k, start: r.start + k, end: r.start + k };
   const out: Place[] = [r];
   for (let k = 1; s - k >= 0 && matched[s - k] >= 0 && same(s - k, e - k); k++) out.push(at(-k));
   for (let k = 0; e + k < keys.length && matched[e + k] >= 0 && same(s + k, e + k); k++) out.push(at(k + 1));

@@ -99,8 +99,6 @@ export function plural(n: number, one: string, many = `${one}s`): string {
 }
 
 export function renderLine(n: number, tag: string, line: string): string {
-  const shown = line.length > MAX_RENDERED_LINE_CHARS
-    ? `${line.slice(0, MAX_RENDERED_LINE_CHARS)}… [line cut: ${line.length} chars]`
-    : line;
+  const shown = line.length > MAX_RENDERED_LINE_CHARS ? `${line.slice(0, MAX_RENDERED_LINE_CHARS)}… [line cut: ${line.length} chars]` : line;
   return `${n}|${tag} ${shown}`;
 }

@@ -65,10 +65,7 @@ const blank = (s: string, end = false) => (end ? /\s*$/ : /^\s*/).exec(s)![0];
 /** The word diff of one line against another; `[]` when they are equal. */
 export function wordDiff(a: string, b: string): WordPart[] {
   if (a === b) return [];
-  const whole = (): WordPart[] => [
-    ...(a ? [{ op: "-" as const, text: a }] : []),
-    ...(b ? [{ op: "+" as const, text: b }] : []),
-  ];
+  const whole = (): WordPart[] => [...(a ? [{ op: "-" as const, text: a }] : []), ...(b ? [{ op: "+" as const, text: b }] : [])];
   const wa = wordsOf(a);
   const wb = wordsOf(b);
   if (wa.text.length + wb.text.length > MAX_WORD_TOKENS) return whole();

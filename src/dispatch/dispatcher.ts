@@ -23,9 +23,7 @@ export interface CallRequest {
   params: Record<string, unknown>;
 }
 
-export type Outcome =
-  | { success: true; result: ToolResult }
-  | { success: false; result: { code: string; message: string; [detail: string]: unknown } };
+export type Outcome = { success: true; result: ToolResult } | { success: false; result: { code: string; message: string; [detail: string]: unknown } };
 
 interface Running {
   controller: AbortController;
@@ -71,7 +69,9 @@ export class Dispatcher implements DaemonApi {
     if (this.closing) return Promise.resolve(failure(new ToolError("NOT_AVAILABLE", "The daemon is shutting down; no new calls are taken.")));
     const key = keyOf(request.call_id);
     if (this.running.has(key)) {
-      return Promise.resolve(failure(new ToolError("INVALID_REQUEST", `toolcall_id ${JSON.stringify(request.call_id)} is still running; use a new id for each call.`)));
+      return Promise.resolve(
+        failure(new ToolError("INVALID_REQUEST", `toolcall_id ${JSON.stringify(request.call_id)} is still running; use a new id for each call.`)),
+      );
     }
     const done = this.run(request, key);
     this.settled.add(done);
@@ -241,11 +241,19 @@ export class Dispatcher implements DaemonApi {
             // The call would now fail (the file changed, the branch moved): that too is not what was approved.
             const known = toolErrorOf(e);
             if (!known) throw e;
-            throw new ToolError("PREVIEW_STALE", `The state changed since the preview ${bound} was approved, and the call would now fail: ${known.message} Nothing was changed.`, { reason: { code: known.code, message: known.message, ...known.details } });
+            throw new ToolError(
+              "PREVIEW_STALE",
+              `The state changed since the preview ${bound} was approved, and the call would now fail: ${known.message} Nothing was changed.`,
+              { reason: { code: known.code, message: known.message, ...known.details } },
+            );
           });
           const now = previewId(tool.id, params, preview);
           if (now !== bound) {
-            throw new ToolError("PREVIEW_STALE", `The state changed since the preview ${bound} was approved; nothing was changed. Review the new preview (preview_id ${now}) and approve that one.`, { preview: { ...preview, dry_run: true, preview_id: now }, preview_id: now });
+            throw new ToolError(
+              "PREVIEW_STALE",
+              `The state changed since the preview ${bound} was approved; nothing was changed. Review the new preview (preview_id ${now}) and approve that one.`,
+              { preview: { ...preview, dry_run: true, preview_id: now }, preview_id: now },
+            );
           }
           return tool.run(params, context(false, holdsTree));
         };
@@ -260,7 +268,12 @@ export class Dispatcher implements DaemonApi {
       const known = toolErrorOf(e);
       if (known) return failure(known);
       this.ws.log(`INTERNAL in ${tool.id} (call ${JSON.stringify(request.call_id)}): ${e instanceof Error ? e.stack : String(e)}`);
-      return failure(new ToolError("INTERNAL", `${tool.id} failed unexpectedly (${e instanceof Error ? e.message : String(e)}). This is a fault in tool-layer, not in your request; retrying may help.`));
+      return failure(
+        new ToolError(
+          "INTERNAL",
+          `${tool.id} failed unexpectedly (${e instanceof Error ? e.message : String(e)}). This is a fault in tool-layer, not in your request; retrying may help.`,
+        ),
+      );
     } finally {
       stopTimer();
     }
@@ -290,9 +303,11 @@ export function failure(error: ToolError): Outcome {
 /** An aborted call's answer: TIMEOUT when its timeout stopped it, else CANCELLED (a cancel, the daemon's shutdown). */
 function abortedOutcome(toolId: string, reason: unknown, timeoutMs: number): Outcome {
   const timedOut = String((reason as Error | undefined)?.message ?? "").startsWith("timeout");
-  return failure(timedOut
-    ? new ToolError("TIMEOUT", `${toolId} took longer than ${timeoutMs} ms and was stopped; nothing it had not finished was changed. Narrow the request.`)
-    : new ToolError("CANCELLED", `${toolId} was cancelled; nothing it had not finished was changed.`));
+  return failure(
+    timedOut
+      ? new ToolError("TIMEOUT", `${toolId} took longer than ${timeoutMs} ms and was stopped; nothing it had not finished was changed. Narrow the request.`)
+      : new ToolError("CANCELLED", `${toolId} was cancelled; nothing it had not finished was changed.`),
+  );
 }
 
 function keyOf(id: CallId): string {

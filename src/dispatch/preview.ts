@@ -10,5 +10,8 @@ import { canonicalJson } from "../core/canonical-json.js";
 export function previewId(toolId: string, params: Record<string, unknown>, preview: Record<string, unknown>): string {
   const { preview_id: _p, ...call } = params;
   const { dry_run: _d, preview_id: _q, ...shown } = preview;
-  return createHash("sha256").update(canonicalJson({ tool: toolId, call, shown })).digest("hex").slice(0, 16);
+  return createHash("sha256")
+    .update(canonicalJson({ tool: toolId, call, shown }))
+    .digest("hex")
+    .slice(0, 16);
 }

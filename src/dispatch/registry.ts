@@ -82,7 +82,12 @@ export class Registry {
 
   /** What the providers still starting say about an id none of them has yet. */
   notYet(): string | undefined {
-    return [...this.providers.values()].map((p) => p.notYet?.()).filter(Boolean).join(" ") || undefined;
+    return (
+      [...this.providers.values()]
+        .map((p) => p.notYet?.())
+        .filter(Boolean)
+        .join(" ") || undefined
+    );
   }
 
   /** Adds or replaces a provider; call changed() when its tools change. */
@@ -138,7 +143,10 @@ function registration(tool: AnyTool): RegisteredTool {
   const own = tool.jsonSchema ? Object.hasOwn((tool.jsonSchema.properties as object | undefined) ?? {}, PREVIEW_PARAM) : shape ? PREVIEW_PARAM in shape : false;
   if (own || !(tool.params instanceof z.ZodObject)) return { tool, params: tool.params, previewParam: false };
   const params = tool.params.extend({
-    [PREVIEW_PARAM]: z.string().regex(/^[0-9a-f]{16}$/, "must be a preview_id from this tool's dry run").optional()
+    [PREVIEW_PARAM]: z
+      .string()
+      .regex(/^[0-9a-f]{16}$/, "must be a preview_id from this tool's dry run")
+      .optional()
       .describe("The preview_id of the dry run a person approved: the call runs only if it would still do exactly that, else PREVIEW_STALE."),
   });
   return { tool, params, previewParam: true };

@@ -61,16 +61,16 @@ export function off<T>(error: () => ToolError, state: Record<string, unknown>): 
 }
 
 /** What the lsp_* tools answer where the daemon runs no language servers. */
-export const LSP_OFF: Switchable<LspService> = off(
-  () => new ToolError("LSP_UNAVAILABLE", "The language servers are not running in this daemon."),
-  { available: false, reason: "the language servers are not running in this daemon" },
-);
+export const LSP_OFF: Switchable<LspService> = off(() => new ToolError("LSP_UNAVAILABLE", "The language servers are not running in this daemon."), {
+  available: false,
+  reason: "the language servers are not running in this daemon",
+});
 
 /** What the mcp_* tools answer where the daemon runs no passthrough. */
-export const MCP_OFF: Switchable<McpPassthrough> = off(
-  () => new ToolError("NOT_AVAILABLE", "MCP passthrough is not running in this daemon."),
-  { available: false, reason: "MCP passthrough is not running in this daemon" },
-);
+export const MCP_OFF: Switchable<McpPassthrough> = off(() => new ToolError("NOT_AVAILABLE", "MCP passthrough is not running in this daemon."), {
+  available: false,
+  reason: "MCP passthrough is not running in this daemon",
+});
 
 export const ENV_WEB: WebService = { settings: () => exaSettingsFromEnv() };
 
@@ -78,7 +78,10 @@ export const ENV_WEB: WebService = { settings: () => exaSettingsFromEnv() };
  * The services of one workspace for a caller without a daemon (a test, a script): what `parts` leaves out is off (lsp,
  * mcp) or its default (a terminal with the default options, stopped with the workspace; Exa's settings from the env).
  */
-export function workspaceServices(ws: Workspace, parts: { terminal?: Terminal; lsp?: Switchable<LspService>; mcp?: Switchable<McpPassthrough>; web?: WebService } = {}): Services {
+export function workspaceServices(
+  ws: Workspace,
+  parts: { terminal?: Terminal; lsp?: Switchable<LspService>; mcp?: Switchable<McpPassthrough>; web?: WebService } = {},
+): Services {
   return {
     workspace: ws,
     paths: ws.paths,

@@ -87,9 +87,7 @@ export interface ToolDef<P extends z.ZodType = z.ZodType> {
 export type AnyTool = ToolDef<any>;
 
 /** Declares a built-in tool; its params are a strict object, so a field it does not know is INVALID_PARAMS. */
-export function defineTool<S extends z.ZodRawShape>(
-  def: Omit<ToolDef<z.ZodObject<S>>, "params"> & { params: S },
-): ToolDef<z.ZodObject<S>> {
+export function defineTool<S extends z.ZodRawShape>(def: Omit<ToolDef<z.ZodObject<S>>, "params"> & { params: S }): ToolDef<z.ZodObject<S>> {
   return { ...def, params: z.strictObject(def.params) as unknown as z.ZodObject<S> };
 }
 
@@ -161,7 +159,10 @@ export function nearestToolIds(query: string, ids: readonly string[], limit = DI
     .map((id) => ({ id, edits: substringEditDistance(q, id, 0), length: Math.abs(id.length - q.length) }))
     .filter((c) => c.edits <= most && c.edits < q.length)
     .sort((a, b) => a.edits - b.edits || a.length - b.length || a.id.localeCompare(b.id));
-  return near.filter((c) => c.edits <= near[0].edits + 1).slice(0, limit).map((c) => c.id);
+  return near
+    .filter((c) => c.edits <= near[0].edits + 1)
+    .slice(0, limit)
+    .map((c) => c.id);
 }
 
 /** NOT_AVAILABLE for an id no enabled tool has (a call's or info's), naming the nearest enabled ids; `then` says what else to do. */

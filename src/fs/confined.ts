@@ -36,7 +36,10 @@ function fdPath(fd: number): string {
 function changed(target: { root: string; rel: string }, now: string): ToolError {
   const inside = now === target.root || now.startsWith(`${target.root}/`);
   if (!inside) {
-    return new ToolError("PATH_OUTSIDE_ROOT", `${target.rel} now leads outside the workspace root (a folder on its path was replaced by a symlink while it was opened); nothing was read or written.`);
+    return new ToolError(
+      "PATH_OUTSIDE_ROOT",
+      `${target.rel} now leads outside the workspace root (a folder on its path was replaced by a symlink while it was opened); nothing was read or written.`,
+    );
   }
   return new ToolError("BUSY", `${target.rel} was moved or replaced while it was being opened; nothing was read or written: retry.`);
 }

@@ -24,6 +24,9 @@ export function checkHash(ws: { history: { get(hash: string): Buffer | undefined
       if (!(e instanceof ToolError)) throw e;
     }
   }
-  const how = details.diff !== undefined ? "the diff from your version is in `diff`; redo your edit against the current tags" : "re-read it (file_read) and redo your edit";
+  const how =
+    details.diff !== undefined
+      ? "the diff from your version is in `diff`; redo your edit against the current tags"
+      : "re-read it (file_read) and redo your edit";
   throw new ToolError("HASH_MISMATCH", `${target.rel} changed since the version you gave (hash ${want}); it is now ${current.hash}: ${how}.`, details);
 }

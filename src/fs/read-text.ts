@@ -37,7 +37,10 @@ export function notFound(path: Pick<ResolvedPath, "rel">): ToolError {
 export function tooLarge(path: Pick<ResolvedPath, "rel">, size: number, maxBytes: number, would = false): ToolError {
   const what = would ? `would be ${size} bytes after this write` : `is ${size} bytes`;
   const how = would ? "write less, or split the file" : "use search to find what you need in it";
-  return new ToolError("TOO_LARGE", `${path.rel} ${what}, over the ${maxBytes}-byte limit of the file tools (--max-file-bytes); ${how}.`, { size, max_bytes: maxBytes });
+  return new ToolError("TOO_LARGE", `${path.rel} ${what}, over the ${maxBytes}-byte limit of the file tools (--max-file-bytes); ${how}.`, {
+    size,
+    max_bytes: maxBytes,
+  });
 }
 
 /** An OS error of a file tool, as a ToolError that names the file root-relatively and says what to do. */
@@ -46,10 +49,16 @@ export function fileError(e: unknown, path: Pick<ResolvedPath, "rel">, doing: "r
   if (isNodeError(e, "ENOENT") || isNodeError(e, "ENOTDIR")) return notFound(path);
   if (isNodeError(e, "EACCES") || isNodeError(e, "EPERM")) {
     const how = doing === "read" ? "make it readable to the daemon's user" : "make the file and its folder writable to the daemon's user";
-    return new ToolError("PERMISSION_DENIED", `${path.rel}: the daemon's user may not ${doing} it (${e.code}); ${how}, or use another path.`, { errno: e.code });
+    return new ToolError("PERMISSION_DENIED", `${path.rel}: the daemon's user may not ${doing} it (${e.code}); ${how}, or use another path.`, {
+      errno: e.code,
+    });
   }
   if (isNodeError(e, "ENOSPC") || isNodeError(e, "EDQUOT")) {
-    return new ToolError("NO_SPACE", `${path.rel} could not be written: the disk (or quota) is full (${e.code}); nothing was changed. Free some space, then retry.`, { errno: e.code });
+    return new ToolError(
+      "NO_SPACE",
+      `${path.rel} could not be written: the disk (or quota) is full (${e.code}); nothing was changed. Free some space, then retry.`,
+      { errno: e.code },
+    );
   }
   if (isNodeError(e, "EROFS")) {
     return new ToolError("PERMISSION_DENIED", `${path.rel}: the file system is mounted read-only (EROFS); nothing was changed.`, { errno: e.code });

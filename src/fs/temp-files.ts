@@ -34,20 +34,31 @@ export interface TempFileDeps {
 export async function tidyTempFiles(deps: TempFileDeps): Promise<{ removed: string[]; excluded: boolean }> {
   const commonDir = await gitCommonDir(deps).catch(() => null);
   let excluded = false;
-  if (commonDir) excluded = await addExcludeLine(path.join(commonDir, "info", "exclude"), TEMP_FILE_GLOB, EXCLUDE_COMMENT).then(() => true).catch((e: unknown) => (deps.log(`could not add the temp file pattern to info/exclude: ${String(e)}`), false));
+  if (commonDir)
+    excluded = await addExcludeLine(path.join(commonDir, "info", "exclude"), TEMP_FILE_GLOB, EXCLUDE_COMMENT)
+      .then(() => true)
+      .catch((e: unknown) => (deps.log(`could not add the temp file pattern to info/exclude: ${String(e)}`), false));
   const found = commonDir ? await listWithGit(deps).catch(() => walkForTempFiles(deps.root)) : await walkForTempFiles(deps.root);
   const removed: string[] = [];
   const now = Date.now();
   for (const rel of found) {
     if (await removeIfStale(deps.root, rel, now)) removed.push(rel);
   }
-  if (removed.length) deps.log(`removed ${removed.length} temp file(s) left by a daemon killed mid-write: ${removed.slice(0, 5).join(", ")}${removed.length > 5 ? ", …" : ""}`);
+  if (removed.length)
+    deps.log(`removed ${removed.length} temp file(s) left by a daemon killed mid-write: ${removed.slice(0, 5).join(", ")}${removed.length > 5 ? ", …" : ""}`);
   return { removed, excluded };
 }
 
 async function git(deps: TempFileDeps, args: string[]): Promise<string> {
   const r = await deps.processes.run(
-    { cmd: "git", args: ["-c", "core.fsmonitor=false", "-c", "core.quotePath=false", ...args], cwd: deps.root, env: { GIT_OPTIONAL_LOCKS: "0", LC_ALL: "C" }, group: false, label: "git (temp files)" },
+    {
+      cmd: "git",
+      args: ["-c", "core.fsmonitor=false", "-c", "core.quotePath=false", ...args],
+      cwd: deps.root,
+      env: { GIT_OPTIONAL_LOCKS: "0", LC_ALL: "C" },
+      group: false,
+      label: "git (temp files)",
+    },
     { timeoutMs: GIT_TIMEOUT_MS, maxBytes: 64 * 1024 * 1024 },
   );
   if (r.code !== 0 || r.truncated) throw new Error(`git ${args[0]} failed: ${r.stderr.trim()}`);
@@ -62,7 +73,16 @@ async function gitCommonDir(deps: TempFileDeps): Promise<string | null> {
 
 /** Temp files git sees under the root (ignored folders it skips as a whole, as its own listing does). */
 async function listWithGit(deps: TempFileDeps): Promise<string[]> {
-  const out = await git(deps, ["ls-files", "-z", "--others", "--ignored", "--exclude-standard", `--exclude=${TEMP_FILE_GLOB}`, "--directory", "--no-empty-directory"]);
+  const out = await git(deps, [
+    "ls-files",
+    "-z",
+    "--others",
+    "--ignored",
+    "--exclude-standard",
+    `--exclude=${TEMP_FILE_GLOB}`,
+    "--directory",
+    "--no-empty-directory",
+  ]);
   return out.split("\0").filter((f) => f && TEMP_FILE_PATTERN.test(f));
 }
 
@@ -84,7 +104,6 @@ export async function walkForTempFiles(root: string, maxEntries = MAX_WALK_ENTRI
   }
   return found;
 }
-
 
 /** Removes a temp file whose daemon is gone (or that is older than STALE_TEMP_MS), through its confined folder. */
 async function removeIfStale(root: string, rel: string, now: number): Promise<boolean> {

@@ -97,7 +97,8 @@ async function inspect(ws: MoveDeps, req: MoveRequest, src: Entry): Promise<{ ou
   }
   if (!st) throw notFound(from);
   const kind = st.isDirectory() ? "folder" : st.isSymbolicLink() ? "symlink" : "file";
-  if (kind === "file" && !st.isFile()) throw new ToolError("NOT_A_FILE", `${from.rel} is not a regular file or folder; file_move moves files and folders only.`);
+  if (kind === "file" && !st.isFile())
+    throw new ToolError("NOT_A_FILE", `${from.rel} is not a regular file or folder; file_move moves files and folders only.`);
   const taken = lstatOrNull(to.abs);
   if (taken) throw alreadyExists(to, taken);
   if (kind === "folder") {
@@ -107,10 +108,12 @@ async function inspect(ws: MoveDeps, req: MoveRequest, src: Entry): Promise<{ ou
   }
   // A symlink to a folder is moved like a folder's name: no content to hash (and no file to report).
   if (kind === "symlink" && statSync(path.join(src.dir, src.name), { throwIfNoEntry: false })?.isDirectory()) {
-    if (req.expected !== undefined) throw new ToolError("INVALID_PARAMS", `hash: ${from.rel} is a symlink to a folder, which takes no hash; leave hash out to move it.`);
+    if (req.expected !== undefined)
+      throw new ToolError("INVALID_PARAMS", `hash: ${from.rel} is a symlink to a folder, which takes no hash; leave hash out to move it.`);
     return { outcome: { kind, hash: null, files: 0, more: false }, moved: [] };
   }
-  if (req.expected === undefined) throw new ToolError("INVALID_PARAMS", `hash: required to move the file ${from.rel}; pass the hash from your last file_read of it.`);
+  if (req.expected === undefined)
+    throw new ToolError("INVALID_PARAMS", `hash: required to move the file ${from.rel}; pass the hash from your last file_read of it.`);
   const current = await readRaw(from, ws.maxFileBytes);
   checkHash(ws, from, req.expected, current);
   return { outcome: { kind, hash: current.hash, files: 1, more: false }, bytes: current.bytes, moved: kind === "symlink" ? [] : [""] };
@@ -154,9 +157,13 @@ function rename(src: string, dst: string, kind: MoveOutcome["kind"], from: Resol
     }
     renameSync(src, dst);
   } catch (e) {
-    if (isNodeError(e, "EEXIST") || isNodeError(e, "ENOTEMPTY")) throw new ToolError("ALREADY_EXISTS", `${to.rel} appeared while ${from.rel} was being moved; nothing was moved. Pick another name.`);
+    if (isNodeError(e, "EEXIST") || isNodeError(e, "ENOTEMPTY"))
+      throw new ToolError("ALREADY_EXISTS", `${to.rel} appeared while ${from.rel} was being moved; nothing was moved. Pick another name.`);
     if (isNodeError(e, "EXDEV")) {
-      throw new ToolError("INVALID_PARAMS", `to: ${to.rel} is on another file system than ${from.rel}; a move cannot cross it. Write a copy with file_write and delete the original instead.`);
+      throw new ToolError(
+        "INVALID_PARAMS",
+        `to: ${to.rel} is on another file system than ${from.rel}; a move cannot cross it. Write a copy with file_write and delete the original instead.`,
+      );
     }
     throw fileError(e, from, "move");
   }

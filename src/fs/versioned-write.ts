@@ -86,7 +86,9 @@ export class VersionedFiles {
     return ctx.lockFile(target.real, async () => {
       const { current, next, hash } = await this.checkAndProduce(ctx, { ...req, produce }, req.acceptsRaw ?? false);
       if (current && next.bytes.equals(current.bytes)) {
-        throw new ToolError("NO_CHANGE", `The change leaves ${target.rel} byte-identical; nothing was written. Check the content you meant to change.`, { hash: current.hash });
+        throw new ToolError("NO_CHANGE", `The change leaves ${target.rel} byte-identical; nothing was written. Check the content you meant to change.`, {
+          hash: current.hash,
+        });
       }
       if (ctx.dryRun) return { current, next, hash };
       const rel = target.realRel;
@@ -115,22 +117,25 @@ export class VersionedFiles {
     if (reals.size !== reqs.length) throw new Error("writeMany: the same file twice in one batch");
     // Every write (and put-back) is announced by its hash in commitAll, as `write` does: no attribution window, which
     // would also claim an outside edit landing just after the answer.
-    return ctx.exclusive(async () => {
-      const outcomes: (WriteOutcome<N> & { req: WriteRequest<N>; changed: boolean })[] = [];
-      for (const req of reqs) {
-        // Without acceptsRaw the read refuses what is not text: `current` is a TextFile.
-        const { current, next, hash } = (await this.checkAndProduce(ctx, req as WriteRequest<N, CurrentFile>, false)) as WriteOutcome<N>;
-        outcomes.push({ req, current, next, hash, changed: !current || !next.bytes.equals(current.bytes) });
-      }
-      const changed = outcomes.filter((o) => o.changed);
-      if (changed.length === 0) {
-        throw new ToolError("NO_CHANGE", `The change leaves every file byte-identical (${reqs.map((r) => r.target.rel).join(", ")}); nothing was written.`);
-      }
-      if (ctx.dryRun) return outcomes.map(({ current, next, hash }) => ({ current, next, hash }));
-      await ctx.commit(() => this.commitAll(ctx, changed));
-      for (const o of changed) this.ws.recordSeen(ctx.sessionId, o.req.target.realRel, o.hash, o.next.bytes);
-      return outcomes.map(({ current, next, hash }) => ({ current, next, hash }));
-    }, { announced: true });
+    return ctx.exclusive(
+      async () => {
+        const outcomes: (WriteOutcome<N> & { req: WriteRequest<N>; changed: boolean })[] = [];
+        for (const req of reqs) {
+          // Without acceptsRaw the read refuses what is not text: `current` is a TextFile.
+          const { current, next, hash } = (await this.checkAndProduce(ctx, req as WriteRequest<N, CurrentFile>, false)) as WriteOutcome<N>;
+          outcomes.push({ req, current, next, hash, changed: !current || !next.bytes.equals(current.bytes) });
+        }
+        const changed = outcomes.filter((o) => o.changed);
+        if (changed.length === 0) {
+          throw new ToolError("NO_CHANGE", `The change leaves every file byte-identical (${reqs.map((r) => r.target.rel).join(", ")}); nothing was written.`);
+        }
+        if (ctx.dryRun) return outcomes.map(({ current, next, hash }) => ({ current, next, hash }));
+        await ctx.commit(() => this.commitAll(ctx, changed));
+        for (const o of changed) this.ws.recordSeen(ctx.sessionId, o.req.target.realRel, o.hash, o.next.bytes);
+        return outcomes.map(({ current, next, hash }) => ({ current, next, hash }));
+      },
+      { announced: true },
+    );
   }
 
   /**
@@ -138,7 +143,11 @@ export class VersionedFiles {
    * creations cannot both pass) exists as `expected` says, has that hash and may be written; then the new version is
    * built and must fit the size limit.
    */
-  private async checkAndProduce<N extends { bytes: Buffer }>(ctx: WriteContext, req: WriteRequest<N, CurrentFile>, acceptsRaw: boolean): Promise<WriteOutcome<N, CurrentFile>> {
+  private async checkAndProduce<N extends { bytes: Buffer }>(
+    ctx: WriteContext,
+    req: WriteRequest<N, CurrentFile>,
+    acceptsRaw: boolean,
+  ): Promise<WriteOutcome<N, CurrentFile>> {
     const { target } = req;
     const current = await this.readExisting(target, acceptsRaw);
     ctx.signal.throwIfAborted();
@@ -146,7 +155,10 @@ export class VersionedFiles {
       if (req.expected !== undefined || req.needsExisting) throw notFound(target);
       checkDirConfined(target.root, path.dirname(target.real), target.rel);
     } else if (req.expected === undefined) {
-      throw new ToolError("ALREADY_EXISTS", `${target.rel} already exists; pass its hash (${current.hash}, or file_read it first) to change it.`, { current_hash: current.hash, path: target.rel });
+      throw new ToolError("ALREADY_EXISTS", `${target.rel} already exists; pass its hash (${current.hash}, or file_read it first) to change it.`, {
+        current_hash: current.hash,
+        path: target.rel,
+      });
     } else {
       checkHash(this.ws, target, req.expected, current);
       checkWritable(target, current, req.forceReadonly ?? false);
@@ -221,13 +233,21 @@ export function checkWritable(target: ResolvedPath, current: RawFile, force: boo
   const bits = permissionBits(current.stats.mode);
   const mode = bits.toString(8).padStart(4, "0");
   if ((bits & 0o222) === 0) {
-    throw new ToolError("PERMISSION_DENIED", `${target.rel} is read-only (mode ${mode}); pass force_readonly: true to ${doing} it anyway (its mode is kept), or leave it.`, { mode });
+    throw new ToolError(
+      "PERMISSION_DENIED",
+      `${target.rel} is read-only (mode ${mode}); pass force_readonly: true to ${doing} it anyway (its mode is kept), or leave it.`,
+      { mode },
+    );
   }
   try {
     accessSync(target.real, constants.W_OK);
   } catch (e) {
     if (isNodeError(e, "EACCES") || isNodeError(e, "EPERM")) {
-      throw new ToolError("PERMISSION_DENIED", `${target.rel} is not writable by the daemon's user (mode ${mode}, owner uid ${current.stats.uid}); change its permissions, or pass force_readonly: true to replace it anyway.`, { mode, errno: e.code });
+      throw new ToolError(
+        "PERMISSION_DENIED",
+        `${target.rel} is not writable by the daemon's user (mode ${mode}, owner uid ${current.stats.uid}); change its permissions, or pass force_readonly: true to replace it anyway.`,
+        { mode, errno: e.code },
+      );
     }
   }
 }

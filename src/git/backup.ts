@@ -32,7 +32,10 @@ const BACKUP_IDENTITY = {
 
 /** A backup's name carries the time of the real run only: previews never name one, so they stay deterministic. */
 function stamp(): string {
-  return new Date().toISOString().replace(/[-:]/g, "").replace(/\.(\d+)Z$/, "$1Z");
+  return new Date()
+    .toISOString()
+    .replace(/[-:]/g, "")
+    .replace(/\.(\d+)Z$/, "$1Z");
 }
 
 /** How to bring a backup back, as tool calls; `onHead`: a worktree backup made on a commit (stash-like). */
@@ -44,7 +47,13 @@ export function restoreText(ref: string, kind: Backup["kind"], onHead = true): s
 }
 
 /** Saves `commit` under a new backup ref named after the operation; `restore` says how to bring it back (default by kind). */
-export async function saveRef(ctx: GitCtx, op: string, commit: string, kind: Backup["kind"], restore: (ref: string) => string = (ref) => restoreText(ref, kind)): Promise<Backup> {
+export async function saveRef(
+  ctx: GitCtx,
+  op: string,
+  commit: string,
+  kind: Backup["kind"],
+  restore: (ref: string) => string = (ref) => restoreText(ref, kind),
+): Promise<Backup> {
   let ref = `${BACKUP_PREFIX}${stamp()}-${op}`;
   for (let n = 2; ; n++) {
     // The empty old value makes update-ref fail if the ref exists: two backups in one millisecond never overwrite each other.
@@ -68,11 +77,21 @@ export async function snapshotWorktree(ctx: RepoCtx, head: string | null, extra:
     const headTree = head ? (await git(ctx, ["rev-parse", `${head}^{tree}`])).stdout.trim() : null;
     // The index as a tree; while paths are unmerged there is none, and HEAD's tree stands for it.
     const written = await git(onCopy, ["write-tree"], { ok: [0, 128] });
-    const indexTree = written.code === 0 ? written.stdout.trim() : (headTree ?? (await withTempIndex(ctx, "empty", async (empty) => (await git(empty, ["write-tree"])).stdout.trim())));
+    const indexTree =
+      written.code === 0
+        ? written.stdout.trim()
+        : (headTree ?? (await withTempIndex(ctx, "empty", async (empty) => (await git(empty, ["write-tree"])).stdout.trim())));
 
     const changed = (await git(onCopy, ["diff", "--name-only", "-z", "--no-renames", NO_SUBMODULE_WORKTREES])).stdout.split("\0").filter(Boolean);
     const present: string[] = [];
-    for (const p of await expandUntracked(ctx, extra)) if (await lstat(path.join(ctx.repo.root, p)).then(() => true, () => false)) present.push(p);
+    for (const p of await expandUntracked(ctx, extra))
+      if (
+        await lstat(path.join(ctx.repo.root, p)).then(
+          () => true,
+          () => false,
+        )
+      )
+        present.push(p);
     const paths = [...new Set([...changed, ...present])];
     // update-index, not add: it stages exactly these paths (ignored ones too) and looks into no submodule.
     if (paths.length) await git(onCopy, ["update-index", "--add", "--remove", "-z", "--stdin"], { input: paths.map((p) => `${p}\0`).join("") });

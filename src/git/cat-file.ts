@@ -48,12 +48,20 @@ export class CatFile {
    * repository it runs for (its git dir): another key restarts it.
    */
   info(key: string, names: readonly string[]): Promise<(GitObject | null)[]> {
-    return this.ask(key, names.map((n): Command => ["info", n]), Infinity);
+    return this.ask(
+      key,
+      names.map((n): Command => ["info", n]),
+      Infinity,
+    );
   }
 
   /** Objects with their contents (over `maxBytes`: the header only, as readObjects does). */
   contents(key: string, names: readonly string[], maxBytes = Infinity): Promise<(GitObject | null)[]> {
-    return this.ask(key, names.map((n): Command => ["contents", n]), maxBytes);
+    return this.ask(
+      key,
+      names.map((n): Command => ["contents", n]),
+      maxBytes,
+    );
   }
 
   /** Ends the process; a later request starts none. */

@@ -51,7 +51,16 @@ interface Entry {
 
 /** The entry of marks settled on the version `file` read; `baseBytes` until that version is saved. */
 function entryOf(file: LineFile, marks: FileMarks, baseBytes: Buffer | null): Entry {
-  return { gitPath: file.gitPath, base: file.worktree.seq, baseHash: file.hash, baseBytes, headSha: file.head.sha, head: file.head.seq, cr: file.versions.worktreeCr, marks };
+  return {
+    gitPath: file.gitPath,
+    base: file.worktree.seq,
+    baseHash: file.hash,
+    baseBytes,
+    headSha: file.head.sha,
+    head: file.head.seq,
+    cr: file.versions.worktreeCr,
+    marks,
+  };
 }
 
 /** What the tracker needs of its repository (a GitRepo is one): git, the bus it follows, the log, the file size bound. */
@@ -211,13 +220,18 @@ export class Changelists {
 
   async create(name: string): Promise<void> {
     checkName(name, "name");
-    if (this.has(name)) throw new ToolError("ALREADY_EXISTS", `A changelist named "${name}" exists already; pick another name, or mark lines into it with git_changelist_mark.`);
+    if (this.has(name))
+      throw new ToolError("ALREADY_EXISTS", `A changelist named "${name}" exists already; pick another name, or mark lines into it with git_changelist_mark.`);
     await this.ensure(name);
   }
 
   async rename(from: string, to: string): Promise<void> {
     this.require(from, "name");
-    if (from === DEFAULT_LIST) throw new ToolError("INVALID_PARAMS", `name: "${DEFAULT_LIST}" cannot be renamed; there is always a list of that name. Create a new list and mark lines into it instead.`);
+    if (from === DEFAULT_LIST)
+      throw new ToolError(
+        "INVALID_PARAMS",
+        `name: "${DEFAULT_LIST}" cannot be renamed; there is always a list of that name. Create a new list and mark lines into it instead.`,
+      );
     checkName(to, "new_name");
     if (this.has(to)) throw new ToolError("ALREADY_EXISTS", `new_name: a changelist named "${to}" exists already.`);
     this.lists[this.lists.indexOf(from)] = to;
@@ -270,7 +284,8 @@ export class Changelists {
   }
 
   private require(name: string, field: string): void {
-    if (!this.has(name)) throw new ToolError("NOT_FOUND", `${field}: there is no changelist "${name}" (lists: ${this.lists.join(", ")}); git_changelists shows them.`);
+    if (!this.has(name))
+      throw new ToolError("NOT_FOUND", `${field}: there is no changelist "${name}" (lists: ${this.lists.join(", ")}); git_changelists shows them.`);
   }
 
   // ---- following the bus
@@ -307,7 +322,9 @@ export class Changelists {
         }
         for (const rel of [...this.dirty]) {
           this.dirty.delete(rel);
-          await this.lock.file(rel, () => this.followDisk(rel)).catch((e) => this.repo.log(`changelists: could not follow ${rel}: ${e instanceof Error ? e.message : String(e)}`));
+          await this.lock
+            .file(rel, () => this.followDisk(rel))
+            .catch((e) => this.repo.log(`changelists: could not follow ${rel}: ${e instanceof Error ? e.message : String(e)}`));
         }
       }
     })().finally(() => (this.draining = undefined));
@@ -347,7 +364,11 @@ export class Changelists {
   /** Settles the marks of every entry whose HEAD blob changed on the new HEAD -> worktree diff. */
   private async followHead(): Promise<void> {
     const rels = [...this.entries.keys()];
-    const objs = await readObjects({ repo: this.repo }, rels.map((rel) => `HEAD:${this.entries.get(rel)!.gitPath}`), this.repo.maxFileBytes);
+    const objs = await readObjects(
+      { repo: this.repo },
+      rels.map((rel) => `HEAD:${this.entries.get(rel)!.gitPath}`),
+      this.repo.maxFileBytes,
+    );
     for (const [k, rel] of rels.entries()) {
       await this.lock.file(rel, async () => {
         const e = this.entries.get(rel);
@@ -384,7 +405,11 @@ export class Changelists {
     this.lists = state.lists;
     this.activeList = state.active;
     const rels = Object.keys(state.files);
-    const heads = await readObjects({ repo: this.repo }, rels.map((rel) => `HEAD:${repo.prefix}${rel}`), this.repo.maxFileBytes);
+    const heads = await readObjects(
+      { repo: this.repo },
+      rels.map((rel) => `HEAD:${repo.prefix}${rel}`),
+      this.repo.maxFileBytes,
+    );
     for (const [k, rel] of rels.entries()) {
       const f = state.files[rel];
       try {
@@ -394,8 +419,10 @@ export class Changelists {
         const head = obj && headSha ? (obj.bytes ? this.files.blobSeq(rel, headSha, obj.bytes) : fail()) : EMPTY;
         let marks = decodeMarks(f.marks);
         // HEAD moved while no daemon watched: the marks (in the base's lines) settle on the new HEAD.
-        if (headSha !== f.head) marks = settleMarks(marks, diffLines(head, base, { cr: f.cr, oldCr: "exact", ids: this.files.idsOf(rel, base.lines.length) }), this.activeList);
-        if (!allIn(marks, this.activeList)) this.entries.set(rel, { gitPath: repo.prefix + rel, base, baseHash: f.base, baseBytes: null, headSha, head, cr: f.cr, marks });
+        if (headSha !== f.head)
+          marks = settleMarks(marks, diffLines(head, base, { cr: f.cr, oldCr: "exact", ids: this.files.idsOf(rel, base.lines.length) }), this.activeList);
+        if (!allIn(marks, this.activeList))
+          this.entries.set(rel, { gitPath: repo.prefix + rel, base, baseHash: f.base, baseBytes: null, headSha, head, cr: f.cr, marks });
       } catch (e) {
         if (!(e instanceof ToolError)) throw e;
         this.repo.log(`changelists: ${rel} is no longer text; its marks are dropped`);
@@ -410,7 +437,10 @@ export class Changelists {
   private touched(): void {
     this.changed = true;
     if (this.persistTimer || !this.store) return;
-    this.persistTimer = setTimeout(() => void this.persistNow().catch((e) => this.repo.log(`changelists: could not save: ${e instanceof Error ? e.message : String(e)}`)), PERSIST_DELAY_MS);
+    this.persistTimer = setTimeout(
+      () => void this.persistNow().catch((e) => this.repo.log(`changelists: could not save: ${e instanceof Error ? e.message : String(e)}`)),
+      PERSIST_DELAY_MS,
+    );
     this.persistTimer.unref();
   }
 
@@ -418,18 +448,20 @@ export class Changelists {
   persistNow(): Promise<void> {
     clearTimeout(this.persistTimer);
     this.persistTimer = undefined;
-    this.saving = this.saving.catch(() => undefined).then(async () => {
-      if (!this.changed || !this.store) return;
-      this.changed = false;
-      const bases = new Map<string, Buffer>();
-      const state: StoredState = { version: STORE_VERSION, active: this.activeList, lists: [...this.lists], files: {} };
-      for (const [rel, e] of this.entries) {
-        state.files[rel] = { base: e.baseHash, head: e.headSha, cr: e.cr, marks: encodeMarks(e.marks) };
-        if (e.baseHash && e.baseBytes) bases.set(e.baseHash, e.baseBytes);
-      }
-      await this.store.save(state, bases);
-      for (const e of this.entries.values()) if (e.baseHash && bases.has(e.baseHash)) e.baseBytes = null;
-    });
+    this.saving = this.saving
+      .catch(() => undefined)
+      .then(async () => {
+        if (!this.changed || !this.store) return;
+        this.changed = false;
+        const bases = new Map<string, Buffer>();
+        const state: StoredState = { version: STORE_VERSION, active: this.activeList, lists: [...this.lists], files: {} };
+        for (const [rel, e] of this.entries) {
+          state.files[rel] = { base: e.baseHash, head: e.headSha, cr: e.cr, marks: encodeMarks(e.marks) };
+          if (e.baseHash && e.baseBytes) bases.set(e.baseHash, e.baseBytes);
+        }
+        await this.store.save(state, bases);
+        for (const e of this.entries.values()) if (e.baseHash && bases.has(e.baseHash)) e.baseBytes = null;
+      });
     return this.saving;
   }
 
@@ -460,6 +492,9 @@ function allIn(marks: FileMarks, list: string): boolean {
 /** INVALID_PARAMS unless `name` can name a list: one line a person can read. */
 function checkName(name: string, field: string): void {
   if (!name.trim() || name.length > MAX_LIST_NAME || /[\u0000-\u001f\u007f]/.test(name) || name !== name.trim()) {
-    throw new ToolError("INVALID_PARAMS", `${field}: a changelist name is 1 to ${MAX_LIST_NAME} characters, with no line breaks, control characters or surrounding spaces.`);
+    throw new ToolError(
+      "INVALID_PARAMS",
+      `${field}: a changelist name is 1 to ${MAX_LIST_NAME} characters, with no line breaks, control characters or surrounding spaces.`,
+    );
   }
 }

@@ -52,7 +52,12 @@ export async function loadChecks(root: string): Promise<Check[]> {
 }
 
 /** A check's run as the terminal runs an argv (SPEC 11), and what it answers. */
-export type CheckRunner = (req: { argv: string[]; env: Record<string, string>; timeoutMs: number; signal?: AbortSignal }) => Promise<{ exit_code: number | null; timed_out: boolean; output: string }>;
+export type CheckRunner = (req: {
+  argv: string[];
+  env: Record<string, string>;
+  timeoutMs: number;
+  signal?: AbortSignal;
+}) => Promise<{ exit_code: number | null; timed_out: boolean; output: string }>;
 
 /** What running checks needs of a call: the root (its checks file), the terminal's runner and the call's signal. */
 export interface CheckCtx {
@@ -69,7 +74,14 @@ export interface CheckCtx {
 export async function runCheck(ctx: CheckCtx, check: Check): Promise<CheckResult> {
   const r = await ctx.runArgv({ argv: check.command, env: { CI: "1" }, timeoutMs: check.timeout_ms ?? DEFAULT_CHECK_TIMEOUT_MS, signal: ctx.signal });
   ctx.signal?.throwIfAborted();
-  return { name: check.name, command: check.command, ok: r.exit_code === 0 && !r.timed_out, exit_code: r.exit_code, timed_out: r.timed_out, output: tail(r.output.trim()) };
+  return {
+    name: check.name,
+    command: check.command,
+    ok: r.exit_code === 0 && !r.timed_out,
+    exit_code: r.exit_code,
+    timed_out: r.timed_out,
+    output: tail(r.output.trim()),
+  };
 }
 
 function tail(s: string): string {
@@ -115,12 +127,18 @@ export async function runChecks(ctx: CheckCtx, filter: CheckFilter): Promise<Che
 
 export function checksText(results: CheckResult[]): string {
   return results
-    .map((r) => `check ${r.name}: ${r.ok ? "passed" : r.timed_out ? "timed out" : `failed (exit ${r.exit_code})`}${r.ok || !r.output ? "" : `\n${indent(r.output)}`}`)
+    .map(
+      (r) =>
+        `check ${r.name}: ${r.ok ? "passed" : r.timed_out ? "timed out" : `failed (exit ${r.exit_code})`}${r.ok || !r.output ? "" : `\n${indent(r.output)}`}`,
+    )
     .join("\n");
 }
 
 function indent(s: string): string {
-  return s.split("\n").map((l) => `  ${l}`).join("\n");
+  return s
+    .split("\n")
+    .map((l) => `  ${l}`)
+    .join("\n");
 }
 
 /** Throws CHECK_FAILED with every failing check's output under its name, or returns the (passing) results. */

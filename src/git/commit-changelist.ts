@@ -50,21 +50,32 @@ interface Part {
 }
 
 /** `commit` is git_commit's own run, given a context whose git commands use the temporary index. */
-export async function commitChangelist(ctx: GitStep, params: { changelist: string; paths?: string[] }, commit: (ctx: GitStep) => Promise<Result>): Promise<Result> {
+export async function commitChangelist(
+  ctx: GitStep,
+  params: { changelist: string; paths?: string[] },
+  commit: (ctx: GitStep) => Promise<Result>,
+): Promise<Result> {
   if (params.paths) throw new ToolError("INVALID_PARAMS", "paths, changelist: commit either some paths or one changelist, not both.");
   const list = params.changelist;
   const lists = ctx.repo.changelists;
   await lists.ready();
   if (!lists.has(list)) throw new ToolError("NOT_FOUND", `changelist: there is no changelist "${list}" (lists: ${lists.names().join(", ")}).`);
   const op = await operationInProgress(await ctx.repo.gitDir());
-  if (op) throw new ToolError("CONFLICT", `A ${op} is in progress; finish or abort it before committing a changelist (a changelist commit leaves the rest of the worktree out, which a ${op} cannot).`);
+  if (op)
+    throw new ToolError(
+      "CONFLICT",
+      `A ${op} is in progress; finish or abort it before committing a changelist (a changelist commit leaves the rest of the worktree out, which a ${op} cannot).`,
+    );
   const { head } = await headInfo(ctx);
   const found = await sweep(ctx, { list });
   const parts = planParts(found.files.map((f) => ({ file: f.file, sel: selectionOf(f.marks, f.file.versions.headToWorktree, list) })));
   // A change that is not lines (a binary file) is one whole-file change of the active list.
   if (list === lists.active) {
     const { prefix } = await ctx.repo.location();
-    const before = await indexEntries(ctx, found.skipped.map((s) => prefix + s.path));
+    const before = await indexEntries(
+      ctx,
+      found.skipped.map((s) => prefix + s.path),
+    );
     for (const s of found.skipped) {
       const gitPath = prefix + s.path;
       const indexBefore = before.get(gitPath)?.find((e) => e.stage === 0)?.sha ?? null;
@@ -76,7 +87,9 @@ export async function commitChangelist(ctx: GitStep, params: { changelist: strin
   return withTempIndex(ctx, { tree: head }, async (onList) => {
     await buildIndex(ctx, onList, parts);
     // The approver sees the lines that go in, not just how many (as git_stage_lines shows them).
-    const patch = await git(onList, ["diff", "--cached", "--no-ext-diff", "--no-textconv", "--no-renames", head ?? EMPTY_TREE, "--"], { maxBytes: PATCH_READ_BYTES });
+    const patch = await git(onList, ["diff", "--cached", "--no-ext-diff", "--no-textconv", "--no-renames", head ?? EMPTY_TREE, "--"], {
+      maxBytes: PATCH_READ_BYTES,
+    });
     const capped = capDiff(patch.stdout, "git_changelist_lines shows the list file by file", patch.truncated);
     const shown = { changelist: list, diff: capped.text, ...(capped.truncated ? { diff_truncated: true } : {}) };
     const withPatch = (text: unknown) => `changelist ${list}: ${String(text)}\n${capped.text}`.trimEnd();
@@ -100,7 +113,10 @@ async function refuseHookChanges(ctx: GitStep, head: string | null, commit: stri
   if (tree === built) return;
   const changed = (await git(ctx, ["diff-tree", "-r", "-z", "--name-only", "--no-renames", built, tree])).stdout.split("\0").filter(Boolean);
   const backup = await saveRef(ctx, "changelist-commit", commit, "commit");
-  await git(steady(ctx), head ? ["update-ref", "-m", "tool-layer: undo a changelist commit a hook changed", "HEAD", head, commit] : ["update-ref", "-d", "HEAD", commit]);
+  await git(
+    steady(ctx),
+    head ? ["update-ref", "-m", "tool-layer: undo a changelist commit a hook changed", "HEAD", head, commit] : ["update-ref", "-d", "HEAD", commit],
+  );
   throw new ToolError(
     "HOOK_FAILED",
     `A hook changed what the commit holds (it staged ${changed.join(", ")}), so it was not the changelist's changes; the commit was undone: HEAD is back ${head ? `at ${head.slice(0, 7)}` : "on the unborn branch"}, the index and the worktree are as they were (${backupText(backup)}). Make the hook leave the index alone, or put those files in the list.`,
@@ -122,7 +138,16 @@ function planParts(files: { file: LineFile; sel: Selection }[]): Part[] {
     const worktreeForm = addedForm(file);
     const committed = whole ? (file.hash === null ? null : worktreeForm) : { lines: onHead.lines, eols: onHead.eols };
     const indexAfter = !staged.selected ? undefined : staged.complete ? (file.hash === null ? null : worktreeForm) : { lines: staged.lines, eols: staged.eols };
-    parts.push({ rel: file.rel, gitPath: file.gitPath, file, whole, committed, committedMode: null, bom: whole ? file.worktree.bom : file.head.bom, indexAfter });
+    parts.push({
+      rel: file.rel,
+      gitPath: file.gitPath,
+      file,
+      whole,
+      committed,
+      committedMode: null,
+      bom: whole ? file.worktree.bom : file.head.bom,
+      indexAfter,
+    });
   }
   return parts;
 }
@@ -132,7 +157,10 @@ function planParts(files: { file: LineFile; sel: Selection }[]): Part[] {
  * modes and blobs are read and made as for the real index.
  */
 async function buildIndex(ctx: GitStep, onList: GitCtx, parts: Part[]): Promise<void> {
-  const modes = await modesOf(ctx, parts.map((p) => p.gitPath));
+  const modes = await modesOf(
+    ctx,
+    parts.map((p) => p.gitPath),
+  );
   const writes: IndexWrite[] = [];
   const adds: Part[] = [];
   for (const p of parts) {
@@ -191,7 +219,8 @@ async function updateRealIndex(ctx: GitStep, onList: GitCtx, parts: Part[]): Pro
       continue;
     }
     if (p.indexAfter === null) writes.push({ gitPath: p.gitPath, entry: null });
-    else if (inCommit && p.committed && seqText(p.indexAfter) === seqText(p.committed)) writes.push({ gitPath: p.gitPath, entry: { mode: inCommit.mode, sha: inCommit.sha } });
+    else if (inCommit && p.committed && seqText(p.indexAfter) === seqText(p.committed))
+      writes.push({ gitPath: p.gitPath, entry: { mode: inCommit.mode, sha: inCommit.sha } });
     else {
       const bom = p.file.index.sha ? p.file.index.bom : p.file.worktree.bom;
       const sha = await writeBlob(ctx, p.gitPath, blobBytes(bom, p.indexAfter), { write: true, filters: !p.file.rawBlobs });

@@ -40,19 +40,32 @@ export async function abandonPlan(ctx: RepoCtx, cur: InProgress): Promise<Abando
     unmergedPaths(ctx),
     untouchedEdits(ctx, cur),
   ]);
-  const files = new Set([...worktree.stdout.split("\0"), ...index.stdout.split("\0"), ...unmerged.map((u) => u.path), ...(cur.record?.stash?.untracked ?? [])].filter(Boolean));
+  const files = new Set(
+    [...worktree.stdout.split("\0"), ...index.stdout.split("\0"), ...unmerged.map((u) => u.path), ...(cur.record?.stash?.untracked ?? [])].filter(Boolean),
+  );
   for (const p of kept) files.delete(p);
-  return { op: cur.op, what: operationName(cur), files: [...files].sort(), kept, exact: !!before, head_after: before?.head ?? (cur.op === "rebase" ? null : cur.head) };
+  return {
+    op: cur.op,
+    what: operationName(cur),
+    files: [...files].sort(),
+    kept,
+    exact: !!before,
+    head_after: before?.head ?? (cur.op === "rebase" ? null : cur.head),
+  };
 }
 
 export function abandonPlanText(plan: AbandonPlan, done: boolean): string {
   return [
     `${done ? "abandoned" : "would abandon"} the ${plan.what}`,
-    plan.exact ? `HEAD, the index and the worktree ${done ? "are" : "would be"} exactly as they were before it began${plan.head_after ? ` (HEAD ${plan.head_after.slice(0, 7)})` : ""}` : `git's own --abort ${done ? "ran" : "would run"} (the operation was started outside tool-layer, so its earlier state is git's to restore; uncommitted changes it did not touch stay)`,
+    plan.exact
+      ? `HEAD, the index and the worktree ${done ? "are" : "would be"} exactly as they were before it began${plan.head_after ? ` (HEAD ${plan.head_after.slice(0, 7)})` : ""}`
+      : `git's own --abort ${done ? "ran" : "would run"} (the operation was started outside tool-layer, so its earlier state is git's to restore; uncommitted changes it did not touch stay)`,
     list(done ? "files changed back" : "files that would change back", plan.files),
     list(`edited since it began and untouched by it, so ${done ? "kept" : "they would stay"} as they are`, plan.kept),
     done ? "" : "what it discards (the resolutions so far, commits a rebase replayed) will be saved to a backup ref first",
-  ].filter(Boolean).join("\n");
+  ]
+    .filter(Boolean)
+    .join("\n");
 }
 
 /** Abandons `cur`; runs inside a worktree step. */
@@ -84,7 +97,8 @@ export async function abandon(ctx: GitStep, cur: InProgress): Promise<{ backup: 
 export async function abandonOperation(ctx: GitStep, accept: readonly ConflictOp[], other: string): Promise<Record<string, unknown>> {
   const cur = await currentOperation(ctx);
   if (!cur) throw new ToolError("NO_CHANGE", `No ${accept.join(", ")} is in progress; there is nothing to abort (git_status shows the state).`);
-  if (!accept.includes(cur.op)) throw new ToolError("INVALID_PARAMS", `A ${cur.op} is in progress, not a ${accept[0]}: abandon it with ${other}.`, { in_progress: cur.op });
+  if (!accept.includes(cur.op))
+    throw new ToolError("INVALID_PARAMS", `A ${cur.op} is in progress, not a ${accept[0]}: abandon it with ${other}.`, { in_progress: cur.op });
   const plan = await abandonPlan(ctx, cur);
   const hooks = await plannedHooks(ctx, cur.op === "rebase" ? OPERATION_HOOKS.rebase : OPERATION_HOOKS.reset);
   const shown = { aborted: cur.op, ...plan, hooks };

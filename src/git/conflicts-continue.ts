@@ -89,7 +89,11 @@ export async function continueStep(ctx: GitStep, cur: InProgress, message?: stri
     case "revert": {
       const r = await git(ctx, [cur.op, "--continue"], { ok: "any", timeoutMs: 600_000 });
       const still = await currentOperation(ctx);
-      if (r.code === 0 && !still) return { done: true, text: `${cur.op === "rebase" ? "replayed the rest of the rebase" : `finished the ${cur.op}`}: now at ${(await head(ctx)).slice(0, 7)}` };
+      if (r.code === 0 && !still)
+        return {
+          done: true,
+          text: `${cur.op === "rebase" ? "replayed the rest of the rebase" : `finished the ${cur.op}`}: now at ${(await head(ctx)).slice(0, 7)}`,
+        };
       if (still && (await unmergedPaths(ctx)).length) return { done: false, text: `${cur.op} --continue stopped again on conflicts` };
       if (r.code === 0) return { done: false, text: `${cur.op} --continue went on` };
       throw stepFailed(`git ${cur.op} --continue`, r, `The ${cur.op} is still in progress; git_conflicts shows where it is.`);
@@ -105,7 +109,11 @@ const COMMIT_REFUSERS = ["pre-commit", "prepare-commit-msg", "commit-msg"];
 function stepFailed(what: string, r: { code: number | null; stdout: string; stderr: string }, after: string, hooks: string[] = []): ToolError {
   const output = `${r.stdout}${r.stderr}`.trim().slice(-4000);
   const code = hooks.length || /hook/i.test(output) ? "HOOK_FAILED" : "GIT_FAILED";
-  return new ToolError(code, `${what} failed (exit ${r.code}): ${output || "no output"} ${after}`, { exit_code: r.code, output, ...(hooks.length ? { hook: hooks.join(" or ") } : {}) });
+  return new ToolError(code, `${what} failed (exit ${r.code}): ${output || "no output"} ${after}`, {
+    exit_code: r.code,
+    output,
+    ...(hooks.length ? { hook: hooks.join(" or ") } : {}),
+  });
 }
 
 async function head(ctx: GitCtx): Promise<string> {
@@ -132,7 +140,11 @@ async function finishStash(ctx: GitStep, cur: InProgress): Promise<{ done: boole
       await git(ctx, ["stash", "drop", "--quiet", entry[0]]);
     }
   }
-  return { done: true, text: `the ${rec.stash?.action ?? "apply"} of ${rec.stash?.name ?? "the stash"} is done${dropped ? `; the stash was dropped (saved as ${dropped.ref})` : ""}`, dropped };
+  return {
+    done: true,
+    text: `the ${rec.stash?.action ?? "apply"} of ${rec.stash?.name ?? "the stash"} is done${dropped ? `; the stash was dropped (saved as ${dropped.ref})` : ""}`,
+    dropped,
+  };
 }
 
 /** What a finished or stopped run says about the blocks auto-resolution settled; word merges stand out. */
@@ -145,7 +157,8 @@ export function settledText(settled: SettledBlock[]): string {
     lines.push(...b.result.map((l) => `    ${l}`));
   }
   const words = settled.filter((b) => b.rule === "words").length;
-  if (words) lines.push(`${words} of them ${words === 1 ? "is a word merge" : "are word merges"}: read ${words === 1 ? "it" : "them"} before you build on the result.`);
+  if (words)
+    lines.push(`${words} of them ${words === 1 ? "is a word merge" : "are word merges"}: read ${words === 1 ? "it" : "them"} before you build on the result.`);
   return lines.join("\n");
 }
 
@@ -161,8 +174,8 @@ export function stoppedError(outcome: RunOutcome, what: string, backup: Backup |
   const head = !blocks
     ? `The ${what} stopped before its next step (${nextWord(outcome.op)}): auto-resolution settled every block, ${words} of them by word merge${words === 1 ? "" : "s"} in ${outcome.review.join(", ")} (listed below), which ${words === 1 ? "is" : "are"} right most of the time, not always. Read ${words === 1 ? "it" : "them"}; then git_conflict_finalize goes on (it stages ${outcome.review.length === 1 ? "that file" : "those files"} as they are then: edit first if a merge is wrong), or abandon it all with ${abort}.`
     : `The ${what} stopped on conflicts: ${blocks} block${blocks === 1 ? "" : "s"} in ${files.join(", ")} ${blocks === 1 ? "needs" : "need"} you${
-    outcome.settled.length ? ` (auto-resolution settled ${outcome.settled.length}, listed below)` : ""
-  }. Resolve each with git_conflict_resolve {path, hash, block, take | keep} (whole-file conflicts with take alone), then git_conflict_finalize; or abandon it all with ${abort}.`;
+        outcome.settled.length ? ` (auto-resolution settled ${outcome.settled.length}, listed below)` : ""
+      }. Resolve each with git_conflict_resolve {path, hash, block, take | keep} (whole-file conflicts with take alone), then git_conflict_finalize; or abandon it all with ${abort}.`;
   const parts = [head];
   if (outcome.labels) parts.push(`ours = ${outcome.labels.ours_label}\ntheirs = ${outcome.labels.theirs_label}`);
   if (outcome.steps.length) parts.push(outcome.steps.join("\n"));
@@ -170,7 +183,8 @@ export function stoppedError(outcome: RunOutcome, what: string, backup: Backup |
   if (settled) parts.push(settled);
   parts.push(outcome.left.map((f) => fileViewText(f)).join("\n"));
   let message = parts.join("\n");
-  if (message.length > MAX_REPORT_CHARS) message = `${message.slice(0, message.lastIndexOf("\n", MAX_REPORT_CHARS))}\n… [cut; git_conflicts {path} lists every block]`;
+  if (message.length > MAX_REPORT_CHARS)
+    message = `${message.slice(0, message.lastIndexOf("\n", MAX_REPORT_CHARS))}\n… [cut; git_conflicts {path} lists every block]`;
   return new ToolError("CONFLICT", message, {
     files,
     in_progress: outcome.op,
@@ -208,6 +222,8 @@ export async function nextStepText(cur: InProgress, message?: string): Promise<s
     case "revert":
       return `git ${cur.op} --continue: commit this step, then go on with any commits left in the sequence`;
     default:
-      return cur.record?.stash?.action === "pop" ? `finish the pop of ${cur.record.stash.name}: unstage its changes as a clean pop leaves them, and drop the stash (saved to a backup ref first)` : "finish the stash apply: unstage its changes as a clean apply leaves them";
+      return cur.record?.stash?.action === "pop"
+        ? `finish the pop of ${cur.record.stash.name}: unstage its changes as a clean pop leaves them, and drop the stash (saved to a backup ref first)`
+        : "finish the stash apply: unstage its changes as a clean apply leaves them";
   }
 }

@@ -15,11 +15,16 @@ import { list } from "./text.js";
  * stops again.
  */
 export async function finalizeOperation(ctx: GitStep, cur: InProgress, opts: { message?: string; mode?: AutoMode }): Promise<Record<string, unknown>> {
-  if (opts.message && cur.op !== "merge") throw new ToolError("INVALID_PARAMS", `message: only a merge takes a message; a ${cur.op} keeps the commit's own (change it afterwards with git_commit {amend:true}).`);
+  if (opts.message && cur.op !== "merge")
+    throw new ToolError(
+      "INVALID_PARAMS",
+      `message: only a merge takes a message; a ${cur.op} keeps the commit's own (change it afterwards with git_commit {amend:true}).`,
+    );
   const states = await readConflicts(ctx);
   const problems: string[] = [];
   for (const s of states) {
-    if (s.kind !== "text") problems.push(`${s.path}: ${KIND_TEXT[s.kind]}, still unmerged (settle it with git_conflict_resolve {path, hash, take} without block)`);
+    if (s.kind !== "text")
+      problems.push(`${s.path}: ${KIND_TEXT[s.kind]}, still unmerged (settle it with git_conflict_resolve {path, hash, take} without block)`);
     else if (!s.file) problems.push(`${s.path}: not in the worktree, still unmerged (git_conflict_resolve {path, hash:null, take})`);
     else {
       const at = firstMarkerLeft(s.sm!, s.file.doc.lines, s.attrs.markerSize);
@@ -32,7 +37,14 @@ export async function finalizeOperation(ctx: GitStep, cur: InProgress, opts: { m
   const staging = states.map((s) => s.path);
   const hooks = await plannedHooks(ctx, hookNames(cur));
   const step = await nextStepText(cur, opts.message);
-  const text = (done: boolean) => [list(done ? "staged" : "would stage", staging) || (done ? "" : "nothing to stage"), `${done ? "ran" : "then"}: ${step}`, hooksText(hooks, done ? "ran" : "would run")].filter(Boolean).join("\n");
+  const text = (done: boolean) =>
+    [
+      list(done ? "staged" : "would stage", staging) || (done ? "" : "nothing to stage"),
+      `${done ? "ran" : "then"}: ${step}`,
+      hooksText(hooks, done ? "ran" : "would run"),
+    ]
+      .filter(Boolean)
+      .join("\n");
   // The files as they are now (their hashes): an approval covers what is staged, not just which files.
   const shown = { operation: cur.op, staging, hashes: Object.fromEntries(states.map((s) => [s.path, s.hash])), step, hooks };
   if (ctx.dryRun) return { ...shown, text: text(false) };

@@ -175,7 +175,14 @@ export interface Located {
 export function locate(sm: StageMerge, worktree: readonly string[], gitMarkerSize: number): Located {
   const own = locateBlocks(sm.merge, worktree, sm.markerSize);
   const first = parseMarkerRegions(worktree, sm.markerSize).regions[0];
-  const loc: Located = { located: own.located, foreign: new Set(), resolved: own.resolved, unmatched: own.unmatched, stray: own.stray, labels: first?.labels ?? null };
+  const loc: Located = {
+    located: own.located,
+    foreign: new Set(),
+    resolved: own.resolved,
+    unmatched: own.unmatched,
+    stray: own.stray,
+    labels: first?.labels ?? null,
+  };
   if (sm.markerSize === gitMarkerSize) return loc;
   const found = new Set(own.located.map((l) => l.block));
   const overlaps = (l: BlockLocation) => own.located.some((o) => l.start <= o.end && o.start <= l.end);
@@ -195,7 +202,12 @@ export function firstMarkerLeft(sm: StageMerge, worktree: readonly string[], git
   const at = [...own.regions.map((r) => r.start), ...own.stray];
   // At git's smaller size the content itself has marker-like lines: only regions that read as a block count (a region
   // "edited by hand" there may be the content's own lines).
-  if (gitMarkerSize < sm.markerSize) at.push(...locateBlocks(sm.merge, worktree, gitMarkerSize).located.filter((l) => !l.edited).map((l) => l.start));
+  if (gitMarkerSize < sm.markerSize)
+    at.push(
+      ...locateBlocks(sm.merge, worktree, gitMarkerSize)
+        .located.filter((l) => !l.edited)
+        .map((l) => l.start),
+    );
   return at.length ? Math.min(...at) : null;
 }
 
@@ -239,7 +251,10 @@ export function blockViews(sm: StageMerge, loc: Located): BlockView[] {
       auto: autoView(autoOf(sm, l.block)),
     };
     if (l.edited) view.edited = true;
-    const others = l.group.filter((g) => g !== l.block).map((g) => numberOf.get(g)).filter((n): n is number => n !== undefined);
+    const others = l.group
+      .filter((g) => g !== l.block)
+      .map((g) => numberOf.get(g))
+      .filter((n): n is number => n !== undefined);
     if (others.length) view.shares_region_with = others;
     return view;
   });
@@ -295,7 +310,16 @@ export function rewriteWorktree(
       continue;
     }
     if (!touched && !allRuns) continue;
-    pieces.push({ start, end, ...renderRun(sm.merge, run.map((l) => l.block), resolutions, render) });
+    pieces.push({
+      start,
+      end,
+      ...renderRun(
+        sm.merge,
+        run.map((l) => l.block),
+        resolutions,
+        render,
+      ),
+    });
   }
   const lines = [...worktree.lines];
   const eols = [...worktree.eols];
@@ -357,13 +381,22 @@ function renderRun(merge: MergeResult, blocks: number[], resolutions: ReadonlyMa
  * diff3 regions with the daemon's marker size. For a file git has just written and nobody has edited, whose markers are
  * ambiguous (its content has marker-like lines of git's size): the same merge, written unambiguously.
  */
-export function renderWhole(sm: StageMerge, resolutions: ReadonlyMap<number, Lines>, opts: RewriteOptions): { lines: string[]; eols: LineEnd[]; landed: Landed[] } {
+export function renderWhole(
+  sm: StageMerge,
+  resolutions: ReadonlyMap<number, Lines>,
+  opts: RewriteOptions,
+): { lines: string[]; eols: LineEnd[]; landed: Landed[] } {
   const { merge } = sm;
   const render = { markerSize: sm.markerSize, labels: opts.labels, eol: opts.eol, lineEols: opts.lineEols };
   if (!merge.blocks.length) return { ...renderBlocksOf(merge, render), landed: [] };
   const lead = merge.chunks[0].kind === "stable" ? merge.chunks[0] : null;
   const tail = merge.chunks[merge.chunks.length - 1];
-  const body = renderRun(merge, merge.blocks.map((b) => b.index), resolutions, render);
+  const body = renderRun(
+    merge,
+    merge.blocks.map((b) => b.index),
+    resolutions,
+    render,
+  );
   const lines = [...(lead?.lines ?? [])];
   const eols: LineEnd[] = (lead?.eols ?? []).map((e) => (opts.lineEols === "file" && e !== "" ? opts.eol : e));
   const shift = lines.length;

@@ -157,7 +157,10 @@ async function describe(ctx: GitCtx, revs: string[]): Promise<Map<string, Descri
 }
 
 async function pseudoRef(gitDir: string, name: string): Promise<string | null> {
-  return readFile(path.join(gitDir, name), "utf8").then((s) => s.trim().split("\n")[0] || null, () => null);
+  return readFile(path.join(gitDir, name), "utf8").then(
+    (s) => s.trim().split("\n")[0] || null,
+    () => null,
+  );
 }
 
 export interface SideLabels {
@@ -170,15 +173,16 @@ export interface SideLabels {
 /** What `ours` and `theirs` stand for in this operation, spelled out so no model has to remember git's convention. */
 export async function sideLabels(ctx: GitCtx, cur: InProgress): Promise<SideLabels> {
   const { gitDir, op } = cur;
-  const headRef = op === "merge" ? "MERGE_HEAD" : op === "rebase" ? "REBASE_HEAD" : op === "cherry-pick" ? "CHERRY_PICK_HEAD" : op === "revert" ? "REVERT_HEAD" : null;
+  const headRef =
+    op === "merge" ? "MERGE_HEAD" : op === "rebase" ? "REBASE_HEAD" : op === "cherry-pick" ? "CHERRY_PICK_HEAD" : op === "revert" ? "REVERT_HEAD" : null;
   const theirsSha = headRef ? await pseudoRef(gitDir, headRef) : (cur.record?.stash?.commit ?? null);
   const d = await describe(ctx, [cur.head ?? "", theirsSha ?? ""]);
-  const headText = cur.head ? d.get(cur.head)?.text ?? cur.head.slice(0, 7) : "no commit";
-  const theirsText = theirsSha ? d.get(theirsSha)?.text ?? theirsSha.slice(0, 7) : "unknown";
+  const headText = cur.head ? (d.get(cur.head)?.text ?? cur.head.slice(0, 7)) : "no commit";
+  const theirsText = theirsSha ? (d.get(theirsSha)?.text ?? theirsSha.slice(0, 7)) : "unknown";
   const ours = `${cur.branch ?? "detached HEAD"} (HEAD: ${headText})`;
   switch (op) {
     case "merge": {
-      const name = cur.record?.theirs ?? (theirsSha ? d.get(theirsSha)?.name ?? null : null);
+      const name = cur.record?.theirs ?? (theirsSha ? (d.get(theirsSha)?.name ?? null) : null);
       return { ours_label: ours, theirs_label: name ? `${name} (${theirsText})` : theirsText, theirs_commit: theirsSha };
     }
     case "rebase": {

@@ -42,8 +42,15 @@ export interface AutoPrediction {
 
 /** The prediction for these conflicted paths, and each fully settled text file's merged bytes (mode and content). */
 export async function predictAuto(ctx: RepoCtx, entries: UnmergedPath[], mode: AutoMode) {
-  const attrs = await mergeAttributes(ctx, entries.map((e) => e.path));
-  const blobs = await readBlobs(ctx, entries.flatMap((e) => [e.base?.oid, e.ours?.oid, e.theirs?.oid]).filter((o): o is string => !!o), ctx.repo.maxFileBytes);
+  const attrs = await mergeAttributes(
+    ctx,
+    entries.map((e) => e.path),
+  );
+  const blobs = await readBlobs(
+    ctx,
+    entries.flatMap((e) => [e.base?.oid, e.ours?.oid, e.theirs?.oid]).filter((o): o is string => !!o),
+    ctx.repo.maxFileBytes,
+  );
   const prediction: AutoPrediction = { mode, files: [], settled: 0, left: 0, words: 0, completes: true };
   const resolved = new Map<string, { mode: string; text: string }>();
   for (const e of entries) {
@@ -70,8 +77,16 @@ export async function predictAuto(ctx: RepoCtx, entries: UnmergedPath[], mode: A
     prediction.words += blocks.filter((b) => b.rule === "words").length;
     if (left || prediction.words) prediction.completes = false;
     if (!left) {
-      const out = renderMerged(sm.merge, { markerSize: sm.markerSize, labels: { ours: "ours", base: "base", theirs: "theirs" }, eol: sm.stageEol, resolutions });
-      resolved.set(e.path, { mode: e.ours!.mode === e.base?.mode ? e.theirs!.mode : e.ours!.mode, text: serialize({ bom: false, lines: out.lines, eols: out.eols }).toString("utf8") });
+      const out = renderMerged(sm.merge, {
+        markerSize: sm.markerSize,
+        labels: { ours: "ours", base: "base", theirs: "theirs" },
+        eol: sm.stageEol,
+        resolutions,
+      });
+      resolved.set(e.path, {
+        mode: e.ours!.mode === e.base?.mode ? e.theirs!.mode : e.ours!.mode,
+        text: serialize({ bom: false, lines: out.lines, eols: out.eols }).toString("utf8"),
+      });
     }
     prediction.files.push({ path: e.path, kind: c.kind, blocks });
   }
@@ -88,9 +103,14 @@ export function predictionText(p: AutoPrediction, completes: string, stops = "it
     if (!f.blocks.length) return [`${f.path} (git's markers match no block here: look at it)`];
     return f.blocks.filter((b) => !b.rule).map((b) => `${f.path} block ${b.block}`);
   });
-  const lines = [`auto-resolution${p.mode === "safe" ? " (safe: no word merges)" : ""} would settle ${p.settled} of ${p.settled + p.left} block${p.settled + p.left === 1 ? "" : "s"}${settled.length ? `: ${settled.join(", ")}` : ""}`];
+  const lines = [
+    `auto-resolution${p.mode === "safe" ? " (safe: no word merges)" : ""} would settle ${p.settled} of ${p.settled + p.left} block${p.settled + p.left === 1 ? "" : "s"}${settled.length ? `: ${settled.join(", ")}` : ""}`,
+  ];
   if (left.length) lines.push(`left for you: ${left.join(", ")}${stops ? `; ${stops}` : ""}`);
-  else if (p.words) lines.push(`${p.words} of them by word merge${p.words === 1 ? "" : "s"}: it would stop before going on, for you to read ${p.words === 1 ? "it" : "them"}; git_conflict_finalize then goes on`);
+  else if (p.words)
+    lines.push(
+      `${p.words} of them by word merge${p.words === 1 ? "" : "s"}: it would stop before going on, for you to read ${p.words === 1 ? "it" : "them"}; git_conflict_finalize then goes on`,
+    );
   else if (completes) lines.push(completes);
   return lines.join("\n");
 }
@@ -162,8 +182,17 @@ export function replayText(steps: readonly ReplayStep[]): string {
     const what = `${s.short} ${s.subject}`;
     const blocks = s.auto.settled + s.auto.left;
     if (s.auto.completes) lines.push(`  ${what}: auto-resolution would settle all ${blocks} block${blocks === 1 ? "" : "s"} and go on`);
-    else if (s.stops && !s.auto.left) lines.push(`  ${what}: auto-resolution would settle all ${blocks} block${blocks === 1 ? "" : "s"}, ${s.auto.words} by word merge${s.auto.words === 1 ? "" : "s"}: the rebase would STOP here for you to read them (git_conflict_finalize goes on)`);
-    else if (s.stops) lines.push(`  ${what}: the rebase would STOP here for you\n${predictionText(s.auto, "", "").split("\n").map((l) => `    ${l}`).join("\n")}`);
+    else if (s.stops && !s.auto.left)
+      lines.push(
+        `  ${what}: auto-resolution would settle all ${blocks} block${blocks === 1 ? "" : "s"}, ${s.auto.words} by word merge${s.auto.words === 1 ? "" : "s"}: the rebase would STOP here for you to read them (git_conflict_finalize goes on)`,
+      );
+    else if (s.stops)
+      lines.push(
+        `  ${what}: the rebase would STOP here for you\n${predictionText(s.auto, "", "")
+          .split("\n")
+          .map((l) => `    ${l}`)
+          .join("\n")}`,
+      );
     else lines.push(`  ${what}: conflicts (after the stop above; predicted on the unresolved tree)`);
   }
   return lines.length ? `auto-resolution${(steps as AutoReplayStep[]).find((s) => s.auto)?.auto?.mode === "safe" ? " (safe)" : ""}:\n${lines.join("\n")}` : "";

@@ -29,7 +29,10 @@ export async function readConflicts(ctx: RepoCtx, opts: { only?: string[]; cache
   if (opts.cached) ({ entries, attrs } = await ctx.repo.conflictIndex.read(ctx, await ctx.repo.gitDir()));
   else {
     entries = await unmergedPaths(ctx);
-    attrs = await mergeAttributes(ctx, entries.map((e) => e.path));
+    attrs = await mergeAttributes(
+      ctx,
+      entries.map((e) => e.path),
+    );
   }
   if (opts.only) {
     const wanted = new Set(opts.only);
@@ -44,7 +47,13 @@ export async function readConflicts(ctx: RepoCtx, opts: { only?: string[]; cache
   return out;
 }
 
-async function fileState(ctx: RepoCtx, entry: UnmergedPath, attrs: MergeAttributes, blobs: Map<string, Buffer | null>, locateBlocks: boolean): Promise<FileState> {
+async function fileState(
+  ctx: RepoCtx,
+  entry: UnmergedPath,
+  attrs: MergeAttributes,
+  blobs: Map<string, Buffer | null>,
+  locateBlocks: boolean,
+): Promise<FileState> {
   const known = kindOfEntry(entry, attrs) ? null : ctx.repo.merges.cached(entry, attrs.markerSize);
   const c = known ? { kind: "text" as const, texts: known.texts } : classify(entry, attrs, blobs);
   const state: FileState = { path: entry.path, entry, attrs, kind: c.kind, hash: null, file: null, target: null, sm: null, loc: null };
@@ -66,7 +75,10 @@ async function fileState(ctx: RepoCtx, entry: UnmergedPath, attrs: MergeAttribut
     if (locateBlocks) state.loc = locate(state.sm, state.file.doc.lines, attrs.markerSize);
     return state;
   }
-  state.hash = await readRaw(state.target, ctx.repo.maxFileBytes).then((r) => r.hash, () => null);
+  state.hash = await readRaw(state.target, ctx.repo.maxFileBytes).then(
+    (r) => r.hash,
+    () => null,
+  );
   return state;
 }
 
@@ -107,17 +119,24 @@ export function fileViewText(v: FileView, withSides = true): string {
     const has = v.versions ? (["ours", "theirs"] as const).filter((k) => v.versions![k]).join(" and ") : "";
     return `file ${v.path} · hash ${v.hash ?? "none (not in the worktree)"} · ${KIND_TEXT[v.kind]}${has ? ` (versions: ${has})` : ""}; settle it whole with git_conflict_resolve {path, hash, take: "ours"|"theirs"|"delete"}`;
   }
-  if (v.hash === null) return `file ${v.path} · not in the worktree; settle it whole with git_conflict_resolve {path, hash: null, take: "ours"|"theirs"|"delete"}`;
-  const lines = [`file ${v.path} · hash ${v.hash} · ${v.blocks.length} block${v.blocks.length === 1 ? "" : "s"} left${v.resolved_blocks ? ` (${v.resolved_blocks} already resolved in the worktree)` : ""}`];
+  if (v.hash === null)
+    return `file ${v.path} · not in the worktree; settle it whole with git_conflict_resolve {path, hash: null, take: "ours"|"theirs"|"delete"}`;
+  const lines = [
+    `file ${v.path} · hash ${v.hash} · ${v.blocks.length} block${v.blocks.length === 1 ? "" : "s"} left${v.resolved_blocks ? ` (${v.resolved_blocks} already resolved in the worktree)` : ""}`,
+  ];
   for (const b of v.blocks) {
     const auto = b.auto ? `auto: ${autoLabel(b.auto.rule)}` : "auto: none (both sides changed the same words)";
-    const notes = [b.edited ? "its region was edited by hand" : "", b.shares_region_with ? `shares its marker region with block ${b.shares_region_with.join(", ")}` : ""].filter(Boolean);
+    const notes = [
+      b.edited ? "its region was edited by hand" : "",
+      b.shares_region_with ? `shares its marker region with block ${b.shares_region_with.join(", ")}` : "",
+    ].filter(Boolean);
     lines.push(`block ${b.block} · lines ${b.lines[0]}-${b.lines[1]} · ${auto}${notes.length ? ` · ${notes.join("; ")}` : ""}`);
     if (!withSides) continue;
     for (const side of ["ours", "base", "theirs"] as const) lines.push(`  ${side}:${b[side].length ? "" : " (no lines)"}`, ...b[side].map((l) => `    ${l}`));
     if (b.auto) lines.push(`  auto:${b.auto.lines.length ? "" : " (no lines)"}`, ...b.auto.lines.map((l) => `    ${l}`));
   }
-  if (v.unmatched_regions) lines.push(`marker regions that match no block (remove them by hand): ${v.unmatched_regions.map(([s, e]) => `lines ${s}-${e}`).join(", ")}`);
+  if (v.unmatched_regions)
+    lines.push(`marker regions that match no block (remove them by hand): ${v.unmatched_regions.map(([s, e]) => `lines ${s}-${e}`).join(", ")}`);
   if (v.stray_markers) lines.push(`marker lines outside any region: ${v.stray_markers.join(", ")}`);
   return lines.join("\n");
 }

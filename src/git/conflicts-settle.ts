@@ -2,7 +2,18 @@ import type { AutoRule } from "../core/merge/auto-resolve.js";
 import { ToolError } from "../errors.js";
 import type { Lines } from "../core/merge/three-way.js";
 import { type TextDoc, dominantEol, serialize } from "../core/text.js";
-import { type AutoMode, type RewriteOptions, type StageMerge, allowedBy, autoOf, lineEolsFor, locate, renderLanded, renderWhole, rewriteWorktree } from "./conflicts-model.js";
+import {
+  type AutoMode,
+  type RewriteOptions,
+  type StageMerge,
+  allowedBy,
+  autoOf,
+  lineEolsFor,
+  locate,
+  renderLanded,
+  renderWhole,
+  rewriteWorktree,
+} from "./conflicts-model.js";
 import { type FileState, type FileView, fileView, isSettled, readConflicts } from "./conflicts-read.js";
 import type { Located } from "./conflicts-model.js";
 import { addPaths } from "./stage.js";
@@ -45,7 +56,9 @@ export interface SettleReport {
 
 /** Labels for regions the daemon writes: git's, read off the file's own markers, else these. */
 export function rewriteOptions(sm: StageMerge, loc: Located, doc: Pick<TextDoc, "eols">, fallback: { ours: string; theirs: string }): RewriteOptions {
-  const labels = loc.labels ? { ours: loc.labels.ours, base: loc.labels.base ?? "base", theirs: loc.labels.theirs } : { ours: fallback.ours, base: "base", theirs: fallback.theirs };
+  const labels = loc.labels
+    ? { ours: loc.labels.ours, base: loc.labels.base ?? "base", theirs: loc.labels.theirs }
+    : { ours: fallback.ours, base: "base", theirs: fallback.theirs };
   return { labels, eol: dominantEol(doc.eols), lineEols: lineEolsFor(sm, doc.eols) };
 }
 
@@ -68,26 +81,28 @@ export async function settleConflicts(ctx: GitStep, mode: AutoMode, fallbackLabe
         const { sm } = s;
         let landed: { block: number; start: number; end: number }[] = [];
         let newLines: string[] = [];
-        const written = await ctx.files.write(inner, {
-          target: s.target,
-          expected: s.file.hash,
-          produce: (current) => {
-            // The same bytes as read above (the step holds the worktree); located again on them all the same.
-            const doc = current!.doc;
-            const loc = locate(sm, doc.lines, s.attrs.markerSize);
-            const opts = rewriteOptions(sm, loc, doc, fallbackLabels);
-            // git's markers are ambiguous where the content has marker-like lines: write the whole merge anew (git has
-            // just written this file from these stages, and the step holds the worktree, so nobody edited it).
-            const out = ambiguous ? renderWhole(sm, picks, opts) : rewriteWorktree(sm, doc, loc, picks, opts);
-            landed = out.landed;
-            newLines = out.lines;
-            return { bytes: serialize({ bom: doc.bom, lines: out.lines, eols: out.eols }) };
-          },
-        }).catch((e: unknown) => {
-          // Written anew as it already was: nothing to settle here.
-          if (e instanceof ToolError && e.code === "NO_CHANGE") return null;
-          throw e;
-        });
+        const written = await ctx.files
+          .write(inner, {
+            target: s.target,
+            expected: s.file.hash,
+            produce: (current) => {
+              // The same bytes as read above (the step holds the worktree); located again on them all the same.
+              const doc = current!.doc;
+              const loc = locate(sm, doc.lines, s.attrs.markerSize);
+              const opts = rewriteOptions(sm, loc, doc, fallbackLabels);
+              // git's markers are ambiguous where the content has marker-like lines: write the whole merge anew (git has
+              // just written this file from these stages, and the step holds the worktree, so nobody edited it).
+              const out = ambiguous ? renderWhole(sm, picks, opts) : rewriteWorktree(sm, doc, loc, picks, opts);
+              landed = out.landed;
+              newLines = out.lines;
+              return { bytes: serialize({ bom: doc.bom, lines: out.lines, eols: out.eols }) };
+            },
+          })
+          .catch((e: unknown) => {
+            // Written anew as it already was: nothing to settle here.
+            if (e instanceof ToolError && e.code === "NO_CHANGE") return null;
+            throw e;
+          });
         if (!written) continue;
         wrote = true;
         for (const l of landed) {

@@ -101,7 +101,10 @@ export class ConflictListing {
     const known = this.last;
     if (key && known?.gitDir === gitDir && known.key === key) return known;
     const entries = await unmergedPaths(ctx);
-    const attrs = await mergeAttributes(ctx, entries.map((e) => e.path));
+    const attrs = await mergeAttributes(
+      ctx,
+      entries.map((e) => e.path),
+    );
     const listing = { gitDir, key: key ?? "", entries, attrs };
     if (key) this.last = listing;
     return listing;

@@ -21,7 +21,9 @@ async function startedFrom(cur: InProgress): Promise<{ head: string | null; inde
   const before = cur.record?.before;
   if (before) return { head: before.head, index: before.index_tree };
   if (cur.op === "rebase") {
-    const orig = await readFile(path.join(cur.gitDir, "rebase-merge/orig-head"), "utf8").catch(() => readFile(path.join(cur.gitDir, "rebase-apply/orig-head"), "utf8").catch(() => ""));
+    const orig = await readFile(path.join(cur.gitDir, "rebase-merge/orig-head"), "utf8").catch(() =>
+      readFile(path.join(cur.gitDir, "rebase-apply/orig-head"), "utf8").catch(() => ""),
+    );
     if (orig.trim()) return { head: orig.trim(), index: `${orig.trim()}^{tree}` };
   }
   return { head: cur.head, index: cur.head ? "HEAD" : EMPTY_TREE };
@@ -55,7 +57,10 @@ async function readEntry(abs: string): Promise<Entry | null> {
 }
 
 const sameEntry = (a: Entry, b: Entry | null) =>
-  !!b && a.kind === b.kind && (a.kind !== "file" || (b.kind === "file" && a.mode === b.mode && a.bytes.equals(b.bytes))) && (a.kind !== "link" || (b.kind === "link" && a.target === b.target));
+  !!b &&
+  a.kind === b.kind &&
+  (a.kind !== "file" || (b.kind === "file" && a.mode === b.mode && a.bytes.equals(b.bytes))) &&
+  (a.kind !== "link" || (b.kind === "link" && a.target === b.target));
 
 /** Reads `paths` now; the returned function puts back each one the abandon changed (atomically for files). */
 export async function keepEntries(ctx: RepoCtx, paths: readonly string[]): Promise<() => Promise<void>> {

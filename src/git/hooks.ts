@@ -45,7 +45,10 @@ async function hooksDir(ctx: GitCtx): Promise<string> {
 /** The path of a hook if git would run it (it exists and is executable; git ignores the others). */
 export async function hookPath(ctx: GitCtx, name: string): Promise<string | null> {
   const p = path.join(await hooksDir(ctx), name);
-  return access(p, constants.X_OK).then(() => p, () => null);
+  return access(p, constants.X_OK).then(
+    () => p,
+    () => null,
+  );
 }
 
 /** Every hook of `names` that git would run here, each with its content's digest. */
@@ -54,7 +57,13 @@ export async function plannedHooks(ctx: GitCtx, names: readonly string[]): Promi
   const found: PlannedHook[] = [];
   for (const hook of [...new Set(names)]) {
     const abs = path.join(dir, hook);
-    if (!(await access(abs, constants.X_OK).then(() => true, () => false))) continue;
+    if (
+      !(await access(abs, constants.X_OK).then(
+        () => true,
+        () => false,
+      ))
+    )
+      continue;
     const sha256 = await digest(abs);
     if (sha256 === null) continue;
     const rel = path.relative(ctx.repo.root, abs);
@@ -79,7 +88,8 @@ async function digest(abs: string): Promise<string | null> {
       const { bytesRead } = await fh.read(buf, 0, READ_CHUNK, null);
       if (!bytesRead) break;
       total += bytesRead;
-      if (total > MAX_HOOK_BYTES) throw new ToolError("TOO_LARGE", `The hook ${abs} is over ${MAX_HOOK_BYTES} bytes; tool-layer will not vouch for it. Remove or shrink it.`);
+      if (total > MAX_HOOK_BYTES)
+        throw new ToolError("TOO_LARGE", `The hook ${abs} is over ${MAX_HOOK_BYTES} bytes; tool-layer will not vouch for it. Remove or shrink it.`);
       hash.update(buf.subarray(0, bytesRead));
     }
     return hash.digest("hex");

@@ -49,7 +49,15 @@ export async function analyze(
     count(ctx, [theirs, `^${head}`]),
     count(ctx, [head, `^${theirs}`]),
   ]);
-  const integration: Integration = { incoming, outgoing, incoming_count: inCount, outgoing_count: outCount, up_to_date: inCount === 0, fast_forward: outCount === 0 && inCount > 0, conflicts: [] };
+  const integration: Integration = {
+    incoming,
+    outgoing,
+    incoming_count: inCount,
+    outgoing_count: outCount,
+    up_to_date: inCount === 0,
+    fast_forward: outCount === 0 && inCount > 0,
+    conflicts: [],
+  };
   if (integration.up_to_date || integration.fast_forward) return { integration, merged: null };
   if (rebase) {
     integration.replay = await replay(ctx, theirs, head);
@@ -85,7 +93,11 @@ export async function trackedChanges(ctx: GitCtx): Promise<string[]> {
 export async function requireNoTrackedChanges(ctx: GitCtx, what: string): Promise<void> {
   const dirty = await trackedChanges(ctx);
   if (dirty.length) {
-    throw new ToolError("CONFLICT", `Cannot ${what} with uncommitted changes (${dirty.slice(0, 10).join(", ")}${dirty.length > 10 ? ", …" : ""}); commit them (git_commit) or stash them (git_stash push) first.`, { files: dirty });
+    throw new ToolError(
+      "CONFLICT",
+      `Cannot ${what} with uncommitted changes (${dirty.slice(0, 10).join(", ")}${dirty.length > 10 ? ", …" : ""}); commit them (git_commit) or stash them (git_stash push) first.`,
+      { files: dirty },
+    );
   }
 }
 
@@ -96,7 +108,11 @@ export async function requireNotOverwriting(ctx: GitCtx, head: string, theirs: s
   const touched = new Set((await git(ctx, ["diff", "--name-only", "-z", head, theirs])).stdout.split("\0").filter(Boolean));
   const blocked = dirty.filter((p) => touched.has(p));
   if (blocked.length) {
-    throw new ToolError("CONFLICT", `The ${what} would overwrite uncommitted changes in ${blocked.join(", ")}; commit them (git_commit) or stash them (git_stash push) first.`, { files: blocked });
+    throw new ToolError(
+      "CONFLICT",
+      `The ${what} would overwrite uncommitted changes in ${blocked.join(", ")}; commit them (git_commit) or stash them (git_stash push) first.`,
+      { files: blocked },
+    );
   }
 }
 

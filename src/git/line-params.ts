@@ -2,11 +2,17 @@
 import { z } from "zod";
 import { pathParam } from "./params.js";
 
-const HASH = "The worktree file's hash (git_line_status or file_read give it) that the line numbers belong to; null for a file deleted from the worktree. A stale hash is HASH_MISMATCH and nothing changes.";
-const LINES = "Worktree line numbers (1-based) whose changes to take; a changed line takes the HEAD lines it replaced with it. A pure deletion has no line: select it by its range.";
+const HASH =
+  "The worktree file's hash (git_line_status or file_read give it) that the line numbers belong to; null for a file deleted from the worktree. A stale hash is HASH_MISMATCH and nothing changes.";
+const LINES =
+  "Worktree line numbers (1-based) whose changes to take; a changed line takes the HEAD lines it replaced with it. A pure deletion has no line: select it by its range.";
 const RANGES = "Whole change ranges by id, as git_line_status numbers them for this hash.";
 
-const hash = () => z.string().regex(/^[0-9a-fA-F]{16}$/, "must be a 16-hex-digit file hash").nullable();
+const hash = () =>
+  z
+    .string()
+    .regex(/^[0-9a-fA-F]{16}$/, "must be a 16-hex-digit file hash")
+    .nullable();
 const numbers = () => z.array(z.number().int().positive()).min(1);
 
 // zod keeps a description on the outermost schema: `.optional()` comes before `.describe()`.

@@ -74,7 +74,15 @@ export function planFile(action: IndexAction, file: LineFile, sel: Selection | u
       const sameMode = !file.hash || indexMode === file.worktreeMode;
       if (!v.indexToWorktree.ranges.length && (file.index.sha !== null) === (file.hash !== null) && sameMode) return null;
       const next = file.hash === null ? null : addedForm(file);
-      return { ...base, whole: true, next, bom: file.worktree.bom, mode: next ? file.worktreeMode : null, diff: diffOf(file, next, file.worktree.bom, indexMode, next ? file.worktreeMode : null), selected: 1 };
+      return {
+        ...base,
+        whole: true,
+        next,
+        bom: file.worktree.bom,
+        mode: next ? file.worktreeMode : null,
+        diff: diffOf(file, next, file.worktree.bom, indexMode, next ? file.worktreeMode : null),
+        selected: 1,
+      };
     }
     const built = stageLines(v, sel, { eol: file.converts ? "\n" : undefined });
     if (!built.selected) return null;
@@ -147,7 +155,8 @@ export function blobBytes(bom: boolean, seq: LineSeq): Buffer {
  */
 export async function applyPlans<T>(ctx: RepoCtx, action: IndexAction, plans: readonly IndexPlan[], alongside: () => Promise<T>): Promise<T> {
   const writes: IndexWrite[] = [];
-  for (const p of plans.filter((p) => !p.whole)) writes.push({ gitPath: p.gitPath, entry: { mode: p.mode!, sha: await storeBlob(ctx, p.gitPath, blobBytes(p.bom, p.next!), !p.file!.rawBlobs) } });
+  for (const p of plans.filter((p) => !p.whole))
+    writes.push({ gitPath: p.gitPath, entry: { mode: p.mode!, sha: await storeBlob(ctx, p.gitPath, blobBytes(p.bom, p.next!), !p.file!.rawBlobs) } });
   const whole = plans.filter((p) => p.whole);
   const steps: (() => Promise<unknown>)[] = [];
   if (writes.length) steps.push(() => writeIndex(ctx, writes));
@@ -170,7 +179,15 @@ export async function applyPlans<T>(ctx: RepoCtx, action: IndexAction, plans: re
  */
 export async function storeBlob(ctx: RepoCtx, gitPath: string, bytes: Buffer, filters: boolean): Promise<string> {
   const repo = await ctx.repo.location();
-  const asIs = !filters || (await storedAsIs(repo, worktreeTop(ctx.repo.root, repo.prefix), gitPath, bytes, await readIndexEntries(ctx, ctx.repo.indexFiles, repo.gitDir, attributesAlong(gitPath))));
+  const asIs =
+    !filters ||
+    (await storedAsIs(
+      repo,
+      worktreeTop(ctx.repo.root, repo.prefix),
+      gitPath,
+      bytes,
+      await readIndexEntries(ctx, ctx.repo.indexFiles, repo.gitDir, attributesAlong(gitPath)),
+    ));
   if (asIs) return writeLooseBlob(path.join(repo.commonDir, "objects"), bytes);
   return writeBlob(ctx, gitPath, bytes, { write: true, filters });
 }
@@ -185,24 +202,34 @@ export function rangesAfter(plan: IndexPlan, marks?: FileMarks): RangeState[] {
 export function checkSelection(params: IndexParams, needsPath: boolean): Selection | undefined {
   const sel = params.lines !== undefined || params.ranges !== undefined ? { lines: params.lines, ranges: params.ranges } : undefined;
   if (sel && params.path === undefined) throw new ToolError("INVALID_PARAMS", "lines, ranges: name the file they are in with path.");
-  if (sel && params.changelist !== undefined) throw new ToolError("INVALID_PARAMS", "changelist: select either a changelist or lines/ranges of one file, not both.");
-  if (sel && params.hash === undefined) throw new ToolError("INVALID_PARAMS", "hash: required with lines or ranges: the worktree file hash the line numbers belong to (git_line_status or file_read give it).");
+  if (sel && params.changelist !== undefined)
+    throw new ToolError("INVALID_PARAMS", "changelist: select either a changelist or lines/ranges of one file, not both.");
+  if (sel && params.hash === undefined)
+    throw new ToolError(
+      "INVALID_PARAMS",
+      "hash: required with lines or ranges: the worktree file hash the line numbers belong to (git_line_status or file_read give it).",
+    );
   if (needsPath && params.path === undefined) throw new ToolError("INVALID_PARAMS", "path: required.");
   return sel;
 }
 
 export function checkHash(file: LineFile, hash: string | null | undefined): void {
   if (hash === undefined || (hash === null ? file.hash === null : hash.toLowerCase() === file.hash)) return;
-  throw new ToolError("HASH_MISMATCH", `${file.rel} changed since the version you gave (hash ${hash}); it is now ${file.hash ?? "deleted"}. Read its status again (git_line_status) and select from that.`, { current_hash: file.hash });
+  throw new ToolError(
+    "HASH_MISMATCH",
+    `${file.rel} changed since the version you gave (hash ${hash}); it is now ${file.hash ?? "deleted"}. Read its status again (git_line_status) and select from that.`,
+    { current_hash: file.hash },
+  );
 }
 
 /** Root-relative paths a call without path or changelist covers: what `git add -A` would stage, or `git reset` unstage. */
 async function allPaths(ctx: GitCtx, action: IndexAction): Promise<string[]> {
   if (action === "stage") return changedPaths(ctx, "index");
   const head = await git(ctx, ["rev-parse", "--verify", "--quiet", "HEAD"], { ok: [0, 1, 128] });
-  const r = head.code === 0
-    ? await git(ctx, ["diff", "--cached", "--name-only", "-z", "--no-renames", "--relative", "--no-ext-diff", "--", "."])
-    : await git(ctx, ["ls-files", "-z", "--cached", "--", "."]);
+  const r =
+    head.code === 0
+      ? await git(ctx, ["diff", "--cached", "--name-only", "-z", "--no-renames", "--relative", "--no-ext-diff", "--", "."])
+      : await git(ctx, ["ls-files", "-z", "--cached", "--", "."]);
   return r.stdout.split("\0").filter(Boolean).sort();
 }
 
@@ -215,9 +242,15 @@ export async function runIndexTool(action: IndexAction, params: IndexParams, ctx
     let targets: { file: LineFile | null; rel: string; sel?: Selection; marks?: FileMarks }[] = [];
     if (params.changelist !== undefined) {
       await changelists.ready();
-      if (!changelists.has(params.changelist)) throw new ToolError("NOT_FOUND", `changelist: there is no changelist "${params.changelist}"; git_changelists lists them.`);
+      if (!changelists.has(params.changelist))
+        throw new ToolError("NOT_FOUND", `changelist: there is no changelist "${params.changelist}"; git_changelists lists them.`);
       const found = await sweep(ctx, { list: params.changelist, path: params.path });
-      targets = found.files.map(({ file, marks }) => ({ file, rel: file.rel, marks, sel: selectionOf(marks, file.versions.headToWorktree, params.changelist!) }));
+      targets = found.files.map(({ file, marks }) => ({
+        file,
+        rel: file.rel,
+        marks,
+        sel: selectionOf(marks, file.versions.headToWorktree, params.changelist!),
+      }));
     } else if (params.path !== undefined) {
       // The modes are read beside the versions: one round of processes, not two.
       const target = await ctx.repo.paths.resolve(params.path, { allowGitDir: false });
@@ -237,11 +270,24 @@ export async function runIndexTool(action: IndexAction, params: IndexParams, ctx
         }
       }
     }
-    const modes = await modesOf(ctx, targets.map((t) => t.file?.gitPath ?? repo.prefix + t.rel));
+    const modes = await modesOf(
+      ctx,
+      targets.map((t) => t.file?.gitPath ?? repo.prefix + t.rel),
+    );
     const plans: IndexPlan[] = [];
     for (const t of targets) {
       if (!t.file) {
-        plans.push({ rel: t.rel, gitPath: repo.prefix + t.rel, file: null, whole: true, next: null, bom: false, mode: null, diff: `binary or unreadable file ${t.rel}: ${action === "stage" ? "staged" : "unstaged"} whole\n`, selected: 1 });
+        plans.push({
+          rel: t.rel,
+          gitPath: repo.prefix + t.rel,
+          file: null,
+          whole: true,
+          next: null,
+          bom: false,
+          mode: null,
+          diff: `binary or unreadable file ${t.rel}: ${action === "stage" ? "staged" : "unstaged"} whole\n`,
+          selected: 1,
+        });
         continue;
       }
       const plan = planFile(action, t.file, t.sel, modes);
@@ -254,9 +300,12 @@ export async function runIndexTool(action: IndexAction, params: IndexParams, ctx
 }
 
 function noChange(action: IndexAction, params: IndexParams): ToolError {
-  const what = params.changelist !== undefined ? `changelist "${params.changelist}"` : params.path ?? "the worktree";
+  const what = params.changelist !== undefined ? `changelist "${params.changelist}"` : (params.path ?? "the worktree");
   return action === "stage"
-    ? new ToolError("NO_CHANGE", `Nothing to stage in ${what}: the selection holds no change the index lacks (it may be staged already); git_line_status shows what is staged.`)
+    ? new ToolError(
+        "NO_CHANGE",
+        `Nothing to stage in ${what}: the selection holds no change the index lacks (it may be staged already); git_line_status shows what is staged.`,
+      )
     : new ToolError("NO_CHANGE", `Nothing to unstage in ${what}: the index has HEAD's lines there; git_line_status shows what is staged.`);
 }
 

@@ -52,7 +52,10 @@ export class ChangelistStore {
   /** Bases known to be on disk, so a save writes only new ones. */
   private readonly saved = new Set<string>();
 
-  constructor(gitDir: string, private readonly log: (message: string) => void) {
+  constructor(
+    gitDir: string,
+    private readonly log: (message: string) => void,
+  ) {
     this.dir = path.join(gitDir, STORE_DIR);
   }
 
@@ -73,7 +76,8 @@ export class ChangelistStore {
     let state: StoredState;
     try {
       state = JSON.parse(text) as StoredState;
-      if (state.version !== STORE_VERSION || !Array.isArray(state.lists) || typeof state.files !== "object") throw new Error(`unknown format (version ${state.version})`);
+      if (state.version !== STORE_VERSION || !Array.isArray(state.lists) || typeof state.files !== "object")
+        throw new Error(`unknown format (version ${state.version})`);
     } catch (e) {
       // Kept for a person to look at; the lists start over rather than the daemon refusing to start.
       const aside = `${this.file}.unreadable`;
@@ -122,7 +126,11 @@ export class ChangelistStore {
     const text = Buffer.from(`${JSON.stringify(state)}\n`);
     // One the next load would refuse is not written: the file keeps the last state that can be read.
     if (text.length > CHANGELIST_STATE_MAX_BYTES) throw this.tooLarge(text.length, "would be");
-    const named = new Set(Object.values(state.files).map((f) => f.base).filter((b): b is string => b !== null));
+    const named = new Set(
+      Object.values(state.files)
+        .map((f) => f.base)
+        .filter((b): b is string => b !== null),
+    );
     for (const hash of named) {
       if (this.saved.has(hash)) continue;
       const bytes = bases.get(hash);

@@ -18,7 +18,8 @@ function cut(line: string): string {
 /** `@@ range K · kind · lines S-E (OLD a-b)`: where a range is, in both versions. */
 export function rangeHeader(r: ChangeRange, oldName: string, newName = "lines"): string {
   const where = r.kind === "deleted" ? `after line ${r.start}` : r.end - r.start === 1 ? `line ${r.start + 1}` : `${newName} ${r.start + 1}-${r.end}`;
-  const old = r.oldEnd === r.oldStart ? `${oldName} none` : r.oldEnd - r.oldStart === 1 ? `${oldName} ${r.oldStart + 1}` : `${oldName} ${r.oldStart + 1}-${r.oldEnd}`;
+  const old =
+    r.oldEnd === r.oldStart ? `${oldName} none` : r.oldEnd - r.oldStart === 1 ? `${oldName} ${r.oldStart + 1}` : `${oldName} ${r.oldStart + 1}-${r.oldEnd}`;
   return `@@ range ${r.id} · ${r.kind} · ${where} (${old})`;
 }
 
@@ -80,7 +81,12 @@ export function statusText(head: string, hw: LineDiff, status: FileStatus, asked
       else if (s) out.push(cut(`${s.line}|${s.tag} ${s.content} (${s.vs_index.same ? "unchanged" : "unchanged from HEAD; the index has another version"})`));
     }
     for (const d of status.deletions) {
-      for (const x of d.deleted) out.push(cut(`-${x.head_line}|${x.tag} [-${x.content}-] (deleted after line ${d.after}, ${d.staged ? "staged" : "not staged"}${d.changelist ? `, changelist ${d.changelist}` : ""})`));
+      for (const x of d.deleted)
+        out.push(
+          cut(
+            `-${x.head_line}|${x.tag} [-${x.content}-] (deleted after line ${d.after}, ${d.staged ? "staged" : "not staged"}${d.changelist ? `, changelist ${d.changelist}` : ""})`,
+          ),
+        );
     }
     return out.join("\n");
   }
@@ -103,5 +109,8 @@ export function statusText(head: string, hw: LineDiff, status: FileStatus, asked
 export function stagedSummary(ranges: readonly RangeState[]): string {
   const n = { all: 0, partial: 0, none: 0 };
   for (const r of ranges) n[r.staged]++;
-  return (["all", "partial", "none"] as const).filter((k) => n[k]).map((k) => `${n[k]} ${k === "all" ? "staged" : k === "partial" ? "partly staged" : "not staged"}`).join(", ");
+  return (["all", "partial", "none"] as const)
+    .filter((k) => n[k])
+    .map((k) => `${n[k]} ${k === "all" ? "staged" : k === "partial" ? "partly staged" : "not staged"}`)
+    .join(", ");
 }

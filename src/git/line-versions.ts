@@ -71,7 +71,6 @@ const FILES_KEPT = 64;
 /** A file's LineIds is replaced when it holds this many times the file's lines (old versions' lines pile up). */
 const IDS_GROWTH = 8;
 
-
 /** What reading a file's versions needs of its repository (a GitRepo is one). */
 export interface LineHost extends GitHost {
   /** The repository's long-lived object reader. */
@@ -125,7 +124,11 @@ export class LineFiles {
     ]);
     const indexEntry = stages.find((e) => e.stage === 0);
     if (!indexEntry && stages.length) {
-      throw new ToolError("CONFLICT", `${rel} is unmerged (a merge, rebase or stash left conflicts in it); resolve it first (section 9 conflict tools, or edit and git_add it), then stage its lines.`, { path: rel });
+      throw new ToolError(
+        "CONFLICT",
+        `${rel} is unmerged (a merge, rebase or stash left conflicts in it); resolve it first (section 9 conflict tools, or edit and git_add it), then stage its lines.`,
+        { path: rel },
+      );
     }
     // A gitlink's id is a commit's: the file is a submodule.
     const indexInfo: GitObject | null = indexEntry ? { sha: indexEntry.sha, type: indexEntry.mode === "160000" ? "commit" : "blob", size: 0 } : null;
@@ -221,7 +224,9 @@ export class LineFiles {
   /** Parses and keeps a version's lines (BINARY_FILE, ENCODING). */
   private parse(key: string, rel: string, bytes: Buffer, where: string): ParsedVersion {
     if (isBinary(bytes)) {
-      throw new ToolError("BINARY_FILE", `${rel} is binary in ${where} (it has a NUL byte); line-level git works on text files. Stage it whole with git_add.`, { path: rel });
+      throw new ToolError("BINARY_FILE", `${rel} is binary in ${where} (it has a NUL byte); line-level git works on text files. Stage it whole with git_add.`, {
+        path: rel,
+      });
     }
     let decoded: ReturnType<typeof decodeText>;
     try {
@@ -240,7 +245,10 @@ export class LineFiles {
 function refuseLinks(target: ResolvedPath, realRel: string): void {
   const link = lstatSync(target.abs, { throwIfNoEntry: false });
   if (link?.isSymbolicLink() || (target.exists && realRel !== target.rel)) {
-    throw new ToolError("NOT_A_FILE", `${target.rel} is (or goes through) a symbolic link; git stores a link as its target's name, not as lines. Use git_add for it.`);
+    throw new ToolError(
+      "NOT_A_FILE",
+      `${target.rel} is (or goes through) a symbolic link; git stores a link as its target's name, not as lines. Use git_add for it.`,
+    );
   }
   if (link?.isDirectory()) throw new ToolError("NOT_A_FILE", `${target.rel} is a folder; line-level git works on one file at a time.`);
 }
@@ -297,7 +305,14 @@ async function eolSettings(ctx: GitCtx, rel: string): Promise<EolSettings> {
   const config0 = new Map<string, string>();
   for (const rec of config.stdout.split("\0")) {
     const nl = rec.indexOf("\n");
-    if (nl > 0) config0.set(rec.slice(0, nl).toLowerCase(), rec.slice(nl + 1).trim().toLowerCase());
+    if (nl > 0)
+      config0.set(
+        rec.slice(0, nl).toLowerCase(),
+        rec
+          .slice(nl + 1)
+          .trim()
+          .toLowerCase(),
+      );
   }
   const auto = config0.get("core.autocrlf") ?? "false";
   const autocrlf = ["true", "yes", "on", "1"].includes(auto) ? "true" : auto === "input" ? "input" : "false";

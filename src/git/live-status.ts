@@ -108,8 +108,20 @@ export class LiveStatus {
 async function stampOf(dirs: { gitDir: string; commonDir: string }): Promise<string> {
   const head = await readFile(path.join(dirs.gitDir, "HEAD"), "utf8").catch(() => "");
   const branch = /^ref: (refs\/\S+)/.exec(head)?.[1];
-  const files = [path.join(dirs.gitDir, "index"), path.join(dirs.commonDir, "packed-refs"), path.join(dirs.commonDir, "info", "exclude"), path.join(dirs.commonDir, "config")];
+  const files = [
+    path.join(dirs.gitDir, "index"),
+    path.join(dirs.commonDir, "packed-refs"),
+    path.join(dirs.commonDir, "info", "exclude"),
+    path.join(dirs.commonDir, "config"),
+  ];
   if (branch) files.push(path.join(dirs.commonDir, branch));
-  const stats = await Promise.all(files.map((f) => stat(f, { bigint: true }).then((s) => `${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`, () => "-")));
+  const stats = await Promise.all(
+    files.map((f) =>
+      stat(f, { bigint: true }).then(
+        (s) => `${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`,
+        () => "-",
+      ),
+    ),
+  );
   return `${head}|${stats.join("|")}`;
 }

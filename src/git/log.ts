@@ -41,7 +41,10 @@ export interface FileStat {
 export async function numstat(ctx: GitCtx, args: string[], command: "diff" | "show" = "diff"): Promise<FileStat[]> {
   const extra = command === "show" ? ["--format="] : [NO_SUBMODULE_WORKTREES];
   const r = await git(ctx, [command, "--numstat", "-z", "--no-renames", ...extra, ...args]);
-  const parts = r.stdout.split("\0").map((p) => p.replace(/^\n+/, "")).filter(Boolean);
+  const parts = r.stdout
+    .split("\0")
+    .map((p) => p.replace(/^\n+/, ""))
+    .filter(Boolean);
   return parts.map((p) => {
     const [a, d, ...rest] = p.split("\t");
     return { path: rest.join("\t"), added: a === "-" ? null : Number(a), deleted: d === "-" ? null : Number(d) };

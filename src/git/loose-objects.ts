@@ -28,7 +28,13 @@ export async function writeLooseBlob(objectsDir: string, bytes: Buffer): Promise
   const sha = createHash("sha1").update(header).update(bytes).digest("hex");
   const dir = path.join(objectsDir, sha.slice(0, 2));
   const file = path.join(dir, sha.slice(2));
-  if (await access(file).then(() => true, () => false)) return sha;
+  if (
+    await access(file).then(
+      () => true,
+      () => false,
+    )
+  )
+    return sha;
   const deflated = deflateSync(Buffer.concat([header, bytes]), { level: LOOSE_COMPRESSION });
   await mkdir(dir, { recursive: true });
   const temp = path.join(dir, `tmp_obj_${randomBytes(6).toString("hex")}`);
@@ -72,7 +78,9 @@ export async function storedAsIs(repo: RepoLocation, top: string, gitPath: strin
     path.join(xdg, "git", "config"),
     ...(env.GIT_CONFIG_NOSYSTEM ? [] : [env.GIT_CONFIG_SYSTEM ?? "/etc/gitconfig", "/usr/local/etc/gitconfig"]),
   ];
-  const texts = await Promise.all(configs.map((f) => readFile(f, "utf8").catch((e: unknown) => (isNodeError(e, "ENOENT") || isNodeError(e, "ENOTDIR") ? "" : null))));
+  const texts = await Promise.all(
+    configs.map((f) => readFile(f, "utf8").catch((e: unknown) => (isNodeError(e, "ENOENT") || isNodeError(e, "ENOTDIR") ? "" : null))),
+  );
   // An unreadable one could hold anything.
   return texts.every((t) => t !== null && !CONFIG_THAT_MATTERS.test(t));
 }
@@ -84,11 +92,19 @@ export function attributesAlong(gitPath: string): string[] {
 }
 
 function exists(file: string): Promise<boolean> {
-  return access(file).then(() => true, (e: unknown) => !(isNodeError(e, "ENOENT") || isNodeError(e, "ENOTDIR")));
+  return access(file).then(
+    () => true,
+    (e: unknown) => !(isNodeError(e, "ENOENT") || isNodeError(e, "ENOTDIR")),
+  );
 }
 
 /** The top of the worktree from the root and its prefix in the repository ("" or "sub/dir/"). */
 export function worktreeTop(root: string, prefix: string): string {
-  return path.resolve(root, ...prefix.split("/").filter(Boolean).map(() => ".."));
+  return path.resolve(
+    root,
+    ...prefix
+      .split("/")
+      .filter(Boolean)
+      .map(() => ".."),
+  );
 }
-

@@ -51,8 +51,12 @@ export function simulateRebase(ctx: GitCtx, onto: string, head: string): Promise
  * The replay itself, each step's merge left to `merge` (given the throwaway commit and the replayed commit): it answers
  * the step and the tree the next one replays onto.
  */
-export async function replayCommits<S extends ReplayStep>(ctx: GitCtx, onto: string, head: string,
-  merge: (ours: string, commit: OneCommit) => Promise<{ step: S; tree: string }>): Promise<(ReplayStep | S)[]> {
+export async function replayCommits<S extends ReplayStep>(
+  ctx: GitCtx,
+  onto: string,
+  head: string,
+  merge: (ours: string, commit: OneCommit) => Promise<{ step: S; tree: string }>,
+): Promise<(ReplayStep | S)[]> {
   // --cherry-pick drops commits whose patch is already upstream, as rebase does; merges are dropped too.
   const commits = await logCommits(ctx, ["--reverse", "--no-merges", "--right-only", "--cherry-pick", "--end-of-options", `${onto}...${head}`]);
   let tipTree = (await git(ctx, ["rev-parse", "--verify", `${onto}^{tree}`])).stdout.trim();

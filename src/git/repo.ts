@@ -152,16 +152,28 @@ export class GitRepo {
     const state = await this.state();
     if (!state.repository) return state;
     const lists = this.changelists;
-    const loaded = await lists.ready().then(() => true, () => false);
+    const loaded = await lists.ready().then(
+      () => true,
+      () => false,
+    );
     return {
       ...state,
       changelists: loaded
-        ? { lists: lists.names(), active: lists.active, files_outside_active: lists.trackedFiles, files_followed: lists.followed, store: ".git/tool-layer/changelists.json" }
+        ? {
+            lists: lists.names(),
+            active: lists.active,
+            files_outside_active: lists.trackedFiles,
+            files_followed: lists.followed,
+            store: ".git/tool-layer/changelists.json",
+          }
         : { loaded: false },
     };
   }
 }
 
 function isDirectory(p: string): Promise<boolean> {
-  return stat(p).then((s) => s.isDirectory(), () => false);
+  return stat(p).then(
+    (s) => s.isDirectory(),
+    () => false,
+  );
 }

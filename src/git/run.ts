@@ -28,8 +28,24 @@ export function steady<T extends { signal?: AbortSignal }>(ctx: T): T {
  */
 const GIT_CONFIG = [
   "--no-optional-locks",
-  "-c", "core.askPass=", "-c", "color.ui=false", "-c", "core.quotePath=false", "-c", "advice.detachedHead=false", "-c", "core.fsmonitor=false",
-  "-c", "maintenance.auto=false", "-c", "diff.ignoreSubmodules=dirty", "-c", "status.submoduleSummary=false", "-c", "submodule.recurse=false",
+  "-c",
+  "core.askPass=",
+  "-c",
+  "color.ui=false",
+  "-c",
+  "core.quotePath=false",
+  "-c",
+  "advice.detachedHead=false",
+  "-c",
+  "core.fsmonitor=false",
+  "-c",
+  "maintenance.auto=false",
+  "-c",
+  "diff.ignoreSubmodules=dirty",
+  "-c",
+  "status.submoduleSummary=false",
+  "-c",
+  "submodule.recurse=false",
 ];
 
 /**
@@ -51,8 +67,24 @@ const NO_HOOKS = ["-c", "core.hooksPath=/dev/null"];
  * update-ref too, since it runs the reference-transaction hook.
  */
 const CHILDLESS_COMMANDS = new Set([
-  "status", "diff", "log", "show", "rev-parse", "rev-list", "for-each-ref", "cat-file", "ls-files", "symbolic-ref",
-  "config", "merge-tree", "commit-tree", "remote", "check-ref-format", "read-tree", "ls-tree", "write-tree",
+  "status",
+  "diff",
+  "log",
+  "show",
+  "rev-parse",
+  "rev-list",
+  "for-each-ref",
+  "cat-file",
+  "ls-files",
+  "symbolic-ref",
+  "config",
+  "merge-tree",
+  "commit-tree",
+  "remote",
+  "check-ref-format",
+  "read-tree",
+  "ls-tree",
+  "write-tree",
 ]);
 
 export interface GitCallOptions {
@@ -94,7 +126,14 @@ export interface GitCtx {
 export function gitSpec(ctx: GitCtx, args: readonly string[], opts: Pick<GitCallOptions, "env" | "cwd" | "config" | "hooks"> = {}): ProcessSpec {
   const group = !CHILDLESS_COMMANDS.has(args[0]);
   const hooks = ctx.dryRun && opts.hooks !== "repo" ? NO_HOOKS : [];
-  return { cmd: "git", args: [...GIT_CONFIG, ...hooks, ...(opts.config ?? []), ...args], cwd: opts.cwd ?? ctx.repo.root, env: { LC_ALL: "C", ...ctx.env, ...opts.env }, group, label: `git ${args[0]}` };
+  return {
+    cmd: "git",
+    args: [...GIT_CONFIG, ...hooks, ...(opts.config ?? []), ...args],
+    cwd: opts.cwd ?? ctx.repo.root,
+    env: { LC_ALL: "C", ...ctx.env, ...opts.env },
+    group,
+    label: `git ${args[0]}`,
+  };
 }
 
 /** Runs git in the workspace root; a failure is a ToolError whose message carries git's own words. */
@@ -121,15 +160,25 @@ async function exec<R extends { code: number | null; timedOut: boolean; stdout: 
     if (isNodeError(e, "ENOENT")) {
       // spawn says ENOENT for a missing cwd too: tell the two apart.
       const cwd = opts.cwd ?? ctx.repo.root;
-      if (!(await stat(cwd).then(() => true, () => false))) throw new ToolError("NOT_FOUND", `The folder ${cwd} no longer exists; the workspace root was removed.`);
+      if (
+        !(await stat(cwd).then(
+          () => true,
+          () => false,
+        ))
+      )
+        throw new ToolError("NOT_FOUND", `The folder ${cwd} no longer exists; the workspace root was removed.`);
       throw new ToolError("TOOL_MISSING", "git is not installed or not on PATH; install git to use the git tools.");
     }
     throw e;
   }
   if (r.timedOut) {
-    throw new ToolError("TIMEOUT", `git ${args[0]} did not finish within ${opts.timeoutMs ?? DEFAULT_CHILD_TIMEOUT_MS} ms and was killed; check the remote or narrow the request.`);
+    throw new ToolError(
+      "TIMEOUT",
+      `git ${args[0]} did not finish within ${opts.timeoutMs ?? DEFAULT_CHILD_TIMEOUT_MS} ms and was killed; check the remote or narrow the request.`,
+    );
   }
-  if (opts.ok !== "any" && !(opts.ok ?? [0]).includes(r.code ?? -1)) throw gitFailure(args, { code: r.code, stdout: r.stdout.toString(), stderr: r.stderr.toString() });
+  if (opts.ok !== "any" && !(opts.ok ?? [0]).includes(r.code ?? -1))
+    throw gitFailure(args, { code: r.code, stdout: r.stdout.toString(), stderr: r.stderr.toString() });
   return r;
 }
 

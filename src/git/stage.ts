@@ -44,7 +44,13 @@ export async function stageChanges(ctx: GitCtx, changes: StageChange[]): Promise
 /** NOT_FOUND for a path that is neither on disk nor in the index: `git add` would say its pathspec matched nothing. */
 export async function requireKnownPaths(ctx: GitCtx, rels: string[]): Promise<void> {
   for (const rel of rels) {
-    if (await lstat(path.join(ctx.repo.root, rel)).then(() => true, () => false)) continue;
+    if (
+      await lstat(path.join(ctx.repo.root, rel)).then(
+        () => true,
+        () => false,
+      )
+    )
+      continue;
     const r = await git(ctx, ["ls-files", "-z", "--", pathspec(rel)]);
     if (!r.stdout) throw new ToolError("NOT_FOUND", `${rel} matches no file, changed or tracked; check the path with git_status.`);
   }
@@ -60,7 +66,11 @@ export async function refuseIgnored(ctx: GitCtx, rels: string[], changes: StageC
   const r = await git(ctx, ["check-ignore", "-z", "--stdin"], { ok: [0, 1], input: quiet.map((p) => `${p}\0`).join("") });
   const ignored = r.stdout.split("\0").filter(Boolean);
   if (ignored.length) {
-    throw new ToolError("INVALID_PARAMS", `paths: ${ignored.join(", ")} ${ignored.length === 1 ? "is" : "are"} ignored (.gitignore) and not tracked, so nothing was staged; remove the ignore rule to stage ${ignored.length === 1 ? "it" : "them"}.`, { ignored });
+    throw new ToolError(
+      "INVALID_PARAMS",
+      `paths: ${ignored.join(", ")} ${ignored.length === 1 ? "is" : "are"} ignored (.gitignore) and not tracked, so nothing was staged; remove the ignore rule to stage ${ignored.length === 1 ? "it" : "them"}.`,
+      { ignored },
+    );
   }
 }
 

@@ -18,7 +18,10 @@ export interface GitStep extends RepoCtx, MultiWriteContext {
 }
 
 /** ctx.commit with a context whose signal never aborts: a cancel or timeout must not kill git halfway through a change. */
-export function commitStep<C extends { signal?: AbortSignal; commit<T>(step: () => Promise<T>): Promise<T> }, T>(ctx: C, step: (ctx: C) => Promise<T>): Promise<T> {
+export function commitStep<C extends { signal?: AbortSignal; commit<T>(step: () => Promise<T>): Promise<T> }, T>(
+  ctx: C,
+  step: (ctx: C) => Promise<T>,
+): Promise<T> {
   return ctx.commit(() => step(steady(ctx)));
 }
 

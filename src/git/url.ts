@@ -8,11 +8,16 @@ export const ALLOWED_SCHEMES = new Set(["https", "ssh", "git+ssh", "ssh+git", "g
  * configuration says (`protocol.allow` has the last word inside git, so a helper this code missed still cannot run).
  */
 export const CLONE_PROTOCOLS = [
-  "-c", "protocol.allow=never",
-  "-c", "protocol.https.allow=always",
-  "-c", "protocol.ssh.allow=always",
-  "-c", "protocol.git.allow=always",
-  "-c", "protocol.file.allow=always",
+  "-c",
+  "protocol.allow=never",
+  "-c",
+  "protocol.https.allow=always",
+  "-c",
+  "protocol.ssh.allow=always",
+  "-c",
+  "protocol.git.allow=always",
+  "-c",
+  "protocol.file.allow=always",
 ];
 
 export type RepoAddress =

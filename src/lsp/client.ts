@@ -19,16 +19,7 @@ import { fileHash } from "../core/hash.js";
 import { decodeText, splitText } from "../core/text.js";
 import { ToolError } from "../errors.js";
 import { treeRss } from "../platform/process-tree.js";
-import {
-  type DiagnosticItem,
-  type FileEdits,
-  type SymbolItem,
-  hoverText,
-  normalizeWorkspaceEdit,
-  placesOf,
-  sortDiagnostics,
-  symbolsOf,
-} from "./convert.js";
+import { type DiagnosticItem, type FileEdits, type SymbolItem, hoverText, normalizeWorkspaceEdit, placesOf, sortDiagnostics, symbolsOf } from "./convert.js";
 import { DiagnosticsTracker } from "./diagnostics.js";
 import { type DocumentAction, DocumentStore, type OpenDocument } from "./documents.js";
 import { type Place, type PositionSpec, placeOf, toLspPosition } from "./positions.js";
@@ -50,9 +41,7 @@ export interface DocRef {
   hash: string;
 }
 
-export type DiagnosticsAnswer =
-  | { status: "current"; hash: string; diagnostics: DiagnosticItem[] }
-  | { status: "unknown"; hash: string; reason: string };
+export type DiagnosticsAnswer = { status: "current"; hash: string; diagnostics: DiagnosticItem[] } | { status: "unknown"; hash: string; reason: string };
 
 export interface RenameFile extends FileEdits {
   /** The content hash the server computed this file's edits against; null when it read the file itself (not open here). */
@@ -117,7 +106,10 @@ export class LspClient {
   private readonly inflight = new Map<string, Inflight>();
   private readonly readFile: (abs: string) => { text: string; hash: string } | undefined;
 
-  constructor(readonly spec: ServerSpec, options: ClientOptions) {
+  constructor(
+    readonly spec: ServerSpec,
+    options: ClientOptions,
+  ) {
     this.docs = new DocumentStore(options.maxOpenDocuments ?? MAX_OPEN_DOCUMENTS);
     this.readFile = options.readFile ?? ((abs) => readSource(abs));
     this.diags = new DiagnosticsTracker(spec.diagnostics);
@@ -246,7 +238,10 @@ export class LspClient {
       const changed = new Promise<string>((resolve) => stops.push(this.on((e) => e.kind === "doc" && e.path === doc.path && resolve(changedAgain))));
       const died = session.exited.then((reason) => `the server exited (${reason}) before answering`);
       // A death rejects the pending requests before the exit is known: the exit's reason is the answer's.
-      const computed = this.computeOnce(session, open).then((items) => ({ items }), (e) => (session.dead ? died : Promise.reject(e)));
+      const computed = this.computeOnce(session, open).then(
+        (items) => ({ items }),
+        (e) => (session.dead ? died : Promise.reject(e)),
+      );
       const outcome = await Promise.race([computed, changed, died, timeout]);
       if (typeof outcome === "string") return unknown(outcome);
       if (this.docs.get(doc.path)?.version !== open.version) return unknown(changedAgain);
@@ -285,7 +280,11 @@ export class LspClient {
     return retrying(async () => {
       const { session, open } = await this.prepare(doc);
       const result = await request<DocumentSymbol[] | SymbolInformation[] | null>(
-        session, "textDocument/documentSymbol", { textDocument: { uri: this.paths.uriOf(open.path) } }, signal);
+        session,
+        "textDocument/documentSymbol",
+        { textDocument: { uri: this.paths.uriOf(open.path) } },
+        signal,
+      );
       return { hash: open.hash, symbols: symbolsOf(result, this.paths.pathOf, this.linesReader(), open.path) };
     });
   }
@@ -309,7 +308,12 @@ export class LspClient {
     return retrying(() => this.renameOnce(doc, at, newName, signal));
   }
 
-  private async renameOnce(doc: DocRef, at: PositionSpec, newName: string, signal?: AbortSignal): Promise<{ hash: string; files: RenameFile[]; count: number }> {
+  private async renameOnce(
+    doc: DocRef,
+    at: PositionSpec,
+    newName: string,
+    signal?: AbortSignal,
+  ): Promise<{ hash: string; files: RenameFile[]; count: number }> {
     const { session, open, position } = await this.prepare(doc, at);
     await untilIndexed(session, signal);
     const where = { textDocument: { uri: this.paths.uriOf(open.path) }, position };
@@ -323,7 +327,9 @@ export class LspClient {
       const sent = new Map(this.docs.all().map((d) => [d.path, d]));
       const files = normalizeWorkspaceEdit(
         await request<WorkspaceEdit | null>(session, "textDocument/rename", { ...where, newName }, signal, "NOT_FOUND"),
-        this.paths.pathOf, (p) => sent.get(p)?.version);
+        this.paths.pathOf,
+        (p) => sent.get(p)?.version,
+      );
       return files.map((f): RenameFile => {
         const was = sent.get(f.path);
         if (was && this.docs.get(f.path)?.version !== was.version) {
@@ -406,14 +412,14 @@ export class LspClient {
       const sent =
         a.kind === "open"
           ? s.connection.sendNotification("textDocument/didOpen", {
-            textDocument: { uri: this.paths.uriOf(a.doc.path), languageId: a.doc.languageId, version: a.doc.version, text: a.doc.text },
-          })
+              textDocument: { uri: this.paths.uriOf(a.doc.path), languageId: a.doc.languageId, version: a.doc.version, text: a.doc.text },
+            })
           : a.kind === "change"
             ? s.connection.sendNotification("textDocument/didChange", {
-              // Full text: the bus hands us whole contents, and both servers reparse the file either way.
-              textDocument: { uri: this.paths.uriOf(a.doc.path), version: a.doc.version },
-              contentChanges: [{ text: a.doc.text }],
-            })
+                // Full text: the bus hands us whole contents, and both servers reparse the file either way.
+                textDocument: { uri: this.paths.uriOf(a.doc.path), version: a.doc.version },
+                contentChanges: [{ text: a.doc.text }],
+              })
             : s.connection.sendNotification("textDocument/didClose", { textDocument: { uri: this.paths.uriOf(a.path) } });
       sent.catch(() => {}); // a dead server: its exit is handled, and a restart reopens every document
     }
@@ -436,7 +442,11 @@ export class LspClient {
     this.generation++;
     this.send(actions);
     for (const a of actions) {
-      this.emit(a.kind === "close" ? { kind: "doc", path: a.path, change: "closed" } : { kind: "doc", path: a.doc.path, change: a.kind === "open" ? "opened" : "changed" });
+      this.emit(
+        a.kind === "close"
+          ? { kind: "doc", path: a.path, change: "closed" }
+          : { kind: "doc", path: a.doc.path, change: a.kind === "open" ? "opened" : "changed" },
+      );
     }
   }
 
@@ -463,7 +473,11 @@ export class LspClient {
       const { session, open, position } = await this.prepare(doc, at);
       if (crossFile) await untilIndexed(session, signal);
       const result = await request<Location | Location[] | LocationLink[] | null>(
-        session, method, { textDocument: { uri: this.paths.uriOf(open.path) }, position, ...extra }, signal);
+        session,
+        method,
+        { textDocument: { uri: this.paths.uriOf(open.path) }, position, ...extra },
+        signal,
+      );
       return { hash: open.hash, places: placesOf(result, this.paths.pathOf, this.linesReader()) };
     });
   }

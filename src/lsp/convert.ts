@@ -97,9 +97,35 @@ export function placesOf(result: Location | Location[] | LocationLink[] | null |
 }
 
 /** LSP SymbolKind 1..26, lower-case as LSP names them. */
-const SYMBOL_KINDS = ["", "file", "module", "namespace", "package", "class", "method", "property", "field", "constructor", "enum",
-  "interface", "function", "variable", "constant", "string", "number", "boolean", "array", "object", "key", "null", "enum member",
-  "struct", "event", "operator", "type parameter"];
+const SYMBOL_KINDS = [
+  "",
+  "file",
+  "module",
+  "namespace",
+  "package",
+  "class",
+  "method",
+  "property",
+  "field",
+  "constructor",
+  "enum",
+  "interface",
+  "function",
+  "variable",
+  "constant",
+  "string",
+  "number",
+  "boolean",
+  "array",
+  "object",
+  "key",
+  "null",
+  "enum member",
+  "struct",
+  "event",
+  "operator",
+  "type parameter",
+];
 
 export interface SymbolItem {
   name: string;
@@ -121,8 +147,14 @@ export function symbolsOf(
   const out: SymbolItem[] = [];
   const walk = (s: DocumentSymbol, depth: number, container?: string) => {
     const path = documentPath ?? "";
-    out.push({ name: s.name, kind: SYMBOL_KINDS[s.kind] ?? "symbol", ...(s.detail ? { detail: s.detail } : {}),
-      ...(container ? { container } : {}), depth, place: placeOf(path, s.selectionRange, linesOf(path)) });
+    out.push({
+      name: s.name,
+      kind: SYMBOL_KINDS[s.kind] ?? "symbol",
+      ...(s.detail ? { detail: s.detail } : {}),
+      ...(container ? { container } : {}),
+      depth,
+      place: placeOf(path, s.selectionRange, linesOf(path)),
+    });
     for (const child of s.children ?? []) walk(child, depth + 1, s.name);
   };
   for (const s of result ?? []) {
@@ -133,8 +165,13 @@ export function symbolsOf(
     const path = pathOf(s.location.uri);
     // A WorkspaceSymbol may name only its file (no range): its place is the file's start.
     const range = "range" in s.location ? s.location.range : { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } };
-    out.push({ name: s.name, kind: SYMBOL_KINDS[s.kind] ?? "symbol", ...(s.containerName ? { container: s.containerName } : {}),
-      depth: 0, place: placeOf(path, range, linesOf(path)) });
+    out.push({
+      name: s.name,
+      kind: SYMBOL_KINDS[s.kind] ?? "symbol",
+      ...(s.containerName ? { container: s.containerName } : {}),
+      depth: 0,
+      place: placeOf(path, range, linesOf(path)),
+    });
   }
   return out;
 }
@@ -162,8 +199,11 @@ export interface FileEdits {
  * A versioned TextDocumentEdit must name the version we have open (`versionOf`), else the edit is about other content.
  * File creates, renames and deletes are refused: the client does not advertise resource operations.
  */
-export function normalizeWorkspaceEdit(edit: WorkspaceEdit | null | undefined, pathOf: PathOfUri,
-  versionOf: (path: string) => number | undefined): FileEdits[] {
+export function normalizeWorkspaceEdit(
+  edit: WorkspaceEdit | null | undefined,
+  pathOf: PathOfUri,
+  versionOf: (path: string) => number | undefined,
+): FileEdits[] {
   const byPath = new Map<string, TextEdit[]>();
   const add = (path: string, edits: readonly TextEdit[]) => byPath.set(path, [...(byPath.get(path) ?? []), ...edits]);
   for (const change of edit?.documentChanges ?? []) {
@@ -175,7 +215,10 @@ export function normalizeWorkspaceEdit(edit: WorkspaceEdit | null | undefined, p
     if (version !== null && version !== undefined && version !== versionOf(path)) {
       throw new ToolError("HASH_MISMATCH", `${path} changed while the language server computed the rename; run it again.`, { path });
     }
-    add(path, change.edits.filter((e): e is TextEdit => "range" in e));
+    add(
+      path,
+      change.edits.filter((e): e is TextEdit => "range" in e),
+    );
   }
   if (!edit?.documentChanges) for (const [uri, edits] of Object.entries(edit?.changes ?? {})) add(pathOf(uri), edits);
   return [...byPath].map(([path, edits]) => ({ path, edits })).sort((a, b) => a.path.localeCompare(b.path));

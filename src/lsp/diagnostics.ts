@@ -58,8 +58,15 @@ export class DiagnosticsTracker {
   /** Asks the server about `doc`; `stops` collects what to undo when the caller stops waiting. */
   async compute(session: ServerSession, doc: OpenDocument, abs: string, uri: string, stops: (() => void)[]): Promise<DiagnosticItem[]> {
     if (this.source === "tsserver") {
-      const answers = await Promise.all(TSSERVER_PHASES.map((phase) => session.connection.sendRequest("workspace/executeCommand",
-        { command: "typescript.tsserverRequest", arguments: [phase, { file: abs }] }) as Promise<{ success?: boolean; body?: unknown; message?: string } | null>));
+      const answers = await Promise.all(
+        TSSERVER_PHASES.map(
+          (phase) =>
+            session.connection.sendRequest("workspace/executeCommand", {
+              command: "typescript.tsserverRequest",
+              arguments: [phase, { file: abs }],
+            }) as Promise<{ success?: boolean; body?: unknown; message?: string } | null>,
+        ),
+      );
       return answers.flatMap((a, i) => {
         if (!a?.success || !Array.isArray(a.body)) throw new Error(`tsserver did not answer ${TSSERVER_PHASES[i]}${a?.message ? `: ${a.message}` : ""}`);
         return (a.body as TsServerDiagnostic[]).map((d) => fromTsServerDiagnostic(d, doc.lines));
@@ -67,8 +74,10 @@ export class DiagnosticsTracker {
     }
     if (this.source === "pull" || session.canPull) {
       const previous = this.pulled.get(doc.path);
-      const report = (await session.connection.sendRequest("textDocument/diagnostic",
-        { textDocument: { uri }, ...(previous?.resultId ? { previousResultId: previous.resultId } : {}) })) as DocumentDiagnosticReport;
+      const report = (await session.connection.sendRequest("textDocument/diagnostic", {
+        textDocument: { uri },
+        ...(previous?.resultId ? { previousResultId: previous.resultId } : {}),
+      })) as DocumentDiagnosticReport;
       const items = report.kind === "unchanged" ? previous?.items : report.items;
       if (!items) throw new Error("the server answered 'unchanged' about diagnostics it never sent");
       this.pulled.set(doc.path, { resultId: report.resultId, items });

@@ -16,10 +16,7 @@ export interface OpenDocument {
 }
 
 /** What the client must tell the server for one sync, in this order. */
-export type DocumentAction =
-  | { kind: "open"; doc: OpenDocument }
-  | { kind: "change"; doc: OpenDocument }
-  | { kind: "close"; path: string };
+export type DocumentAction = { kind: "open"; doc: OpenDocument } | { kind: "change"; doc: OpenDocument } | { kind: "close"; path: string };
 
 export class DocumentStore {
   /** Insertion order is recency: a touched document is moved to the end, so the first is the least recently used. */

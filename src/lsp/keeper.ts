@@ -65,7 +65,11 @@ export class ServerKeeper {
   private readonly crashes: number[] = [];
   private readonly spawn: SpawnServer;
 
-  constructor(private readonly spec: ServerSpec, private readonly options: KeeperOptions, private readonly hooks: KeeperHooks) {
+  constructor(
+    private readonly spec: ServerSpec,
+    private readonly options: KeeperOptions,
+    private readonly hooks: KeeperHooks,
+  ) {
     // Without the daemon's (tests, benches): a supervisor of its own, which starts and kills the server the same way.
     this.spawn = options.spawn ?? supervisedSpawn(new Supervisor());
   }
@@ -147,7 +151,9 @@ export class ServerKeeper {
     try {
       await Promise.race([
         session.initialize(),
-        new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`no initialize answer within ${INITIALIZE_TIMEOUT_MS} ms`)), INITIALIZE_TIMEOUT_MS))),
+        new Promise(
+          (_, reject) => (timer = setTimeout(() => reject(new Error(`no initialize answer within ${INITIALIZE_TIMEOUT_MS} ms`)), INITIALIZE_TIMEOUT_MS)),
+        ),
         // A death can leave initialize pending for good (see ServerSession.whenDead).
         session.exited.then((reason) => Promise.reject(new Error(reason))),
       ]);

@@ -28,7 +28,10 @@ export class DiagnosticsPublisher {
   private readonly wake = new Map<LspClient, () => void>();
   private stopped = false;
 
-  constructor(private readonly emit: (event: DiagnosticsEvent) => void, private readonly waitMs = BACKGROUND_WAIT_MS) {}
+  constructor(
+    private readonly emit: (event: DiagnosticsEvent) => void,
+    private readonly waitMs = BACKGROUND_WAIT_MS,
+  ) {}
 
   /** Listens to a client: what it computes, and what changes under it. */
   attach(client: LspClient): () => void {

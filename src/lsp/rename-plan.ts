@@ -47,7 +47,9 @@ export function planRename(
     if (path.isAbsolute(f.path)) throw outsideEdit(f.path, f.path);
     const content = contentOf(f.path, f.hash);
     if (!content) {
-      throw new ToolError("HASH_MISMATCH", `${f.path} changed while the language server computed the rename; nothing was changed: run it again.`, { path: f.path });
+      throw new ToolError("HASH_MISMATCH", `${f.path} changed while the language server computed the rename; nothing was changed: run it again.`, {
+        path: f.path,
+      });
     }
     const after = applyTextEdits(content.text, f.edits, f.path);
     return { path: f.path, hash: content.hash, before: content.text, after, edits: f.edits.length, diff: unifiedDiff(f.path, content.text, after).diff };
@@ -61,7 +63,11 @@ export function planRename(
  */
 export function outsideEdit(file: string, real: string): ToolError {
   const where = file === real ? "outside the workspace" : `a link out of the workspace (to ${real})`;
-  return new ToolError("PATH_OUTSIDE_ROOT", `The rename would also edit ${file}, ${where}, which tool-layer never writes; nothing was changed. Rename a symbol the workspace defines, or make ${file} a copy inside the root.`, { path: file, real_path: real });
+  return new ToolError(
+    "PATH_OUTSIDE_ROOT",
+    `The rename would also edit ${file}, ${where}, which tool-layer never writes; nothing was changed. Rename a symbol the workspace defines, or make ${file} a copy inside the root.`,
+    { path: file, real_path: real },
+  );
 }
 
 /**
@@ -69,11 +75,16 @@ export function outsideEdit(file: string, real: string): ToolError {
  * code out without a word, and that code may use the name (a declaration, an import), so any rename is refused whole.
  */
 export function unseenCode(links: readonly { path: string; target: string }[]): ToolError {
-  const shown = links.slice(0, 5).map((l) => `${l.path} (to ${l.target})`).join(", ");
+  const shown = links
+    .slice(0, 5)
+    .map((l) => `${l.path} (to ${l.target})`)
+    .join(", ");
   const more = links.length > 5 ? ` and ${links.length - 5} more` : "";
-  return new ToolError("PATH_OUTSIDE_ROOT",
+  return new ToolError(
+    "PATH_OUTSIDE_ROOT",
     `${shown}${more} ${links.length === 1 ? "links" : "link"} out of the workspace to where the sandboxed language server cannot see, so its rename would leave any use of the name there as it was; nothing was changed. Make ${links.length === 1 ? "the link a copy" : "the links copies"} inside the root, or rename by hand.`,
-    { path: links[0].path, real_path: links[0].target, links: links.map((l) => l.path) });
+    { path: links[0].path, real_path: links[0].target, links: links.map((l) => l.path) },
+  );
 }
 
 /** A preview's plan is applied by an approval within this long; later the rename is computed again. */

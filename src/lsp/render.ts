@@ -17,23 +17,35 @@ export interface WirePlace extends Place {
   tag: string | null;
 }
 
-
 export function wireDiagnostics(items: readonly DiagnosticItem[], lines: readonly string[]): WireDiagnostic[] {
-  return items.map((d) => ({ line: d.line, tag: tagOf(lines[d.line - 1] ?? ""), column: d.column, end_line: d.end_line, end_column: d.end_column,
-    severity: d.severity, code: d.code, source: d.source, message: d.message }));
+  return items.map((d) => ({
+    line: d.line,
+    tag: tagOf(lines[d.line - 1] ?? ""),
+    column: d.column,
+    end_line: d.end_line,
+    end_column: d.end_column,
+    severity: d.severity,
+    code: d.code,
+    source: d.source,
+    message: d.message,
+  }));
 }
 
 export function wirePlace(place: Place, lines: readonly string[] | undefined): WirePlace {
   const line = lines?.[place.line - 1];
-  return { path: place.path, line: place.line, tag: line === undefined ? null : tagOf(line), column: place.column,
-    ...(place.end_line !== undefined ? { end_line: place.end_line, end_column: place.end_column } : {}) };
+  return {
+    path: place.path,
+    line: place.line,
+    tag: line === undefined ? null : tagOf(line),
+    column: place.column,
+    ...(place.end_line !== undefined ? { end_line: place.end_line, end_column: place.end_column } : {}),
+  };
 }
 
 /** `path:N|TAG content`, or `path:N` for a line we cannot show. */
 export function placeLine(place: Place, linesOf: LinesOf): string {
   return renderPlace(place, linesOf(place.path) ?? []);
 }
-
 
 /** Places under a header, each line once however many places it holds (`places` in the result has every column). */
 export function renderPlaces(header: string, places: readonly Place[], linesOf: LinesOf, none: string): string {

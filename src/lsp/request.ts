@@ -51,15 +51,24 @@ export async function untilIndexed(session: ServerSession, signal?: AbortSignal)
 function offers(session: ServerSession, method: string): void {
   const key = PROVIDERS[method];
   if (key && !session.capabilities[key]) {
-    throw new ToolError("LSP_UNAVAILABLE", `${session.spec.name} does not answer ${method}${method.endsWith("implementation") ? "; lsp_references finds the uses instead" : ""}.`, {
-      language: session.spec.language,
-    });
+    throw new ToolError(
+      "LSP_UNAVAILABLE",
+      `${session.spec.name} does not answer ${method}${method.endsWith("implementation") ? "; lsp_references finds the uses instead" : ""}.`,
+      {
+        language: session.spec.language,
+      },
+    );
   }
 }
 
 /** One request; a server error is `errorCode` (NOT_FOUND for a rename the server refuses), a dead server LSP_UNAVAILABLE. */
-export async function request<R>(session: ServerSession, method: string, params: object, signal?: AbortSignal,
-  errorCode: "LSP_UNAVAILABLE" | "NOT_FOUND" = "LSP_UNAVAILABLE"): Promise<R> {
+export async function request<R>(
+  session: ServerSession,
+  method: string,
+  params: object,
+  signal?: AbortSignal,
+  errorCode: "LSP_UNAVAILABLE" | "NOT_FOUND" = "LSP_UNAVAILABLE",
+): Promise<R> {
   offers(session, method);
   signal?.throwIfAborted();
   const cancel = new CancellationTokenSource();
@@ -74,7 +83,10 @@ export async function request<R>(session: ServerSession, method: string, params:
     // Asked between the server's stdout closing and its exit being seen: the exit is on its way, and decides.
     if (!session.dead && e instanceof ConnectionError) await session.exited;
     if (session.dead) {
-      throw new ToolError("LSP_UNAVAILABLE", `${session.spec.name} exited while answering; the next call restarts it.`, { language: session.spec.language, server_exited: true });
+      throw new ToolError("LSP_UNAVAILABLE", `${session.spec.name} exited while answering; the next call restarts it.`, {
+        language: session.spec.language,
+        server_exited: true,
+      });
     }
     throw new ToolError(errorCode, `${session.spec.name} could not answer ${method}: ${(e as Error).message}`, { language: session.spec.language });
   } finally {

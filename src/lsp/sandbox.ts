@@ -62,9 +62,7 @@ export function keptPaths(): string[] {
   return [nodeModules, path.dirname(path.dirname(process.execPath))];
 }
 
-export type SandboxProbe =
-  | { available: true; wrapper: ServerWrapper; version: string; hides: (abs: string) => boolean }
-  | { available: false; reason: string };
+export type SandboxProbe = { available: true; wrapper: ServerWrapper; version: string; hides: (abs: string) => boolean } | { available: false; reason: string };
 
 /** The one bubblewrap probe (platform/sandbox/probe.ts) on node in a server's sandbox: if that works, every server can run there. */
 export async function probeLspSandbox(processes: Pick<Supervisor, "run">, root: string, hide: readonly string[] = []): Promise<SandboxProbe> {

@@ -29,8 +29,11 @@ export class LanguageServers {
    * `specs` replaces the built-in specs (tests: a spec that is missing or that cannot start); `created` hears of each
    * client as it is made (the lsp.diagnostics publisher subscribes to it).
    */
-  constructor(private readonly options: ClientOptions, specs: Partial<Record<Language, ServerSpec | { missing: string }>> = {},
-    private readonly created: (client: LspClient) => void = () => {}) {
+  constructor(
+    private readonly options: ClientOptions,
+    specs: Partial<Record<Language, ServerSpec | { missing: string }>> = {},
+    private readonly created: (client: LspClient) => void = () => {},
+  ) {
     for (const language of LANGUAGES) this.specs.set(language, specs[language] ?? serverSpec(language));
   }
 

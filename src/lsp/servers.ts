@@ -66,8 +66,20 @@ export interface ServerSpec {
 /** Spec-wide: node reads these before any of our code runs (`--require` a workspace file). */
 const NODE_ENV_VARS = ["NODE_OPTIONS", "NODE_PATH", "NODE_REPL_EXTERNAL_MODULE"];
 /** Python ones name an interpreter, a startup file or import paths: pyright runs `python3` to learn its search paths. */
-const PYTHON_ENV_VARS = ["PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "PYTHONUSERBASE", "PYTHONEXECUTABLE", "PYTHONSAFEPATH",
-  "PYTHONPLATLIBDIR", "PYTHONINSPECT", "VIRTUAL_ENV", "CONDA_PREFIX", "CONDA_DEFAULT_ENV", "CONDA_PYTHON_EXE"];
+const PYTHON_ENV_VARS = [
+  "PYTHONPATH",
+  "PYTHONHOME",
+  "PYTHONSTARTUP",
+  "PYTHONUSERBASE",
+  "PYTHONEXECUTABLE",
+  "PYTHONSAFEPATH",
+  "PYTHONPLATLIBDIR",
+  "PYTHONINSPECT",
+  "VIRTUAL_ENV",
+  "CONDA_PREFIX",
+  "CONDA_DEFAULT_ENV",
+  "CONDA_PYTHON_EXE",
+];
 
 const require = createRequire(import.meta.url);
 
@@ -160,6 +172,9 @@ export function serverEnv(spec: ServerSpec, base: NodeJS.ProcessEnv, root: strin
   const env: NodeJS.ProcessEnv = { ...base };
   for (const name of spec.dropEnv) delete env[name];
   const rootReal = path.resolve(root);
-  env.PATH = (base.PATH ?? "").split(path.delimiter).filter((entry) => !isWorkspacePath(entry, rootReal)).join(path.delimiter);
+  env.PATH = (base.PATH ?? "")
+    .split(path.delimiter)
+    .filter((entry) => !isWorkspacePath(entry, rootReal))
+    .join(path.delimiter);
   return env;
 }

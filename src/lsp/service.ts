@@ -84,27 +84,36 @@ export class LspService {
   /** The plans of recent lsp_rename previews, which their approvals apply. */
   readonly renames = new RenamePlans();
 
-  constructor(private readonly ws: LspWorkspace, private readonly options: LspServiceOptions = {}) {
+  constructor(
+    private readonly ws: LspWorkspace,
+    private readonly options: LspServiceOptions = {},
+  ) {
     const mode = options.sandbox ?? "auto";
     this.sandbox = mode === "off" ? { kind: "off", reason: "--lsp-sandbox off" } : { kind: "unprobed" };
     this.publisher = new DiagnosticsPublisher((e) => ws.bus.emit("lsp.diagnostics", e));
     const spawn = supervisedSpawn(ws.processes);
-    this.servers = new LanguageServers({
-      root: ws.root,
-      // The workspace environment (no GIT_DIR, no prompts); serverEnv then removes what would run workspace code.
-      env: childEnv(),
-      maxOpenDocuments: options.maxOpenDocuments,
-      spawn: (command, args, opts) => {
-        if (this.sandbox.kind === "unprobed") throw new Error("a language server was started before the sandbox probe");
-        return (this.wrapper ? supervisedSpawn(ws.processes, this.wrapper) : spawn)(command, args, opts);
+    this.servers = new LanguageServers(
+      {
+        root: ws.root,
+        // The workspace environment (no GIT_DIR, no prompts); serverEnv then removes what would run workspace code.
+        env: childEnv(),
+        maxOpenDocuments: options.maxOpenDocuments,
+        spawn: (command, args, opts) => {
+          if (this.sandbox.kind === "unprobed") throw new Error("a language server was started before the sandbox probe");
+          return (this.wrapper ? supervisedSpawn(ws.processes, this.wrapper) : spawn)(command, args, opts);
+        },
+        readFile: (abs) => this.readDisk(abs),
+        log: ws.log,
       },
-      readFile: (abs) => this.readDisk(abs),
-      log: ws.log,
-    }, options.specs, (client) => this.publisher.attach(client));
-    this.configFiles = new Set(LANGUAGES.flatMap((l) => {
-      const spec = options.specs?.[l] ?? serverSpec(l);
-      return "missing" in spec ? [] : spec.configFiles;
-    }));
+      options.specs,
+      (client) => this.publisher.attach(client),
+    );
+    this.configFiles = new Set(
+      LANGUAGES.flatMap((l) => {
+        const spec = options.specs?.[l] ?? serverSpec(l);
+        return "missing" in spec ? [] : spec.configFiles;
+      }),
+    );
     this.unsubscribe = ws.bus.on("fs.changed", ({ changes }) => this.onChanges(changes));
   }
 
@@ -172,7 +181,12 @@ export class LspService {
 
   info(): { sandbox: string; servers: (ServerInfo & { state: string; warm?: LspStateEvent })[] } {
     const s = this.sandbox;
-    const sandbox = s.kind === "on" ? `on (${s.version}): workspace read-only, no network` : s.kind === "off" ? `off: ${s.reason}` : "not probed yet (on the first server start)";
+    const sandbox =
+      s.kind === "on"
+        ? `on (${s.version}): workspace read-only, no network`
+        : s.kind === "off"
+          ? `off: ${s.reason}`
+          : "not probed yet (on the first server start)";
     return {
       sandbox,
       servers: this.servers.info().map((info) => {
@@ -236,7 +250,10 @@ export class LspService {
         this.sandbox = { kind: "on", version: probe.version, hides: probe.hides };
       } else if (this.options.sandbox === "on") {
         this.probing = undefined; // asked again on the next call: bwrap may be installed meanwhile
-        throw new ToolError("LSP_UNAVAILABLE", `The language servers must run sandboxed (--lsp-sandbox on), and the sandbox does not work here: ${probe.reason}.`);
+        throw new ToolError(
+          "LSP_UNAVAILABLE",
+          `The language servers must run sandboxed (--lsp-sandbox on), and the sandbox does not work here: ${probe.reason}.`,
+        );
       } else {
         this.sandbox = { kind: "off", reason: probe.reason };
       }

@@ -227,7 +227,7 @@ export class ServerSession {
   private handleServerMessages(): void {
     const c = this.connection;
     c.onRequest("workspace/configuration", (params: { items: { section?: string }[] }) =>
-      params.items.map((item) => (item.section === undefined ? this.spec.settings : this.spec.settings[item.section] ?? null)),
+      params.items.map((item) => (item.section === undefined ? this.spec.settings : (this.spec.settings[item.section] ?? null))),
     );
     c.onRequest("client/registerCapability", (params: { registrations: { id: string; method: string }[] }) => {
       for (const r of params.registrations) {
@@ -246,8 +246,15 @@ export class ServerSession {
       this.events.onDiagnosticsRefresh();
       return null;
     });
-    for (const method of ["window/workDoneProgress/create", "workspace/semanticTokens/refresh", "workspace/inlayHint/refresh",
-      "workspace/inlineValue/refresh", "workspace/codeLens/refresh", "workspace/foldingRange/refresh", "window/showMessageRequest"]) {
+    for (const method of [
+      "window/workDoneProgress/create",
+      "workspace/semanticTokens/refresh",
+      "workspace/inlayHint/refresh",
+      "workspace/inlineValue/refresh",
+      "workspace/codeLens/refresh",
+      "workspace/foldingRange/refresh",
+      "window/showMessageRequest",
+    ]) {
       c.onRequest(method, () => null);
     }
     c.onRequest("window/showDocument", () => ({ success: false }));

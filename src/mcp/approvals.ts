@@ -115,7 +115,10 @@ export class ApprovalStore {
 
   private update(change: (f: ApprovalFile) => void): Promise<void> {
     const run = this.queue.then(async () => {
-      if (this.insideRoot()) throw new Error(`the approvals file ${this.file} lies inside the workspace ${this.root} (through a link); remove the link from the daemon's state folder`);
+      if (this.insideRoot())
+        throw new Error(
+          `the approvals file ${this.file} lies inside the workspace ${this.root} (through a link); remove the link from the daemon's state folder`,
+        );
       const f = await this.read();
       change(f);
       await mkdir(path.dirname(this.file), { recursive: true, mode: DIR_MODE });

@@ -34,7 +34,8 @@ export type SpawnServer = (spec: SpawnSpec) => AttachedChild;
  * USER) under the entry's, so a server sees no secret it was not given.
  */
 export function supervisedSpawn(processes: Pick<Supervisor, "attach">, label: string): SpawnServer {
-  return (spec) => processes.attach({ cmd: spec.command, args: spec.args, cwd: spec.cwd, exactEnv: { ...getDefaultEnvironment(), ...spec.env }, stdin: "pipe", label });
+  return (spec) =>
+    processes.attach({ cmd: spec.command, args: spec.args, cwd: spec.cwd, exactEnv: { ...getDefaultEnvironment(), ...spec.env }, stdin: "pipe", label });
 }
 
 /** Kept of a server's stderr for errors and `mcp_servers`: the last lines say why it died, the rest is noise. */

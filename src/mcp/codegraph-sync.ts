@@ -44,7 +44,9 @@ export class CodegraphSync {
 
   /** The first index of the root, when `--codegraph on` asked for one; its folder kept out of git either way. */
   async ensureIndexed(): Promise<void> {
-    await ensureExcluded({ repo: this.ws.git }, `/${CODEGRAPH_DIR}/`).catch((e: Error) => this.ws.log(`could not keep ${CODEGRAPH_DIR}/ out of git: ${e.message}`));
+    await ensureExcluded({ repo: this.ws.git }, `/${CODEGRAPH_DIR}/`).catch((e: Error) =>
+      this.ws.log(`could not keep ${CODEGRAPH_DIR}/ out of git: ${e.message}`),
+    );
     if (codegraphIndexed(this.ws.root)) return;
     const cmd = initCommand(this.ws.root, this.stateDir);
     if (cmd) await this.run(cmd, "init");
@@ -77,7 +79,9 @@ export class CodegraphSync {
 
   private async run(cmd: { argv: string[]; env: Record<string, string>; cwd: string }, what: string): Promise<void> {
     const [bin, ...args] = cmd.argv;
-    const r = await this.ws.processes.run({ cmd: bin, args, cwd: cmd.cwd, env: cmd.env, label: `codegraph ${what}` }, { timeoutMs: 600_000 }).catch((e: Error) => ({ code: null, stderr: e.message, timedOut: false }));
+    const r = await this.ws.processes
+      .run({ cmd: bin, args, cwd: cmd.cwd, env: cmd.env, label: `codegraph ${what}` }, { timeoutMs: 600_000 })
+      .catch((e: Error) => ({ code: null, stderr: e.message, timedOut: false }));
     if (r.code !== 0) this.ws.log(`codegraph ${what} failed (exit ${r.code}): ${r.stderr.trim().slice(-500)}`);
   }
 }

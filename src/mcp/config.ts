@@ -83,7 +83,12 @@ export interface ParseOptions {
 }
 
 const stringMap = z.record(z.string(), z.string({ error: "must be a string (quote numbers and booleans)" }));
-const timeout = z.number().int().positive().max(24 * 3600_000).optional();
+const timeout = z
+  .number()
+  .int()
+  .positive()
+  .max(24 * 3600_000)
+  .optional();
 
 const stdioEntry = z.object({
   type: z.literal("stdio").optional(),

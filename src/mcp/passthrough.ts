@@ -130,7 +130,11 @@ export class McpPassthrough {
     if (server === undefined) return waiting;
     const named = this.servers.get(server);
     if (!named) throw new ToolError("NOT_FOUND", `No MCP server is named "${server}"; mcp_servers lists them.`);
-    if (named.config.source !== "workspace") throw new ToolError("INVALID_PARAMS", `server: "${server}" comes from ${named.config.source === "builtin" ? "the daemon itself" : "--mcp-config"} and needs no approval.`);
+    if (named.config.source !== "workspace")
+      throw new ToolError(
+        "INVALID_PARAMS",
+        `server: "${server}" comes from ${named.config.source === "builtin" ? "the daemon itself" : "--mcp-config"} and needs no approval.`,
+      );
     return waiting.filter((c) => c.name === server);
   }
 
@@ -189,7 +193,10 @@ export class McpPassthrough {
     let timer: NodeJS.Timeout | undefined;
     let onAbort = () => {};
     const outcome = await Promise.race([
-      Promise.resolve(started).then(() => "started", () => "started"),
+      Promise.resolve(started).then(
+        () => "started",
+        () => "started",
+      ),
       new Promise<string>((resolve) => (timer = setTimeout(() => resolve("bound"), boundMs))),
       new Promise<string>((resolve) => signal.addEventListener("abort", (onAbort = () => resolve("aborted")), { once: true })),
     ]).finally(() => {
@@ -200,7 +207,13 @@ export class McpPassthrough {
     const connection = server.connection;
     if (outcome === "started") {
       if (connection?.state === "ready" || this.servers.get(server.config.name) !== server) return;
-      throw connection?.failure() ?? new ToolError("MCP_SERVER_FAILED", `MCP server "${server.config.name}" did not start; mcp_servers says why.`, { server: server.config.name, state: stateOf(server) });
+      throw (
+        connection?.failure() ??
+        new ToolError("MCP_SERVER_FAILED", `MCP server "${server.config.name}" did not start; mcp_servers says why.`, {
+          server: server.config.name,
+          state: stateOf(server),
+        })
+      );
     }
     const state = connection?.state ?? stateOf(server);
     throw new ToolError(
@@ -242,7 +255,12 @@ export class McpPassthrough {
     for (const server of this.servers.values()) {
       const connection = server.connection;
       const tools = connection && (connection.state === "ready" || connection.tools.length) ? connection.tools : [];
-      server.ids = assignToolIds(server.config.name, tools.map((t) => t.name), taken, server.ids);
+      server.ids = assignToolIds(
+        server.config.name,
+        tools.map((t) => t.name),
+        taken,
+        server.ids,
+      );
       for (const t of tools) {
         const id = server.ids.get(t.name)!;
         taken.add(id);

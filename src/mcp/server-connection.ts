@@ -385,10 +385,14 @@ export class ServerConnection {
       });
     }
     if (e instanceof SdkError && e.code === SdkErrorCode.InvalidResult) {
-      return new ToolError("TOOL_ERROR", this.hide(`${tool} (MCP server "${this.name}") gave a result that does not fit MCP or its own output schema: ${e.message}`), {
-        server: this.name,
-        tool,
-      });
+      return new ToolError(
+        "TOOL_ERROR",
+        this.hide(`${tool} (MCP server "${this.name}") gave a result that does not fit MCP or its own output schema: ${e.message}`),
+        {
+          server: this.name,
+          tool,
+        },
+      );
     }
     // Anything else is the connection: a process that died, a closed pipe, a refused or broken HTTP request, a lost
     // HTTP session. The connection is dropped, so the next call starts afresh.
@@ -410,11 +414,15 @@ export class ServerConnection {
   private failedError(why: string): ToolError {
     const s = this.status();
     const cause = stderrCause(s.stderr_tail);
-    return new ToolError("MCP_SERVER_FAILED", `MCP server "${this.name}" failed: ${this.hide(why)}.${cause ? ` Its stderr says: ${JSON.stringify(cause)} (stderr_tail has the rest).` : ""}`, {
-      server: this.name,
-      state: s.state,
-      stderr_tail: s.stderr_tail,
-    });
+    return new ToolError(
+      "MCP_SERVER_FAILED",
+      `MCP server "${this.name}" failed: ${this.hide(why)}.${cause ? ` Its stderr says: ${JSON.stringify(cause)} (stderr_tail has the rest).` : ""}`,
+      {
+        server: this.name,
+        state: s.state,
+        stderr_tail: s.stderr_tail,
+      },
+    );
   }
 
   private closedError(): ToolError {

@@ -1,5 +1,18 @@
 import { randomInt } from "node:crypto";
-import { accessSync, closeSync, constants, existsSync, mkdirSync, openSync, readFileSync, readdirSync, rmdirSync, statSync, writeFileSync, writeSync } from "node:fs";
+import {
+  accessSync,
+  closeSync,
+  constants,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readdirSync,
+  rmdirSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
 import path from "node:path";
 import { isNodeError } from "../errors.js";
 import { pidAlive } from "./pid-alive.js";
@@ -114,7 +127,9 @@ function probeShell(runSync: RunSync): ShellCheck {
   const passes = (env: Record<string, string>, pwd: string | undefined) => {
     const r = runSync(SHELL, ["-c", JOIN_SCRIPT, "sh", "/dev/null", pwd === undefined ? "0" : "1", pwd ?? "", "env"], env);
     const seen = new Set(r.stdout.split("\n").filter(Boolean));
-    const wanted = Object.entries(env).filter(([k]) => SHELL_NAME.test(k)).map(([k, v]) => `${k}=${v}`);
+    const wanted = Object.entries(env)
+      .filter(([k]) => SHELL_NAME.test(k))
+      .map(([k, v]) => `${k}=${v}`);
     const odd = seen.has("TOOL-LAYER.ODD=1");
     return { ok: r.status === 0 && wanted.every((l) => seen.has(l)) && seen.size === wanted.length + (odd ? 1 : 0), odd };
   };
@@ -178,7 +193,9 @@ function populated(dir: string): boolean {
 function removeTree(dir: string): boolean {
   let entries: string[];
   try {
-    entries = readdirSync(dir, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
+    entries = readdirSync(dir, { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => e.name);
   } catch (e) {
     return isNodeError(e, "ENOENT");
   }
@@ -230,7 +247,11 @@ export class CgroupTree {
    * `own`: the daemon's cgroup v2 directory (default: the one /proc says), or why there is none. `runSync`: how to run
    * the check of /bin/sh; without it, every long-lived child joins its leaf through the daemon's own move.
    */
-  constructor(private readonly log: (message: string) => void = () => undefined, own = hostOwnV2Cgroup(), private readonly runSync?: RunSync) {
+  constructor(
+    private readonly log: (message: string) => void = () => undefined,
+    own = hostOwnV2Cgroup(),
+    private readonly runSync?: RunSync,
+  ) {
     if ("reason" in own) {
       this.unavailable = own.reason;
       return;
@@ -274,7 +295,13 @@ export class CgroupTree {
    * the caller's options otherwise). Without containment, or when the kernel refuses, `leaf` is undefined and the child
    * starts where the daemon is (in the tree once entered).
    */
-  start<T>(cmd: string, args: readonly string[], env: Record<string, string>, cwd: string, spawn: (cmd: string, args: readonly string[]) => T): { value: T; leaf?: Leaf } {
+  start<T>(
+    cmd: string,
+    args: readonly string[],
+    env: Record<string, string>,
+    cwd: string,
+    spawn: (cmd: string, args: readonly string[]) => T,
+  ): { value: T; leaf?: Leaf } {
     const leaf = this.newLeaf();
     if (!leaf) return { value: spawn(cmd, args) };
     if (this.joinsItself(cmd, env, cwd)) {

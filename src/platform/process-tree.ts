@@ -19,7 +19,9 @@ const running = (fields: string[] | undefined): fields is string[] => fields !==
 
 function pids(): number[] {
   try {
-    return readdirSync("/proc").filter((name) => /^\d+$/.test(name)).map(Number);
+    return readdirSync("/proc")
+      .filter((name) => /^\d+$/.test(name))
+      .map(Number);
   } catch {
     return [];
   }

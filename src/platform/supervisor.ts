@@ -373,18 +373,25 @@ export class Supervisor {
    * long-lived child with a group gets a cgroup of its own (its start waits for the kernel's move, about a grace period
    * of RCU: nothing for a server, too much for every git call), so what it leaves, setsid() or not, dies when it ends.
    */
-  private launch(spec: ProcessSpec, timeoutMs: number | undefined, signal: AbortSignal | undefined, longLived: boolean): { child: PipedChild; managed?: ManagedChild } {
+  private launch(
+    spec: ProcessSpec,
+    timeoutMs: number | undefined,
+    signal: AbortSignal | undefined,
+    longLived: boolean,
+  ): { child: PipedChild; managed?: ManagedChild } {
     const group = spec.group ?? true;
     const label = spec.label ?? spec.cmd;
     const env = spec.exactEnv ?? childEnv(spec.env);
-    const start = (cmd: string, args: readonly string[]) => spawn(cmd, args, {
-      cwd: spec.cwd,
-      env,
-      stdio: [spec.stdin ?? "ignore", spec.output ?? "pipe", spec.output ?? "pipe", ...(spec.fds ?? [])],
-      detached: group,
-    }) as PipedChild;
+    const start = (cmd: string, args: readonly string[]) =>
+      spawn(cmd, args, {
+        cwd: spec.cwd,
+        env,
+        stdio: [spec.stdin ?? "ignore", spec.output ?? "pipe", spec.output ?? "pipe", ...(spec.fds ?? [])],
+        detached: group,
+      }) as PipedChild;
     // setsid() leaves a process group, never a cgroup.
-    const { value: child, leaf } = group && longLived && !spec.isolated ? this.cgroups.start(spec.cmd, spec.args, env, spec.cwd, start) : { value: start(spec.cmd, spec.args) };
+    const { value: child, leaf } =
+      group && longLived && !spec.isolated ? this.cgroups.start(spec.cmd, spec.args, env, spec.cwd, start) : { value: start(spec.cmd, spec.args) };
     const pid = child.pid;
     if (pid === undefined && leaf) void this.cgroups.release(leaf);
     // Kept for the child's life: a later 'error' (a kill that fails) must not be an unhandled event.
@@ -436,7 +443,12 @@ export class Supervisor {
       return { ...exit, left: tree.filter(isAlive) };
     };
     const managed: ManagedChild = {
-      child, pid, exited, stop, label, group,
+      child,
+      pid,
+      exited,
+      stop,
+      label,
+      group,
       get timedOut() {
         return timedOut;
       },

@@ -38,11 +38,14 @@ function watch(): void {
     if (ending) return;
     ending = true;
     signalAll("SIGTERM");
-    setTimeout(() => {
-      signalAll("SIGKILL");
-      if (!tree) process.exit(0);
-      void killCgroupTree(tree).finally(() => process.exit(0));
-    }, tracked.size ? TERM_GRACE_MS : 0);
+    setTimeout(
+      () => {
+        signalAll("SIGKILL");
+        if (!tree) process.exit(0);
+        void killCgroupTree(tree).finally(() => process.exit(0));
+      },
+      tracked.size ? TERM_GRACE_MS : 0,
+    );
   }
 
   process.on("SIGINT", () => undefined);

@@ -50,7 +50,9 @@ export class MatchCollector {
 
   add(file: RgFile): void {
     this.queue.push(file);
-    this.draining ??= this.drain().catch((error: unknown) => void (this.failure = { error })).finally(() => (this.draining = undefined));
+    this.draining ??= this.drain()
+      .catch((error: unknown) => void (this.failure = { error }))
+      .finally(() => (this.draining = undefined));
   }
 
   /** Everything added has been read (or left out at the cutoff); sorted by path. */

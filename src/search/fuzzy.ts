@@ -338,7 +338,8 @@ export class FuzzyIndex {
       for (let k = 0; k < terms.length && typos < 2; k++) {
         const term = terms[k];
         const missing = termMasks[k] & ~nameMask;
-        if ((missing & (missing - 1)) !== 0) typos = 2; // two of its letters absent
+        if ((missing & (missing - 1)) !== 0)
+          typos = 2; // two of its letters absent
         else if (term.length < TYPO_MIN_TERM) typos = missing === 0 && isSubsequence(term, name, 0) ? typos : 2;
         else {
           const drops = dropsNeeded(term, name, 0);

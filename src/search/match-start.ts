@@ -21,7 +21,13 @@ export const MAX_LOCATED_LINES = 16;
 const LOCATE_TIMEOUT_MS = 10_000;
 
 /** The byte offset of the first match in `line` (content without terminator), or -1 when none is found. */
-export async function findMatchStart(processes: Supervisor, cwd: string, o: Pick<SearchOptions, "pattern" | "caseSensitive" | "fixedStrings">, line: Buffer, signal: AbortSignal): Promise<number> {
+export async function findMatchStart(
+  processes: Supervisor,
+  cwd: string,
+  o: Pick<SearchOptions, "pattern" | "caseSensitive" | "fixedStrings">,
+  line: Buffer,
+  signal: AbortSignal,
+): Promise<number> {
   const step = CHUNK_BYTES - OVERLAP_BYTES;
   const scan = Math.min(line.length, MATCH_SCAN_BYTES);
   const parts: Buffer[] = [];

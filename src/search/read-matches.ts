@@ -54,7 +54,8 @@ export async function readMatches(src: MatchSource, rg: RgFile): Promise<ReadMat
   try {
     const stats = fstatSync(fd);
     if (!stats.isFile()) return { note: `${path} is no longer a regular file; its matches are left out.`, linesCut: false };
-    if (!openedInside(src, fd)) return { note: `${path} now leads outside the workspace (a symlink was swapped in); its matches are left out.`, linesCut: false };
+    if (!openedInside(src, fd))
+      return { note: `${path} now leads outside the workspace (a symlink was swapped in); its matches are left out.`, linesCut: false };
     if (stats.size > src.maxFileBytes) return await overLimit(src, fd, path, stats.size, rg.lines);
     const bytes = await readUpTo(fd, stats.size, src.maxFileBytes + 1);
     if (bytes.length > src.maxFileBytes) return await overLimit(src, fd, path, bytes.length, rg.lines);

@@ -39,7 +39,10 @@ export function shownText(bytes: Buffer, matchStart: number): { text: string; cu
     if (whole.length <= MAX_SEARCH_LINE_CHARS) return { text: whole, cut: false };
     const matchChar = matchStart > 0 ? bytes.toString("utf8", 0, matchStart).length : 0;
     const from = Math.max(0, Math.min(matchChar - MATCH_LEAD_CHARS, whole.length - MAX_SEARCH_LINE_CHARS));
-    return { text: marked(whole.slice(from, from + MAX_SEARCH_LINE_CHARS), from > 0, from + MAX_SEARCH_LINE_CHARS < whole.length, `${bytes.length} bytes`), cut: true };
+    return {
+      text: marked(whole.slice(from, from + MAX_SEARCH_LINE_CHARS), from > 0, from + MAX_SEARCH_LINE_CHARS < whole.length, `${bytes.length} bytes`),
+      cut: true,
+    };
   }
   let from = matchStart > MATCH_LEAD_CHARS ? matchStart - MATCH_LEAD_CHARS : 0;
   while (from > 0 && (bytes[from] & 0xc0) === 0x80) from--; // start on a character boundary

@@ -116,7 +116,14 @@ export function ripgrepArgs(o: SearchOptions): string[] {
  * are in; rg is killed as soon as one match more than `maxMatches` shows there is more (so `capped` is exact), when
  * `sink.until` aborts (the answer is what came before), or when `signal` aborts (the call is rejected).
  */
-export async function runRipgrep(processes: Supervisor, cwd: string, o: SearchOptions, maxMatches: number, signal: AbortSignal, sink: RipgrepSink): Promise<RipgrepOutcome> {
+export async function runRipgrep(
+  processes: Supervisor,
+  cwd: string,
+  o: SearchOptions,
+  maxMatches: number,
+  signal: AbortSignal,
+  sink: RipgrepSink,
+): Promise<RipgrepOutcome> {
   let managed: ManagedChild;
   try {
     // rg starts no children: no process group of its own (see ProcessSpec.group).
@@ -234,7 +241,11 @@ export function trimAfterCap<F extends { lines: { line: number; match: boolean }
 function fatalError(stderr: string): ToolError | undefined {
   const text = stderr.replace(/^rg: /gm, "").trim();
   if (/regex parse error|error parsing regex|could not be compiled|PCRE2/i.test(text)) {
-    return new ToolError("INVALID_PARAMS", `pattern: not a valid regular expression (${regexProblem(text)}). Fix the pattern, or pass fixed_strings:true to search for the text literally.`, { rg_error: text });
+    return new ToolError(
+      "INVALID_PARAMS",
+      `pattern: not a valid regular expression (${regexProblem(text)}). Fix the pattern, or pass fixed_strings:true to search for the text literally.`,
+      { rg_error: text },
+    );
   }
   if (/error parsing glob|glob/i.test(text)) {
     return new ToolError("INVALID_PARAMS", `glob: ${text}. Fix the glob (e.g. "*.ts", "src/**", "!**/test/**").`, { rg_error: text });
@@ -252,9 +263,18 @@ export function regexProblem(text: string): string {
   const pcreError = pcre ? /PCRE2: (.+)$/m.exec(pcre)?.[1]?.trim() : undefined;
   if (ownError && pcreError) return `${ownError}; with PCRE2: ${pcreError}`;
   if (ownError ?? pcreError) return (ownError ?? pcreError) as string;
-  return text.split("\n").filter((l) => l.trim() && !/^~+$/.test(l.trim())).slice(-1)[0] ?? text;
+  return (
+    text
+      .split("\n")
+      .filter((l) => l.trim() && !/^~+$/.test(l.trim()))
+      .slice(-1)[0] ?? text
+  );
 }
 
 function warningsOf(stderr: string): string[] {
-  return stderr.split("\n").map((l) => l.replace(/^rg: /, "").trim()).filter(Boolean).slice(0, 10);
+  return stderr
+    .split("\n")
+    .map((l) => l.replace(/^rg: /, "").trim())
+    .filter(Boolean)
+    .slice(0, 10);
 }

@@ -39,10 +39,13 @@ export interface CgroupParents {
  * controllers where they are mounted (a hybrid host keeps pids and memory there and none in v2). */
 export function cgroupParents(mountinfo: string, selfCgroup: string): CgroupParents {
   const mounts = parseMountinfo(mountinfo);
-  const lines = selfCgroup.split("\n").filter(Boolean).map((l) => {
-    const [, , controllers, p] = /^(\d+):([^:]*):(.*)$/.exec(l) ?? [];
-    return { controllers: controllers === undefined ? [] : controllers.split(","), path: p ?? "" };
-  });
+  const lines = selfCgroup
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => {
+      const [, , controllers, p] = /^(\d+):([^:]*):(.*)$/.exec(l) ?? [];
+      return { controllers: controllers === undefined ? [] : controllers.split(","), path: p ?? "" };
+    });
   const out: CgroupParents = {};
   for (const c of ["pids", "memory"] as const) {
     const m = mounts.find((x) => x.fstype === "cgroup" && x.options.includes(c));
@@ -163,7 +166,9 @@ async function enableV2Controllers(parent: string): Promise<void> {
   try {
     await writeFile(path.join(parent, "cgroup.subtree_control"), "+pids +memory");
   } catch (e) {
-    const why = isNodeError(e, "EBUSY") ? "it holds processes itself (start the daemon in a cgroup of its own that delegates pids and memory)" : (e as Error).message;
+    const why = isNodeError(e, "EBUSY")
+      ? "it holds processes itself (start the daemon in a cgroup of its own that delegates pids and memory)"
+      : (e as Error).message;
     throw new Error(`cgroup v2: the daemon's cgroup ${parent} cannot give pids and memory to a child: ${why}`);
   }
 }
@@ -216,4 +221,3 @@ export async function sweepStaleCgroups(parents: CgroupParents): Promise<void> {
     }
   }
 }
-

@@ -93,9 +93,16 @@ export class Job {
 
   info(): JobInfo {
     return {
-      job: this.id, command: this.command, cwd: this.cwd || ".", session: this.session, pid: this.launched.managed.pid,
-      started_at: new Date(this.launched.startedAt).toISOString(), running: this.running,
-      exit_code: this.exit?.code ?? null, signal: this.exit?.signal ?? null, output_file: this.file,
+      job: this.id,
+      command: this.command,
+      cwd: this.cwd || ".",
+      session: this.session,
+      pid: this.launched.managed.pid,
+      started_at: new Date(this.launched.startedAt).toISOString(),
+      running: this.running,
+      exit_code: this.exit?.code ?? null,
+      signal: this.exit?.signal ?? null,
+      output_file: this.file,
     };
   }
 

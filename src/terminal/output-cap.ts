@@ -76,7 +76,9 @@ export function capOutput(ends: OutputEnds, max = MAX_OUTPUT_CHARS): Capped {
   const whole = gap === null && tail === "";
   const keptHead = headOf(head, headBudget);
   const keptTail = tailOf(whole ? head.slice(keptHead.length) : tail, budget - keptHead.length);
-  const cutText = whole ? head.slice(keptHead.length, head.length - keptTail.length) : head.slice(keptHead.length) + tail.slice(0, tail.length - keptTail.length);
+  const cutText = whole
+    ? head.slice(keptHead.length, head.length - keptTail.length)
+    : head.slice(keptHead.length) + tail.slice(0, tail.length - keptTail.length);
   const bytes = Buffer.byteLength(cutText) + (gap?.bytes ?? 0);
   const lines = gap?.lines === null ? null : countLines(cutText) + (gap?.lines ?? 0);
   return { output: keptHead + cutNote(lines, bytes) + keptTail, truncated: true };

@@ -91,7 +91,12 @@ export class PipeCopy {
    */
   readonly done: Promise<boolean>;
 
-  constructor(readFd: number, private readonly fileFd: number, maxBytes: number, onLimit: () => void) {
+  constructor(
+    readFd: number,
+    private readonly fileFd: number,
+    maxBytes: number,
+    onLimit: () => void,
+  ) {
     this.done = new Promise((resolve) => (this.settle = resolve));
     this.socket = new Socket({ fd: readFd, readable: true, writable: false });
     this.socket.on("data", (chunk: Buffer) => {

@@ -1,6 +1,14 @@
 import { type HostSandboxPaths, hostSandboxPaths } from "../platform/sandbox/host.js";
 import { type BwrapProbe, type RunFn, type ProbeRun, probeBwrap } from "../platform/sandbox/probe.js";
-import { type CgroupParents, type CommandCgroup, JOIN_FAILED_EXIT, type Limits, createCommandCgroup, defaultLimits, hostCgroupParents } from "./cgroup-limits.js";
+import {
+  type CgroupParents,
+  type CommandCgroup,
+  JOIN_FAILED_EXIT,
+  type Limits,
+  createCommandCgroup,
+  defaultLimits,
+  hostCgroupParents,
+} from "./cgroup-limits.js";
 import { sandboxEnv, sandboxHome, terminalPolicy } from "./sandbox.js";
 
 export { type HostSandboxPaths, hostSandboxPaths, openPins } from "../platform/sandbox/host.js";
@@ -18,7 +26,10 @@ export interface SandboxProbe extends BwrapProbe {
  * per-command cgroup when one can be made, so a cgroup that cannot be joined shows.
  * `host` and `parents`: what the caller read already (read here when not given).
  */
-export async function probeSandbox(run: RunFn, opts: { root: string; network: boolean; limits?: Limits; parents?: CgroupParents; host?: HostSandboxPaths; hide?: readonly string[] }): Promise<SandboxProbe> {
+export async function probeSandbox(
+  run: RunFn,
+  opts: { root: string; network: boolean; limits?: Limits; parents?: CgroupParents; host?: HostSandboxPaths; hide?: readonly string[] },
+): Promise<SandboxProbe> {
   const host = opts.host ?? (await hostSandboxPaths());
   const homePath = host.homePath;
   const env = sandboxEnv({ base: process.env, home: sandboxHome({ root: opts.root, homePath }) });
@@ -49,7 +60,18 @@ export async function probeSandbox(run: RunFn, opts: { root: string; network: bo
       env,
       first,
       policy: (disableUserns) =>
-        terminalPolicy({ root: opts.root, gitDirs: [], homePath, network: opts.network, cwd: opts.root, command: "true", hidden: host.hidden, keep: host.keep, disableUserns, hide: opts.hide }),
+        terminalPolicy({
+          root: opts.root,
+          gitDirs: [],
+          homePath,
+          network: opts.network,
+          cwd: opts.root,
+          command: "true",
+          hidden: host.hidden,
+          keep: host.keep,
+          disableUserns,
+          hide: opts.hide,
+        }),
     });
     return { ...probe, network: opts.network, limits };
   } finally {

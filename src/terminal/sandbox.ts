@@ -84,7 +84,10 @@ export function bashArgv(command: string): string[] {
  * /tmp, an empty HOME (or --terminal-home's), /run hidden, the state folder hidden, no network unless asked.
  */
 export function terminalPolicy(opts: SandboxOptions): SandboxPolicy {
-  for (const [name, p] of [["root", opts.root], ["cwd", opts.cwd]] as const) {
+  for (const [name, p] of [
+    ["root", opts.root],
+    ["cwd", opts.cwd],
+  ] as const) {
     if (!path.posix.isAbsolute(p)) throw new Error(`sandbox ${name} must be absolute: ${p}`);
   }
   const home = sandboxHome(opts);
@@ -92,7 +95,8 @@ export function terminalPolicy(opts: SandboxOptions): SandboxPolicy {
   for (const d of opts.hidden ?? ["/run"]) mounts.push({ kind: "tmpfs", dest: d });
   for (const k of opts.keep ?? []) mounts.push({ kind: "bind", src: k, dest: k, writable: false });
   if (opts.home) mounts.push({ kind: "bind", src: opts.home, dest: home, writable: true });
-  else if (home === FALLBACK_HOME) mounts.push({ kind: "dir", dest: home }); // an empty folder in the private /tmp
+  else if (home === FALLBACK_HOME)
+    mounts.push({ kind: "dir", dest: home }); // an empty folder in the private /tmp
   else mounts.push({ kind: "tmpfs", dest: home });
   // After /tmp and HOME, so a workspace under either is still there; the git dirs' guards come after it and win.
   mounts.push({ kind: "bind", src: opts.root, dest: opts.root, writable: true });
@@ -122,7 +126,8 @@ export function buildSandboxArgv(opts: SandboxOptions): string[] {
 /** What a hidden place is called in a hint, and what to do about it. */
 function hiddenPlace(dest: string, homeFlag: boolean): string {
   if (dest === "/tmp") return "/tmp is private in the sandbox (an empty tmpfs of its own)";
-  if (dest === FALLBACK_HOME || !HIDDEN_DIRS.includes(dest)) return `HOME (${dest}) is an empty folder in the sandbox${homeFlag ? " (--terminal-home DIR binds a real one)" : ""}`;
+  if (dest === FALLBACK_HOME || !HIDDEN_DIRS.includes(dest))
+    return `HOME (${dest}) is an empty folder in the sandbox${homeFlag ? " (--terminal-home DIR binds a real one)" : ""}`;
   return `${dest} is hidden in the sandbox (an empty tmpfs)`;
 }
 
@@ -146,17 +151,39 @@ export function notFoundHint(output: string, pathVar: string, views: readonly Vi
     if (v && v.src === undefined) byPlace.set(v.dest, (byPlace.get(v.dest) ?? new Set()).add(p));
   }
   if (!byPlace.size) return undefined;
-  const said = [...byPlace].map(([dest, paths]) => `${hiddenPlace(dest, opts.homeFlag)}, so ${[...paths].join(", ")} ${paths.size === 1 ? "is" : "are"} not there`);
+  const said = [...byPlace].map(
+    ([dest, paths]) => `${hiddenPlace(dest, opts.homeFlag)}, so ${[...paths].join(", ")} ${paths.size === 1 ? "is" : "are"} not there`,
+  );
   return `hint: ${said.join("; ")}. Put the toolchain outside those places (under the workspace, or a system folder such as /opt or /usr/local), or start the daemon with --terminal-sandbox off.`;
 }
 
 /** Repository variables: the root decides the repository (SPEC 1). */
 const REPOSITORY_VARS = new Set([
-  "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_COMMON_DIR",
-  "GIT_NAMESPACE", "GIT_PREFIX", "GIT_CONFIG", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT",
+  "GIT_DIR",
+  "GIT_WORK_TREE",
+  "GIT_INDEX_FILE",
+  "GIT_OBJECT_DIRECTORY",
+  "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+  "GIT_COMMON_DIR",
+  "GIT_NAMESPACE",
+  "GIT_PREFIX",
+  "GIT_CONFIG",
+  "GIT_CONFIG_GLOBAL",
+  "GIT_CONFIG_SYSTEM",
+  "GIT_CONFIG_PARAMETERS",
+  "GIT_CONFIG_COUNT",
 ]);
 /** Secrets by name beyond the patterns: the ones the daemon itself uses, and credential channels that are not values. */
-const SECRET_VARS = new Set(["EXA_API_KEY", "GH_TOKEN", "GITHUB_TOKEN", "GH_ENTERPRISE_TOKEN", "GITHUB_ENTERPRISE_TOKEN", "SSH_AUTH_SOCK", "GIT_ASKPASS", "SSH_ASKPASS"]);
+const SECRET_VARS = new Set([
+  "EXA_API_KEY",
+  "GH_TOKEN",
+  "GITHUB_TOKEN",
+  "GH_ENTERPRISE_TOKEN",
+  "GITHUB_ENTERPRISE_TOKEN",
+  "SSH_AUTH_SOCK",
+  "GIT_ASKPASS",
+  "SSH_ASKPASS",
+]);
 const SECRET_NAME = /(_KEY|_TOKEN|_SECRET|_PAT|_PASSWD|_CREDENTIALS)$|PASSWORD/i;
 /** Startup code bash would run despite --norc (BASH_ENV, ENV) and functions exported into the environment. */
 const STARTUP_VAR = /^(BASH_ENV|ENV|PROMPT_COMMAND|BASH_FUNC_.*)$/;
@@ -173,9 +200,19 @@ function isWithheld(name: string, passThrough: ReadonlySet<string>): boolean {
 /** Nothing may page, open an editor or wait for a password: there is no terminal and stdin is not a person. CI is not
  * set: it changes what builds do (warnings as errors), and a call can set it in its own env. */
 const NON_INTERACTIVE: Record<string, string> = {
-  PAGER: "cat", GIT_PAGER: "cat", MANPAGER: "cat", SYSTEMD_PAGER: "cat",
-  EDITOR: ":", VISUAL: ":", GIT_EDITOR: ":", GIT_SEQUENCE_EDITOR: ":", GIT_MERGE_AUTOEDIT: "no",
-  GIT_TERMINAL_PROMPT: "0", GCM_INTERACTIVE: "never", DEBIAN_FRONTEND: "noninteractive", TERM: "dumb",
+  PAGER: "cat",
+  GIT_PAGER: "cat",
+  MANPAGER: "cat",
+  SYSTEMD_PAGER: "cat",
+  EDITOR: ":",
+  VISUAL: ":",
+  GIT_EDITOR: ":",
+  GIT_SEQUENCE_EDITOR: ":",
+  GIT_MERGE_AUTOEDIT: "no",
+  GIT_TERMINAL_PROMPT: "0",
+  GCM_INTERACTIVE: "never",
+  DEBIAN_FRONTEND: "noninteractive",
+  TERM: "dumb",
 };
 
 export interface EnvOptions {

@@ -48,7 +48,14 @@ export async function prepareSetup(ws: SetupHost, opts: { network: boolean; limi
   const limits = opts.limits ?? defaultLimits();
   const [host, parents] = await Promise.all([hostSandboxPaths(), hostCgroupParents()]);
   if (!parents.reason) await sweepStaleCgroups(parents);
-  const probe = await probeSandbox(supervisedRun(ws.processes, "terminal probe"), { root: ws.root, network: opts.network, limits, parents, host, hide: opts.hide });
+  const probe = await probeSandbox(supervisedRun(ws.processes, "terminal probe"), {
+    root: ws.root,
+    network: opts.network,
+    limits,
+    parents,
+    host,
+    hide: opts.hide,
+  });
   let held = probe.limits;
   if (!probe.available && !parents.reason) held = await tryLimits(parents, limits); // unsandboxed commands get them too
   return { probe, host, parents, limits, held, outerGitDirs: await outerGitDirs(ws) };

@@ -25,7 +25,8 @@ function scriptOperand(w: Word, sink: ArgvSink, via: string): void {
   if (w.kind === "process_substitution") refuse(`${show(via + " " + w.text)} runs the output of a command as a script, which cannot be checked`);
   if (w.value !== null) sink.reads(w.value, show(`${via} ${w.value}`));
   if (w.value !== null && STDIN_PATHS.has(w.value)) sink.stdinScript(via);
-  else if (w.value !== null && descriptorOfPath(w.value) !== null) refuse(`${show(via + " " + w.value)} runs a script from a descriptor, which cannot be checked`);
+  else if (w.value !== null && descriptorOfPath(w.value) !== null)
+    refuse(`${show(via + " " + w.value)} runs a script from a descriptor, which cannot be checked`);
 }
 
 function shell(args: Word[], sink: ArgvSink, name: string): void {
@@ -91,7 +92,22 @@ function alias(args: Word[], sink: ArgvSink): void {
 }
 
 function env(args: Word[], sink: ArgvSink): void {
-  const spec: OptionSpec = { shortArg: "uCS", longArg: ["unset", "chdir", "split-string"], longNames: ["unset", "chdir", "split-string", "ignore-environment", "null", "debug", "default-signal", "ignore-signal", "block-signal", "list-signal-handling"] };
+  const spec: OptionSpec = {
+    shortArg: "uCS",
+    longArg: ["unset", "chdir", "split-string"],
+    longNames: [
+      "unset",
+      "chdir",
+      "split-string",
+      "ignore-environment",
+      "null",
+      "debug",
+      "default-signal",
+      "ignore-signal",
+      "block-signal",
+      "list-signal-handling",
+    ],
+  };
   const p = parseArgs(args, spec);
   let rest = args.slice(p.firstOperand);
   const split = p.options.find((o) => o.name === "S" || o.name === "split-string");
@@ -126,12 +142,20 @@ function envAssignment(w: Word | undefined): { name?: string; value: Word } | nu
 const STDIN_WORDS: Word = { value: null, prefix: "", template: UNKNOWN, text: "<words xargs reads from stdin>", kind: "stdin" };
 
 function xargs(args: Word[], sink: ArgvSink): void {
-  const p = parseArgs(args, { shortArg: "adEILnPs", shortOptArg: "eil", longArg: ["arg-file", "delimiter", "max-args", "max-procs", "max-chars", "process-slot-var"] });
+  const p = parseArgs(args, {
+    shortArg: "adEILnPs",
+    shortOptArg: "eil",
+    longArg: ["arg-file", "delimiter", "max-args", "max-procs", "max-chars", "process-slot-var"],
+  });
   if (p.firstOperand < args.length) checkArgv([...args.slice(p.firstOperand), STDIN_WORDS], sink);
 }
 
 function timeout(args: Word[], sink: ArgvSink): void {
-  const p = parseArgs(args, { shortArg: "sk", longArg: ["signal", "kill-after"], longNames: ["signal", "kill-after", "foreground", "preserve-status", "verbose"] });
+  const p = parseArgs(args, {
+    shortArg: "sk",
+    longArg: ["signal", "kill-after"],
+    longNames: ["signal", "kill-after", "foreground", "preserve-status", "verbose"],
+  });
   wrapped(args, p.firstOperand + 1, sink); // the first operand is the duration
 }
 
@@ -166,13 +190,20 @@ function watch(args: Word[], sink: ArgvSink): void {
 
 /** `sudo -s` and `sudo -i` without a command start a shell that reads its script from stdin. */
 function sudo(args: Word[], sink: ArgvSink): void {
-  const p = parseArgs(args, { shortArg: "ugCDhpRrtTU", longArg: ["user", "group", "close-from", "chdir", "host", "prompt", "role", "type", "command-timeout", "other-user", "chroot"] });
+  const p = parseArgs(args, {
+    shortArg: "ugCDhpRrtTU",
+    longArg: ["user", "group", "close-from", "chdir", "host", "prompt", "role", "type", "command-timeout", "other-user", "chroot"],
+  });
   if (p.firstOperand < args.length) return afterAssignments(args.slice(p.firstOperand), sink, "sudo");
   if (p.options.some((o) => ["s", "i", "shell", "login"].includes(o.name))) sink.stdinScript("sudo -s");
 }
 
 function su(args: Word[], sink: ArgvSink): void {
-  const p = parseArgs(args, { shortArg: "cgGsw", longArg: ["command", "session-command", "group", "supp-group", "shell", "whitelist-environment"], permute: true });
+  const p = parseArgs(args, {
+    shortArg: "cgGsw",
+    longArg: ["command", "session-command", "group", "supp-group", "shell", "whitelist-environment"],
+    permute: true,
+  });
   if (!p.options.some((o) => o.name === "c" || o.name === "command" || o.name === "session-command")) return sink.stdinScript("su");
   for (const o of p.options) {
     if (o.name !== "c" && o.name !== "command" && o.name !== "session-command") continue;
@@ -184,7 +215,12 @@ function su(args: Word[], sink: ArgvSink): void {
 
 /** `script` runs a command on a pseudo-terminal and records the session in a file (./typescript by default). */
 function script(args: Word[], sink: ArgvSink): void {
-  const p = parseArgs(args, { permute: true, shortArg: "cEIOBTmo", shortOptArg: "t", longArg: ["command", "echo", "log-in", "log-out", "log-io", "log-timing", "logging-format", "output-limit"] });
+  const p = parseArgs(args, {
+    permute: true,
+    shortArg: "cEIOBTmo",
+    shortOptArg: "t",
+    longArg: ["command", "echo", "log-in", "log-out", "log-io", "log-timing", "logging-format", "output-limit"],
+  });
   for (const o of p.options) {
     if (o.name === "c" || o.name === "command") {
       const s = optionValue(o);
@@ -245,18 +281,44 @@ function dd(args: Word[], sink: ArgvSink): void {
 }
 
 function truncate(args: Word[], sink: ArgvSink): void {
-  const p = parseArgs(args, { permute: true, shortArg: "rs", longArg: ["reference", "size"], longNames: ["reference", "size", "no-create", "io-blocks", "help", "version"] });
+  const p = parseArgs(args, {
+    permute: true,
+    shortArg: "rs",
+    longArg: ["reference", "size"],
+    longNames: ["reference", "size", "no-create", "io-blocks", "help", "version"],
+  });
   for (const f of p.operands) checkTarget(f, "truncate", sink);
 }
 
 function sort(args: Word[], sink: ArgvSink): void {
-  const longArg = ["key", "field-separator", "buffer-size", "temporary-directory", "output", "files0-from", "batch-size", "compress-program", "parallel", "random-source", "sort"];
-  const p = parseArgs(args, { permute: true, shortArg: "ktSTo", longArg, longNames: [...longArg, "unique", "reverse", "numeric-sort", "stable", "check", "merge", "zero-terminated"] });
+  const longArg = [
+    "key",
+    "field-separator",
+    "buffer-size",
+    "temporary-directory",
+    "output",
+    "files0-from",
+    "batch-size",
+    "compress-program",
+    "parallel",
+    "random-source",
+    "sort",
+  ];
+  const p = parseArgs(args, {
+    permute: true,
+    shortArg: "ktSTo",
+    longArg,
+    longNames: [...longArg, "unique", "reverse", "numeric-sort", "stable", "check", "merge", "zero-terminated"],
+  });
   for (const o of p.options) if (o.name === "o" || o.name === "output") checkTarget(o.value, "sort -o", sink);
 }
 
 function time(args: Word[], sink: ArgvSink): void {
-  const p = parseArgs(args, { shortArg: "of", longArg: ["output", "format"], longNames: ["output", "format", "append", "portability", "verbose", "quiet", "help"] });
+  const p = parseArgs(args, {
+    shortArg: "of",
+    longArg: ["output", "format"],
+    longNames: ["output", "format", "append", "portability", "verbose", "quiet", "help"],
+  });
   for (const o of p.options) if (o.name === "o" || o.name === "output") checkTarget(o.value, "time -o", sink);
   wrapped(args, p.firstOperand, sink);
 }
@@ -291,7 +353,9 @@ const RULES: Record<string, Rule> = {
   exec: wrapper({ shortArg: "a" }),
   command: wrapper({}, (o) => o.includes("v") || o.includes("V")),
   stdbuf: wrapper({ shortArg: "ioe", longArg: ["input", "output", "error"] }),
-  ionice: wrapper({ shortArg: "cnpPu", longArg: ["class", "classdata", "pid", "pgid", "uid"] }, (o) => o.some((n) => "pPu".includes(n) || ["pid", "pgid", "uid"].includes(n))),
+  ionice: wrapper({ shortArg: "cnpPu", longArg: ["class", "classdata", "pid", "pgid", "uid"] }, (o) =>
+    o.some((n) => "pPu".includes(n) || ["pid", "pgid", "uid"].includes(n)),
+  ),
   sudo,
   doas: wrapper({ shortArg: "uC" }),
   xargs,
@@ -318,7 +382,10 @@ export function checkArgv(words: readonly Word[], sink: ArgvSink): void {
   if (first.value === null) refuse(`the command name ${show(first.text)} is not a literal word, so what it runs could not be checked`);
   // The grammar reads `time { …; }`, `! { …; }` and `coproc NAME { …; }` as commands named `{` and `}`: what the
   // group runs is then split across words, so the line is refused rather than half checked.
-  if (RESERVED_AS_COMMAND.has(first.value)) refuse(`the parser read ${show(first.value)} as a command (a group after \`time\`, \`!\` or \`coproc\`), so the line could not be checked; use ( … ) there`);
+  if (RESERVED_AS_COMMAND.has(first.value))
+    refuse(
+      `the parser read ${show(first.value)} as a command (a group after \`time\`, \`!\` or \`coproc\`), so the line could not be checked; use ( … ) there`,
+    );
   const name = programName(first.value);
   const args = words.slice(1);
   if (first.value.includes("/")) sink.reads(first.value, show(first.value));

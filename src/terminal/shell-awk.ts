@@ -2,22 +2,40 @@ import { UNKNOWN } from "./shell-words.js";
 
 /** What an awk program does beyond printing: the files it writes, the commands it runs, the code it loads. */
 export type AwkEffect =
-  | { kind: "write"; op: ">" | ">>"; /** null: not one literal string */ target: string | null }
-  | { kind: "run"; via: "|" | "system()"; /** null: not one literal string */ command: string | null }
+  | { kind: "write"; op: ">" | ">>" /** null: not one literal string */; target: string | null }
+  | { kind: "run"; via: "|" | "system()" /** null: not one literal string */; command: string | null }
   | { kind: "load"; directive: string };
 
 export type AwkScan = { ok: true; effects: AwkEffect[] } | { ok: false; error: string };
 
-type Token =
-  | { kind: "string"; value: string }
-  | { kind: "regex" | "number" }
-  | { kind: "name" | "op" | "directive"; value: string };
+type Token = { kind: "string"; value: string } | { kind: "regex" | "number" } | { kind: "name" | "op" | "directive"; value: string };
 
 class AwkSyntax extends Error {}
 
 /** After these words a `/` starts a regular expression; after any other name it divides. */
 const REGEX_AFTER = new Set(["print", "printf", "return", "do", "else", "in", "exit"]);
-const OPERATORS = ["**=", "|&", "||", "&&", ">>", ">=", "<=", "==", "!=", "!~", "++", "--", "+=", "-=", "*=", "/=", "%=", "^=", "**", ..."><|!~+-*/%^=?:,;(){}[]$"];
+const OPERATORS = [
+  "**=",
+  "|&",
+  "||",
+  "&&",
+  ">>",
+  ">=",
+  "<=",
+  "==",
+  "!=",
+  "!~",
+  "++",
+  "--",
+  "+=",
+  "-=",
+  "*=",
+  "/=",
+  "%=",
+  "^=",
+  "**",
+  ..."><|!~+-*/%^=?:,;(){}[]$",
+];
 /** Where a statement ends (a print statement's redirection target must be followed by one). */
 const STATEMENT_END = new Set([";", "\n", "}", "{"]);
 const STRING_ESCAPES: Record<string, string> = { n: "\n", t: "\t", r: "\r", "\\": "\\", '"': '"', "/": "/" };
@@ -48,8 +66,7 @@ function tokenize(p: string): Token[] {
     else if (c === "\n") {
       out.push({ kind: "op", value: "\n" });
       i++;
-    }
-    else if (c === "#") while (i < p.length && p[i] !== "\n") i++;
+    } else if (c === "#") while (i < p.length && p[i] !== "\n") i++;
     else if (c === '"') {
       let value = "";
       for (i++; p[i] !== '"'; i++) {

@@ -21,7 +21,9 @@ export function testCommand(node: Node, sink: ArgvSink): void {
     const op = n.childForFieldName("operator")?.text;
     if (!double && n.type === "binary_expression" && op === ">") {
       const right = n.childForFieldName("right")?.text ?? "";
-      refuse(`inside ${show("[ … ]")}, ${show("> " + right)} is an output redirection that writes the file ${right} (compare strings with ${show("[[ … > … ]]")})`);
+      refuse(
+        `inside ${show("[ … ]")}, ${show("> " + right)} is an output redirection that writes the file ${right} (compare strings with ${show("[[ … > … ]]")})`,
+      );
     }
     if (n.type === "unary_expression" && op === "-v") {
       const operand = n.namedChildren.find((c) => c && c.type !== "test_operator");
@@ -60,11 +62,17 @@ export function assignmentNode(node: Node, sink: ArgvSink): void {
 export function expansion(node: Node, sink: ArgvSink): void {
   const ops = node.childrenForFieldName("operator").filter((c): c is Node => !!c);
   const at = ops.findIndex((o) => o.type === "@");
-  if (at >= 0 && ops[at + 1]?.type === "P") refuse(`${show(node.text)} expands the value as a prompt (\`@P\`), which runs the commands in it, so it could not be checked`);
+  if (at >= 0 && ops[at + 1]?.type === "P")
+    refuse(`${show(node.text)} expands the value as a prompt (\`@P\`), which runs the commands in it, so it could not be checked`);
   const assign = ops.find((o) => o.type === ":=" || o.type === "=");
   const variable = node.namedChildren.find((c) => c?.type === "variable_name")?.text;
   if (!assign || !variable) return;
   const parts = node.namedChildren.filter((c): c is Node => !!c && c.startIndex >= assign.endIndex);
-  const value: Word = parts.length === 1 ? wordOf(parts[0]) : parts.length === 0 ? literalWord("") : { value: null, prefix: "", template: UNKNOWN, text: node.text, kind: "expansion" };
+  const value: Word =
+    parts.length === 1
+      ? wordOf(parts[0])
+      : parts.length === 0
+        ? literalWord("")
+        : { value: null, prefix: "", template: UNKNOWN, text: node.text, kind: "expansion" };
   assignment(variable, value, sink, show(node.text));
 }

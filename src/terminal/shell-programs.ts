@@ -16,7 +16,26 @@ function templateOf(o: Option): string {
 }
 
 function sed(args: Word[], sink: ArgvSink): void {
-  const longNames = ["in-place", "expression", "file", "line-length", "quiet", "silent", "debug", "posix", "regexp-extended", "separate", "sandbox", "unbuffered", "null-data", "zero-terminated", "follow-symlinks", "binary", "help", "version"];
+  const longNames = [
+    "in-place",
+    "expression",
+    "file",
+    "line-length",
+    "quiet",
+    "silent",
+    "debug",
+    "posix",
+    "regexp-extended",
+    "separate",
+    "sandbox",
+    "unbuffered",
+    "null-data",
+    "zero-terminated",
+    "follow-symlinks",
+    "binary",
+    "help",
+    "version",
+  ];
   const p = parseArgs(args, { permute: true, shortArg: "efl", shortOptArg: "i", longArg: ["expression", "file", "line-length"], longNames });
   const names = new Set(p.options.map((o) => o.name));
   if (names.has("i") || names.has("in-place")) refuse("`sed -i` edits files in place");
@@ -38,7 +57,28 @@ function sed(args: Word[], sink: ArgvSink): void {
 }
 
 const AWK_LONG_ARG = ["field-separator", "assign", "file", "source", "include", "load", "exec"];
-const AWK_LONG_NAMES = [...AWK_LONG_ARG, "dump-variables", "profile", "pretty-print", "debug", "sandbox", "characters-as-bytes", "traditional", "copyright", "gen-pot", "help", "lint", "bignum", "use-lc-numeric", "non-decimal-data", "optimize", "no-optimize", "posix", "re-interval", "version"];
+const AWK_LONG_NAMES = [
+  ...AWK_LONG_ARG,
+  "dump-variables",
+  "profile",
+  "pretty-print",
+  "debug",
+  "sandbox",
+  "characters-as-bytes",
+  "traditional",
+  "copyright",
+  "gen-pot",
+  "help",
+  "lint",
+  "bignum",
+  "use-lc-numeric",
+  "non-decimal-data",
+  "optimize",
+  "no-optimize",
+  "posix",
+  "re-interval",
+  "version",
+];
 /** mawk's `-W` options that neither write nor read code (`-W exec FILE` is `-f`; gawk takes any long option here). */
 const HARMLESS_W = /^(v|version|usage|help|posix|traditional|compat|lint(=\w+)?|dump|interactive|sandbox|sprintf=\d+|posix_space|random=\d+)$/;
 
@@ -100,7 +140,8 @@ function awkProgram(program: string, sink: ArgvSink): void {
     if (e.kind === "load") refuse(`${show(e.directive)} loads awk code or an extension from a file, which could not be checked`);
     const text = e.kind === "write" ? e.target : e.command;
     const form = e.kind === "write" ? `awk ${e.op}` : `awk ${e.via}`;
-    if (text === null) refuse(`${show(form)} ${e.kind === "write" ? "writes to a file" : "runs a command"} that is not a literal string, so it could not be checked`);
+    if (text === null)
+      refuse(`${show(form)} ${e.kind === "write" ? "writes to a file" : "runs a command"} that is not a literal string, so it could not be checked`);
     if (e.kind === "write") checkTarget(text, form, sink);
     else sink.script(text, show(form));
   }
@@ -137,7 +178,8 @@ function copy(args: Word[], sink: ArgvSink, name: string): void {
 function patchInput(files: Word[], readsStdin: boolean, form: string, sink: ArgvSink): void {
   for (const w of files) {
     if (w.value !== null) sink.reads(w.value, show(`${form} ${w.value}`));
-    if (fedByShell(w) && !(w.value !== null && STDIN_PATHS.has(w.value))) refuse(`${show(`${form} ${w.text}`)} applies a patch the shell feeds it, which is writing file content from the shell`);
+    if (fedByShell(w) && !(w.value !== null && STDIN_PATHS.has(w.value)))
+      refuse(`${show(`${form} ${w.text}`)} applies a patch the shell feeds it, which is writing file content from the shell`);
   }
   if (readsStdin || files.some((w) => w.value !== null && STDIN_PATHS.has(w.value))) fromStdin(form, "applies a patch", sink);
 }
@@ -145,7 +187,8 @@ function patchInput(files: Word[], readsStdin: boolean, form: string, sink: Argv
 /** A program that turns its stdin into files: refused when the line or the call gives it, checked like a file otherwise. */
 function fromStdin(form: string, does: string, sink: ArgvSink): void {
   const source = sink.stdin();
-  if (source.kind === "line") refuse(`${show(form)} ${does} from stdin that the line or the call gives it, which is writing file content from the shell (give it a file)`);
+  if (source.kind === "line")
+    refuse(`${show(form)} ${does} from stdin that the line or the call gives it, which is writing file content from the shell (give it a file)`);
   if (source.kind === "file" && source.path !== undefined) sink.reads(source.path, show(`${form} < ${source.path}`));
 }
 
@@ -192,19 +235,68 @@ function cpio(args: Word[], sink: ArgvSink): void {
 }
 
 function patch(args: Word[], sink: ArgvSink): void {
-  const p = parseArgs(args, { permute: true, shortArg: "BDFgioprVYzd", longArg: ["input", "output", "directory", "strip", "reject-file", "prefix", "basename-prefix", "suffix", "fuzz", "define", "version-control", "get", "quoting-style"] });
-  const input = p.options.filter((o) => o.name === "i" || o.name === "input").map((o) => (typeof o.value === "string" ? literalWord(o.value) : o.value)).filter((w): w is Word => !!w);
+  const p = parseArgs(args, {
+    permute: true,
+    shortArg: "BDFgioprVYzd",
+    longArg: [
+      "input",
+      "output",
+      "directory",
+      "strip",
+      "reject-file",
+      "prefix",
+      "basename-prefix",
+      "suffix",
+      "fuzz",
+      "define",
+      "version-control",
+      "get",
+      "quoting-style",
+    ],
+  });
+  const input = p.options
+    .filter((o) => o.name === "i" || o.name === "input")
+    .map((o) => (typeof o.value === "string" ? literalWord(o.value) : o.value))
+    .filter((w): w is Word => !!w);
   const files = input.length ? input : p.operands.slice(1, 2);
   patchInput(files, files.length === 0, "patch", sink);
 }
 
 /** Config keys git runs as shell commands (with arguments appended), as `section.variable` or `section.*.variable`. */
 const GIT_COMMAND_KEYS = new Set([
-  "core.pager", "pager.*", "core.editor", "sequence.editor", "core.sshcommand", "core.askpass", "core.fsmonitor", "core.gitproxy",
-  "core.alternaterefscommand", "diff.external", "diff.*.textconv", "diff.*.command", "merge.*.driver", "filter.*.clean",
-  "filter.*.smudge", "filter.*.process", "gpg.program", "gpg.*.program", "remote.*.uploadpack", "remote.*.receivepack",
-  "browser.*.cmd", "browser.*.path", "man.*.cmd", "man.*.path", "difftool.*.cmd", "difftool.*.path", "mergetool.*.cmd",
-  "mergetool.*.path", "interactive.difffilter", "trailer.*.command", "trailer.*.cmd", "submodule.*.update", "alias.*",
+  "core.pager",
+  "pager.*",
+  "core.editor",
+  "sequence.editor",
+  "core.sshcommand",
+  "core.askpass",
+  "core.fsmonitor",
+  "core.gitproxy",
+  "core.alternaterefscommand",
+  "diff.external",
+  "diff.*.textconv",
+  "diff.*.command",
+  "merge.*.driver",
+  "filter.*.clean",
+  "filter.*.smudge",
+  "filter.*.process",
+  "gpg.program",
+  "gpg.*.program",
+  "remote.*.uploadpack",
+  "remote.*.receivepack",
+  "browser.*.cmd",
+  "browser.*.path",
+  "man.*.cmd",
+  "man.*.path",
+  "difftool.*.cmd",
+  "difftool.*.path",
+  "mergetool.*.cmd",
+  "mergetool.*.path",
+  "interactive.difffilter",
+  "trailer.*.command",
+  "trailer.*.cmd",
+  "submodule.*.update",
+  "alias.*",
   "gpg.*.defaultkeycommand",
 ]);
 /** Keys that make git run what no value shows: hooks from a folder, more configuration, transports that run commands. */
@@ -275,7 +367,11 @@ function git(args: Word[], sink: ArgvSink): void {
 /** `git config` that sets a value (not `--get`, `--list`, …): the key is checked, and `--file F` is a file it writes. */
 function gitConfig(args: Word[], sink: ArgvSink): void {
   const p = parseArgs(args, { permute: true, shortArg: "f", longArg: ["file", "blob", "type", "default", "comment", "value"] });
-  const reads = p.options.some((o) => /^(get|get-all|get-regexp|get-urlmatch|get-color|get-colorbool|l|list|e|edit|show-origin|show-scope|name-only|unset|unset-all|remove-section|rename-section|blob)$/.test(o.name));
+  const reads = p.options.some((o) =>
+    /^(get|get-all|get-regexp|get-urlmatch|get-color|get-colorbool|l|list|e|edit|show-origin|show-scope|name-only|unset|unset-all|remove-section|rename-section|blob)$/.test(
+      o.name,
+    ),
+  );
   const words = p.operands.map((w) => w.value);
   const sub = words[0] === "set" ? 1 : words[0] !== null && /^(get|list|unset|rename-section|remove-section|edit)$/.test(words[0] ?? "") ? -1 : 0;
   if (reads || sub < 0 || words.length < sub + 2) return;
@@ -298,7 +394,8 @@ function make(args: Word[], sink: ArgvSink): void {
     const w = typeof o.value === "string" ? literalWord(o.value) : o.value;
     if (!w) continue;
     if (w.value !== null) sink.reads(w.value, show(`make -f ${w.value}`));
-    if (w.value === null && w.kind !== "process_substitution") refuse(`the makefile ${show(w.text)} of \`make -f\` is not a literal word, so it could not be checked`);
+    if (w.value === null && w.kind !== "process_substitution")
+      refuse(`the makefile ${show(w.text)} of \`make -f\` is not a literal word, so it could not be checked`);
     if (fedByShell(w)) refuse(`${show(`make -f ${w.text}`)} reads a makefile from stdin, a pipe or a descriptor, which could not be checked`);
   }
   for (const w of p.operands) {

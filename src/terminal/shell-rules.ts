@@ -8,8 +8,8 @@ import { type Word, backtickScripts, descriptorOfPath, inPrivateTmp, isHarmlessT
 
 /** What SPEC 11 decides about a command line before anything runs. */
 export type Verdict =
-  | { ok: true; /** The simple commands found, nested ones included, in the order they appear: for the preview. */ commands: string[] }
-  | { ok: false; /** Which write form was found and where, or why the line could not be checked. */ reason: string };
+  | { ok: true /** The simple commands found, nested ones included, in the order they appear: for the preview. */; commands: string[] }
+  | { ok: false /** Which write form was found and where, or why the line could not be checked. */; reason: string };
 
 export interface CheckOptions {
   /** The workspace root: a workspace under /tmp is not the sandbox's private /tmp. */
@@ -26,7 +26,7 @@ export type ParseFn = (source: string) => Tree | null;
 type Stdin =
   | { kind: "call" }
   | { kind: "pipe" }
-  | { kind: "file"; /** The file a redirection names, when literal. */ path?: string }
+  | { kind: "file" /** The file a redirection names, when literal. */; path?: string }
   | { kind: "text"; text: string | null; what: string };
 
 /** Real commands nest `bash -c` in `eval` in `bash -c` two or three deep; a bound keeps a crafted line cheap to check. */
@@ -52,7 +52,17 @@ interface Walk {
 
 /** Checks a command line: a pure function of the line, the parser and the options. */
 export function verdictOf(line: string, parse: ParseFn, opts: CheckOptions = {}): Verdict {
-  const walk: Walk = { parse, opts, commands: [], nesting: 0, fds: new Descriptors(), aliases: new Map(), names: [], tmp: { writes: [], reads: [] }, cdTmp: false };
+  const walk: Walk = {
+    parse,
+    opts,
+    commands: [],
+    nesting: 0,
+    fds: new Descriptors(),
+    aliases: new Map(),
+    names: [],
+    tmp: { writes: [], reads: [] },
+    cdTmp: false,
+  };
   try {
     const top = sinkOf(walk, { kind: "call" });
     for (const [name, value] of Object.entries(opts.env ?? {})) assignment(name, literalWord(value), top, "the call's env", "the call's env");
@@ -74,10 +84,16 @@ function finish(walk: Walk): void {
   if (write) refuse(write);
   const [read] = walk.tmp.reads;
   const tmpWrite = walk.tmp.writes[0] ?? walk.fds.writeToTmp();
-  if (read && tmpWrite) refuse(`${read} runs or copies a file from the private /tmp, and the line writes files there from the shell (${tmpWrite}), so what it runs or copies could not be checked`);
+  if (read && tmpWrite)
+    refuse(
+      `${read} runs or copies a file from the private /tmp, and the line writes files there from the shell (${tmpWrite}), so what it runs or copies could not be checked`,
+    );
   for (const { name, display } of walk.names) {
     const definition = walk.aliases.get(name);
-    if (definition !== undefined) refuse(`${show(name)} is an alias the line defines (${show("alias " + definition)}): what it runs with its arguments could not be checked (in ${show(display)})`);
+    if (definition !== undefined)
+      refuse(
+        `${show(name)} is an alias the line defines (${show("alias " + definition)}): what it runs with its arguments could not be checked (in ${show(display)})`,
+      );
   }
 }
 
@@ -310,7 +326,8 @@ function redirectedStatement(node: Node, walk: Walk, stdin: Stdin, depth: number
   }
   const inner = stdinAfter(redirects, stdin);
   if (body?.type === "command") command(body, node.text, extra, walk, inner, depth + 1, stdin);
-  else if (extra.length) refuse(`the words ${show(extra.map((e) => e.text).join(" "))} after a redirection are not part of any command, so the line could not be checked`);
+  else if (extra.length)
+    refuse(`the words ${show(extra.map((e) => e.text).join(" "))} after a redirection are not part of any command, so the line could not be checked`);
   else if (body) visit(body, walk, inner, depth + 1);
   for (const r of redirects) visit(r, walk, stdin, depth + 1);
 }

@@ -41,7 +41,7 @@ export interface ArgvSink {
 }
 
 /** A command's stdin: text the line or the call gives it (a here-document, a pipe, the call's stdin), a file, nothing. */
-export type StdinSource = { kind: "line" } | { kind: "none" } | { kind: "file"; /** when literal */ path?: string };
+export type StdinSource = { kind: "line" } | { kind: "none" } | { kind: "file" /** when literal */; path?: string };
 
 export type Rule = (args: Word[], sink: ArgvSink, name: string) => void;
 

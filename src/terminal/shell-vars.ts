@@ -11,8 +11,23 @@ import { type Word, STDIN_PATHS, UNKNOWN, descriptorOfPath, literalWord, show } 
 
 /** A program runs the value as a shell command, with its own arguments after it (git's pager, an editor, ssh). */
 const COMMAND_VARS = new Set([
-  "PROMPT_COMMAND", "PAGER", "GIT_PAGER", "MANPAGER", "SYSTEMD_PAGER", "EDITOR", "VISUAL", "GIT_EDITOR", "GIT_SEQUENCE_EDITOR",
-  "FCEDIT", "GIT_SSH_COMMAND", "GIT_SSH", "GIT_ASKPASS", "SSH_ASKPASS", "SUDO_ASKPASS", "GIT_EXTERNAL_DIFF", "GIT_PROXY_COMMAND",
+  "PROMPT_COMMAND",
+  "PAGER",
+  "GIT_PAGER",
+  "MANPAGER",
+  "SYSTEMD_PAGER",
+  "EDITOR",
+  "VISUAL",
+  "GIT_EDITOR",
+  "GIT_SEQUENCE_EDITOR",
+  "FCEDIT",
+  "GIT_SSH_COMMAND",
+  "GIT_SSH",
+  "GIT_ASKPASS",
+  "SSH_ASKPASS",
+  "SUDO_ASKPASS",
+  "GIT_EXTERNAL_DIFF",
+  "GIT_PROXY_COMMAND",
   "BROWSER",
 ]);
 /** Prompt strings: bash decodes their escapes and then expands them, command substitutions included. */
@@ -22,7 +37,8 @@ const FILE_VARS = new Set(["BASH_ENV", "ENV", "GIT_CONFIG", "GIT_CONFIG_GLOBAL",
 /** Folders programs and libraries are loaded from: one in the private /tmp runs what the line may have written there. */
 const PATH_LIST_VARS = new Set(["PATH", "LD_LIBRARY_PATH", "LD_PRELOAD", "BASH_LOADABLES_PATH"]);
 /** What no value makes checkable: aliases and the command hash table, configuration injected into git, less's filters. */
-const REFUSED_VARS = /^(BASH_ALIASES|BASH_CMDS|GIT_CONFIG_PARAMETERS|GIT_CONFIG_COUNT|GIT_CONFIG_(KEY|VALUE)_\d+|GIT_ALLOW_PROTOCOL|LESSOPEN|LESSCLOSE|MAKEFILES|BASH_FUNC_.*)$/;
+const REFUSED_VARS =
+  /^(BASH_ALIASES|BASH_CMDS|GIT_CONFIG_PARAMETERS|GIT_CONFIG_COUNT|GIT_CONFIG_(KEY|VALUE)_\d+|GIT_ALLOW_PROTOCOL|LESSOPEN|LESSCLOSE|MAKEFILES|BASH_FUNC_.*)$/;
 
 /** Whether bash, or a program it starts, runs the variable's value as code or reads it as a file of code. */
 export function isCodeVariable(name: string): boolean {
@@ -40,7 +56,8 @@ export function assignment(name: string, value: Word | undefined, sink: ArgvSink
   const where = `the value of ${show(name)}${origin ? ` (${origin})` : ""}`;
   const code = isCodeVariable(name);
   if (REFUSED_VARS.test(name)) refuse(`${setter} sets ${show(name)}, which changes what later commands run in a way that could not be checked`);
-  if (code && value === undefined) refuse(`${setter} sets ${show(name)}, whose value runs as code, to a value only known when it runs, so it could not be checked`);
+  if (code && value === undefined)
+    refuse(`${setter} sets ${show(name)}, whose value runs as code, to a value only known when it runs, so it could not be checked`);
   if (value === undefined) return;
   if (PATH_LIST_VARS.has(name)) {
     for (const dir of value.template.split(/[:\s]+/)) if (dir && !dir.includes(UNKNOWN)) sink.reads(dir, show(`${name}=${dir}`));
@@ -55,7 +72,8 @@ export function assignment(name: string, value: Word | undefined, sink: ArgvSink
     const octal = /\\[0-7]/.exec(v);
     if (octal) refuse(`${where} is a prompt, and bash decodes the escape ${show(octal[0])} in it before it expands it, so it could not be checked`);
   } else if (FILE_VARS.has(name)) {
-    if (value.kind === "process_substitution" || STDIN_PATHS.has(v) || descriptorOfPath(v) !== null) refuse(`${where} (${show(value.text)}) is code read from a pipe or a descriptor, which could not be checked`);
+    if (value.kind === "process_substitution" || STDIN_PATHS.has(v) || descriptorOfPath(v) !== null)
+      refuse(`${where} (${show(value.text)}) is code read from a pipe or a descriptor, which could not be checked`);
     sink.reads(v, show(`${name}=${v}`));
   } else if (name === "HISTFILE") checkTarget(v, "HISTFILE=", sink);
   else if (name === "MAKEFLAGS") sink.argv(["make", ...v.split(/\s+/).filter(Boolean)].map(literalWord));
@@ -72,7 +90,8 @@ const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*/;
 export function nameOperand(w: Word, setter: string, sink: ArgvSink): string {
   const known = IDENTIFIER.exec(w.prefix)?.[0] ?? "";
   if (w.value === null) {
-    if (!known || w.prefix[known.length] !== "[") refuse(`the name ${show(w.text)} given to ${show(setter)} is not literal, and bash evaluates a name's subscript, so it could not be checked`);
+    if (!known || w.prefix[known.length] !== "[")
+      refuse(`the name ${show(w.text)} given to ${show(setter)} is not literal, and bash evaluates a name's subscript, so it could not be checked`);
   } else sink.evaluated(w.value, `the name given to ${show(setter)}`);
   return known;
 }
@@ -156,7 +175,8 @@ function declaration(args: Word[], sink: ArgvSink, name: string): void {
 function namerefTarget(target: string | null, text: string, setter: string, sink: ArgvSink): void {
   if (target === null) refuse(`the target of ${show(`${setter} -n ${text}`)} is not literal, so it could not be checked`);
   const variable = nameOperand(literalWord(target), `${setter} -n`, sink);
-  if (isCodeVariable(variable)) refuse(`${show(`${setter} -n ${text}`)} makes a second name for ${show(variable)}, whose value runs as code, so its assignments could not be checked`);
+  if (isCodeVariable(variable))
+    refuse(`${show(`${setter} -n ${text}`)} makes a second name for ${show(variable)}, whose value runs as code, so its assignments could not be checked`);
 }
 
 function unset(args: Word[], sink: ArgvSink): void {

@@ -25,7 +25,21 @@ function unescapeBare(s: string): string {
   return s.replace(/\\([\s\S])/g, (_m, c: string) => (c === "\n" ? "" : c));
 }
 
-const ANSI_C_ESCAPES: Record<string, string> = { n: "\n", t: "\t", r: "\r", a: "\x07", b: "\b", e: "\x1b", E: "\x1b", f: "\f", v: "\v", "\\": "\\", "'": "'", '"': '"', "?": "?" };
+const ANSI_C_ESCAPES: Record<string, string> = {
+  n: "\n",
+  t: "\t",
+  r: "\r",
+  a: "\x07",
+  b: "\b",
+  e: "\x1b",
+  E: "\x1b",
+  f: "\f",
+  v: "\v",
+  "\\": "\\",
+  "'": "'",
+  '"': '"',
+  "?": "?",
+};
 
 /** `$'…'`: the C escapes bash decodes there (octal, hex and \u too), enough to read a command name or a path. */
 function decodeAnsiC(s: string): string {

@@ -133,7 +133,10 @@ export class Terminal {
     private readonly options: TerminalOptions,
   ) {
     this.store = new OutputStore(options.stateDir, ws.root);
-    this.pipes = new FifoPool(() => this.store.folder(), (paths) => this.mkfifo(paths));
+    this.pipes = new FifoPool(
+      () => this.store.folder(),
+      (paths) => this.mkfifo(paths),
+    );
   }
 
   get mode(): SandboxMode {
@@ -159,7 +162,13 @@ export class Terminal {
     const available = !sandboxed || s.probe.available;
     const sandbox = !sandboxed
       ? { mode: "off", note: "--terminal-sandbox off: commands run unsandboxed, with the daemon's own file system access" }
-      : { mode: "bwrap", available: s.probe.available, version: s.probe.version, ...(s.probe.reason ? { reason: s.probe.reason } : {}), nested_user_namespaces_blocked: s.probe.disableUserns };
+      : {
+          mode: "bwrap",
+          available: s.probe.available,
+          version: s.probe.version,
+          ...(s.probe.reason ? { reason: s.probe.reason } : {}),
+          nested_user_namespaces_blocked: s.probe.disableUserns,
+        };
     return {
       available,
       ...(available ? {} : { reason: s.probe.reason }),
@@ -167,7 +176,11 @@ export class Terminal {
       network: sandboxed ? (this.options.network ? "on (--terminal-network)" : "off") : "unrestricted (no sandbox)",
       home: this.options.home ? `${this.options.home} (--terminal-home)` : sandboxed ? "empty" : "the daemon's own (no sandbox)",
       env_passed_through: [...(this.options.passEnv ?? [])],
-      limits: { pids: s.held.pids ? s.limits.pids : false, memory_bytes: s.held.memory ? s.limits.memoryBytes : false, ...(s.held.reason ? { reason: s.held.reason } : {}) },
+      limits: {
+        pids: s.held.pids ? s.limits.pids : false,
+        memory_bytes: s.held.memory ? s.limits.memoryBytes : false,
+        ...(s.held.reason ? { reason: s.held.reason } : {}),
+      },
       timeout_ms: { default: DEFAULT_COMMAND_TIMEOUT_MS, max: MAX_TIMEOUT_MS },
       jobs_running: [...this.jobs.values()].filter((j) => j.running).length,
     };
@@ -176,7 +189,11 @@ export class Terminal {
   private async requireSandbox(): Promise<Setup> {
     const s = await this.ready();
     if (this.mode === "on" && !s.probe.available) {
-      throw new ToolError("SANDBOX_UNAVAILABLE", `Commands run only in a sandbox, and it does not work here: ${s.probe.reason}. Make bubblewrap work (install it, allow user namespaces), or start the daemon with --terminal-sandbox off to run commands unsandboxed.`, { reason: s.probe.reason });
+      throw new ToolError(
+        "SANDBOX_UNAVAILABLE",
+        `Commands run only in a sandbox, and it does not work here: ${s.probe.reason}. Make bubblewrap work (install it, allow user namespaces), or start the daemon with --terminal-sandbox off to run commands unsandboxed.`,
+        { reason: s.probe.reason },
+      );
     }
     return s;
   }
@@ -184,7 +201,11 @@ export class Terminal {
   /** Checks and builds a shell command: SHELL_WRITE_REFUSED, SANDBOX_UNAVAILABLE, or what would run. */
   async plan(req: { command: string; cwd?: string; env?: Record<string, string>; stdin?: string }): Promise<Plan> {
     for (const name of Object.keys(req.env ?? {})) {
-      if (HIDDEN_CODE_VARS.test(name)) throw new ToolError("INVALID_PARAMS", `env.${name}: bash would run code from it (or split the line by it) that the write check cannot see; put what it does in the command itself.`);
+      if (HIDDEN_CODE_VARS.test(name))
+        throw new ToolError(
+          "INVALID_PARAMS",
+          `env.${name}: bash would run code from it (or split the line by it) that the write check cannot see; put what it does in the command itself.`,
+        );
     }
     const verdict = await checkCommand(req.command, { root: this.ws.root, stdin: req.stdin, env: req.env });
     if (!verdict.ok) throw shellWriteRefused(verdict.reason);
@@ -199,7 +220,11 @@ export class Terminal {
   }
 
   /** `watched`: note the unwatched files on the way, to count what the command changes there. */
-  private async build(command: string | readonly string[], req: { cwd?: string; env?: Record<string, string>; stdin?: string }, watched?: Watched): Promise<Plan> {
+  private async build(
+    command: string | readonly string[],
+    req: { cwd?: string; env?: Record<string, string>; stdin?: string },
+    watched?: Watched,
+  ): Promise<Plan> {
     const s = await this.requireSandbox();
     const where = await this.ws.paths.resolve(req.cwd ?? ".");
     if (!where.exists) throw new ToolError("NOT_FOUND", `cwd ${req.cwd} does not exist; use a folder inside the workspace.`);
@@ -210,12 +235,32 @@ export class Terminal {
     const gitDirs = sandboxed || unwatched ? await this.gitDirs(s, unwatched) : [];
     const built = sandboxed
       ? buildSandbox({
-          root: this.ws.root, gitDirs, homePath: s.host.homePath, home: this.options.home, network: !!this.options.network, hide: this.hidden(),
-          cwd: where.real, command, hidden: s.host.hidden, keep: s.host.keep, disableUserns: s.probe.disableUserns,
+          root: this.ws.root,
+          gitDirs,
+          homePath: s.host.homePath,
+          home: this.options.home,
+          network: !!this.options.network,
+          hide: this.hidden(),
+          cwd: where.real,
+          command,
+          hidden: s.host.hidden,
+          keep: s.host.keep,
+          disableUserns: s.probe.disableUserns,
         })
       : { argv: typeof command === "string" ? bashArgv(command) : [...command], pins: [], views: [] };
     const env = sandboxEnv({ base: process.env, passThrough: this.options.passEnv, callEnv: req.env, home });
-    return { sandboxed, argv: built.argv, env, cwd: where.real, cwdRel: where.realRel, commands: [], stdin: req.stdin, pins: built.pins, views: built.views, unwatched };
+    return {
+      sandboxed,
+      argv: built.argv,
+      env,
+      cwd: where.real,
+      cwdRel: where.realRel,
+      commands: [],
+      stdin: req.stdin,
+      pins: built.pins,
+      views: built.views,
+      unwatched,
+    };
   }
 
   /**
@@ -276,10 +321,20 @@ export class Terminal {
         });
       }
       const argv = cgroup ? cgroup.wrap(plan.argv) : plan.argv;
-      managed = await this.ws.processes.spawnLong({
-        cmd: argv[0], args: argv.slice(1), cwd: plan.cwd, exactEnv: plan.env, stdin: plan.stdin !== undefined ? "pipe" : "ignore", output: writeFd, fds: pins, label,
-        isolated: plan.sandboxed,
-      }, limits);
+      managed = await this.ws.processes.spawnLong(
+        {
+          cmd: argv[0],
+          args: argv.slice(1),
+          cwd: plan.cwd,
+          exactEnv: plan.env,
+          stdin: plan.stdin !== undefined ? "pipe" : "ignore",
+          output: writeFd,
+          fds: pins,
+          label,
+          isolated: plan.sandboxed,
+        },
+        limits,
+      );
     } catch (e) {
       if (cgroup) this.release(cgroup);
       void copied.then(() => this.store.done(file)); // no writer left: the copy ends at once
@@ -304,7 +359,10 @@ export class Terminal {
    * A command's output file and the pipe it writes into (`writeFd`, for the child), copied into the file until every
    * writer is gone (`copied`); `onLimit` when the output passes the file's limit.
    */
-  private async output(name: string, onLimit: () => void): Promise<{ file: string; changesSince: number; writeFd: number; copy: PipeCopy; copied: Promise<void> }> {
+  private async output(
+    name: string,
+    onLimit: () => void,
+  ): Promise<{ file: string; changesSince: number; writeFd: number; copy: PipeCopy; copied: Promise<void> }> {
     const fifo = await this.pipes.take();
     const { file, fd } = this.store.create(name);
     const changesSince = startStamp(fd);
@@ -360,10 +418,20 @@ export class Terminal {
     try {
       opts.signal?.throwIfAborted();
       const out = await readCapped(l.file);
-      const hint = plan.sandboxed && exit.code === 127 ? notFoundHint(out.output, plan.env.PATH ?? "", plan.views, { homeFlag: !this.options.home }) : undefined;
+      const hint =
+        plan.sandboxed && exit.code === 127 ? notFoundHint(out.output, plan.env.PATH ?? "", plan.views, { homeFlag: !this.options.home }) : undefined;
       return {
-        exit_code: exit.code, signal: exit.signal, timed_out: l.managed.timedOut, duration_ms: duration, output: out.output, truncated: out.truncated,
-        output_file: l.file, output_bytes: out.bytes, output_limit_hit: l.outputLimitHit(), changesSince: l.changesSince, ...(hint ? { hint } : {}),
+        exit_code: exit.code,
+        signal: exit.signal,
+        timed_out: l.managed.timedOut,
+        duration_ms: duration,
+        output: out.output,
+        truncated: out.truncated,
+        output_file: l.file,
+        output_bytes: out.bytes,
+        output_limit_hit: l.outputLimitHit(),
+        changesSince: l.changesSince,
+        ...(hint ? { hint } : {}),
       };
     } finally {
       await this.store.done(l.file);
@@ -388,7 +456,8 @@ export class Terminal {
 
   job(id: string): Job {
     const job = this.jobs.get(id);
-    if (!job) throw new ToolError("NOT_FOUND", `There is no job ${JSON.stringify(id)}; terminal_jobs lists them (finished ones are kept while their output is).`);
+    if (!job)
+      throw new ToolError("NOT_FOUND", `There is no job ${JSON.stringify(id)}; terminal_jobs lists them (finished ones are kept while their output is).`);
     return job;
   }
 

@@ -8,6 +8,9 @@ export const cancelTool = defineTool({
   mutating: false,
   async run({ call_id }, { daemon }) {
     const cancelled = daemon.cancel(call_id);
-    return { cancelled, text: cancelled ? `call ${JSON.stringify(call_id)} cancelled` : `call ${JSON.stringify(call_id)} is not running (or is already committing)` };
+    return {
+      cancelled,
+      text: cancelled ? `call ${JSON.stringify(call_id)} cancelled` : `call ${JSON.stringify(call_id)} is not running (or is already committing)`,
+    };
   },
 });

@@ -19,7 +19,10 @@ export const fileDeleteTool = defineTool({
   description: DESCRIPTION,
   params: {
     path: z.string().describe("File path, relative to the workspace root (or absolute inside it)."),
-    hash: z.string().regex(/^[0-9a-fA-F]{16}$/, "must be a 16-hex-digit file hash").describe("The file's current hash, from file_read or file_write."),
+    hash: z
+      .string()
+      .regex(/^[0-9a-fA-F]{16}$/, "must be a 16-hex-digit file hash")
+      .describe("The file's current hash, from file_read or file_write."),
     force_readonly: z.boolean().optional().describe("true: delete a read-only file (no write permission bit) on purpose. Default false: PERMISSION_DENIED."),
   },
   mutating: true,
@@ -52,7 +55,12 @@ export const fileDeleteTool = defineTool({
         if (ctx.dryRun) return { ...result, text: `Would delete ${target.rel} (${what}).` };
         await ctx.commit(async () => {
           // A link's own path goes away; a file is known by its real path (SPEC 3).
-          ws.expectToolWrite({ session: sessionId, tool: ctx.toolId, rel: link.isSymbolicLink() ? ws.paths.toRel(path.join(entry.dir, entry.name)) : target.realRel, hash: null });
+          ws.expectToolWrite({
+            session: sessionId,
+            tool: ctx.toolId,
+            rel: link.isSymbolicLink() ? ws.paths.toRel(path.join(entry.dir, entry.name)) : target.realRel,
+            hash: null,
+          });
           try {
             unlinkSync(dir.path(entry.name));
           } catch (e) {

@@ -36,7 +36,12 @@ export const fileMoveTool = defineTool({
     if (!from.exists) throw new ToolError("NOT_FOUND", `${from.rel} does not exist; check the path (find_file can search by name).`);
     const to = await resolveDestination(ws, params.to);
     const outcome = await ws.files.move(ctx, { from, to, expected: params.hash?.toLowerCase() });
-    const what = outcome.kind === "folder" ? `folder, ${outcome.more ? `${outcome.files}+ files` : plural(outcome.files, "file")}` : outcome.kind === "symlink" ? "symlink" : `file, hash ${outcome.hash}`;
+    const what =
+      outcome.kind === "folder"
+        ? `folder, ${outcome.more ? `${outcome.files}+ files` : plural(outcome.files, "file")}`
+        : outcome.kind === "symlink"
+          ? "symlink"
+          : `file, hash ${outcome.hash}`;
     const verb = ctx.dryRun ? "Would move" : "Moved";
     return {
       from: from.rel,
@@ -56,7 +61,10 @@ async function resolveDestination(ws: Workspace, input: string): Promise<Resolve
     return await ws.paths.resolve(input);
   } catch (e) {
     if (e instanceof ToolError && e.code === "NOT_FOUND") {
-      throw new ToolError("ALREADY_EXISTS", `${input} already exists (a symlink to a missing target); file_move never overwrites: pick another name, or delete it first.`);
+      throw new ToolError(
+        "ALREADY_EXISTS",
+        `${input} already exists (a symlink to a missing target); file_move never overwrites: pick another name, or delete it first.`,
+      );
     }
     throw e;
   }

@@ -32,9 +32,16 @@ export const fileReadTool = defineTool({
     path: z.string().describe("File path, relative to the workspace root (or absolute inside it)."),
     offset: z.number().int().min(1).optional().describe("First line to return, 1-based. Default 1."),
     limit: z.number().int().min(1).optional().describe(`How many lines to return. Default ${DEFAULT_LIMIT}; more than ${MAX_LIMIT} is clamped.`),
-    lines: z.array(z.number().int().min(1)).min(1).max(MAX_LIMIT, `at most ${MAX_LIMIT} lines per call`).optional()
+    lines: z
+      .array(z.number().int().min(1))
+      .min(1)
+      .max(MAX_LIMIT, `at most ${MAX_LIMIT} lines per call`)
+      .optional()
       .describe(`Tag mode: these line numbers' tags only, no content (at most ${MAX_LIMIT}). Not with offset/limit.`),
-    since: z.string().regex(/^[0-9a-fA-F]{16}$/, "must be a 16-hex-digit file hash").optional()
+    since: z
+      .string()
+      .regex(/^[0-9a-fA-F]{16}$/, "must be a 16-hex-digit file hash")
+      .optional()
       .describe("A file hash you saw earlier: answer with `unchanged: true`, or the diff since that version, instead of the lines."),
   },
   mutating: false,
@@ -53,7 +60,12 @@ export const fileReadTool = defineTool({
     if (params.since !== undefined) {
       const since = params.since.toLowerCase();
       if (since === hash) {
-        return { ...base, since, unchanged: true, text: `file ${target.rel} · hash ${hash} · ${plural(total, "line")} · unchanged since ${since}: your tags are still valid` };
+        return {
+          ...base,
+          since,
+          unchanged: true,
+          text: `file ${target.rel} · hash ${hash} · ${plural(total, "line")} · unchanged since ${since}: your tags are still valid`,
+        };
       }
       const old = ws.history.get(since);
       const before = old ? textOrUndefined(old, target.rel) : undefined;

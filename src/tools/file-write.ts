@@ -48,11 +48,17 @@ const autoIndent = z.boolean().optional().describe("Default true: indent uninden
 const edit = z.discriminatedUnion("type", [
   z.strictObject({
     type: z.literal("replace").describe("Lines startline..endline become content."),
-    startline: anchor, endline: anchor.optional(), content, auto_indent: autoIndent,
+    startline: anchor,
+    endline: anchor.optional(),
+    content,
+    auto_indent: autoIndent,
   }),
   z.strictObject({
     type: z.literal("insert").describe("content goes after startline, or before endline (both: they must be adjacent)."),
-    startline: anchor.optional(), endline: anchor.optional(), content, auto_indent: autoIndent,
+    startline: anchor.optional(),
+    endline: anchor.optional(),
+    content,
+    auto_indent: autoIndent,
   }),
   z.strictObject({ type: z.literal("delete").describe("Lines startline..endline are removed."), startline: anchor, endline: anchor.optional() }),
 ]);
@@ -62,20 +68,36 @@ export const fileWriteTool = defineTool({
   description: DESCRIPTION,
   params: {
     path: z.string().describe("File path, relative to the workspace root (or absolute inside it)."),
-    hash: z.string().regex(/^[0-9a-fA-F]{16}$/, "must be a 16-hex-digit file hash").nullable().optional()
+    hash: z
+      .string()
+      .regex(/^[0-9a-fA-F]{16}$/, "must be a 16-hex-digit file hash")
+      .nullable()
+      .optional()
       .describe("The file hash your edits were made against (from file_read). Required when the file exists; omit it to create a new file."),
-    edits: z.array(edit).max(MAX_EDITS, `at most ${MAX_EDITS} edits per call; split the batch, or write the whole file with content`).optional()
+    edits: z
+      .array(edit)
+      .max(MAX_EDITS, `at most ${MAX_EDITS} edits per call; split the batch, or write the whole file with content`)
+      .optional()
       .describe(`Edits by line tag, all resolved against the version \`hash\` names, applied together or not at all (1 to ${MAX_EDITS}).`),
     content: z.string().optional().describe("The whole new text of the file (instead of edits)."),
-    force_readonly: z.boolean().optional().describe("true: overwrite a file that is read-only (no write permission bit) on purpose; its mode is kept. Default false: PERMISSION_DENIED."),
+    force_readonly: z
+      .boolean()
+      .optional()
+      .describe("true: overwrite a file that is read-only (no write permission bit) on purpose; its mode is kept. Default false: PERMISSION_DENIED."),
   },
   mutating: true,
   async run(params, ctx) {
     if (params.edits !== undefined && params.content !== undefined) {
-      throw new ToolError("INVALID_PARAMS", "edits, content: both were given; give exactly one of them (edits to change lines by tag, content to write the whole file).");
+      throw new ToolError(
+        "INVALID_PARAMS",
+        "edits, content: both were given; give exactly one of them (edits to change lines by tag, content to write the whole file).",
+      );
     }
     if (params.edits === undefined && params.content === undefined) {
-      throw new ToolError("INVALID_PARAMS", "edits, content: neither was given; give exactly one of them (edits to change lines by tag, content to write the whole file).");
+      throw new ToolError(
+        "INVALID_PARAMS",
+        "edits, content: neither was given; give exactly one of them (edits to change lines by tag, content to write the whole file).",
+      );
     }
     if (params.edits?.length === 0) throw new ToolError("INVALID_PARAMS", "edits: the batch is empty; give at least one edit.");
     const target = await ctx.ws.paths.resolve(params.path);
@@ -128,7 +150,13 @@ interface NextVersion {
 }
 
 /** The diff, the changed spans of the new file and how untouched lines moved; a non-text old version has no diff. */
-function describeChange(rel: string, current: CurrentFile | undefined, doc: TextDoc, ops: Op[] | undefined, ids: LineIds): { diff: string; spans: Span[]; shifts: Shift[] } {
+function describeChange(
+  rel: string,
+  current: CurrentFile | undefined,
+  doc: TextDoc,
+  ops: Op[] | undefined,
+  ids: LineIds,
+): { diff: string; spans: Span[]; shifts: Shift[] } {
   if (current && !current.doc) return { diff: "", spans: [{ from: 0, to: doc.lines.length }], shifts: [] };
   const old = current?.doc ?? EMPTY_DOC;
   const { diff, hunks } = docDiff(rel, old, doc, ids);

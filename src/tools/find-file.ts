@@ -26,16 +26,25 @@ export const findFileTool = defineTool({
     "listed in `approximate` and named in text). `_`, `-`, `.` and spaces are alike (`file_write` finds file-write.ts). " +
     "With glob instead (or as well), the paths matching it, sorted; globs are search's (ripgrep's).",
   params: {
-    query: z.string().optional().describe("What you remember of the path: a name, part of it, an abbreviation, a fragment like `user/serv`; space-separated terms must all match."),
+    query: z
+      .string()
+      .optional()
+      .describe("What you remember of the path: a name, part of it, an abbreviation, a fragment like `user/serv`; space-separated terms must all match."),
     path: z.string().optional().describe("Only files under this folder, relative to the root."),
     limit: z.number().int().min(1).max(MAX_FIND_LIMIT).optional().describe(`Most paths to return (default ${DEFAULT_FIND_LIMIT}).`),
-    glob: z.string().min(1).max(MAX_GLOB_CHARS).optional().describe('Only paths matching this glob, e.g. "*.test.ts" (any folder) or "src/**/*.ts"; "!" excludes: "!**/test/**"; alone, lists them sorted.'),
+    glob: z
+      .string()
+      .min(1)
+      .max(MAX_GLOB_CHARS)
+      .optional()
+      .describe('Only paths matching this glob, e.g. "*.test.ts" (any folder) or "src/**/*.ts"; "!" excludes: "!**/test/**"; alone, lists them sorted.'),
   },
   mutating: false,
   state: ({ workspace: ws }) => ({ file_index: ws.fileIndex ? `ready, ${plural(ws.fileIndex.paths().length, "path")}` : "not ready" }),
   async run(params, { ws }) {
     const query = params.query?.trim() ?? "";
-    if (!query && !params.glob) throw new ToolError("INVALID_PARAMS", "Invalid params: query or glob is required (query: part of a file's name or path; glob: a pattern like \"*.ts\").");
+    if (!query && !params.glob)
+      throw new ToolError("INVALID_PARAMS", 'Invalid params: query or glob is required (query: part of a file\'s name or path; glob: a pattern like "*.ts").');
     const limit = params.limit ?? DEFAULT_FIND_LIMIT;
     const view = indexOrFail(ws);
 
@@ -47,7 +56,7 @@ export const findFileTool = defineTool({
     }
     const inFolder = under === "" ? undefined : (p: string) => p.startsWith(`${under}/`) || p === under;
     const matchesGlob = params.glob ? compiledGlob(params.glob) : undefined;
-    const accept = inFolder && matchesGlob ? (p: string) => inFolder(p) && matchesGlob(p) : inFolder ?? matchesGlob;
+    const accept = inFolder && matchesGlob ? (p: string) => inFolder(p) && matchesGlob(p) : (inFolder ?? matchesGlob);
 
     let paths: string[];
     let total: number;
@@ -82,7 +91,8 @@ function compiledGlob(glob: string): (path: string) => boolean {
   try {
     return pathFilter(glob);
   } catch (e) {
-    if (e instanceof GlobSyntaxError) throw new ToolError("INVALID_PARAMS", `glob: ${e.message}. Fix the glob (e.g. "*.ts", "src/**/*.test.ts", "*.{ts,tsx}").`);
+    if (e instanceof GlobSyntaxError)
+      throw new ToolError("INVALID_PARAMS", `glob: ${e.message}. Fix the glob (e.g. "*.ts", "src/**/*.test.ts", "*.{ts,tsx}").`);
     throw e;
   }
 }

@@ -18,9 +18,13 @@ function runGh(ws: Workspace, args: string[], opts: { signal?: AbortSignal; time
 
 export const ghTool = defineTool({
   id: "gh",
-  description: "Runs the GitHub CLI (`gh`) with the given arguments in the workspace, e.g. [\"pr\", \"list\"] or [\"issue\", \"view\", \"12\"]. It can change things on GitHub, so it is a dry run unless approved. Preview: the command line.",
+  description:
+    'Runs the GitHub CLI (`gh`) with the given arguments in the workspace, e.g. ["pr", "list"] or ["issue", "view", "12"]. It can change things on GitHub, so it is a dry run unless approved. Preview: the command line.',
   params: {
-    args: z.array(z.string().refine((a) => !a.includes("\0"), "no NUL bytes")).min(1).describe("Arguments after `gh`, one per element."),
+    args: z
+      .array(z.string().refine((a) => !a.includes("\0"), "no NUL bytes"))
+      .min(1)
+      .describe("Arguments after `gh`, one per element."),
   },
   mutating: true,
   hints: { open_world: true },
@@ -35,7 +39,8 @@ export const ghTool = defineTool({
     const command = ["gh", ...args];
     const line = command.map(quote).join(" ");
     const probe = await runGh(ctx.ws, ["--version"], { signal: ctx.signal, timeoutMs: 10_000 }).catch((e) => {
-      if (isNodeError(e, "ENOENT")) throw new ToolError("TOOL_MISSING", "The GitHub CLI (gh) is not installed; install it (Debian: apt-get install gh) and log in with `gh auth login`.");
+      if (isNodeError(e, "ENOENT"))
+        throw new ToolError("TOOL_MISSING", "The GitHub CLI (gh) is not installed; install it (Debian: apt-get install gh) and log in with `gh auth login`.");
       throw e;
     });
     if (probe.code !== 0) throw new ToolError("TOOL_MISSING", `gh does not run: ${probe.stderr.trim()}`);
@@ -43,9 +48,16 @@ export const ghTool = defineTool({
     const r = await commitStep(ctx, (ctx) => runGh(ctx.ws, args, { signal: ctx.signal, timeoutMs: GH_TIMEOUT_MS }));
     if (r.timedOut) throw new ToolError("TIMEOUT", `${line} did not finish within ${GH_TIMEOUT_MS} ms and was killed.`);
     if (r.code !== 0) {
-      throw new ToolError("GH_FAILED", `${line} failed (exit ${r.code}): ${(r.stderr || r.stdout).trim().slice(-4000)}`, { exit_code: r.code, stdout: r.stdout.slice(-4000), stderr: r.stderr.slice(-4000) });
+      throw new ToolError("GH_FAILED", `${line} failed (exit ${r.code}): ${(r.stderr || r.stdout).trim().slice(-4000)}`, {
+        exit_code: r.code,
+        stdout: r.stdout.slice(-4000),
+        stderr: r.stderr.slice(-4000),
+      });
     }
-    const out = r.stdout.length > GH_TEXT_CHARS ? `${r.stdout.slice(0, GH_TEXT_CHARS)}\n… [output cut at ${GH_TEXT_CHARS} characters; narrow the command, e.g. --limit or --json fields]` : r.stdout;
+    const out =
+      r.stdout.length > GH_TEXT_CHARS
+        ? `${r.stdout.slice(0, GH_TEXT_CHARS)}\n… [output cut at ${GH_TEXT_CHARS} characters; narrow the command, e.g. --limit or --json fields]`
+        : r.stdout;
     return { command, exit_code: r.code, stdout: r.stdout, stderr: r.stderr, text: out.trimEnd() || `${line}: done` };
   },
 });

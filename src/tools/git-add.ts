@@ -7,7 +7,8 @@ import { gitStep, gitToolState } from "./git-step.js";
 
 export const gitAddTool = defineTool({
   id: "git_add",
-  description: "Stages changes for the next commit: the given paths, or everything (new, modified and deleted files, like `git add -A`). Preview: the files that would be staged; approved, exactly those are staged.",
+  description:
+    "Stages changes for the next commit: the given paths, or everything (new, modified and deleted files, like `git add -A`). Preview: the files that would be staged; approved, exactly those are staged.",
   params: {
     paths: pathsParam().optional().describe("Files or folders to stage; omit to stage every change in the worktree."),
   },
@@ -24,7 +25,18 @@ export const gitAddTool = defineTool({
     if (!ctx.dryRun) await commitStep(ctx, (ctx) => stageChanges(ctx, changes));
     const verb = ctx.dryRun ? "would stage" : "staged";
     const text = changes.length
-      ? [list(`${verb} (add)`, changes.filter((c) => c.action === "add").map((c) => c.path)), list(`${verb} (remove)`, changes.filter((c) => c.action === "remove").map((c) => c.path))].filter(Boolean).join("\n")
+      ? [
+          list(
+            `${verb} (add)`,
+            changes.filter((c) => c.action === "add").map((c) => c.path),
+          ),
+          list(
+            `${verb} (remove)`,
+            changes.filter((c) => c.action === "remove").map((c) => c.path),
+          ),
+        ]
+          .filter(Boolean)
+          .join("\n")
       : "nothing to stage: the index already matches the worktree for these paths";
     return { staged: changes, text };
   },

@@ -6,7 +6,8 @@ import { gitStep, lineToolState } from "./git-step.js";
 
 export const gitChangelistMarkTool = defineTool({
   id: "git_changelist_mark",
-  description: "Moves chosen changes of one file to a changelist (made if new), so the worktree can later be committed as several commits (git_commit with changelist). Select with hash + lines or ranges from git_line_status (a range is split where the selection ends); no selection moves every change of the file. Changelists follow the file as it changes and persist in .git/tool-layer/; this is bookkeeping, not a change to the repository. Selecting no changed line is NO_CHANGE.",
+  description:
+    "Moves chosen changes of one file to a changelist (made if new), so the worktree can later be committed as several commits (git_commit with changelist). Select with hash + lines or ranges from git_line_status (a range is split where the selection ends); no selection moves every change of the file. Changelists follow the file as it changes and persist in .git/tool-layer/; this is bookkeeping, not a change to the repository. Selecting no changed line is NO_CHANGE.",
   params: {
     path: filePathParam(),
     hash: hashParam(),

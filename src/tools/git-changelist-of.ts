@@ -10,7 +10,8 @@ import { gitStep, lineToolState } from "./git-step.js";
 
 export const gitChangelistOfTool = defineTool({
   id: "git_changelist_of",
-  description: "Says which changelist each line of one file belongs to: for the lines asked (default: every changed line, and every pure deletion), the list its change is in, null for an unchanged line.",
+  description:
+    "Says which changelist each line of one file belongs to: for the lines asked (default: every changed line, and every pure deletion), the list its change is in, null for an unchanged line.",
   params: {
     path: filePathParam(),
     lines: askedLinesParam("Worktree lines (1-based); default: every changed line."),
@@ -23,13 +24,21 @@ export const gitChangelistOfTool = defineTool({
     const w = file.worktree.seq;
     const hw = file.versions.headToWorktree;
     if (lines) requireLines(lines, w.lines.length);
-    const asked = lines ?? allPieces(hw).filter((p) => p.newStart < p.newEnd).map((p) => p.newStart + 1);
+    const asked =
+      lines ??
+      allPieces(hw)
+        .filter((p) => p.newStart < p.newEnd)
+        .map((p) => p.newStart + 1);
     const out = [...new Set(asked)].sort((a, b) => a - b).map((l) => ({ line: l, tag: tagOf(w.lines[l - 1]), changelist: marks.lines.get(l - 1) ?? null }));
-    const deletions = lines ? [] : allPieces(hw).filter((p) => p.newStart === p.newEnd).map((p) => ({
-      after: p.newStart,
-      head_lines: p.oldLines.map((o) => o + 1),
-      changelist: listOfPiece(marks, p) ?? null,
-    }));
+    const deletions = lines
+      ? []
+      : allPieces(hw)
+          .filter((p) => p.newStart === p.newEnd)
+          .map((p) => ({
+            after: p.newStart,
+            head_lines: p.oldLines.map((o) => o + 1),
+            changelist: listOfPiece(marks, p) ?? null,
+          }));
     const text = [
       `file ${file.rel} · hash ${file.hash ?? "(deleted)"} · ${out.length} line${out.length === 1 ? "" : "s"}${deletions.length ? `, ${deletions.length} deletion${deletions.length === 1 ? "" : "s"}` : ""}`,
       ...out.map((x) => `${renderLine(x.line, x.tag, w.lines[x.line - 1])} (${x.changelist === null ? "unchanged" : `changelist ${x.changelist}`})`),

@@ -14,7 +14,8 @@ interface ListFile {
 
 export const gitChangelistsTool = defineTool({
   id: "git_changelists",
-  description: "Lists every changelist: its name, whether it is the active one (new changes join it), and per file how many changed lines and pure deletions it holds and in which ranges. There is always a list named default.",
+  description:
+    "Lists every changelist: its name, whether it is the active one (new changes join it), and per file how many changed lines and pure deletions it holds and in which ranges. There is always a list named default.",
   params: {},
   mutating: false,
   state: lineToolState,
@@ -38,11 +39,18 @@ export const gitChangelistsTool = defineTool({
     }
     // A change that is not lines (a binary file, an unmerged one) is one whole-file change, in the active list.
     for (const s of found.skipped) byList.get(lists.active)!.push({ path: s.path, lines: 0, deletions: 0, ranges: [], whole_file: s.code });
-    const out = lists.names().map((name) => ({ name, active: name === lists.active, files: byList.get(name)!.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)) }));
-    const text = out.flatMap((l) => [
-      `${l.active ? "*" : " "} ${l.name}${l.active ? " (active)" : ""}: ${l.files.length ? `${l.files.length} file${l.files.length === 1 ? "" : "s"}` : "no changes"}`,
-      ...l.files.map((f) => `    ${f.path}: ${f.whole_file ? `whole file (${f.whole_file})` : [`${f.lines} line${f.lines === 1 ? "" : "s"}`, f.deletions ? `${f.deletions} deletion${f.deletions === 1 ? "" : "s"}` : ""].filter(Boolean).join(", ") + ` (range${f.ranges.length === 1 ? "" : "s"} ${f.ranges.join(", ")})`}`),
-    ]).join("\n");
+    const out = lists
+      .names()
+      .map((name) => ({ name, active: name === lists.active, files: byList.get(name)!.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)) }));
+    const text = out
+      .flatMap((l) => [
+        `${l.active ? "*" : " "} ${l.name}${l.active ? " (active)" : ""}: ${l.files.length ? `${l.files.length} file${l.files.length === 1 ? "" : "s"}` : "no changes"}`,
+        ...l.files.map(
+          (f) =>
+            `    ${f.path}: ${f.whole_file ? `whole file (${f.whole_file})` : [`${f.lines} line${f.lines === 1 ? "" : "s"}`, f.deletions ? `${f.deletions} deletion${f.deletions === 1 ? "" : "s"}` : ""].filter(Boolean).join(", ") + ` (range${f.ranges.length === 1 ? "" : "s"} ${f.ranges.join(", ")})`}`,
+        ),
+      ])
+      .join("\n");
     return { lists: out, active: lists.active, text };
   },
 });

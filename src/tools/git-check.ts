@@ -14,13 +14,18 @@ export const gitCheckTool = defineTool({
   timeoutMs: 1_800_000,
   state: async ({ workspace }) => {
     const checks = await loadChecks(workspace.root).catch((e: Error) => e);
-    return checks instanceof Error ? { available: true, checks_file: "invalid", error: checks.message } : { available: true, checks: checks.map((c) => c.name) };
+    return checks instanceof Error
+      ? { available: true, checks_file: "invalid", error: checks.message }
+      : { available: true, checks: checks.map((c) => c.name) };
   },
   async run({ name }, call) {
     const ctx = gitStep(call);
     const declared = await loadChecks(ctx.repo.root);
     if (name && !declared.some((c) => c.name === name)) {
-      throw new ToolError("NOT_FOUND", `There is no check "${name}" in ${CHECKS_FILE}${declared.length ? ` (checks: ${declared.map((c) => c.name).join(", ")})` : ""}.`);
+      throw new ToolError(
+        "NOT_FOUND",
+        `There is no check "${name}" in ${CHECKS_FILE}${declared.length ? ` (checks: ${declared.map((c) => c.name).join(", ")})` : ""}.`,
+      );
     }
     if (ctx.dryRun) {
       const checks = await plannedChecks(ctx.repo.root, { name });

@@ -16,7 +16,8 @@ const LS_REMOTE_TIMEOUT_MS = 60_000;
 
 export const gitCloneTool = defineTool({
   id: "git_clone",
-  description: "Clones a repository into a new folder inside the workspace, over https, ssh or git, or from a repository inside the workspace (a path or file:// URL outside it is refused). Preview: the remote's default branch and branches (ls-remote), nothing written.",
+  description:
+    "Clones a repository into a new folder inside the workspace, over https, ssh or git, or from a repository inside the workspace (a path or file:// URL outside it is refused). Preview: the remote's default branch and branches (ls-remote), nothing written.",
   params: {
     url: urlParam().describe("Repository URL (https://, ssh://, git://, host:path) or a path inside the workspace."),
     path: pathParam().describe("Folder inside the workspace to clone into; must not exist or be empty."),
@@ -29,7 +30,13 @@ export const gitCloneTool = defineTool({
     const ctx = gitStep(call);
     const source = await sourceOf(call.ws.paths, url);
     const dest = await ctx.repo.paths.resolve(into, { allowGitDir: false });
-    if (dest.exists && (await readdir(dest.real).then((e) => e.length > 0, () => true))) {
+    if (
+      dest.exists &&
+      (await readdir(dest.real).then(
+        (e) => e.length > 0,
+        () => true,
+      ))
+    ) {
       throw new ToolError("ALREADY_EXISTS", `${dest.rel} exists and is not an empty folder; choose a new path.`);
     }
     const r = await git(ctx, ["ls-remote", "--symref", "--end-of-options", source], { timeoutMs: LS_REMOTE_TIMEOUT_MS, config: CLONE_PROTOCOLS });
@@ -55,19 +62,33 @@ export const gitCloneTool = defineTool({
 async function sourceOf(paths: PathResolver, url: string): Promise<string> {
   const address = classifyUrl(url);
   if (address.kind === "helper") {
-    throw new ToolError("INVALID_PARAMS", `url: "${address.helper}::" runs a git remote helper (fd:: and ext:: read descriptors or run commands); clone over https, ssh or git, or from a path inside the workspace.`);
+    throw new ToolError(
+      "INVALID_PARAMS",
+      `url: "${address.helper}::" runs a git remote helper (fd:: and ext:: read descriptors or run commands); clone over https, ssh or git, or from a path inside the workspace.`,
+    );
   }
   if (address.kind === "unsupported") {
-    throw new ToolError("INVALID_PARAMS", `url: ${address.scheme}:// is not allowed; clone over https://, ssh://, git:// (or host:path), or from a path inside the workspace (file:///absolute/path).`);
+    throw new ToolError(
+      "INVALID_PARAMS",
+      `url: ${address.scheme}:// is not allowed; clone over https://, ssh://, git:// (or host:path), or from a path inside the workspace (file:///absolute/path).`,
+    );
   }
   if (address.kind === "network") return url;
   const src = await paths.resolve(address.path, { allowGitDir: true });
   if (!src.exists) throw new ToolError("NOT_FOUND", `url: there is no repository at ${src.rel || "."}; give a URL or a path inside the workspace.`);
   for (const dir of await repositoryDirs(src.real)) {
     const real = await realpath(dir);
-    if (!paths.isInside(real)) throw new ToolError("PATH_OUTSIDE_ROOT", `url: ${url} is a repository whose git data lives outside the workspace root (${real}); clone from a repository inside the root.`);
+    if (!paths.isInside(real))
+      throw new ToolError(
+        "PATH_OUTSIDE_ROOT",
+        `url: ${url} is a repository whose git data lives outside the workspace root (${real}); clone from a repository inside the root.`,
+      );
     for (const alt of await alternates(real)) {
-      if (!paths.isInside(alt)) throw new ToolError("PATH_OUTSIDE_ROOT", `url: ${url} borrows objects from outside the workspace root (${alt}); clone from a repository inside the root.`);
+      if (!paths.isInside(alt))
+        throw new ToolError(
+          "PATH_OUTSIDE_ROOT",
+          `url: ${url} borrows objects from outside the workspace root (${alt}); clone from a repository inside the root.`,
+        );
     }
   }
   return src.real;
@@ -101,7 +122,10 @@ async function alternates(gitDir: string): Promise<string[]> {
     throw e;
   }
   const out: string[] = [];
-  for (const line of text.split("\n").map((l) => l.trim()).filter((l) => l && !l.startsWith("#"))) {
+  for (const line of text
+    .split("\n")
+    .map((l) => l.trim())
+    .filter((l) => l && !l.startsWith("#"))) {
     const abs = path.resolve(objects, line.replace(/^"(.*)"$/, "$1"));
     out.push(await realpath(abs).catch(() => abs));
   }

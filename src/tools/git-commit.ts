@@ -20,12 +20,17 @@ export const COMMIT_TIMEOUT_MS = 600_000;
 
 export const gitCommitTool = defineTool({
   id: "git_commit",
-  description: "Commits the index, or with paths exactly those files (new ones included) and nothing else that is staged. Runs the commit checks of .tool-layer.json and the repository's hooks (pre-commit, commit-msg, ...); a failure blocks the commit and its output comes back. Preview: the files and diff stat, and the checks (with their commands) and hooks (with the SHA-256 of each) that would run; a preview runs none of them.",
+  description:
+    "Commits the index, or with paths exactly those files (new ones included) and nothing else that is staged. Runs the commit checks of .tool-layer.json and the repository's hooks (pre-commit, commit-msg, ...); a failure blocks the commit and its output comes back. Preview: the files and diff stat, and the checks (with their commands) and hooks (with the SHA-256 of each) that would run; a preview runs none of them.",
   params: {
     message: z.string().min(1).describe("The commit message."),
     paths: pathsParam().optional().describe("Commit only these files or folders, as they are in the worktree; other staged changes stay staged."),
     amend: z.boolean().optional().describe("Replace the last commit (its changes plus these) instead of adding one."),
-    changelist: z.string().min(1).optional().describe("Commit exactly this changelist's changes (HEAD plus them); every other list's changes stay in the worktree, and in the index where staged."),
+    changelist: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("Commit exactly this changelist's changes (HEAD plus them); every other list's changes stay in the worktree, and in the index where staged."),
   },
   mutating: true,
   hints: { destructive: false },
@@ -47,14 +52,25 @@ async function commitOn(ctx: GitStep, { message, paths, amend }: { message: stri
   const files = await filesToCommit(ctx, head, rels, !!amend);
   const merging = (await operationInProgress(gitDir)) === "merge";
   if (!files.length && !amend && !merging) {
-    throw new ToolError("NO_CHANGE", rels ? `Nothing to commit in ${rels.join(", ")}: they match HEAD.` : "Nothing to commit: the index matches HEAD; stage changes with git_add, or pass paths.");
+    throw new ToolError(
+      "NO_CHANGE",
+      rels
+        ? `Nothing to commit in ${rels.join(", ")}: they match HEAD.`
+        : "Nothing to commit: the index matches HEAD; stage changes with git_add, or pass paths.",
+    );
   }
   const hookNames = OPERATION_HOOKS[amend ? "amend" : "commit"];
   const [hooks, planned] = await Promise.all([plannedHooks(ctx, hookNames), plannedChecks(ctx.repo.root, { on: "commit" })]);
   const summary = `${files.length} file${files.length === 1 ? "" : "s"}\n${statText(files)}`;
 
   if (ctx.dryRun) {
-    const text = [`would commit on ${branch ?? "detached HEAD"}${amend ? " (amending the last commit)" : ""}: ${summary}`, plannedChecksText(planned), hooksText(hooks, "would run")].filter(Boolean).join("\n");
+    const text = [
+      `would commit on ${branch ?? "detached HEAD"}${amend ? " (amending the last commit)" : ""}: ${summary}`,
+      plannedChecksText(planned),
+      hooksText(hooks, "would run"),
+    ]
+      .filter(Boolean)
+      .join("\n");
     return { message, branch, amend: !!amend, ...fileList(files), hooks, checks: planned, text };
   }
 
@@ -62,12 +78,18 @@ async function commitOn(ctx: GitStep, { message, paths, amend }: { message: stri
   // A check may rewrite a hook: what runs must be what this call found (and what an approved preview showed).
   const running = await plannedHooks(ctx, hookNames);
   if (JSON.stringify(running) !== JSON.stringify(hooks)) {
-    throw new ToolError("PREVIEW_STALE", `A hook changed while the checks ran (${changedHooks(hooks, running).join(", ")}); nothing was committed. Preview the commit again and approve what it shows.`, { hooks: running });
+    throw new ToolError(
+      "PREVIEW_STALE",
+      `A hook changed while the checks ran (${changedHooks(hooks, running).join(", ")}); nothing was committed. Preview the commit again and approve what it shows.`,
+      { hooks: running },
+    );
   }
   // Not a ctx.commit step: hooks and checks can run for minutes and must stay cancellable. A cancelled `git commit`
   // gets SIGTERM, removes its index.lock and writes no commit (git moves HEAD atomically, last).
   const sha = await commit(ctx, message, rels, !!amend, running);
-  const text = [`committed ${sha.slice(0, 7)} on ${branch ?? "detached HEAD"}: ${summary}`, checksText(checks), hooksText(running, "ran")].filter(Boolean).join("\n");
+  const text = [`committed ${sha.slice(0, 7)} on ${branch ?? "detached HEAD"}: ${summary}`, checksText(checks), hooksText(running, "ran")]
+    .filter(Boolean)
+    .join("\n");
   return { commit: sha, branch, amend: !!amend, ...fileList(files), hooks: running, checks, text };
 }
 
@@ -79,7 +101,7 @@ function changedHooks(before: PlannedHook[], after: PlannedHook[]): string[] {
 
 /** What the commit would contain, computed without touching the index: with paths, in a throwaway index file. */
 async function filesToCommit(ctx: GitStep, head: string | null, rels: string[] | undefined, amend: boolean): Promise<FileStat[]> {
-  const base = amend ? ((await git(ctx, ["rev-parse", "--verify", "--quiet", `${head}^1`], { ok: [0, 1] })).stdout.trim() || EMPTY_TREE) : (head ?? EMPTY_TREE);
+  const base = amend ? (await git(ctx, ["rev-parse", "--verify", "--quiet", `${head}^1`], { ok: [0, 1] })).stdout.trim() || EMPTY_TREE : (head ?? EMPTY_TREE);
   if (!rels) return numstat(ctx, ["--cached", base]);
   await requireKnownPaths(ctx, rels);
   return withTempIndex(ctx, { tree: head }, async (onHead) => {
@@ -89,12 +111,17 @@ async function filesToCommit(ctx: GitStep, head: string | null, rels: string[] |
 }
 
 function hookFailed(hook: string, output: string): ToolError {
-  return new ToolError("HOOK_FAILED", `The ${hook} hook refused the commit; nothing was committed. Fix what it reports, then commit again.\n${output}`, { hook, output });
+  return new ToolError("HOOK_FAILED", `The ${hook} hook refused the commit; nothing was committed. Fix what it reports, then commit again.\n${output}`, {
+    hook,
+    output,
+  });
 }
 
 async function commit(ctx: GitStep, message: string, rels: string[] | undefined, amend: boolean, hooks: PlannedHook[]): Promise<string> {
   // `commit --only` refuses paths git does not know yet: intent-to-add makes new files known without staging content.
-  const untracked = rels ? (await git(ctx, ["ls-files", "-z", "--others", "--exclude-standard", "--", ...rels.map(pathspec)])).stdout.split("\0").filter(Boolean).map(pathspec) : [];
+  const untracked = rels
+    ? (await git(ctx, ["ls-files", "-z", "--others", "--exclude-standard", "--", ...rels.map(pathspec)])).stdout.split("\0").filter(Boolean).map(pathspec)
+    : [];
   if (untracked.length) await git(ctx, ["add", "--intent-to-add", "--", ...untracked]);
   const args = ["commit", "--quiet", "--no-edit", "-m", message, ...(amend ? ["--amend"] : []), ...(rels ? ["--only", "--", ...rels.map(pathspec)] : [])];
   // Undoes the intent-to-add even when the commit was cancelled, hence the steady context.
@@ -119,4 +146,3 @@ async function commit(ctx: GitStep, message: string, rels: string[] | undefined,
   }
   return (await git(ctx, ["rev-parse", "HEAD"])).stdout.trim();
 }
-

@@ -23,7 +23,11 @@ export const gitConflictFinalizeTool = defineTool({
   async run({ message, auto_resolve }, call) {
     const ctx = gitStep(call);
     const cur = await currentOperation(ctx);
-    if (!cur) throw new ToolError("NO_CHANGE", "Nothing to finalize: no merge, rebase, cherry-pick, revert or stash apply is in progress (git_status shows the state).");
+    if (!cur)
+      throw new ToolError(
+        "NO_CHANGE",
+        "Nothing to finalize: no merge, rebase, cherry-pick, revert or stash apply is in progress (git_status shows the state).",
+      );
     return finalizeOperation(ctx, cur, { message, mode: auto_resolve === undefined ? undefined : autoModeOf(auto_resolve) });
   },
 });

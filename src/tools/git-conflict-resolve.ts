@@ -22,9 +22,16 @@ export const gitConflictResolveTool = defineTool({
   description: DESCRIPTION,
   params: {
     path: pathParam().describe("The conflicted file."),
-    hash: z.string().regex(/^[0-9a-fA-F]{16}$/, "must be a 16-hex-digit file hash").nullable().describe("The file's hash from git_conflicts (null when the file is not in the worktree)."),
+    hash: z
+      .string()
+      .regex(/^[0-9a-fA-F]{16}$/, "must be a 16-hex-digit file hash")
+      .nullable()
+      .describe("The file's hash from git_conflicts (null when the file is not in the worktree)."),
     block: z.number().int().min(1).optional().describe("The block number from git_conflicts; omit it to settle the whole file with take."),
-    take: z.enum(["ours", "theirs", "base", "both", "auto", "delete"]).optional().describe('With block: "ours", "theirs", "base", "both" or "auto". Without: "ours", "theirs" or "delete" (the whole file).'),
+    take: z
+      .enum(["ours", "theirs", "base", "both", "auto", "delete"])
+      .optional()
+      .describe('With block: "ours", "theirs", "base", "both" or "auto". Without: "ours", "theirs" or "delete" (the whole file).'),
     keep: z.array(keepEntry).optional().describe('With block: the lines to keep, in order: "ours:N", "theirs:N:TAG", "base:N" or {"text": "a new line"}.'),
   },
   mutating: true,
@@ -43,14 +50,29 @@ export const gitConflictResolveTool = defineTool({
 
 type Take = "ours" | "theirs" | "base" | "both" | "auto" | "delete";
 
-async function resolveOne(ctx: GitStep, s: FileState, hash: string | null, block: number, take: Take | undefined, keep: z.output<typeof keepEntry>[] | undefined) {
+async function resolveOne(
+  ctx: GitStep,
+  s: FileState,
+  hash: string | null,
+  block: number,
+  take: Take | undefined,
+  keep: z.output<typeof keepEntry>[] | undefined,
+) {
   if (s.kind !== "text" || !s.sm || !s.target) {
-    throw new ToolError("INVALID_PARAMS", `block: ${s.path} has no blocks (${KIND_TEXT[s.kind]}); settle it whole: git_conflict_resolve {path, hash, take: "ours"|"theirs"|"delete"} without block.`);
+    throw new ToolError(
+      "INVALID_PARAMS",
+      `block: ${s.path} has no blocks (${KIND_TEXT[s.kind]}); settle it whole: git_conflict_resolve {path, hash, take: "ours"|"theirs"|"delete"} without block.`,
+    );
   }
-  if (take === "delete") throw new ToolError("INVALID_PARAMS", `take: "delete" settles a whole file; omit block, or take "ours", "theirs", "base", "both" or "auto" for block ${block}.`);
+  if (take === "delete")
+    throw new ToolError(
+      "INVALID_PARAMS",
+      `take: "delete" settles a whole file; omit block, or take "ours", "theirs", "base", "both" or "auto" for block ${block}.`,
+    );
   if (hash === null) throw new ToolError("INVALID_PARAMS", `hash: ${s.path} is in the worktree; pass its hash from git_conflicts.`);
   const { sm } = s;
-  let shown: { before: string[]; after: string[]; beforeLines: [number, number]; afterLines: [number, number] | null; left: number; all: boolean } | null = null;
+  let shown: { before: string[]; after: string[]; beforeLines: [number, number]; afterLines: [number, number] | null; left: number; all: boolean } | null =
+    null;
   const { current, hash: newHash } = await ctx.files.write(ctx, {
     target: s.target,
     expected: hash,
@@ -61,15 +83,23 @@ async function resolveOne(ctx: GitStep, s: FileState, hash: string | null, block
       const at = loc.located[block - 1];
       if (!at) {
         const k = loc.located.length;
-        throw new ToolError("NOT_FOUND", `block: ${s.path} has ${k ? `blocks 1-${k}` : "no block left"} at hash ${current!.hash}; there is no block ${block}. List them again with git_conflicts.`, { blocks: k });
+        throw new ToolError(
+          "NOT_FOUND",
+          `block: ${s.path} has ${k ? `blocks 1-${k}` : "no block left"} at hash ${current!.hash}; there is no block ${block}. List them again with git_conflicts.`,
+          { blocks: k },
+        );
       }
       const opts = rewriteOptions(sm, loc, doc, { ours: "ours", theirs: "theirs" });
-      const lines = resolveBlock(sm.merge.blocks[at.block], { take: take as Exclude<Take, "delete"> | undefined, keep }, {
-        eol: opts.eol,
-        atEnd: at.end === doc.lines.length - 1,
-        lineEols: opts.lineEols,
-        label: `block ${block}`,
-      });
+      const lines = resolveBlock(
+        sm.merge.blocks[at.block],
+        { take: take as Exclude<Take, "delete"> | undefined, keep },
+        {
+          eol: opts.eol,
+          atEnd: at.end === doc.lines.length - 1,
+          lineEols: opts.lineEols,
+          label: `block ${block}`,
+        },
+      );
       const out = rewriteWorktree(sm, doc, loc, new Map([[at.block, lines]]), opts);
       const run = out.rewritten.find((r) => r.start === at.start)!;
       // The other blocks stay, each in a region of its own (a group git joined is split by the rewrite).
@@ -94,26 +124,44 @@ async function resolveOne(ctx: GitStep, s: FileState, hash: string | null, block
     ...r.before.map((l) => `  ${l}`),
     r.afterLines ? `after (lines ${r.afterLines[0]}-${r.afterLines[1]}):` : `after: no lines (the region is removed)`,
     ...r.after.map((l) => `  ${l}`),
-    r.all ? `the other blocks' markers ${ctx.dryRun ? "would be" : "were"} rewritten with the daemon's marker size too (the file had git's, and its content has marker-like lines)` : "",
-  ].filter(Boolean).join("\n");
+    r.all
+      ? `the other blocks' markers ${ctx.dryRun ? "would be" : "were"} rewritten with the daemon's marker size too (the file had git's, and its content has marker-like lines)`
+      : "",
+  ]
+    .filter(Boolean)
+    .join("\n");
   return { path: s.path, hash: newHash, previous_hash: current!.hash, block, before: r.before, after: r.after, lines: r.afterLines, blocks_left: r.left, text };
 }
 
 /** Settles a whole file: one side's version (or none) into the worktree and the index, which clears its unmerged entries. */
 async function resolveWhole(ctx: GitStep, s: FileState, hash: string | null, take: Take | undefined, keep: unknown) {
   if (keep !== undefined || take === undefined || !["ours", "theirs", "delete"].includes(take)) {
-    throw new ToolError("INVALID_PARAMS", `take: without block, take "ours", "theirs" or "delete" settles the whole file${s.kind === "text" ? `; to resolve one block of ${s.path}, pass block (git_conflicts numbers them)` : ""}.`);
+    throw new ToolError(
+      "INVALID_PARAMS",
+      `take: without block, take "ours", "theirs" or "delete" settles the whole file${s.kind === "text" ? `; to resolve one block of ${s.path}, pass block (git_conflicts numbers them)` : ""}.`,
+    );
   }
   const side = take === "ours" ? s.entry.ours : take === "theirs" ? s.entry.theirs : undefined;
   const removes = take === "delete" || !side;
   const checkHash = async () => {
-    const now = s.target ? await readRaw(s.target, ctx.repo.maxFileBytes).then((f) => f.hash, () => null) : null;
+    const now = s.target
+      ? await readRaw(s.target, ctx.repo.maxFileBytes).then(
+          (f) => f.hash,
+          () => null,
+        )
+      : null;
     if ((hash?.toLowerCase() ?? null) !== now) {
-      throw new ToolError("HASH_MISMATCH", `${s.path} changed since its hash ${hash ?? "null"} (now ${now ?? "not in the worktree"}); list the conflicts again with git_conflicts.`, { current_hash: now });
+      throw new ToolError(
+        "HASH_MISMATCH",
+        `${s.path} changed since its hash ${hash ?? "null"} (now ${now ?? "not in the worktree"}); list the conflicts again with git_conflicts.`,
+        { current_hash: now },
+      );
     }
   };
   await checkHash();
-  const what = removes ? `delete ${s.path}${take !== "delete" ? ` (${take} has no version of it)` : ""} and stage the deletion` : `take ${take}'s version of ${s.path} and stage it`;
+  const what = removes
+    ? `delete ${s.path}${take !== "delete" ? ` (${take} has no version of it)` : ""} and stage the deletion`
+    : `take ${take}'s version of ${s.path} and stage it`;
   const shown = { path: s.path, take, deleted: removes, staged: true };
   if (ctx.dryRun) return { ...shown, hash, text: `would ${what}` };
   return worktreeStep(ctx, async (ctx) => {
@@ -125,7 +173,21 @@ async function resolveWhole(ctx: GitStep, s: FileState, hash: string | null, tak
       // checkout-index takes file names, not pathspecs.
       if (side!.mode !== "160000") await git(ctx, ["checkout-index", "--force", "--", s.path]);
     }
-    const now = s.target && !removes ? await readRaw(s.target, ctx.repo.maxFileBytes).then((f) => f.hash, () => null) : null;
-    return { ...shown, hash: now, previous_hash: hash, text: `${what.replace(/^take/, "took").replace(/^delete/, "deleted").replace("and stage", "and staged")}${now ? ` (hash ${now})` : ""}` };
+    const now =
+      s.target && !removes
+        ? await readRaw(s.target, ctx.repo.maxFileBytes).then(
+            (f) => f.hash,
+            () => null,
+          )
+        : null;
+    return {
+      ...shown,
+      hash: now,
+      previous_hash: hash,
+      text: `${what
+        .replace(/^take/, "took")
+        .replace(/^delete/, "deleted")
+        .replace("and stage", "and staged")}${now ? ` (hash ${now})` : ""}`,
+    };
   });
 }

@@ -24,10 +24,16 @@ export const gitConflictsTool = defineTool({
       ? `${operationName(cur)} in progress\nours = ${labels!.ours_label}\ntheirs = ${labels!.theirs_label}`
       : "no merge, rebase, cherry-pick, revert or stash apply is in progress";
     const blocks = files.reduce((n, f) => n + f.blocks.length, 0);
-    const done = cur && !files.some((f) => f.blocks.length || f.kind !== "text" || f.unmatched_regions || f.stray_markers)
-      ? (files.length ? "every conflict is resolved in the worktree: git_conflict_finalize stages the files and goes on" : "no conflicted file is left: git_conflict_finalize goes on")
-      : "";
-    const summary = only && !files.length ? `${only[0]} is not conflicted` : `${files.length} conflicted file${files.length === 1 ? "" : "s"}, ${blocks} block${blocks === 1 ? "" : "s"} left`;
+    const done =
+      cur && !files.some((f) => f.blocks.length || f.kind !== "text" || f.unmatched_regions || f.stray_markers)
+        ? files.length
+          ? "every conflict is resolved in the worktree: git_conflict_finalize stages the files and goes on"
+          : "no conflicted file is left: git_conflict_finalize goes on"
+        : "";
+    const summary =
+      only && !files.length
+        ? `${only[0]} is not conflicted`
+        : `${files.length} conflicted file${files.length === 1 ? "" : "s"}, ${blocks} block${blocks === 1 ? "" : "s"} left`;
     const text = [header, summary, ...files.map((f) => fileViewText(f)), done].filter(Boolean).join("\n");
     return { operation, ...(labels ? { ours_label: labels.ours_label, theirs_label: labels.theirs_label } : {}), files, text };
   },

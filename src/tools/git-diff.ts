@@ -11,7 +11,8 @@ import { gitStep, gitToolState } from "./git-step.js";
 
 export const gitDiffTool = defineTool({
   id: "git_diff",
-  description: "Shows changes as a unified diff: the worktree against the index by default, the index against HEAD with staged, or against a ref. Untracked files are not included; git_status lists them.",
+  description:
+    "Shows changes as a unified diff: the worktree against the index by default, the index against HEAD with staged, or against a ref. Untracked files are not included; git_status lists them.",
   params: {
     path: pathParam().optional().describe("Only this file or folder."),
     staged: z.boolean().optional().describe("Diff the index (what a commit would take) instead of the worktree."),
@@ -32,10 +33,12 @@ export const gitDiffTool = defineTool({
       if (!target.exists) await requireKnown(ctx, target.rel, base, ref);
       spec.push(pathspec(target.rel));
     }
-    const [files, diff] = await withTempIndex(ctx, "copy", (onCopy) => Promise.all([
-      numstat(onCopy, [...args, ...spec]),
-      git(onCopy, ["diff", "--no-ext-diff", "--no-renames", NO_SUBMODULE_WORKTREES, ...args, ...spec], { maxBytes: PATCH_READ_BYTES }),
-    ]));
+    const [files, diff] = await withTempIndex(ctx, "copy", (onCopy) =>
+      Promise.all([
+        numstat(onCopy, [...args, ...spec]),
+        git(onCopy, ["diff", "--no-ext-diff", "--no-renames", NO_SUBMODULE_WORKTREES, ...args, ...spec], { maxBytes: PATCH_READ_BYTES }),
+      ]),
+    );
     const capped = capDiff(diff.stdout, "pass path to see one file, or read the stat above", diff.truncated);
     const head = files.length ? `${files.length} file${files.length > 1 ? "s" : ""} changed\n${statText(files)}\n` : "no changes\n";
     return { ...fileList(files), diff: capped.text, truncated: capped.truncated, text: `${head}${capped.text}`.trimEnd() };

@@ -9,7 +9,8 @@ import { NETWORK_TIMEOUT_MS } from "../git/run.js";
 
 export const gitFetchTool = defineTool({
   id: "git_fetch",
-  description: "Downloads a remote's branches and tags and updates the remote-tracking branches (refs/remotes/…); local branches and files are not touched. Preview: what would be updated (fetch --dry-run).",
+  description:
+    "Downloads a remote's branches and tags and updates the remote-tracking branches (refs/remotes/…); local branches and files are not touched. Preview: what would be updated (fetch --dry-run).",
   params: {
     remote: remoteParam().optional().describe("Remote name (default: the current branch's upstream remote, else origin)."),
   },
@@ -27,8 +28,19 @@ export const gitFetchTool = defineTool({
     if (ctx.dryRun) {
       const r = await git(ctx, ["fetch", "--dry-run", "--no-recurse-submodules", "--end-of-options", remote], { timeoutMs: NETWORK_TIMEOUT_MS });
       // fetch reports on stderr, one line per ref: "   a1b2..c3d4  main  -> origin/main", " * [new branch] x -> origin/x".
-      const lines = r.stderr.split("\n").filter((l) => /->/.test(l)).map((l) => l.trim());
-      return { remote, updates: lines, hooks, text: withHooks(lines.length ? `would update from ${remote}:\n${lines.map((l) => `  ${l}`).join("\n")}` : `${remote}: everything is up to date`, "would run") };
+      const lines = r.stderr
+        .split("\n")
+        .filter((l) => /->/.test(l))
+        .map((l) => l.trim());
+      return {
+        remote,
+        updates: lines,
+        hooks,
+        text: withHooks(
+          lines.length ? `would update from ${remote}:\n${lines.map((l) => `  ${l}`).join("\n")}` : `${remote}: everything is up to date`,
+          "would run",
+        ),
+      };
     }
     return commitStep(ctx, async (ctx) => {
       const before = await trackingRefs(ctx, remote);
@@ -47,5 +59,10 @@ export const gitFetchTool = defineTool({
 
 async function trackingRefs(ctx: GitStep, remote: string): Promise<Map<string, string>> {
   const r = await git(ctx, ["for-each-ref", "--format=%(refname:short) %(objectname)", `refs/remotes/${remote}/`, "refs/tags/"]);
-  return new Map(r.stdout.split("\n").filter(Boolean).map((l) => l.split(" ") as [string, string]));
+  return new Map(
+    r.stdout
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => l.split(" ") as [string, string]),
+  );
 }

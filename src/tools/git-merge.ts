@@ -26,7 +26,10 @@ export const gitMergeTool = defineTool({
     ref: refParam().optional().describe("Branch, tag or commit to merge in."),
     no_ff: z.boolean().optional().describe("Always create a merge commit, even when a fast-forward is possible."),
     auto_resolve: autoResolveParam(),
-    abort: z.boolean().optional().describe("Abandon the merge (or cherry-pick, revert, stash apply) in progress instead: HEAD, index and worktree go back to before it began."),
+    abort: z
+      .boolean()
+      .optional()
+      .describe("Abandon the merge (or cherry-pick, revert, stash apply) in progress instead: HEAD, index and worktree go back to before it began."),
   },
   mutating: true,
   timeoutMs: 600_000,
@@ -34,10 +37,12 @@ export const gitMergeTool = defineTool({
   async run({ ref, no_ff, auto_resolve, abort }, call) {
     const ctx = gitStep(call);
     if (abort) {
-      if (ref !== undefined || no_ff !== undefined || auto_resolve !== undefined) throw new ToolError("INVALID_PARAMS", "abort: give it alone; it abandons the merge in progress.");
+      if (ref !== undefined || no_ff !== undefined || auto_resolve !== undefined)
+        throw new ToolError("INVALID_PARAMS", "abort: give it alone; it abandons the merge in progress.");
       return abandonOperation(ctx, ["merge", "cherry-pick", "revert", "stash"], `git_rebase {action:"abort"}`);
     }
-    if (ref === undefined) throw new ToolError("INVALID_PARAMS", "ref: name the branch, tag or commit to merge in (or pass abort:true to abandon a merge in progress).");
+    if (ref === undefined)
+      throw new ToolError("INVALID_PARAMS", "ref: name the branch, tag or commit to merge in (or pass abort:true to abandon a merge in progress).");
     const busy = await busyWith(ctx);
     if (busy) throw busyError(busy);
     const { head, branch } = await headInfo(ctx);
@@ -50,10 +55,21 @@ export const gitMergeTool = defineTool({
     refuseUntracked(way, `merge of ${ref}`);
     const mode = autoModeOf(auto_resolve);
     const prediction = await predictMergeAuto(ctx, analysis.merged, mode);
-    const hooks = a.up_to_date ? [] : await plannedHooks(ctx, prediction?.completes ? [...OPERATION_HOOKS.merge, ...OPERATION_HOOKS.commit] : OPERATION_HOOKS.merge);
+    const hooks = a.up_to_date
+      ? []
+      : await plannedHooks(ctx, prediction?.completes ? [...OPERATION_HOOKS.merge, ...OPERATION_HOOKS.commit] : OPERATION_HOOKS.merge);
     const noFf = !a.up_to_date && a.fast_forward && no_ff ? `no_ff: a merge commit ${ctx.dryRun ? "will be" : "was"} created anyway` : "";
     const predicted = prediction ? predictionText(prediction, "then the merge would complete as a clean one does (committed with git's message)") : "";
-    const text = (done: boolean) => [integrationText(a, ref, false, done), noFf, done ? "" : predicted, inTheWayText(way, done ? "were" : "would be"), hooksText(hooks, done ? "ran" : "would run")].filter(Boolean).join("\n");
+    const text = (done: boolean) =>
+      [
+        integrationText(a, ref, false, done),
+        noFf,
+        done ? "" : predicted,
+        inTheWayText(way, done ? "were" : "would be"),
+        hooksText(hooks, done ? "ran" : "would run"),
+      ]
+        .filter(Boolean)
+        .join("\n");
     const shown = { ref, commit: theirs, branch, ...a, auto_resolution: prediction, overwritten: way.ignored, hooks };
     if (ctx.dryRun || a.up_to_date) return { ...shown, text: text(false) };
 
@@ -66,11 +82,23 @@ export const gitMergeTool = defineTool({
         if (!stop) throw new ToolError("GIT_FAILED", `git merge failed (exit ${r.code}): ${(r.stderr || r.stdout).trim()}`, backup ? { backup } : {});
         if (!stop.outcome.done) throw stoppedError(stop.outcome, `merge of ${ref}`, stop.backup);
         const after = (await git(ctx, ["rev-parse", "HEAD"])).stdout.trim();
-        const lines = [`merged ${ref} into ${branch ?? "HEAD"}: now at ${after.slice(0, 7)}`, `git stopped on conflicts; auto-resolution settled every block, so the merge completed as a clean one does`, settledText(stop.outcome.settled), inTheWayText(way, "were"), hooksText(hooks, "ran"), stop.backup ? backupText(stop.backup) : ""];
+        const lines = [
+          `merged ${ref} into ${branch ?? "HEAD"}: now at ${after.slice(0, 7)}`,
+          `git stopped on conflicts; auto-resolution settled every block, so the merge completed as a clean one does`,
+          settledText(stop.outcome.settled),
+          inTheWayText(way, "were"),
+          hooksText(hooks, "ran"),
+          stop.backup ? backupText(stop.backup) : "",
+        ];
         return { ...shown, head: after, auto_resolved: stop.outcome.settled, backup: stop.backup, text: lines.filter(Boolean).join("\n") };
       }
       const after = (await git(ctx, ["rev-parse", "HEAD"])).stdout.trim();
-      return { ...shown, head: after, backup, text: [`merged ${ref} into ${branch ?? "HEAD"}: now at ${after.slice(0, 7)}`, text(true), backup ? backupText(backup) : ""].filter(Boolean).join("\n") };
+      return {
+        ...shown,
+        head: after,
+        backup,
+        text: [`merged ${ref} into ${branch ?? "HEAD"}: now at ${after.slice(0, 7)}`, text(true), backup ? backupText(backup) : ""].filter(Boolean).join("\n"),
+      };
     });
   },
 });

@@ -20,7 +20,8 @@ import { NETWORK_TIMEOUT_MS } from "../git/run.js";
 
 export const gitPullTool = defineTool({
   id: "git_pull",
-  description: "Fetches a remote branch (default: the upstream) and merges it into the current branch, or rebases onto it with rebase. When git stops on conflicts, auto-resolution settles every block that is safe to resolve (auto_resolve) and the pull completes when nothing is left; else it stops (CONFLICT) with what is left, block by block, for git_conflict_resolve and git_conflict_finalize (abandon: git_merge {abort:true}, or git_rebase {action:\"abort\"} for a rebase). Preview: fetches the objects without moving any ref, then shows the incoming and outgoing commits, fast-forward or not, the conflicts the merge or rebase would hit and which blocks auto-resolution would settle.",
+  description:
+    'Fetches a remote branch (default: the upstream) and merges it into the current branch, or rebases onto it with rebase. When git stops on conflicts, auto-resolution settles every block that is safe to resolve (auto_resolve) and the pull completes when nothing is left; else it stops (CONFLICT) with what is left, block by block, for git_conflict_resolve and git_conflict_finalize (abandon: git_merge {abort:true}, or git_rebase {action:"abort"} for a rebase). Preview: fetches the objects without moving any ref, then shows the incoming and outgoing commits, fast-forward or not, the conflicts the merge or rebase would hit and which blocks auto-resolution would settle.',
   params: {
     remote: remoteParam().optional().describe("Remote name (default: the branch's upstream remote, else origin)."),
     branch: refParam().optional().describe("Remote branch to pull (default: the upstream branch, else the same name)."),
@@ -48,7 +49,11 @@ export const gitPullTool = defineTool({
 
     // The preview fetches objects only: an empty --refmap and no FETCH_HEAD, so no ref moves, not even refs/remotes/.
     const theirs = await remoteTip(ctx, remote, remoteBranch);
-    await git(ctx, ["fetch", "--quiet", "--no-write-fetch-head", "--refmap=", "--no-recurse-submodules", "--end-of-options", remote, `refs/heads/${remoteBranch}`], { timeoutMs: NETWORK_TIMEOUT_MS });
+    await git(
+      ctx,
+      ["fetch", "--quiet", "--no-write-fetch-head", "--refmap=", "--no-recurse-submodules", "--end-of-options", remote, `refs/heads/${remoteBranch}`],
+      { timeoutMs: NETWORK_TIMEOUT_MS },
+    );
     const mode = autoModeOf(params.auto_resolve);
     const analysis = head ? await analyze(ctx, head, theirs, rebase, (c, onto, tip) => predictReplay({ ...c, repo: ctx.repo }, onto, tip, mode)) : null;
     const a = analysis?.integration ?? null;
@@ -57,21 +62,49 @@ export const gitPullTool = defineTool({
     const way = head && analysis ? await integrationInTheWay(ctx, head, theirs, analysis) : { ignored: [], untracked: [] };
     refuseUntracked(way, `pull of ${what}`);
     const finishing = prediction?.completes || (rebase && a?.replay?.some((s) => "auto" in s)) ? OPERATION_HOOKS.commit : [];
-    const hooks = a?.up_to_date ? [] : await plannedHooks(ctx, [...OPERATION_HOOKS.fetch, ...(rebase ? OPERATION_HOOKS.rebase : OPERATION_HOOKS.merge), ...finishing]);
-    const predicted = prediction ? predictionText(prediction, "then the merge would complete as a clean one does (committed with git's message)") : rebase && a?.replay ? replayText(a.replay) : "";
-    const text = (done: boolean) => [
-      a ? integrationText(a, what, rebase, done) : `the branch has no commits yet: it ${done ? "was" : "would be"} set to ${what} (${theirs.slice(0, 7)})`,
-      done ? "" : predicted,
-      inTheWayText(way, done ? "were" : "would be"),
-      hooksText(hooks, done ? "ran" : "would run"),
-    ].filter(Boolean).join("\n");
-    const shown = { remote, branch, remote_branch: remoteBranch, rebase, remote_commit: theirs, ...a, auto_resolution: prediction, overwritten: way.ignored, hooks };
+    const hooks = a?.up_to_date
+      ? []
+      : await plannedHooks(ctx, [...OPERATION_HOOKS.fetch, ...(rebase ? OPERATION_HOOKS.rebase : OPERATION_HOOKS.merge), ...finishing]);
+    const predicted = prediction
+      ? predictionText(prediction, "then the merge would complete as a clean one does (committed with git's message)")
+      : rebase && a?.replay
+        ? replayText(a.replay)
+        : "";
+    const text = (done: boolean) =>
+      [
+        a ? integrationText(a, what, rebase, done) : `the branch has no commits yet: it ${done ? "was" : "would be"} set to ${what} (${theirs.slice(0, 7)})`,
+        done ? "" : predicted,
+        inTheWayText(way, done ? "were" : "would be"),
+        hooksText(hooks, done ? "ran" : "would run"),
+      ]
+        .filter(Boolean)
+        .join("\n");
+    const shown = {
+      remote,
+      branch,
+      remote_branch: remoteBranch,
+      rebase,
+      remote_commit: theirs,
+      ...a,
+      auto_resolution: prediction,
+      overwritten: way.ignored,
+      hooks,
+    };
     if (ctx.dryRun || a?.up_to_date) return { ...shown, text: text(false) };
 
     return worktreeStep(ctx, async (ctx) => {
       const before = await preState(ctx, head, branch, way.ignored);
-      const backup = way.ignored.length && before.snapshot ? await saveRef(ctx, "pull", before.snapshot, "worktree") : rebase && head ? await saveRef(ctx, "pull-rebase", head, "commit") : null;
-      const r = await git(ctx, ["pull", "--no-edit", "--no-recurse-submodules", rebase ? "--rebase" : "--no-rebase", "--end-of-options", remote, remoteBranch], { ok: "any", timeoutMs: NETWORK_TIMEOUT_MS + 120_000 });
+      const backup =
+        way.ignored.length && before.snapshot
+          ? await saveRef(ctx, "pull", before.snapshot, "worktree")
+          : rebase && head
+            ? await saveRef(ctx, "pull-rebase", head, "commit")
+            : null;
+      const r = await git(
+        ctx,
+        ["pull", "--no-edit", "--no-recurse-submodules", rebase ? "--rebase" : "--no-rebase", "--end-of-options", remote, remoteBranch],
+        { ok: "any", timeoutMs: NETWORK_TIMEOUT_MS + 120_000 },
+      );
       let settled: ReturnType<typeof settledText> = "";
       let autoResolved: unknown[] = [];
       let kept = backup;
@@ -85,7 +118,14 @@ export const gitPullTool = defineTool({
         settled = `git stopped on conflicts; auto-resolution settled every block, so the ${rebase ? "rebase" : "merge"} completed as a clean one does\n${settledText(stop.outcome.settled)}`;
       }
       const after = (await git(ctx, ["rev-parse", "HEAD"])).stdout.trim();
-      const done = [`pulled ${what} into ${branch}: now at ${after.slice(0, 7)}`, settled || text(true), settled ? hooksText(hooks, "ran") : "", kept ? backupText(kept) : ""].filter(Boolean).join("\n");
+      const done = [
+        `pulled ${what} into ${branch}: now at ${after.slice(0, 7)}`,
+        settled || text(true),
+        settled ? hooksText(hooks, "ran") : "",
+        kept ? backupText(kept) : "",
+      ]
+        .filter(Boolean)
+        .join("\n");
       return { ...shown, head: after, backup: kept, ...(autoResolved.length ? { auto_resolved: autoResolved } : {}), text: done };
     });
   },

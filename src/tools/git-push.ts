@@ -14,7 +14,8 @@ import { gitStep, gitToolState } from "./git-step.js";
 
 export const gitPushTool = defineTool({
   id: "git_push",
-  description: "Pushes a branch (default: the current one) to its remote, setting the upstream if it has none; runs the push checks of .tool-layer.json and the pre-push hook first. force pushes with --force-with-lease against what the last fetch saw, after saving the remote's old tip to a backup ref. Preview: what the remote would accept (push --dry-run), the commits that would go, and the checks (with their commands) and hooks (with the SHA-256 of each) that would run; a preview runs none of them.",
+  description:
+    "Pushes a branch (default: the current one) to its remote, setting the upstream if it has none; runs the push checks of .tool-layer.json and the pre-push hook first. force pushes with --force-with-lease against what the last fetch saw, after saving the remote's old tip to a backup ref. Preview: what the remote would accept (push --dry-run), the commits that would go, and the checks (with their commands) and hooks (with the SHA-256 of each) that would run; a preview runs none of them.",
   params: {
     remote: remoteParam().optional().describe("Remote name (default: the branch's upstream remote, else origin)."),
     branch: refParam().optional().describe("Local branch to push (default: the current branch)."),
@@ -47,13 +48,23 @@ export const gitPushTool = defineTool({
 
     if (ctx.dryRun) {
       // --no-verify: a dry run would otherwise run the pre-push hook, which may do anything.
-      const r = await git(ctx, ["push", "--dry-run", "--porcelain", "--no-verify", "--recurse-submodules=no", ...lease, "--end-of-options", remote, refspec], { ok: "any", timeoutMs: NETWORK_TIMEOUT_MS });
+      const r = await git(ctx, ["push", "--dry-run", "--porcelain", "--no-verify", "--recurse-submodules=no", ...lease, "--end-of-options", remote, refspec], {
+        ok: "any",
+        timeoutMs: NETWORK_TIMEOUT_MS,
+      });
       const refs = parsePushPorcelain(r.stdout);
       if (r.code !== 0) throw await pushFailure(ctx, r, refs, remote, false);
       const upToDate = refs.every((x) => x.flag === "=");
       const text = upToDate
         ? `${target} is up to date; nothing to push`
-        : [`would push ${branch} to ${target}${params.force ? " (force-with-lease; the remote's old tip would be saved to a backup ref)" : ""}${up ? "" : ", setting it as upstream"}:`, ...outgoing.map((c) => `  ${commitLine(c)}`), plannedChecksText(planned), hooksText(hooks, "would run")].filter(Boolean).join("\n");
+        : [
+            `would push ${branch} to ${target}${params.force ? " (force-with-lease; the remote's old tip would be saved to a backup ref)" : ""}${up ? "" : ", setting it as upstream"}:`,
+            ...outgoing.map((c) => `  ${commitLine(c)}`),
+            plannedChecksText(planned),
+            hooksText(hooks, "would run"),
+          ]
+            .filter(Boolean)
+            .join("\n");
       return { remote, branch, remote_branch: remoteBranch, force: !!params.force, refs, commits: outgoing, checks: planned, hooks, text };
     }
 
@@ -61,21 +72,32 @@ export const gitPushTool = defineTool({
     // A check may rewrite a hook: what runs must be what this call found (and what an approved preview showed).
     const running = await plannedHooks(ctx, OPERATION_HOOKS.push);
     if (JSON.stringify(running) !== JSON.stringify(hooks)) {
-      throw new ToolError("PREVIEW_STALE", "A hook changed while the checks ran; nothing was pushed. Preview the push again and approve what it shows.", { hooks: running });
+      throw new ToolError("PREVIEW_STALE", "A hook changed while the checks ran; nothing was pushed. Preview the push again and approve what it shows.", {
+        hooks: running,
+      });
     }
     return commitStep(ctx, async (ctx) => {
-      const restore = (ref: string) => `git_show {ref:"${ref}"} shows the remote's old tip; to put it back, git_reset {ref:"${ref}", mode:"hard"} on ${branch} (your tip is backed up first) and git_push {force:true}`;
+      const restore = (ref: string) =>
+        `git_show {ref:"${ref}"} shows the remote's old tip; to put it back, git_reset {ref:"${ref}", mode:"hard"} on ${branch} (your tip is backed up first) and git_push {force:true}`;
       const backup = params.force && tracking ? await saveRef(ctx, "push-force", tracking, "commit", restore) : null;
-      const r = await git(ctx, ["push", "--porcelain", "--recurse-submodules=no", ...(up ? [] : ["--set-upstream"]), ...lease, "--end-of-options", remote, refspec], { ok: "any", timeoutMs: NETWORK_TIMEOUT_MS });
+      const r = await git(
+        ctx,
+        ["push", "--porcelain", "--recurse-submodules=no", ...(up ? [] : ["--set-upstream"]), ...lease, "--end-of-options", remote, refspec],
+        { ok: "any", timeoutMs: NETWORK_TIMEOUT_MS },
+      );
       const refs = parsePushPorcelain(r.stdout);
       if (r.code !== 0) throw await pushFailure(ctx, r, refs, remote, true);
       const upToDate = refs.every((x) => x.flag === "=");
       const text = [
-        upToDate ? `${target} was already up to date` : `pushed ${branch} to ${target}${params.force ? " (forced with lease)" : ""}: ${outgoing.length} commit${outgoing.length === 1 ? "" : "s"}`,
+        upToDate
+          ? `${target} was already up to date`
+          : `pushed ${branch} to ${target}${params.force ? " (forced with lease)" : ""}: ${outgoing.length} commit${outgoing.length === 1 ? "" : "s"}`,
         backup ? `the remote's previous tip ${backup.commit.slice(0, 7)} is saved as ${backup.ref}; restore: ${backup.restore}` : "",
         checksText(checks),
         hooksText(running, "ran"),
-      ].filter(Boolean).join("\n");
+      ]
+        .filter(Boolean)
+        .join("\n");
       return { remote, branch, remote_branch: remoteBranch, force: !!params.force, refs, commits: outgoing, checks, hooks: running, backup, text };
     });
   },

@@ -14,7 +14,8 @@ import { gitStep, lineToolState } from "./git-step.js";
 
 export const gitRollbackLinesTool = defineTool({
   id: "git_rollback_lines",
-  description: "Reverts chosen worktree lines to HEAD's (JetBrains' Rollback): the selected changes are undone in the file itself, everything else is kept. Select with hash + lines or ranges from git_line_status; no selection reverts every change of the file. Written like file_write (atomic, attributed to your session, HASH_MISMATCH if the file changed); the index is not touched. Preview: the diff of the file.",
+  description:
+    "Reverts chosen worktree lines to HEAD's (JetBrains' Rollback): the selected changes are undone in the file itself, everything else is kept. Select with hash + lines or ranges from git_line_status; no selection reverts every change of the file. Written like file_write (atomic, attributed to your session, HASH_MISMATCH if the file changed); the index is not touched. Preview: the diff of the file.",
   params: {
     path: filePathParam(),
     hash: existingHashParam("The worktree file's hash (from git_line_status or file_read) the line numbers belong to."),
@@ -27,11 +28,16 @@ export const gitRollbackLinesTool = defineTool({
     const ctx = gitStep(call);
     const svc = ctx.repo;
     const file = await svc.lines.load(ctx, path);
-    if (file.hash === null) throw new ToolError("NOT_FOUND", `${file.rel} is deleted in the worktree; bring it back whole with git_checkout (or file_write it), then roll back lines.`);
+    if (file.hash === null)
+      throw new ToolError(
+        "NOT_FOUND",
+        `${file.rel} is deleted in the worktree; bring it back whole with git_checkout (or file_write it), then roll back lines.`,
+      );
     checkHash(file, hash);
     const sel = lines || ranges ? { lines, ranges } : undefined;
     const built = rollbackLines(file.versions, sel, { eol: await headLinesEol(ctx, file) });
-    if (!built.selected) throw new ToolError("NO_CHANGE", `The selection holds no changed line of ${file.rel}; git_line_status shows the changed lines and ranges.`);
+    if (!built.selected)
+      throw new ToolError("NO_CHANGE", `The selection holds no changed line of ${file.rel}; git_line_status shows the changed lines and ranges.`);
     const next = { lines: built.lines, eols: built.eols };
     // The worktree's BOM stays (SPEC 4); a file rolled back to no line at all is HEAD's bytes: a lone BOM if HEAD is one.
     const bom = next.lines.length ? file.worktree.bom : built.complete && file.head.bom;
@@ -45,9 +51,13 @@ export const gitRollbackLinesTool = defineTool({
     const { ranges: left } = lineStatus(after, { marks: marksAfter, lines: [] });
     // The patch shows every byte written, a CR and the BOM too: the same diff unless CRs are ignored or there is a BOM.
     const exact = cr === "exact" && !file.worktree.bom && !bom;
-    const diff = patchOf(file.rel, exact ? edit : diffLines(withBom(file.worktree.seq, file.worktree.bom), withBom(next, bom), { ids: file.versions.ids })).diff;
+    const diff = patchOf(
+      file.rel,
+      exact ? edit : diffLines(withBom(file.worktree.seq, file.worktree.bom), withBom(next, bom), { ids: file.versions.ids }),
+    ).diff;
     const verb = ctx.dryRun ? "would roll back" : "rolled back";
-    const emptied = !next.lines.length && file.head.sha === null ? "\nthe file is now empty (it is not in HEAD): delete it with file_delete if it should go" : "";
+    const emptied =
+      !next.lines.length && file.head.sha === null ? "\nthe file is now empty (it is not in HEAD): delete it with file_delete if it should go" : "";
     return {
       path: file.rel,
       hash: written.hash,

@@ -35,7 +35,8 @@ export const gitShowTool = defineTool({
       git(ctx, ["show", "--format=", "--no-ext-diff", "--no-renames", "--end-of-options", sha], { maxBytes: PATCH_READ_BYTES }),
     ]);
     const capped = capDiff(patch.stdout, "pass path to see one file as it was, or git_diff with ref and path", patch.truncated);
-    const text = `commit ${sha}\nAuthor: ${commit.author} <${commit.email}>\nDate: ${commit.date}\n\n${body.stdout.trim()}\n\n${statText(files)}\n${capped.text}`.trimEnd();
+    const text =
+      `commit ${sha}\nAuthor: ${commit.author} <${commit.email}>\nDate: ${commit.date}\n\n${body.stdout.trim()}\n\n${statText(files)}\n${capped.text}`.trimEnd();
     return { ref, ...commit, message: body.stdout.trim(), ...fileList(files), diff: capped.text, truncated: capped.truncated, text };
   },
 });

@@ -6,7 +6,8 @@ import { gitStep, gitToolState } from "./git-step.js";
 
 export const gitStatusTool = defineTool({
   id: "git_status",
-  description: "Shows the branch, its upstream (ahead/behind), and the staged, unstaged, untracked and conflicted files, plus any merge or rebase in progress. A submodule counts as changed when its HEAD moved; changes inside its own worktree are not examined (that would run its repository's configuration).",
+  description:
+    "Shows the branch, its upstream (ahead/behind), and the staged, unstaged, untracked and conflicted files, plus any merge or rebase in progress. A submodule counts as changed when its HEAD moved; changes inside its own worktree are not examined (that would run its repository's configuration).",
   params: {},
   mutating: false,
   // Every git_status that comes while one runs is answered by it (a burst of 2,500 started 2,500 git processes).
@@ -36,11 +37,21 @@ export function statusText(s: Status, operation: string | null): string {
   if (operation) lines.push(`${operation} in progress`);
   const fmt = (e: { xy: string; path: string; from?: string }, side: 0 | 1) => `${e.xy[side]} ${e.from ? `${e.from} -> ` : ""}${e.path}`;
   for (const l of [
-    list("conflicted", s.conflicted.map((e) => `${e.xy} ${e.path}`)),
-    list("staged", s.staged.map((e) => fmt(e, 0))),
-    list("unstaged", s.unstaged.map((e) => fmt(e, 1))),
+    list(
+      "conflicted",
+      s.conflicted.map((e) => `${e.xy} ${e.path}`),
+    ),
+    list(
+      "staged",
+      s.staged.map((e) => fmt(e, 0)),
+    ),
+    list(
+      "unstaged",
+      s.unstaged.map((e) => fmt(e, 1)),
+    ),
     list("untracked", s.untracked),
-  ]) if (l) lines.push(l);
+  ])
+    if (l) lines.push(l);
   if (isClean(s)) lines.push("working tree clean");
   return lines.join("\n");
 }

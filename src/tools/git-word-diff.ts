@@ -8,11 +8,14 @@ import { gitStep, lineToolState } from "./git-step.js";
 
 export const gitWordDiffTool = defineTool({
   id: "git_word_diff",
-  description: "Shows every changed line of one file with its word-level diff, as N|TAG lines: `kept [-old-]{+new+} kept`, an added line as {+line+}, a deleted one as -N|TAG [-line-] with its old number. The worktree against the index by default (like git diff), the index against HEAD with staged, the worktree against a commit with ref (with staged too: the index against it). Changed lines are paired by similarity, not position, so a rewritten or moved line is shown against the line it came from. An untracked file is all added.",
+  description:
+    "Shows every changed line of one file with its word-level diff, as N|TAG lines: `kept [-old-]{+new+} kept`, an added line as {+line+}, a deleted one as -N|TAG [-line-] with its old number. The worktree against the index by default (like git diff), the index against HEAD with staged, the worktree against a commit with ref (with staged too: the index against it). Changed lines are paired by similarity, not position, so a rewritten or moved line is shown against the line it came from. An untracked file is all added.",
   params: {
     path: pathParam().describe("The file, relative to the workspace root."),
     staged: z.boolean().optional().describe("Compare the index (what a commit would take) with HEAD (or with ref) instead of the worktree with the index."),
-    ref: refParam().optional().describe("Compare with this commit, branch or tag instead of HEAD: the worktree against it, or with staged the index against it."),
+    ref: refParam()
+      .optional()
+      .describe("Compare with this commit, branch or tag instead of HEAD: the worktree against it, or with staged the index against it."),
   },
   mutating: false,
   state: lineToolState,

@@ -38,7 +38,6 @@ interface Dir {
 
 const newDir = (): Dir => ({ dirs: new Map(), files: [], count: 0 });
 
-
 export const listDirTool = defineTool({
   id: "list_dir",
   description: DESCRIPTION,
@@ -104,14 +103,20 @@ export const listDirTool = defineTool({
         const info = await describeFile(ws.root, prefix + fileRel, budget, ws.search.lineCounts);
         budget -= info.read;
         lines.push(`${"  ".repeat(level)}${name} · ${info.text}`);
-        entries.push({ path: fileRel, kind: info.kind, ...(info.size !== undefined ? { size: info.size } : {}), ...(typeof info.lines === "number" ? { lines: info.lines } : {}) });
+        entries.push({
+          path: fileRel,
+          kind: info.kind,
+          ...(info.size !== undefined ? { size: info.size } : {}),
+          ...(typeof info.lines === "number" ? { lines: info.lines } : {}),
+        });
       }
     };
     await walk(tree, "", 0);
     const head = `dir ${shown} · ${plural(tree.count, "file")} (ignored paths left out) · depth ${depth}`;
     const notes: string[] = [];
     if (!tree.count) notes.push(`No watched files under ${shown}: it is empty, or ignored (.gitignore, node_modules, build output).`);
-    if (left) notes.push(`… ${plural(left, "more entry", "more entries")} not shown (at most ${MAX_ENTRIES}); list a subfolder with path, or use a smaller depth.`);
+    if (left)
+      notes.push(`… ${plural(left, "more entry", "more entries")} not shown (at most ${MAX_ENTRIES}); list a subfolder with path, or use a smaller depth.`);
     return {
       path: shown,
       depth,
@@ -130,7 +135,12 @@ function formatSize(bytes: number): string {
 }
 
 /** Size and line count of one listed file, read through a confined descriptor (never through a swapped folder). */
-async function describeFile(root: string, rel: string, budget: number, counts: LineCounts): Promise<{ text: string; kind: string; size?: number; lines?: LineCount["lines"]; read: number }> {
+async function describeFile(
+  root: string,
+  rel: string,
+  budget: number,
+  counts: LineCounts,
+): Promise<{ text: string; kind: string; size?: number; lines?: LineCount["lines"]; read: number }> {
   const real = path.join(root, rel);
   let fd: number;
   try {

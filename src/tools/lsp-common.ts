@@ -18,14 +18,18 @@ import { type ToolContext, defineTool } from "../dispatch/tool.js";
  */
 export const LSP_TIMEOUT_MS = 120_000;
 
-export const pathParam = z.string().describe(
-  "A source file, relative to the workspace root (or absolute inside it): .ts .tsx .js .jsx .mts .cts .mjs .cjs (TypeScript) or .py .pyi (Python).");
+export const pathParam = z
+  .string()
+  .describe("A source file, relative to the workspace root (or absolute inside it): .ts .tsx .js .jsx .mts .cts .mjs .cjs (TypeScript) or .py .pyi (Python).");
 
 /** `{path, line, symbol|column, occurrence?}` (SPEC 10). */
 export const positionParams = {
   path: pathParam,
-  line: z.union([z.number().int().min(1), z.string().min(1)]).describe(
-    'The line, 1-based: a number, or "N:TAG" as file_read shows it, which also checks that line N still has that tag (TAG_MISMATCH when the file changed).'),
+  line: z
+    .union([z.number().int().min(1), z.string().min(1)])
+    .describe(
+      'The line, 1-based: a number, or "N:TAG" as file_read shows it, which also checks that line N still has that tag (TAG_MISMATCH when the file changed).',
+    ),
   symbol: z.string().min(1).optional().describe('The identifier on that line to ask about, as written there (e.g. "add"); give this or column.'),
   column: z.number().int().min(1).optional().describe("The 1-based column on that line (counted in characters), instead of symbol."),
   occurrence: z.number().int().min(1).optional().describe("Which occurrence of symbol on the line, from 1 (default 1)."),
@@ -112,8 +116,11 @@ export function placesResult(what: string, opened: OpenedFile, at: PositionSpec,
  * A read-only tool that asks about one place (lsp_hover, lsp_definition, ...): the file opened as the disk has it now,
  * the place resolved in it, then `answer`.
  */
-export function positionTool(id: string, description: string,
-  answer: (opened: OpenedFile, at: PositionSpec, ctx: ToolContext) => Promise<Record<string, unknown>>) {
+export function positionTool(
+  id: string,
+  description: string,
+  answer: (opened: OpenedFile, at: PositionSpec, ctx: ToolContext) => Promise<Record<string, unknown>>,
+) {
   return defineTool({
     id,
     description,

@@ -5,6 +5,6 @@ export const lspDefinitionTool = placesTool(
   "definition",
   "definition",
   "Where the identifier at a place is defined, from the language server (TypeScript/JavaScript or Python): each place " +
-  "rendered `path:N|TAG content`, ready for file_read or file_write. Point at it by line and symbol or column; the answer " +
-  "is about the file as it is on disk now.",
+    "rendered `path:N|TAG content`, ready for file_read or file_write. Point at it by line and symbol or column; the answer " +
+    "is about the file as it is on disk now.",
 );

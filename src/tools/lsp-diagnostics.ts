@@ -19,7 +19,12 @@ export const lspDiagnosticsTool = defineTool({
   description: DESCRIPTION,
   params: {
     path: z.string().optional().describe("A source file (.ts .tsx .js .jsx .mts .cts .mjs .cjs .py .pyi); omit for every file the servers have open."),
-    wait_ms: z.number().int().min(0).max(MAX_WAIT_MS).optional()
+    wait_ms: z
+      .number()
+      .int()
+      .min(0)
+      .max(MAX_WAIT_MS)
+      .optional()
       .describe(`How long to wait for the server's diagnostics of the current content, in ms (default ${DEFAULT_WAIT_MS}); past it, status "unknown".`),
   },
   mutating: false,
@@ -55,7 +60,14 @@ async function answerFor(client: LspClient, doc: DocRef & { lines: readonly stri
 function fileResult(doc: DocRef, lines: readonly string[], answer: DiagnosticsAnswer): Record<string, unknown> {
   if (answer.status === "unknown") {
     // null, never []: an empty list would read as clean.
-    return { path: doc.path, hash: answer.hash, status: "unknown", reason: answer.reason, diagnostics: null, text: renderUnknown(doc.path, answer.hash, answer.reason) };
+    return {
+      path: doc.path,
+      hash: answer.hash,
+      status: "unknown",
+      reason: answer.reason,
+      diagnostics: null,
+      text: renderUnknown(doc.path, answer.hash, answer.reason),
+    };
   }
   const diagnostics = wireDiagnostics(answer.diagnostics, lines);
   return { path: doc.path, hash: answer.hash, status: "current", diagnostics, text: renderDiagnostics(doc.path, answer.hash, diagnostics, lines) };

@@ -3,8 +3,8 @@ import { positionTool, whereText } from "./lsp-common.js";
 export const lspHoverTool = positionTool(
   "lsp_hover",
   "The type and documentation of the identifier at a place, from the language server (TypeScript/JavaScript or Python): " +
-  "a quick type check without compiling. Point at it by line and symbol (the identifier's text on that line) or column. " +
-  "The answer is about the file as it is on disk now, and names its hash.",
+    "a quick type check without compiling. Point at it by line and symbol (the identifier's text on that line) or column. " +
+    "The answer is about the file as it is on disk now, and names its hash.",
   async (opened, at, ctx) => {
     const hover = await opened.client.hover(opened.doc, at, ctx.signal);
     const header = `hover ${whereText(opened.doc.path, at)} · hash ${hover.hash}`;

@@ -24,7 +24,12 @@ export const lspRenameTool = defineTool({
   params: {
     ...positionParams,
     // The language's own rules (Unicode identifiers, keywords) are checked by the tool: no regex says them in every host.
-    new_name: z.string().min(1).describe("The new name: an identifier of the file's language that is not one of its keywords (TypeScript/JavaScript: letters, digits, $ or _; Python: letters, digits or _)."),
+    new_name: z
+      .string()
+      .min(1)
+      .describe(
+        "The new name: an identifier of the file's language that is not one of its keywords (TypeScript/JavaScript: letters, digits, $ or _; Python: letters, digits or _).",
+      ),
   },
   mutating: true,
   timeoutMs: LSP_TIMEOUT_MS,
@@ -38,21 +43,34 @@ export const lspRenameTool = defineTool({
     const previewed = ctx.dryRun ? undefined : lsp.renames.take(key);
     const plan = previewed ?? (await computePlan(params, ctx));
     // A file the server named through a link out of the root is refused here, dry run or not, before anything is written.
-    const targets = await Promise.all(plan.files.map((f) => ctx.ws.paths.resolve(f.path).catch(async (e: unknown) => {
-      if (!(e instanceof ToolError && e.code === "PATH_OUTSIDE_ROOT")) throw e;
-      throw outsideEdit(f.path, await realpath(path.join(ctx.ws.root, f.path)).catch(() => f.path));
-    })));
+    const targets = await Promise.all(
+      plan.files.map((f) =>
+        ctx.ws.paths.resolve(f.path).catch(async (e: unknown) => {
+          if (!(e instanceof ToolError && e.code === "PATH_OUTSIDE_ROOT")) throw e;
+          throw outsideEdit(f.path, await realpath(path.join(ctx.ws.root, f.path)).catch(() => f.path));
+        }),
+      ),
+    );
     // The dry run checks what the write would (hashes, sizes, that each file is still there), and writes nothing.
-    const outcomes = await ctx.ws.files.writeMany(ctx, plan.files.map((f, i) => ({
-      target: targets[i],
-      expected: f.hash,
-      needsExisting: true,
-      // The servers never see a BOM (SPEC 4 decoded text): a file that had one keeps it.
-      produce: (current: TextFile | undefined) => ({ bytes: Buffer.from(`${current?.doc.bom ? "\ufeff" : ""}${f.after}`) }),
-    }))).catch((e: unknown) => {
-      if (!(previewed && e instanceof ToolError && e.code === "HASH_MISMATCH")) throw e;
-      throw new ToolError("HASH_MISMATCH", `A file of this rename changed since its preview, so nothing was written: ${e.message} Preview the rename again (approved false) and approve that.`, e.details);
-    });
+    const outcomes = await ctx.ws.files
+      .writeMany(
+        ctx,
+        plan.files.map((f, i) => ({
+          target: targets[i],
+          expected: f.hash,
+          needsExisting: true,
+          // The servers never see a BOM (SPEC 4 decoded text): a file that had one keeps it.
+          produce: (current: TextFile | undefined) => ({ bytes: Buffer.from(`${current?.doc.bom ? "\ufeff" : ""}${f.after}`) }),
+        })),
+      )
+      .catch((e: unknown) => {
+        if (!(previewed && e instanceof ToolError && e.code === "HASH_MISMATCH")) throw e;
+        throw new ToolError(
+          "HASH_MISMATCH",
+          `A file of this rename changed since its preview, so nothing was written: ${e.message} Preview the rename again (approved false) and approve that.`,
+          e.details,
+        );
+      });
     if (ctx.dryRun) lsp.renames.put(key, plan);
     const hashes = outcomes.map((o) => o.hash);
     return { ...shape(plan, params, hashes), text: render(plan, ctx.dryRun ? "would edit" : "edited", params.new_name, hashes) };

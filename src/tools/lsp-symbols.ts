@@ -55,14 +55,25 @@ export const lspSymbolsTool = defineTool({
       query,
       symbols: shown.flatMap((f) => wire(f.client, [f.symbol])),
       truncated: found.length > shown.length,
-      text: renderSymbols(header, shown.map((f) => f.symbol), linesOf, "No symbol matches."),
+      text: renderSymbols(
+        header,
+        shown.map((f) => f.symbol),
+        linesOf,
+        "No symbol matches.",
+      ),
     };
   },
 });
 
 function wire(client: LspClient, symbols: readonly SymbolItem[]) {
-  return symbols.map((s) => ({ name: s.name, kind: s.kind, ...(s.detail ? { detail: s.detail } : {}), ...(s.container ? { container: s.container } : {}),
-    depth: s.depth, ...wirePlace(s.place, client.lines(s.place.path)) }));
+  return symbols.map((s) => ({
+    name: s.name,
+    kind: s.kind,
+    ...(s.detail ? { detail: s.detail } : {}),
+    ...(s.container ? { container: s.container } : {}),
+    depth: s.depth,
+    ...wirePlace(s.place, client.lines(s.place.path)),
+  }));
 }
 
 /**
@@ -82,7 +93,8 @@ async function clientsForQuery(ws: Workspace, lsp: LspService): Promise<LspClien
     }
     clients.push(client);
   }
-  if (clients.length === 0) throw new ToolError("LSP_UNAVAILABLE", "The workspace has no TypeScript, JavaScript or Python file for a language server to search.");
+  if (clients.length === 0)
+    throw new ToolError("LSP_UNAVAILABLE", "The workspace has no TypeScript, JavaScript or Python file for a language server to search.");
   return clients;
 }
 

@@ -6,7 +6,8 @@ import { defineTool } from "../dispatch/tool.js";
 
 export const mcpApproveTool = defineTool({
   id: "mcp_approve",
-  description: "Approves the MCP servers named in the workspace's .mcp.json, so they start: a configuration file in the workspace is not trusted by itself. Preview: each server's command line. A later change to an entry withdraws its approval.",
+  description:
+    "Approves the MCP servers named in the workspace's .mcp.json, so they start: a configuration file in the workspace is not trusted by itself. Preview: each server's command line. A later change to an entry withdraws its approval.",
   params: {
     server: z.string().min(1).optional().describe("Approve only this server (default: every one waiting for approval)."),
   },

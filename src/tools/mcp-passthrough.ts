@@ -57,7 +57,12 @@ export class PassthroughTools implements ToolProvider {
       state: () => ({ server: connection.status(), tool: t.name }),
       run: async (params: Record<string, unknown>, ctx: ToolContext) => {
         if (ctx.dryRun) {
-          return { server: config.name, tool: t.name, arguments: params, text: `would call ${t.name} on MCP server ${config.name} with ${JSON.stringify(params)}` };
+          return {
+            server: config.name,
+            tool: t.name,
+            arguments: params,
+            text: `would call ${t.name} on MCP server ${config.name} with ${JSON.stringify(params)}`,
+          };
         }
         return this.mcp.call(served, params, ctx.signal);
       },

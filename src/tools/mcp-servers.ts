@@ -10,7 +10,8 @@ export function passthrough(services: Services) {
 
 export const mcpServersTool = defineTool({
   id: "mcp_servers",
-  description: "Lists the MCP servers passed through (from .mcp.json, --mcp-config and CodeGraph): each one's state, command, tool ids, last error and stderr tail, and any problem in the configuration.",
+  description:
+    "Lists the MCP servers passed through (from .mcp.json, --mcp-config and CodeGraph): each one's state, command, tool ids, last error and stderr tail, and any problem in the configuration.",
   params: {},
   mutating: false,
   async run(_params, { services }) {

@@ -55,7 +55,8 @@ export const searchTool = defineTool({
     "unless case_sensitive is given. At most max_results matching lines (default 100); long lines are cut around the match; " +
     "a line that is not UTF-8 says so. truncated:true says a cap was hit.",
   params: {
-    pattern: z.string()
+    pattern: z
+      .string()
       .refine((p) => p.trim() !== "", { message: "must not be blank; give the text or regular expression to search for" })
       .refine((p) => !p.includes("\n"), { message: "has a line break, but search matches one line at a time; search for one line of it" })
       .describe("A regular expression (Rust regex syntax; look-around and backreferences also work), or the literal text with fixed_strings."),
@@ -66,7 +67,12 @@ export const searchTool = defineTool({
     context: z.number().int().min(0).max(MAX_CONTEXT).optional().describe(`Lines of context before and after each match (0-${MAX_CONTEXT}).`),
     max_results: z.number().int().min(1).max(MAX_MAX_RESULTS).optional().describe(`Most matching lines to return (default ${DEFAULT_MAX_RESULTS}).`),
     hidden: z.boolean().optional().describe("Also search hidden files and folders (names starting with a dot); .git/ never."),
-    timeout_ms: z.number().int().min(MIN_DEADLINE_MS).max(DEFAULT_DEADLINE_MS).optional()
+    timeout_ms: z
+      .number()
+      .int()
+      .min(MIN_DEADLINE_MS)
+      .max(DEFAULT_DEADLINE_MS)
+      .optional()
       .describe(`Answer by then with the matches found so far, timed_out:true (default ${DEFAULT_DEADLINE_MS}).`),
   },
   mutating: false,
@@ -76,7 +82,8 @@ export const searchTool = defineTool({
   state: () => ({ ripgrep: existsSync(rgPath) ? rgPath : `missing: ${rgPath}` }),
   async run(params, { ws, signal }) {
     const target = await ws.paths.resolve(params.path ?? "");
-    if (!target.exists) throw new ToolError("NOT_FOUND", `${params.path} does not exist; search a folder or file that does, or omit path to search everything.`);
+    if (!target.exists)
+      throw new ToolError("NOT_FOUND", `${params.path} does not exist; search a folder or file that does, or omit path to search everything.`);
     const kind = await stat(target.real).catch(() => undefined);
     if (kind && !kind.isFile() && !kind.isDirectory()) {
       // rg would read a FIFO or a device until the timeout; a walk never opens them (rg skips what is not a file)
@@ -105,7 +112,13 @@ export const searchTool = defineTool({
     const cutoff = AbortSignal.timeout(deadlineMs + READ_GRACE_MS);
     const named = { rel: target.rel, isDir: kind?.isDirectory() === true };
     const filter = params.glob?.length ? (found: RgFile[]) => withoutGlobbedIn(ws, named, found, options, signal) : async (found: RgFile[]) => found;
-    const collector = new MatchCollector(matchSource(ws, options, signal), { chars: MAX_SHOWN_CHARS, readBytes: MAX_READ_BYTES, maxFileBytes: ws.maxFileBytes }, filter, cutoff, signal);
+    const collector = new MatchCollector(
+      matchSource(ws, options, signal),
+      { chars: MAX_SHOWN_CHARS, readBytes: MAX_READ_BYTES, maxFileBytes: ws.maxFileBytes },
+      filter,
+      cutoff,
+      signal,
+    );
     const until = AbortSignal.any([deadline, collector.full.signal]);
     const outcome = await runRipgrep(ws.processes, ws.root, options, maxResults, signal, { onFile: (f) => collector.add(f), until });
     const { files, leftOut, linesCut, sizeCapped, unread } = await collector.done();
@@ -115,15 +128,24 @@ export const searchTool = defineTool({
 
     const notes: string[] = [];
     if (outcome.capped) {
-      notes.push(`Showing the first ${maxResults} matching line${maxResults === 1 ? "" : "s"}; there are more. Narrow the search with path, glob or a more specific pattern, or raise max_results.`);
+      notes.push(
+        `Showing the first ${maxResults} matching line${maxResults === 1 ? "" : "s"}; there are more. Narrow the search with path, glob or a more specific pattern, or raise max_results.`,
+      );
     }
     if (timedOut) {
       const unreadNote = unread ? ` (${unread} more matching file${unread === 1 ? "" : "s"} were found but not read in time)` : "";
-      notes.push(`The search stopped at its ${deadlineMs} ms deadline; these are the matches found by then${unreadNote}. Narrow it with path or glob, or search again (the files are cached now).`);
+      notes.push(
+        `The search stopped at its ${deadlineMs} ms deadline; these are the matches found by then${unreadNote}. Narrow it with path or glob, or search again (the files are cached now).`,
+      );
     }
-    if (sizeCapped) notes.push(`The answer's size cap (${MAX_SHOWN_CHARS} characters of text, or ${MAX_READ_BYTES} bytes of files read) was reached; the lines after these are left out. Narrow the search with path, glob or a more specific pattern.`);
+    if (sizeCapped)
+      notes.push(
+        `The answer's size cap (${MAX_SHOWN_CHARS} characters of text, or ${MAX_READ_BYTES} bytes of files read) was reached; the lines after these are left out. Narrow the search with path, glob or a more specific pattern.`,
+      );
     if (linesCut) {
-      notes.push(`Lines longer than ${MAX_SEARCH_LINE_CHARS} characters were cut around their first match; read them with file_read, or exclude minified files with glob (e.g. "!*.min.js").`);
+      notes.push(
+        `Lines longer than ${MAX_SEARCH_LINE_CHARS} characters were cut around their first match; read them with file_read, or exclude minified files with glob (e.g. "!*.min.js").`,
+      );
     }
     notes.push(...leftOut.slice(0, MAX_NOTED_FILES));
     if (leftOut.length > MAX_NOTED_FILES) notes.push(`${leftOut.length - MAX_NOTED_FILES} more files were left out for the same reasons.`);
@@ -157,10 +179,20 @@ function matchSource(ws: Workspace, options: SearchOptions, signal: AbortSignal)
  * named is searched. What is ignored is judged as the disk is now (the VFS may be a window behind a .gitignore just
  * written): by git in a repository, else by the VFS's rules read afresh.
  */
-async function withoutGlobbedIn(ws: Workspace, named: { rel: string; isDir: boolean }, files: RgFile[], o: SearchOptions, signal: AbortSignal): Promise<RgFile[]> {
+async function withoutGlobbedIn(
+  ws: Workspace,
+  named: { rel: string; isDir: boolean },
+  files: RgFile[],
+  o: SearchOptions,
+  signal: AbortSignal,
+): Promise<RgFile[]> {
   const rels = files.map((f) => shownPath(f.pathBytes));
   const below = (rel: string) => (named.rel === "" ? rel : rel.slice(named.rel.length + 1));
-  const shown = (rel: string) => o.hidden === true || !below(rel).split("/").some((part) => part.startsWith("."));
+  const shown = (rel: string) =>
+    o.hidden === true ||
+    !below(rel)
+      .split("/")
+      .some((part) => part.startsWith("."));
   const candidates = rels.filter(shown);
   const judged = candidates.length > 0 && !(named.rel !== "" && ws.isIgnored(named.rel, named.isDir));
   const ignored = judged ? await ignoredNow(ws, o.git, candidates, signal) : new Set<string>();

@@ -2,7 +2,8 @@ import { defineTool } from "../dispatch/tool.js";
 
 export const terminalJobsTool = defineTool({
   id: "terminal_jobs",
-  description: "Lists the background jobs terminal_run started (running ones, and finished ones while their output is kept): id, command, folder, session, pid, status and output file.",
+  description:
+    "Lists the background jobs terminal_run started (running ones, and finished ones while their output is kept): id, command, folder, session, pid, status and output file.",
   params: {},
   mutating: false,
   async run(_p, ctx) {

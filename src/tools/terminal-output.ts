@@ -5,9 +5,10 @@ import { defineTool } from "../dispatch/tool.js";
 
 export const terminalOutputTool = defineTool({
   id: "terminal_output",
-  description: "Returns a background job's output from byte offset `since` (default 0), up to about 30,000 characters, escapes removed, with `next`, the offset to pass as `since` for what follows; for callers that do not read terminal.output events.",
+  description:
+    "Returns a background job's output from byte offset `since` (default 0), up to about 30,000 characters, escapes removed, with `next`, the offset to pass as `since` for what follows; for callers that do not read terminal.output events.",
   params: {
-    job: z.string().min(1).describe("The job id terminal_run gave, e.g. \"job-1\"."),
+    job: z.string().min(1).describe('The job id terminal_run gave, e.g. "job-1".'),
     since: z.number().int().min(0).optional().describe("Byte offset into the job's output to start from: 0, or the `next` of the previous call or event."),
   },
   mutating: false,

@@ -24,8 +24,17 @@ export const terminalRunTool = defineTool({
   params: {
     command: z.string().min(1).refine(noNul, "contains a NUL byte").describe("The bash command line, e.g. `npm test 2>&1 | tail -20`."),
     cwd: z.string().optional().describe("Working folder, relative to the root (default: the root)."),
-    timeout_ms: z.number().int().min(1).max(MAX_TIMEOUT_MS).optional().describe(`Kill the command after this long (default ${DEFAULT_COMMAND_TIMEOUT_MS}, at most ${MAX_TIMEOUT_MS}); not for background jobs.`),
-    env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "a variable name"), z.string().refine(noNul, "contains a NUL byte")).optional().describe("Variables set for the command, on top of the sandbox's environment."),
+    timeout_ms: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_TIMEOUT_MS)
+      .optional()
+      .describe(`Kill the command after this long (default ${DEFAULT_COMMAND_TIMEOUT_MS}, at most ${MAX_TIMEOUT_MS}); not for background jobs.`),
+    env: z
+      .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "a variable name"), z.string().refine(noNul, "contains a NUL byte"))
+      .optional()
+      .describe("Variables set for the command, on top of the sandbox's environment."),
     stdin: z.string().optional().describe("Text given to the command on stdin (default: none, so a command that reads stdin sees its end at once)."),
     background: z.boolean().optional().describe("Start it as a background job and answer at once with its id."),
   },
@@ -34,7 +43,8 @@ export const terminalRunTool = defineTool({
   timeoutMs: MAX_TIMEOUT_MS + SETTLE_ALLOWANCE_MS,
   state: ({ terminal }) => terminal.state(),
   async run(p, ctx) {
-    if (p.background && p.timeout_ms !== undefined) throw new ToolError("INVALID_PARAMS", "timeout_ms: background jobs have no timeout; stop one with terminal_kill.");
+    if (p.background && p.timeout_ms !== undefined)
+      throw new ToolError("INVALID_PARAMS", "timeout_ms: background jobs have no timeout; stop one with terminal_kill.");
     const terminal = ctx.services.terminal;
     const plan = await terminal.plan({ command: p.command, cwd: p.cwd, env: p.env, stdin: p.stdin });
     const sandbox = await terminal.sandboxPreview(plan);
@@ -42,8 +52,15 @@ export const terminalRunTool = defineTool({
     const cwd = plan.cwdRel || ".";
     if (ctx.dryRun) {
       return {
-        command: p.command, cwd, commands: plan.commands, verdict: "allowed", sandbox, background: !!p.background,
-        timeout_ms: p.background ? null : timeoutMs, env: Object.keys(p.env ?? {}).sort(), stdin_chars: p.stdin?.length ?? 0,
+        command: p.command,
+        cwd,
+        commands: plan.commands,
+        verdict: "allowed",
+        sandbox,
+        background: !!p.background,
+        timeout_ms: p.background ? null : timeoutMs,
+        env: Object.keys(p.env ?? {}).sort(),
+        stdin_chars: p.stdin?.length ?? 0,
         text: previewText(p.command, cwd, plan.commands, sandbox, p.background ? null : timeoutMs),
       };
     }
@@ -51,7 +68,10 @@ export const terminalRunTool = defineTool({
       const job = await terminal.startJob(plan, p.command, ctx.sessionId);
       const { pid, output_file } = job.info();
       return {
-        job: job.id, pid, output_file, sandboxed: plan.sandboxed,
+        job: job.id,
+        pid,
+        output_file,
+        sandboxed: plan.sandboxed,
         text: `started ${job.id} in ${cwd}${plan.sandboxed ? "" : " (unsandboxed)"}: its output comes as terminal.output events; terminal_output {job:"${job.id}"} reads it, terminal_kill stops it.`,
       };
     }
@@ -67,9 +87,19 @@ export const terminalRunTool = defineTool({
       const changed = changes.result();
       const ignored = terminal.ignoredChanges(plan, r);
       return {
-        exit_code: r.exit_code, signal: r.signal, timed_out: r.timed_out, duration_ms: r.duration_ms, output: r.output, truncated: r.truncated,
-        output_file: r.output_file, output_bytes: r.output_bytes, ...(r.output_limit_hit ? { output_limit_hit: true } : {}),
-        changed_files: changed.files, changed_files_total: changed.total, ...(ignored ? { ignored_changes: ignored } : {}), sandboxed: plan.sandboxed,
+        exit_code: r.exit_code,
+        signal: r.signal,
+        timed_out: r.timed_out,
+        duration_ms: r.duration_ms,
+        output: r.output,
+        truncated: r.truncated,
+        output_file: r.output_file,
+        output_bytes: r.output_bytes,
+        ...(r.output_limit_hit ? { output_limit_hit: true } : {}),
+        changed_files: changed.files,
+        changed_files_total: changed.total,
+        ...(ignored ? { ignored_changes: ignored } : {}),
+        sandboxed: plan.sandboxed,
         text: resultText(r, timeoutMs, changed, plan.sandboxed, ignored),
       };
     } finally {
@@ -80,7 +110,9 @@ export const terminalRunTool = defineTool({
 
 function previewText(command: string, cwd: string, commands: string[], sandbox: Record<string, unknown>, timeoutMs: number | null): string {
   const limits = sandbox.limits as { pids: number | false; memory_bytes: number | false };
-  const held = [limits.pids ? `${limits.pids} processes` : "", limits.memory_bytes ? `${Math.round(limits.memory_bytes / 1024 ** 2)} MiB` : ""].filter(Boolean).join(", ");
+  const held = [limits.pids ? `${limits.pids} processes` : "", limits.memory_bytes ? `${Math.round(limits.memory_bytes / 1024 ** 2)} MiB` : ""]
+    .filter(Boolean)
+    .join(", ");
   return [
     `would run in ${cwd}: ${command}`,
     `check: allowed (no write from the shell); commands: ${commands.join(" | ") || "none"}`,
@@ -98,7 +130,9 @@ function resultText(r: RunOutcome, timeoutMs: number, changed: { files: ChangedF
     ? `timed out after ${timeoutMs} ms: the command and everything it started were killed`
     : r.output_limit_hit
       ? "stopped: its output passed the output file's limit"
-      : r.exit_code !== null ? `exit ${r.exit_code}` : `killed by ${r.signal}`;
+      : r.exit_code !== null
+        ? `exit ${r.exit_code}`
+        : `killed by ${r.signal}`;
   const lines = [r.output.replace(/\n$/, ""), `[${status} · ${seconds} s${sandboxed ? "" : " · unsandboxed"}]`];
   if (!r.output) lines.shift();
   if (changed.total) {
@@ -109,7 +143,9 @@ function resultText(r: RunOutcome, timeoutMs: number, changed: { files: ChangedF
   if (ignored?.count) {
     // not_counted alone is not said: a big node_modules/ would be named after every command.
     const uncounted = ignored.not_counted ? `; not counted (too many files): ${ignored.not_counted.join(", ")}` : "";
-    lines.push(`${ignored.count} change${ignored.count === 1 ? "" : "s"} under ignored paths, not in changed_files (${ignored.created} created, ${ignored.modified} modified, ${ignored.deleted} deleted)${uncounted}`);
+    lines.push(
+      `${ignored.count} change${ignored.count === 1 ? "" : "s"} under ignored paths, not in changed_files (${ignored.created} created, ${ignored.modified} modified, ${ignored.deleted} deleted)${uncounted}`,
+    );
   }
   if (r.hint) lines.push(r.hint);
   return lines.join("\n");

@@ -6,7 +6,12 @@ import { EXA_TIMEOUT_MS, WEB_FETCH_MAX_CHARS, type ExaSettings, exaState, webFet
 const WEB_TOOL_TIMEOUT_MS = EXA_TIMEOUT_MS + 5_000;
 
 /** What both Exa tools share: read-only, open-world, Exa's bound, and the settings read at each call (a key set after start, by a restarted Gateway, is still seen). */
-function exaTool<S extends z.ZodRawShape>(def: { id: string; description: string; params: S; run: (params: z.output<z.ZodObject<S>>, settings: ExaSettings, signal: AbortSignal) => Promise<unknown> }) {
+function exaTool<S extends z.ZodRawShape>(def: {
+  id: string;
+  description: string;
+  params: S;
+  run: (params: z.output<z.ZodObject<S>>, settings: ExaSettings, signal: AbortSignal) => Promise<unknown>;
+}) {
   return defineTool({
     id: def.id,
     description: def.description,
@@ -21,8 +26,7 @@ function exaTool<S extends z.ZodRawShape>(def: { id: string; description: string
 
 export const webSearchTool = exaTool({
   id: "web_search",
-  description:
-    "Searches the web through Exa. Returns each result's title, URL, published date and a snippet; read a page with web_fetch. Needs EXA_API_KEY.",
+  description: "Searches the web through Exa. Returns each result's title, URL, published date and a snippet; read a page with web_fetch. Needs EXA_API_KEY.",
   params: webSearchParams,
   run: (params, settings, signal) => webSearch(params, settings, signal),
 });

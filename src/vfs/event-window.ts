@@ -52,7 +52,10 @@ export class EventWindow {
   /** Settles when the window being processed is done. */
   private running: Promise<void> = Promise.resolve();
 
-  constructor(private readonly run: (batch: Batch) => Promise<void>, private readonly options: EventWindowOptions = {}) {}
+  constructor(
+    private readonly run: (batch: Batch) => Promise<void>,
+    private readonly options: EventWindowOptions = {},
+  ) {}
 
   /** Starts handing windows over; events pushed before (while the index was being listed) are kept and go now. */
   open(): void {

@@ -103,11 +103,15 @@ export class GitEvents {
    * live (a file edited before the daemon started and now committed is not a change, and hashing could not tell).
    */
   stale(events: RawEvent[]): Promise<RawEvent[]> {
-    return filterByStat(events, (e) => e.path, (e, st) => {
-      const entry = this.index.get(path.relative(this.root, e.path).split(path.sep).join("/"));
-      if (!entry || !st) return true;
-      if (entry.mtimeMs === undefined) return st.mtimeMs >= this.openedAt();
-      return st.mtimeMs !== entry.mtimeMs || (entry.size !== undefined && st.size !== entry.size);
-    });
+    return filterByStat(
+      events,
+      (e) => e.path,
+      (e, st) => {
+        const entry = this.index.get(path.relative(this.root, e.path).split(path.sep).join("/"));
+        if (!entry || !st) return true;
+        if (entry.mtimeMs === undefined) return st.mtimeMs >= this.openedAt();
+        return st.mtimeMs !== entry.mtimeMs || (entry.size !== undefined && st.size !== entry.size);
+      },
+    );
   }
 }

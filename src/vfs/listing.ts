@@ -34,7 +34,12 @@ export interface Listing {
  * the index disagree on is a change on disk whose own event is on its way (a file made or removed while git listed),
  * which the pipeline reports: taken in silently here, it would come out as `modified`, or its deletion never at all.
  */
-export function ruleChanges(indexed: readonly string[], has: (rel: string) => boolean, listing: Pick<Listing, "files" | "rules">, oldRules: IgnoreRules): { added: string[]; removed: string[] } {
+export function ruleChanges(
+  indexed: readonly string[],
+  has: (rel: string) => boolean,
+  listing: Pick<Listing, "files" | "rules">,
+  oldRules: IgnoreRules,
+): { added: string[]; removed: string[] } {
   const listed = new Set(listing.files);
   return {
     added: listing.files.filter((p) => !has(p) && oldRules.ignores(p, false)),
@@ -47,7 +52,14 @@ export type GitReader = (args: string[]) => Promise<string>;
 
 /** A read-only git command in the root: no fsmonitor (a program the workspace names), no optional locks (a listing must not rewrite the index). */
 function readOnlyGit(root: string, args: string[]) {
-  return { cmd: "git", args: ["-c", "core.fsmonitor=false", "-c", "core.quotePath=false", ...args], cwd: root, env: { GIT_OPTIONAL_LOCKS: "0", LC_ALL: "C" }, group: false, label: "git (vfs)" };
+  return {
+    cmd: "git",
+    args: ["-c", "core.fsmonitor=false", "-c", "core.quotePath=false", ...args],
+    cwd: root,
+    env: { GIT_OPTIONAL_LOCKS: "0", LC_ALL: "C" },
+    group: false,
+    label: "git (vfs)",
+  };
 }
 
 /** A GitReader through the daemon's supervisor. */
@@ -63,9 +75,19 @@ export function gitReader(processes: Pick<Supervisor, "run">, root: string): Git
  * Which of these root-relative files git's rules ignore (tracked files never), by git's own word and as the disk is
  * now (the VFS's rules may be a window behind a .gitignore just written); undefined when git cannot say.
  */
-export async function gitIgnored(processes: Pick<Supervisor, "run">, root: string, rels: readonly string[], signal?: AbortSignal): Promise<Set<string> | undefined> {
+export async function gitIgnored(
+  processes: Pick<Supervisor, "run">,
+  root: string,
+  rels: readonly string[],
+  signal?: AbortSignal,
+): Promise<Set<string> | undefined> {
   if (!rels.length) return new Set();
-  const r = await processes.run(readOnlyGit(root, ["check-ignore", "-z", "--stdin"]), { input: `${rels.join("\0")}\0`, maxBytes: GIT_MAX_BUFFER, timeoutMs: LISTING_TIMEOUT_MS, signal });
+  const r = await processes.run(readOnlyGit(root, ["check-ignore", "-z", "--stdin"]), {
+    input: `${rels.join("\0")}\0`,
+    maxBytes: GIT_MAX_BUFFER,
+    timeoutMs: LISTING_TIMEOUT_MS,
+    signal,
+  });
   if ((r.code !== 0 && r.code !== 1) || r.truncated) return undefined; // 1: none is ignored
   return new Set(r.stdout.split("\0").filter(Boolean));
 }
@@ -86,7 +108,9 @@ export async function listGit(git: GitReader, root: string, gitDir: string, igno
     ignoredDirs ?? listIgnoredDirs(git, root),
     globalExcludes(git, root),
     readSmallText(path.join(gitDir, "info", "exclude"), IGNORE_FILE_MAX_BYTES),
-    readFile(path.join(gitDir, "index")).then(trackedSymlinks, () => [] as string[]).then((found) => found ?? stagedSymlinks(git)),
+    readFile(path.join(gitDir, "index"))
+      .then(trackedSymlinks, () => [] as string[])
+      .then((found) => found ?? stagedSymlinks(git)),
   ]);
   const list = workspaceFiles(root, cached, others, new Set(links));
   // as --exclude-standard ranks them: info/exclude over the global file (in one matcher the later rule wins)
@@ -170,10 +194,11 @@ export async function listIgnoredDirs(git: GitReader, root: string): Promise<str
 export async function plainIgnored(root: string, rels: readonly string[]): Promise<Set<string>> {
   const rules = new IgnoreRules(DEFAULT_IGNORES);
   const dirs = new Set<string>();
-  for (const rel of rels) for (let dir = parentOf(rel); !dirs.has(dir); dir = parentOf(dir)) {
-    dirs.add(dir);
-    if (dir === "") break;
-  }
+  for (const rel of rels)
+    for (let dir = parentOf(rel); !dirs.has(dir); dir = parentOf(dir)) {
+      dirs.add(dir);
+      if (dir === "") break;
+    }
   for (const dir of dirs) {
     const text = await readSmallText(path.join(root, dir, ".gitignore"), IGNORE_FILE_MAX_BYTES);
     if (text) rules.addFile(dir, text);
@@ -194,7 +219,15 @@ export async function listPlain(root: string): Promise<Listing> {
  * Adds every watched file under `rel` (a folder, "" for the root) to `files`; also used for folders that appear later.
  * `skippedLinks`, when given, gets the links that are not watched (they leave the root, name a folder, or dangle).
  */
-export async function walk(root: string, rel: string, rules: IgnoreRules, files: string[], ignoredDirs?: string[], learnRules = true, skippedLinks?: string[]): Promise<string[]> {
+export async function walk(
+  root: string,
+  rel: string,
+  rules: IgnoreRules,
+  files: string[],
+  ignoredDirs?: string[],
+  learnRules = true,
+  skippedLinks?: string[],
+): Promise<string[]> {
   const dirs: string[] = [];
   let entries: Dirent[];
   try {
@@ -214,7 +247,8 @@ export async function walk(root: string, rel: string, rules: IgnoreRules, files:
       continue;
     }
     if (isDir) subdirs.push(child);
-    else if (TEMP_FILE_PATTERN.test(child)) continue; // a file tool's temp file, left by a kill mid-write
+    else if (TEMP_FILE_PATTERN.test(child))
+      continue; // a file tool's temp file, left by a kill mid-write
     // A FIFO, socket or device is not a file to watch; nor is a link unless it names a regular file inside the root.
     else if (e.isFile() || (e.isSymbolicLink() && linkTarget(root, path.join(root, child)))) files.push(child);
     else if (e.isSymbolicLink()) skippedLinks?.push(child);

@@ -66,7 +66,10 @@ export class ParcelEngine implements WatchEngine {
 
   private subscribe(): Promise<Subscription> {
     const req = this.request!;
-    const ignore = req.ignoreDirs().map((d) => path.relative(req.dir, d)).filter((d) => d && !d.startsWith(".."));
+    const ignore = req
+      .ignoreDirs()
+      .map((d) => path.relative(req.dir, d))
+      .filter((d) => d && !d.startsWith(".."));
     if (this.generation > 0) ignore.push(`.tool-layer-refresh-${this.generation}-never-matches`);
     this.generation++;
     return this.watcher.subscribe(

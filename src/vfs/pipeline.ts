@@ -90,7 +90,10 @@ export class Pipeline {
   /** See afterWindows. */
   private readonly after = new Set<Promise<void>>();
 
-  constructor(private readonly sink: PipelineSink, options: PipelineOptions) {
+  constructor(
+    private readonly sink: PipelineSink,
+    options: PipelineOptions,
+  ) {
     this.index = options.index;
     this.gitDir = options.gitDir;
     this.hooks = options.hooks;
@@ -103,7 +106,16 @@ export class Pipeline {
     });
     if (options.gitDir) {
       const delayMs = Math.max(0, WINDOW_MS - (options.engineDelayMs ?? 0));
-      this.gitEvents = new GitEvents(options.gitDir, sink.root, options.git, options.index, (data) => sink.emit("git.changed", data), () => this.openedAt, (events) => this.afterWindows(() => this.gitEvents!.stale(events)), delayMs);
+      this.gitEvents = new GitEvents(
+        options.gitDir,
+        sink.root,
+        options.git,
+        options.index,
+        (data) => sink.emit("git.changed", data),
+        () => this.openedAt,
+        (events) => this.afterWindows(() => this.gitEvents!.stale(events)),
+        delayMs,
+      );
     }
   }
 
@@ -125,7 +137,8 @@ export class Pipeline {
     const tree: RawEvent[] = [];
     for (const e of events) {
       if (e.path !== gitDir && !e.path.startsWith(gitDir + path.sep)) tree.push(e);
-      else if (gitRel(gitDir, e.path) === "info/exclude") tree.push(e); // the window reloads the rules
+      else if (gitRel(gitDir, e.path) === "info/exclude")
+        tree.push(e); // the window reloads the rules
       else if (this.opened) this.gitEvents.push(gitRel(gitDir, e.path)); // before, open() reads the state they made
     }
     this.window.push(tree, rescan);
@@ -217,7 +230,11 @@ export class Pipeline {
       changes.push({ path: c.path, kind: c.kind, hash: c.hash, ...who });
       if (who.origin === "tool" && c.hash && c.content) this.sink.history.put(c.hash, c.content);
     }
-    const over = this.flood.afterWindow(raw.map((r) => parentOf(r.path)), batch.flooding, batch.firstEventAt);
+    const over = this.flood.afterWindow(
+      raw.map((r) => parentOf(r.path)),
+      batch.flooding,
+      batch.firstEventAt,
+    );
     // Before this window is reported: once a .gitignore's change is out, the index follows it. A file this window found
     // that the new rules ignore (walked with its folder's new .gitignore) is left out, as the index now leaves it out.
     if (ignoreChanged) {
@@ -227,7 +244,11 @@ export class Pipeline {
     for (let i = 0; i < changes.length; i += MAX_CHANGES_PER_LINE) {
       this.sink.emit("fs.changed", { changes: changes.slice(i, i + MAX_CHANGES_PER_LINE) });
     }
-    if (this.held.size) this.push([...this.held.keys()].map((rel) => ({ path: path.join(root, rel), kind: "delete" as const })), true);
+    if (this.held.size)
+      this.push(
+        [...this.held.keys()].map((rel) => ({ path: path.join(root, rel), kind: "delete" as const })),
+        true,
+      );
     // A deletion held back is attributed when its event came: the windows it may fall in stay until it is reported.
     let keepFrom = flushedAt;
     for (const h of this.held.values()) keepFrom = Math.min(keepFrom, h.seenAt ?? flushedAt);

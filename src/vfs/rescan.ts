@@ -66,7 +66,10 @@ function findChanged(root: string, dir: string, entries: Dirent[] | null, index:
 /** Paths that differ between two commits (a checkout, a reset, a pull moved HEAD), as raw updates for the pipeline. */
 export async function gitChangedPaths(git: GitReader, root: string, from: string, to: string): Promise<RawEvent[]> {
   const out = await git(["diff", "--name-only", "--no-renames", "--relative", "-z", from, to]).catch(() => "");
-  return out.split("\0").filter(Boolean).map((rel) => ({ path: path.join(root, rel), kind: "update" as const }));
+  return out
+    .split("\0")
+    .filter(Boolean)
+    .map((rel) => ({ path: path.join(root, rel), kind: "update" as const }));
 }
 
 /** Files lstat'ed between two yields to the event loop. */

@@ -74,7 +74,12 @@ export class DiskResolver {
    * (a flood is on: git may be between a file's unlink and its create). Others found gone are held (see pipeline.ts).
    * Returns the changes, and the paths held back, to be looked at again in the next window.
    */
-  async resolve(raw: readonly RawChange[], flooding: boolean, recheck: ReadonlySet<string> = new Set(), holding = flooding): Promise<{ changes: DiskChange[]; held: string[] }> {
+  async resolve(
+    raw: readonly RawChange[],
+    flooding: boolean,
+    recheck: ReadonlySet<string> = new Set(),
+    holding = flooding,
+  ): Promise<{ changes: DiskChange[]; held: string[] }> {
     const coalesced = coalesce(raw);
     // Created and deleted within the window cancels out, unless it was known already (its creation reported by a
     // folder walk before the engine's own late create event came): then it is checked, and a deletion if it is gone.
@@ -85,7 +90,12 @@ export class DiskResolver {
         coalesced.push({ path: r.path, kind: "deleted" });
       }
     }
-    if (!flooding) await this.verifyFolders(raw.map((r) => parentOf(r.path)), kept, coalesced);
+    if (!flooding)
+      await this.verifyFolders(
+        raw.map((r) => parentOf(r.path)),
+        kept,
+        coalesced,
+      );
 
     const todo = new Map(coalesced.map((c) => [c.path, c.kind]));
     const out = new Map<string, DiskChange>();
@@ -106,7 +116,13 @@ export class DiskResolver {
     return { changes: [...out.values()], held };
   }
 
-  private async resolveOne(rel: string, todo: Map<string, ChangeKind>, queue: string[], flooding: boolean, confirm: boolean): Promise<DiskChange[] | typeof HELD> {
+  private async resolveOne(
+    rel: string,
+    todo: Map<string, ChangeKind>,
+    queue: string[],
+    flooding: boolean,
+    confirm: boolean,
+  ): Promise<DiskChange[] | typeof HELD> {
     if (TEMP_FILE_PATTERN.test(rel)) return []; // a file tool's write in progress: its rename is the change
     const found = await probe(this.root, rel, this.hashMax);
     switch (found.kind) {

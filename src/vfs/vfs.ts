@@ -239,10 +239,14 @@ export class Vfs {
   private async startEngine(role: Role): Promise<void> {
     const engine = await createEngine(this.ws.watcherEngine, this.watcherHost);
     try {
-      await engine.start(this.requests.get(role)!, (events: RawEvent[]) => {
-        this.lastBatchAt = Date.now();
-        this.pipeline.push(events);
-      }, (e, keptWatching) => this.onError(role, engine, e, keptWatching));
+      await engine.start(
+        this.requests.get(role)!,
+        (events: RawEvent[]) => {
+          this.lastBatchAt = Date.now();
+          this.pipeline.push(events);
+        },
+        (e, keptWatching) => this.onError(role, engine, e, keptWatching),
+      );
       this.engines.set(role, engine);
     } catch (e) {
       await engine.stop().catch(() => undefined);
@@ -257,7 +261,9 @@ export class Vfs {
     if (this.errors.length > KEPT_ERRORS) this.errors.shift();
     if (isWatchLimitError(error)) {
       if (!this.inotifyLimitHit) {
-        this.ws.log(`watcher (${role}): the inotify watch limit is reached (raise fs.inotify.max_user_watches); changes in some folders are not reported, everything else works: ${message}`);
+        this.ws.log(
+          `watcher (${role}): the inotify watch limit is reached (raise fs.inotify.max_user_watches); changes in some folders are not reported, everything else works: ${message}`,
+        );
       }
       this.inotifyLimitHit = true;
       return;
@@ -276,7 +282,10 @@ export class Vfs {
     if (!this.downSince.has(role)) this.downSince.set(role, this.pipeline?.openedAt ? Date.now() : this.startedAt);
     if (this.restarts >= MAX_RESTARTS) {
       this.ws.log(`watcher (${role}): gave up after ${MAX_RESTARTS} restarts; file and git events are off, tools keep working`);
-      this.ws.bus.emit("vfs.state", { live: false, reason: `the ${role} watcher failed ${MAX_RESTARTS + 1} times and is off; file and git events are not reported` });
+      this.ws.bus.emit("vfs.state", {
+        live: false,
+        reason: `the ${role} watcher failed ${MAX_RESTARTS + 1} times and is off; file and git events are not reported`,
+      });
       return;
     }
     if (wasLive) this.ws.bus.emit("vfs.state", { live: false, reason: `the ${role} watcher failed (${message}); restarting it` });
@@ -308,7 +317,10 @@ export class Vfs {
     const { added, removed } = await this.applyListingSilently();
     const abs = (rel: string) => path.join(this.ws.root, rel);
     const modified = await modifiedSince(this.ws.root, this.index, since);
-    this.pipeline.push([...added.map((p) => ({ path: abs(p), kind: "create" as const })), ...removed.map((p) => ({ path: abs(p), kind: "delete" as const })), ...modified], true);
+    this.pipeline.push(
+      [...added.map((p) => ({ path: abs(p), kind: "create" as const })), ...removed.map((p) => ({ path: abs(p), kind: "delete" as const })), ...modified],
+      true,
+    );
   }
 
   /** Lists again, but leaves added and removed paths for the pipeline to report (it adds and removes them itself). */
@@ -385,7 +397,10 @@ export class Vfs {
     const gone = dirs.flatMap((d) => this.index.under(d)).filter((f) => !found.has(f));
     const abs = (rel: string) => path.join(this.ws.root, rel);
     // "update" for the gone ones: the pipeline reports them deleted if they are, and drops them if they came back.
-    this.pipeline.push([...created.map((f) => ({ path: abs(f), kind: "create" as const })), ...gone.map((f) => ({ path: abs(f), kind: "update" as const }))], true);
+    this.pipeline.push(
+      [...created.map((f) => ({ path: abs(f), kind: "create" as const })), ...gone.map((f) => ({ path: abs(f), kind: "update" as const }))],
+      true,
+    );
   }
 }
 
@@ -395,7 +410,10 @@ class FolderBatch {
   private readonly dirs = new Set<string>();
   private stopped = false;
 
-  constructor(private readonly delayMs: number, private readonly run: (dirs: string[]) => void) {}
+  constructor(
+    private readonly delayMs: number,
+    private readonly run: (dirs: string[]) => void,
+  ) {}
 
   add(dir: string): void {
     this.dirs.add(dir);

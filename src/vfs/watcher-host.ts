@@ -19,10 +19,14 @@ const errorOf = (e: unknown) => ({ message: e instanceof Error ? e.message : Str
 async function handle(req: HostRequest, subscriptions: Map<number, AsyncSubscription>): Promise<void> {
   try {
     if (req.op === "subscribe") {
-      const sub = await watcher.subscribe(req.dir, (err: Error | null, events: Event[]) => {
-        if (err) send({ s: req.s, error: errorOf(err) });
-        else if (events.length) send({ s: req.s, e: encodeEvents(req.dir, events) });
-      }, { ignore: req.ignore });
+      const sub = await watcher.subscribe(
+        req.dir,
+        (err: Error | null, events: Event[]) => {
+          if (err) send({ s: req.s, error: errorOf(err) });
+          else if (events.length) send({ s: req.s, e: encodeEvents(req.dir, events) });
+        },
+        { ignore: req.ignore },
+      );
       subscriptions.set(req.s, sub);
     } else if (req.op === "unsubscribe") {
       const sub = subscriptions.get(req.s);
@@ -37,7 +41,9 @@ async function handle(req: HostRequest, subscriptions: Map<number, AsyncSubscrip
 
 function serve(): void {
   const subscriptions = new Map<number, AsyncSubscription>();
-  createInterface({ input: process.stdin }).on("line", (line) => void handle(JSON.parse(line) as HostRequest, subscriptions)).on("close", () => process.exit(0));
+  createInterface({ input: process.stdin })
+    .on("line", (line) => void handle(JSON.parse(line) as HostRequest, subscriptions))
+    .on("close", () => process.exit(0));
 }
 
 serve();

@@ -47,7 +47,10 @@ export const webSearchParams = {
 };
 
 export const webFetchParams = {
-  url: z.string().refine((u) => URL.canParse(u) && /^https?:$/.test(new URL(u).protocol), "must be an http:// or https:// URL").describe("The page to read."),
+  url: z
+    .string()
+    .refine((u) => URL.canParse(u) && /^https?:$/.test(new URL(u).protocol), "must be an http:// or https:// URL")
+    .describe("The page to read."),
 };
 
 type SearchParams = z.output<z.ZodObject<typeof webSearchParams>>;
@@ -144,13 +147,17 @@ function toToolError(e: unknown, s: ExaSettings, ExaErrorClass: typeof ExaError)
     if (status === 401 || status === 403) {
       return new ToolError("NOT_CONFIGURED", `Exa refused the API key (HTTP ${status}: ${e.message}); check EXA_API_KEY.`, { http_status: status });
     }
-    if (status >= 500) return new ToolError("UNREACHABLE", `Exa (${s.baseUrl}) failed with HTTP ${status}: ${e.message}; try again later.`, { http_status: status });
+    if (status >= 500)
+      return new ToolError("UNREACHABLE", `Exa (${s.baseUrl}) failed with HTTP ${status}: ${e.message}; try again later.`, { http_status: status });
     return new ToolError("TOOL_ERROR", `Exa refused the request (HTTP ${status}): ${e.message}`, { http_status: status });
   }
   // fetch's network failures: refused, reset, DNS.
   if (e instanceof TypeError) {
     const cause = (e as { cause?: { code?: string; message?: string } }).cause;
-    return new ToolError("UNREACHABLE", `Exa (${s.baseUrl}) cannot be reached: ${cause?.code ?? cause?.message ?? e.message}; check the network or EXA_BASE_URL.`);
+    return new ToolError(
+      "UNREACHABLE",
+      `Exa (${s.baseUrl}) cannot be reached: ${cause?.code ?? cause?.message ?? e.message}; check the network or EXA_BASE_URL.`,
+    );
   }
   return e;
 }

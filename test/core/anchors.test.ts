@@ -96,9 +96,15 @@ describe("the per-snapshot tag index", () => {
 describe("TagLookup", () => {
   it("finds each tag's lines as a scan does, one index for every anchor it resolves, the tags read once", () => {
     let reads = 0;
-    const tags = Array.from({ length: 300 }, (_, i) => ["AAAA", "7D2A", "bbbb"][i % 7 % 3] ?? "CCCC");
+    const tags = Array.from({ length: 300 }, (_, i) => ["AAAA", "7D2A", "bbbb"][(i % 7) % 3] ?? "CCCC");
     const lookup = new TagLookup({ length: tags.length, at: (i) => tags[i], all: () => (reads++, tags) });
-    for (const tag of ["AAAA", "7D2A", "BBBB", "CCCC", "0000"]) expect(lookup.find(tag), tag).toEqual(linesWithTag(tags.map((t) => t.toUpperCase()), tag));
+    for (const tag of ["AAAA", "7D2A", "BBBB", "CCCC", "0000"])
+      expect(lookup.find(tag), tag).toEqual(
+        linesWithTag(
+          tags.map((t) => t.toUpperCase()),
+          tag,
+        ),
+      );
     expect(resolveAnchor(parseAnchor("2:7D2A", "f"), lookup, "f")).toBe(2);
     expect(reads).toBe(1);
   });

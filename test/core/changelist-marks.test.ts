@@ -152,7 +152,13 @@ describe("changelist marks", () => {
     const renamed = renameList(f.marks, "feature", "ui");
     expect(new File(f.head, f.work, renamed).lists()).toEqual({ 2: "default", 3: "ui", "after:7": "default" });
     const json = encodeMarks(renamed);
-    expect(json).toEqual({ lines: [[1, 2, "default"], [2, 3, "ui"]], deletions: [[7, "default"]] });
+    expect(json).toEqual({
+      lines: [
+        [1, 2, "default"],
+        [2, 3, "ui"],
+      ],
+      deletions: [[7, "default"]],
+    });
     expect(decodeMarks(JSON.parse(JSON.stringify(json)))).toEqual(renamed);
   });
 

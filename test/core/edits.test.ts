@@ -38,7 +38,7 @@ describe("the design document's example", () => {
 });
 
 describe("content", () => {
-  it("splits on \\n, ignores one trailing \\n, and takes \"\" as one empty line", () => {
+  it('splits on \\n, ignores one trailing \\n, and takes "" as one empty line', () => {
     expect(splitContent("x\ny")).toEqual(["x", "y"]);
     expect(splitContent("x\ny\n")).toEqual(["x", "y"]);
     expect(splitContent("x\n\n")).toEqual(["x", ""]);
@@ -47,7 +47,7 @@ describe("content", () => {
     expect(splitContent("x\r\ny\r\n")).toEqual(["x", "y"]);
   });
 
-  it("replacing with \"\" leaves one empty line", () => {
+  it('replacing with "" leaves one empty line', () => {
     expect(apply(ABC, [{ type: "replace", startline: B, endline: C, content: "" }])).toBe("a\n\nd\ne\nf\n");
   });
 });
@@ -106,8 +106,14 @@ describe("a batch", () => {
   });
 
   it("applies in file order whatever the batch order", () => {
-    const fwd = apply(ABC, [{ type: "replace", startline: A, content: "A" }, { type: "replace", startline: F, content: "F" }]);
-    const back = apply(ABC, [{ type: "replace", startline: F, content: "F" }, { type: "replace", startline: A, content: "A" }]);
+    const fwd = apply(ABC, [
+      { type: "replace", startline: A, content: "A" },
+      { type: "replace", startline: F, content: "F" },
+    ]);
+    const back = apply(ABC, [
+      { type: "replace", startline: F, content: "F" },
+      { type: "replace", startline: A, content: "A" },
+    ]);
     expect(fwd).toBe("A\nb\nc\nd\ne\nF\n");
     expect(back).toBe(fwd);
   });
@@ -132,17 +138,35 @@ describe("a batch", () => {
 
   it("refuses overlapping ranges and inserts strictly inside a range, changing nothing", () => {
     const cases: Edit[][] = [
-      [{ type: "replace", startline: B, endline: D, content: "X" }, { type: "delete", startline: D, endline: E }],
-      [{ type: "delete", startline: C }, { type: "delete", startline: C }],
-      [{ type: "replace", startline: A, endline: F, content: "X" }, { type: "replace", startline: C, content: "Y" }],
-      [{ type: "delete", startline: B, endline: D }, { type: "insert", startline: C, content: "X" }],
-      [{ type: "insert", endline: D, content: "X" }, { type: "replace", startline: B, endline: D, content: "Y" }],
+      [
+        { type: "replace", startline: B, endline: D, content: "X" },
+        { type: "delete", startline: D, endline: E },
+      ],
+      [
+        { type: "delete", startline: C },
+        { type: "delete", startline: C },
+      ],
+      [
+        { type: "replace", startline: A, endline: F, content: "X" },
+        { type: "replace", startline: C, content: "Y" },
+      ],
+      [
+        { type: "delete", startline: B, endline: D },
+        { type: "insert", startline: C, content: "X" },
+      ],
+      [
+        { type: "insert", endline: D, content: "X" },
+        { type: "replace", startline: B, endline: D, content: "Y" },
+      ],
     ];
     for (const edits of cases) expect(failure(ABC, edits).code, JSON.stringify(edits)).toBe("OVERLAP");
   });
 
   it("fails as a whole when one anchor is bad", () => {
-    const e = failure(ABC, [{ type: "replace", startline: A, content: "A" }, { type: "delete", startline: "0000" }]);
+    const e = failure(ABC, [
+      { type: "replace", startline: A, content: "A" },
+      { type: "delete", startline: "0000" },
+    ]);
     expect(e.code).toBe("TAG_NOT_FOUND");
     expect(e.message).toContain("edits[1].startline");
   });
@@ -153,8 +177,9 @@ describe("auto-indent", () => {
   const [, IF, RET1] = tags(code);
 
   it("prefixes the anchor's indentation (tabs stay tabs), keeping relative indentation", () => {
-    expect(apply(code, [{ type: "replace", startline: IF, endline: RET1, content: "if y:\n\treturn 3\n\nelse:\n\tpass" }]))
-      .toBe("def f():\n\tif y:\n\t\treturn 3\n\n\telse:\n\t\tpass\n\treturn 2\n");
+    expect(apply(code, [{ type: "replace", startline: IF, endline: RET1, content: "if y:\n\treturn 3\n\nelse:\n\tpass" }])).toBe(
+      "def f():\n\tif y:\n\t\treturn 3\n\n\telse:\n\t\tpass\n\treturn 2\n",
+    );
   });
 
   it("leaves content alone when its first line is already indented", () => {

@@ -84,7 +84,10 @@ describe("diffLines: JetBrains ranges", () => {
     // git: `-a\r\n +\n`, then b\r\n unchanged, then `-\r\n`; compared without \r, the blank lines matched and the
     // byte-identical b\r\n became a change.
     const d = diff("a\r\nb\r\n\r\n", "\nb\r\n");
-    expect(shape(d)).toEqual([["modified", 0, 1, 0, 1], ["deleted", 2, 3, 2, 2]]);
+    expect(shape(d)).toEqual([
+      ["modified", 0, 1, 0, 1],
+      ["deleted", 2, 3, 2, 2],
+    ]);
     expect(d.oldOf[1]).toBe(1);
     checkDiff(d);
     // The LF blank line is the index's, the CRLF one is new.
@@ -116,14 +119,20 @@ describe("diffLines: JetBrains ranges", () => {
 
   it("shows a moved line as a deletion and an addition", () => {
     const d = diff("a\nb\nc\nd\n", "b\nc\nd\na\n");
-    expect(shape(d)).toEqual([["deleted", 0, 1, 0, 0], ["added", 4, 4, 3, 4]]);
+    expect(shape(d)).toEqual([
+      ["deleted", 0, 1, 0, 0],
+      ["added", 4, 4, 3, 4],
+    ]);
   });
 
   it("gives the ranges of git diff --histogram where Myers' shortest script pairs up braces (git 2.39, checked by hand)", () => {
     const old = "\nfunction f() {\n  return 1;\n}\n}\n\n}\n\nfor (;;) {\n  z();\n  }\n}\n";
     const now = "\nfunction f() {\n  return 1;\n\nfunction f() {\n  return 1;\n}\n}\n}\n\n}\n\nfor (;;) {\n  z();\n  }\n";
     // git diff --histogram: @@ -3,0 +4,4 @@ and @@ -12 +15,0 @@; Myers adds a third range at the top.
-    expect(shape(diff(old, now))).toEqual([["added", 3, 3, 3, 7], ["deleted", 11, 12, 15, 15]]);
+    expect(shape(diff(old, now))).toEqual([
+      ["added", 3, 3, 3, 7],
+      ["deleted", 11, 12, 15, 15],
+    ]);
   });
 
   it("slides an ambiguous insertion where git's indent heuristic puts it, not as far down as it goes", () => {

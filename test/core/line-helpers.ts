@@ -7,8 +7,7 @@ export const seq = (text: string): LineSeq => splitText(text);
 /** A built version back to text. */
 export const text = (v: LineSeq): string => v.lines.map((l, i) => l + v.eols[i]).join("");
 
-export const versions = (head: string, index: string, worktree: string, cr?: CrPolicy) =>
-  new FileVersions(seq(head), seq(index), seq(worktree), cr);
+export const versions = (head: string, index: string, worktree: string, cr?: CrPolicy) => new FileVersions(seq(head), seq(index), seq(worktree), cr);
 
 /** A small deterministic PRNG (mulberry32), so a failing property case can be replayed from its seed. */
 export function rng(seed: number): () => number {
@@ -53,5 +52,4 @@ export function randomEdit(r: () => number, lines: string[], unique = false): st
 }
 
 /** Lines as a file, the final newline present or not. */
-export const asText = (lines: string[], finalNewline = true, eol = "\n") =>
-  lines.length ? lines.join(eol) + (finalNewline ? eol : "") : "";
+export const asText = (lines: string[], finalNewline = true, eol = "\n") => (lines.length ? lines.join(eol) + (finalNewline ? eol : "") : "");

@@ -20,14 +20,23 @@ describe("similarity", () => {
 
 describe("pairing inside a modified range", () => {
   it("pairs edited lines by likeness, so staging one of them cannot reorder the block (lazygit #5103)", () => {
-    const d = diff("int main() {\n\t// init something\n\tint i = 0;\n\n\treturn 0;\n}\n", "int main() {\n\t// init variables\n\tint x = 0;\n\n\treturn 0;\n}\n");
+    const d = diff(
+      "int main() {\n\t// init something\n\tint i = 0;\n\n\treturn 0;\n}\n",
+      "int main() {\n\t// init variables\n\tint x = 0;\n\n\treturn 0;\n}\n",
+    );
     expect(d.ranges).toHaveLength(1);
-    expect(pairsOf(d, d.ranges[0])).toEqual([[1, 1], [2, 2]]);
+    expect(pairsOf(d, d.ranges[0])).toEqual([
+      [1, 1],
+      [2, 2],
+    ]);
   });
 
   it("pairs by likeness, not position: an inserted line stays unpaired", () => {
     const d = diff("x\nalpha = compute(1);\nbeta = compute(2);\ny\n", "x\nalpha = compute(10);\nlog('hello');\nbeta = compute(20);\ny\n");
-    expect(pairsOf(d, d.ranges[0])).toEqual([[1, 1], [2, 3]]);
+    expect(pairsOf(d, d.ranges[0])).toEqual([
+      [1, 1],
+      [2, 3],
+    ]);
     expect(pieces(d)).toEqual([
       { new: 1, partner: 1, moved: false, old: [1] },
       { new: 2, partner: -1, moved: false, old: [] },
@@ -37,7 +46,10 @@ describe("pairing inside a modified range", () => {
 
   it("keeps pairs in order and takes a line that moved within the range as a moved partner", () => {
     const d = diff("alpha = 1;\nbeta = 2;\ngamma = 3;\n", "gamma = 30;\nalpha = 10;\nbeta = 20;\n");
-    expect(pairsOf(d, d.ranges[0])).toEqual([[0, 1], [1, 2]]);
+    expect(pairsOf(d, d.ranges[0])).toEqual([
+      [0, 1],
+      [1, 2],
+    ]);
     expect(pieces(d)).toEqual([
       { new: 0, partner: 2, moved: true, old: [2] },
       { new: 1, partner: 0, moved: false, old: [0] },
@@ -65,7 +77,10 @@ describe("pairing inside a modified range", () => {
     const d = diff("a\nb\n", "a\nb");
     expect(pairsOf(d, d.ranges[0])).toEqual([[1, 1]]);
     const crlf = diff("x = 1;\r\ny = 2;\r\n", "x = 10;\ny = 2;\n");
-    expect(pairsOf(crlf, crlf.ranges[0])).toEqual([[0, 0], [1, 1]]);
+    expect(pairsOf(crlf, crlf.ranges[0])).toEqual([
+      [0, 0],
+      [1, 1],
+    ]);
   });
 
   it("makes a pure deletion one piece with no worktree line", () => {
@@ -100,7 +115,8 @@ describe("pairing inside a modified range", () => {
         for (const p of ps) if (p.partner >= 0 && !p.oldLines.includes(p.partner)) problems.push(`seed ${s}: partner not owned`);
         const pairs = pairsOf(d, range);
         for (let k = 1; k < pairs.length; k++) if (!(pairs[k][0] > pairs[k - 1][0] && pairs[k][1] > pairs[k - 1][1])) problems.push(`seed ${s}: pairs cross`);
-        for (const [o, j] of pairs) if (similarity(d.old.lines[o], d.new.lines[j]) < MIN_SIMILARITY && d.old.lines[o] !== d.new.lines[j]) problems.push(`seed ${s}: weak pair`);
+        for (const [o, j] of pairs)
+          if (similarity(d.old.lines[o], d.new.lines[j]) < MIN_SIMILARITY && d.old.lines[o] !== d.new.lines[j]) problems.push(`seed ${s}: weak pair`);
         // Rows list every line of the range once, each side in order.
         const rowOld = rows.filter((x) => x.old >= 0).map((x) => x.old);
         const rowNew = rows.filter((x) => x.new >= 0).map((x) => x.new);

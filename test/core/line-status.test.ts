@@ -25,7 +25,10 @@ describe("lineStatus", () => {
 
   it("calls a line byte-identical in all three versions unchanged and staged beside a CRLF blank line (issue 20)", () => {
     const s = lineStatus(versions("x\n\ny\n", "i\nx\n\ny\n", "i\nx\n\r\n\ny\n"));
-    expect(brief(s)).toEqual([[1, "added", true, false, "", ""], [3, "added", false, true, "", ""]]);
+    expect(brief(s)).toEqual([
+      [1, "added", true, false, "", ""],
+      [3, "added", false, true, "", ""],
+    ]);
     expect(brief(lineStatus(versions("x\n\ny\n", "i\nx\n\ny\n", "i\nx\n\r\n\ny\n"), { lines: [4] }))).toEqual([[4, "unchanged", true, true, "", ""]]);
   });
 
@@ -50,13 +53,18 @@ describe("lineStatus", () => {
     expect(unstaged.deletions).toEqual([{ after: 1, deleted: [{ head_line: 2, tag: tagOf("b"), content: "b" }], staged: false, changelist: null }]);
     const staged = lineStatus(versions("a\nb\nc\n", "a\nc\nnew\n", "a\nc\nnew\n"));
     expect(staged.deletions[0].staged).toBe(true);
-    expect(staged.ranges.map((r) => [r.kind, r.staged])).toEqual([["deleted", "all"], ["added", "all"]]);
+    expect(staged.ranges.map((r) => [r.kind, r.staged])).toEqual([
+      ["deleted", "all"],
+      ["added", "all"],
+    ]);
   });
 
   it("places an unpaired HEAD line inside a modified range as a deletion point after the line above it", () => {
     const s = lineStatus(versions("x\nrename(a, b);\nunrelated words here\ny\n", "x\nrename(a, b);\nunrelated words here\ny\n", "x\nrename(a, c);\ny\n"));
     expect(brief(s)).toEqual([[2, "modified", false, true, "rename(a, [-b-]{+c+});", ""]]);
-    expect(s.deletions).toEqual([{ after: 2, deleted: [{ head_line: 3, tag: tagOf("unrelated words here"), content: "unrelated words here" }], staged: false, changelist: null }]);
+    expect(s.deletions).toEqual([
+      { after: 2, deleted: [{ head_line: 3, tag: tagOf("unrelated words here"), content: "unrelated words here" }], staged: false, changelist: null },
+    ]);
   });
 
   it("does not call a line that moved within its range a deletion", () => {
@@ -81,14 +89,20 @@ describe("lineStatus", () => {
 
   it("shows an untracked file as all added, nothing staged", () => {
     const s = lineStatus(versions("", "", "x\ny\n"));
-    expect(brief(s)).toEqual([[1, "added", false, true, "", ""], [2, "added", false, true, "", ""]]);
+    expect(brief(s)).toEqual([
+      [1, "added", false, true, "", ""],
+      [2, "added", false, true, "", ""],
+    ]);
     expect(s.ranges[0]).toMatchObject({ kind: "added", staged: "none", head_start: 1, head_end: 0 });
   });
 
   it("answers for the lines asked, unchanged ones included, with the deletion points next to them", () => {
     const v = versions("a\nb\nc\nd\ne\n", "a\nb\nc\nd\ne\n", "a\nc\nd\nE\n");
     const s = lineStatus(v, { lines: [1, 3] });
-    expect(brief(s)).toEqual([[1, "unchanged", true, true, "", ""], [3, "unchanged", true, true, "", ""]]);
+    expect(brief(s)).toEqual([
+      [1, "unchanged", true, true, "", ""],
+      [3, "unchanged", true, true, "", ""],
+    ]);
     expect(s.deletions.map((d) => d.after)).toEqual([1]);
     expect(lineStatus(v, { lines: [4] }).deletions).toEqual([]);
     expect(() => lineStatus(v, { lines: [5] })).toThrow(expect.objectContaining({ code: "INVALID_PARAMS" }));
@@ -100,7 +114,13 @@ describe("lineStatus", () => {
     marks = markSelection(marks, v.headToWorktree, { lines: [3] }, "feature").marks;
     const s = lineStatus(v, { marks });
     expect(s.lines.map((l) => l.changelist)).toEqual(["default", "feature"]);
-    expect(s.ranges[0]).toMatchObject({ changelist: null, changelist_parts: [{ changelist: "default", start: 2, end: 2 }, { changelist: "feature", start: 3, end: 3 }] });
+    expect(s.ranges[0]).toMatchObject({
+      changelist: null,
+      changelist_parts: [
+        { changelist: "default", start: 2, end: 2 },
+        { changelist: "feature", start: 3, end: 3 },
+      ],
+    });
     const whole = lineStatus(v, { marks: markSelection(marks, v.headToWorktree, { ranges: [1] }, "feature").marks });
     expect(whole.ranges[0].changelist).toBe("feature");
   });

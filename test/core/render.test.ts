@@ -3,7 +3,17 @@ import { describe, expect, it } from "vitest";
 import { type Edit, applyEdits } from "../../src/core/edits.js";
 import { initHash, tagOf } from "../../src/core/hash.js";
 import {
-  EMPTY_DOC, MAX_REGION_LINES, capDiff, changedSpans, docDiff, lineShifts, opShifts, renderRange, renderRegions, renderShifts, unifiedDiff,
+  EMPTY_DOC,
+  MAX_REGION_LINES,
+  capDiff,
+  changedSpans,
+  docDiff,
+  lineShifts,
+  opShifts,
+  renderRange,
+  renderRegions,
+  renderShifts,
+  unifiedDiff,
 } from "../../src/core/render.js";
 import { parseText, serialize } from "../../src/core/text.js";
 import { LineTags } from "../../src/core/line-tags.js";
@@ -32,7 +42,12 @@ describe("docDiff of a batch", () => {
       { type: "insert", startline: tagOfLine(text, 200), content: "end" },
     ]);
     expect(windowed.diff).toBe(unifiedDiff("f.txt", text, after).diff);
-    expect(windowed.hunks.map((h) => [h.oldStart, h.oldLines, h.newStart, h.newLines])).toEqual([[1, 3, 1, 4], [47, 12, 48, 10], [117, 9, 116, 8], [198, 3, 196, 4]]);
+    expect(windowed.hunks.map((h) => [h.oldStart, h.oldLines, h.newStart, h.newLines])).toEqual([
+      [1, 3, 1, 4],
+      [47, 12, 48, 10],
+      [117, 9, 116, 8],
+      [198, 3, 196, 4],
+    ]);
     expect(applyPatch(text, windowed.diff)).toBe(after);
   });
 
@@ -124,7 +139,10 @@ describe("lineShifts", () => {
       { type: "delete", startline: tagOfLine(text, 70), endline: tagOfLine(text, 73) },
     ]);
     const shifts = lineShifts(windowed.hunks, old.lines.length);
-    expect(shifts).toEqual([{ from: 11, to: 69, by: 3 }, { from: 74, to: 100, by: -1 }]);
+    expect(shifts).toEqual([
+      { from: 11, to: 69, by: 3 },
+      { from: 74, to: 100, by: -1 },
+    ]);
     // Every old line the edits did not touch is where a shift says, with its tag.
     for (const { from, to, by } of shifts) {
       for (let n = from; n <= to; n++) if (n !== 50) expect(doc.lines[n + by - 1], `old line ${n}`).toBe(old.lines[n - 1]);
@@ -139,7 +157,10 @@ describe("lineShifts", () => {
       { type: "delete", startline: tagOfLine(text, 10) },
       { type: "insert", startline: tagOfLine(text, 30), content: "y" },
     ]);
-    expect(lineShifts(windowed.hunks, old.lines.length)).toEqual([{ from: 6, to: 9, by: 1 }, { from: 31, to: 40, by: 1 }]);
+    expect(lineShifts(windowed.hunks, old.lines.length)).toEqual([
+      { from: 6, to: 9, by: 1 },
+      { from: 31, to: 40, by: 1 },
+    ]);
   });
 
   it("has nothing to say when no line moved", () => {
@@ -184,7 +205,10 @@ describe("changed regions", () => {
 
   it("finds the changed spans of the new file from diff hunks", () => {
     const { hunks } = unifiedDiff("f", numbered(10), numbered(10).replace("line 3\n", "three\nmore\n").replace("line 8\n", ""));
-    expect(changedSpans(hunks)).toEqual([{ from: 2, to: 4 }, { from: 8, to: 8 }]);
+    expect(changedSpans(hunks)).toEqual([
+      { from: 2, to: 4 },
+      { from: 8, to: 8 },
+    ]);
   });
 
   it("renders a window as N|TAG content", () => {

@@ -33,8 +33,9 @@ describe("stageLines", () => {
   });
 
   it("stages the middle line of a rewritten block in place (lazygit #5503)", () => {
-    expect(stage("start\nitem a = 1;\nitem b = 2;\nitem c = 3;\nend\n", "start\nitem A = 1;\nitem B = 2;\nitem C = 3;\nend\n", { lines: [3] }))
-      .toBe("start\nitem a = 1;\nitem B = 2;\nitem c = 3;\nend\n");
+    expect(stage("start\nitem a = 1;\nitem b = 2;\nitem c = 3;\nend\n", "start\nitem A = 1;\nitem B = 2;\nitem C = 3;\nend\n", { lines: [3] })).toBe(
+      "start\nitem a = 1;\nitem B = 2;\nitem c = 3;\nend\n",
+    );
     // Even when the lines share no word: three lines replaced by three are three edits.
     expect(stage("x\na\nb\nc\ny\n", "x\nA\nB\nC\ny\n", { lines: [3] })).toBe("x\na\nB\nc\ny\n");
   });
@@ -214,17 +215,18 @@ describe("rollbackLines", () => {
 describe("staging properties on random edits", () => {
   // Lines repeat in `mixed` (braces, blank lines): properties that re-diff a staged index against the worktree need
   // `unique`, because which of two equal neighbour lines "is" the staged one is a guess the next diff may make otherwise.
-  const make = (unique: boolean) => Array.from({ length: 200 }, (_, k) => {
-    const r = rng((unique ? 5000 : 1000) + k);
-    const head = unique ? uniqueFile(Math.floor(r() * 30)) : randomFile(r, Math.floor(r() * 30));
-    const finalNl = r() < 0.8;
-    const work = randomEdit(r, head, unique);
-    const v = versions(asText(head, finalNl), asText(head, finalNl), asText(work, r() < 0.8));
-    const n = v.worktree.lines.length;
-    const lines = Array.from({ length: n }, (_, i) => i + 1).filter(() => r() < 0.4);
-    const ranges = v.headToWorktree.ranges.map((x) => x.id).filter(() => r() < 0.3);
-    return { k, v, sel: { lines, ranges } };
-  });
+  const make = (unique: boolean) =>
+    Array.from({ length: 200 }, (_, k) => {
+      const r = rng((unique ? 5000 : 1000) + k);
+      const head = unique ? uniqueFile(Math.floor(r() * 30)) : randomFile(r, Math.floor(r() * 30));
+      const finalNl = r() < 0.8;
+      const work = randomEdit(r, head, unique);
+      const v = versions(asText(head, finalNl), asText(head, finalNl), asText(work, r() < 0.8));
+      const n = v.worktree.lines.length;
+      const lines = Array.from({ length: n }, (_, i) => i + 1).filter(() => r() < 0.4);
+      const ranges = v.headToWorktree.ranges.map((x) => x.id).filter(() => r() < 0.3);
+      return { k, v, sel: { lines, ranges } };
+    });
   const mixed = make(false);
   const unique = make(true);
   const allOf = (v: FileVersions): Selection => ({

@@ -16,7 +16,10 @@ describe("wordDiff", () => {
   });
 
   it("keeps the whitespace between words as its own token, so a whitespace-only change shows", () => {
-    expect(wordDiff("foo", "  foo")).toEqual([{ op: "+", text: "  " }, { op: "=", text: "foo" }]);
+    expect(wordDiff("foo", "  foo")).toEqual([
+      { op: "+", text: "  " },
+      { op: "=", text: "foo" },
+    ]);
     expect(rendered("a  b", "a b")).toBe("a[-  -]{+ +}b");
     expect(rendered("f(a,b)", "f(a, b)")).toBe("f(a,{+ +}b)");
   });
@@ -34,17 +37,27 @@ describe("wordDiff", () => {
   });
 
   it("puts what went before what came within one change and joins neighbouring parts", () => {
-    expect(wordDiff("a b c", "x y c")).toEqual([{ op: "-", text: "a b" }, { op: "+", text: "x y" }, { op: "=", text: " c" }]);
+    expect(wordDiff("a b c", "x y c")).toEqual([
+      { op: "-", text: "a b" },
+      { op: "+", text: "x y" },
+      { op: "=", text: " c" },
+    ]);
   });
 
   it("is empty for equal lines and whole for lines too long to diff", () => {
     expect(wordDiff("same", "same")).toEqual([]);
     const long = Array.from({ length: MAX_WORD_TOKENS }, (_, i) => `w${i}`).join(" ");
-    expect(wordDiff(long, `${long}!`)).toEqual([{ op: "-", text: long }, { op: "+", text: `${long}!` }]);
+    expect(wordDiff(long, `${long}!`)).toEqual([
+      { op: "-", text: long },
+      { op: "+", text: `${long}!` },
+    ]);
     expect(wordDiff("", "x")).toEqual([{ op: "+", text: "x" }]);
     const a = Array.from({ length: MAX_WORD_EDITS }, (_, i) => `a${i}`).join(",");
     const b = Array.from({ length: MAX_WORD_EDITS }, (_, i) => `b${i}`).join(",");
-    expect(wordDiff(a, b)).toEqual([{ op: "-", text: a }, { op: "+", text: b }]);
+    expect(wordDiff(a, b)).toEqual([
+      { op: "-", text: a },
+      { op: "+", text: b },
+    ]);
   });
 });
 
@@ -52,7 +65,17 @@ describe("changedLines", () => {
   it("lists every changed line in reading order with both sides and the words", () => {
     const d = diffLines(seq("a\nold one;\ngone\nb\n"), seq("a\nnew one;\nb\nadded\n"));
     expect(changedLines(d)).toEqual([
-      { old: 1, new: 1, words: [{ op: "-", text: "old" }, { op: "+", text: "new" }, { op: "=", text: " one;" }], eolChanged: false, moved: false },
+      {
+        old: 1,
+        new: 1,
+        words: [
+          { op: "-", text: "old" },
+          { op: "+", text: "new" },
+          { op: "=", text: " one;" },
+        ],
+        eolChanged: false,
+        moved: false,
+      },
       { old: 2, new: -1, words: [], eolChanged: false, moved: false },
       { old: -1, new: 3, words: [], eolChanged: false, moved: false },
     ]);
@@ -78,13 +101,14 @@ describe("wordDiffEntries", () => {
     expect(entries[0]).toEqual({
       old: { line: 2, tag: tagOf("x = 1;"), content: "x = 1;" },
       new: { line: 2, tag: tagOf("x = 2;"), content: "x = 2;" },
-      words: [{ op: "=", text: "x = " }, { op: "-", text: "1" }, { op: "+", text: "2" }, { op: "=", text: ";" }],
+      words: [
+        { op: "=", text: "x = " },
+        { op: "-", text: "1" },
+        { op: "+", text: "2" },
+        { op: "=", text: ";" },
+      ],
     });
-    expect(entries.map(renderWordDiffEntry)).toEqual([
-      `2|${tagOf("x = 2;")} x = [-1-]{+2+};`,
-      `-3|${tagOf("gone")} [-gone-]`,
-      `4|${tagOf("added")} {+added+}`,
-    ]);
+    expect(entries.map(renderWordDiffEntry)).toEqual([`2|${tagOf("x = 2;")} x = [-1-]{+2+};`, `-3|${tagOf("gone")} [-gone-]`, `4|${tagOf("added")} {+added+}`]);
   });
 
   it("shows an untracked file as all added, a lost final newline and a moved line with a note", () => {

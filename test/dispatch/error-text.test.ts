@@ -12,13 +12,15 @@ describe("errorText", () => {
       stderr_tail: "line one\nline two\n",
       reason: { code: "HASH_MISMATCH", message: "a.txt changed" },
     });
-    expect(text).toBe([
-      "CONFLICT: Cannot finalize yet.",
-      "problems: a.txt:3, b.txt:9",
-      "in_progress: merge",
-      "stderr_tail:\nline one\nline two",
-      'reason: {"code":"HASH_MISMATCH","message":"a.txt changed"}',
-    ].join("\n"));
+    expect(text).toBe(
+      [
+        "CONFLICT: Cannot finalize yet.",
+        "problems: a.txt:3, b.txt:9",
+        "in_progress: merge",
+        "stderr_tail:\nline one\nline two",
+        'reason: {"code":"HASH_MISMATCH","message":"a.txt changed"}',
+      ].join("\n"),
+    );
   });
 
   it("leaves out what the message already says, empty details, and a passthrough server's content", () => {

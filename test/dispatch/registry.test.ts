@@ -82,7 +82,10 @@ describe("the dynamic registry", () => {
   });
 
   it("a --tools manifest keeps the built-ins it names, disables passthrough ids it turns off, and redescribes", () => {
-    const { registry, provider, setTools, logs } = setup([{ name: "alpha", description: "Custom." }, { name: "srv_off", enabled: false }]);
+    const { registry, provider, setTools, logs } = setup([
+      { name: "alpha", description: "Custom." },
+      { name: "srv_off", enabled: false },
+    ]);
     setTools([served("srv_on", { type: "object" }), served("srv_off", { type: "object" })]);
     registry.addProvider(provider);
     expect(registry.tools().map((t) => t.id)).toEqual(["alpha", "srv_on"]);

@@ -25,7 +25,11 @@ describe("the size limit on write (--max-file-bytes 1000)", () => {
     expect(existsSync(path.join(ws.dir, "big.txt"))).toBe(false);
     // Multi-byte characters: 600 of them are 1800 bytes, over the limit though the string is short.
     expect((await d.call("file_write", { path: "wide.txt", content: "é".repeat(600) })).result.code).toBe("TOO_LARGE");
-    const grow = await d.call("file_write", { path: "small.txt", hash: hashOf("x\n".repeat(400)), edits: [{ type: "insert", startline: `400:${tagOf("x")}`, content: "z".repeat(300) }] });
+    const grow = await d.call("file_write", {
+      path: "small.txt",
+      hash: hashOf("x\n".repeat(400)),
+      edits: [{ type: "insert", startline: `400:${tagOf("x")}`, content: "z".repeat(300) }],
+    });
     expect(grow.result).toMatchObject({ code: "TOO_LARGE", size: 1101 });
     expect(readFileSync(path.join(ws.dir, "small.txt"), "utf8")).toBe("x\n".repeat(400));
     expect((await d.call("file_write", { path: "fits.txt", content: "y".repeat(1000) })).success).toBe(true);

@@ -22,10 +22,12 @@ async function failure(tool: string, params: Record<string, unknown>, opts: { se
 
 /** The fs.changed entry for `rel` of `kind`, once the watcher reports it. */
 async function change(rel: string, kind: string): Promise<any> {
-  const line = await d.waitFor((l) => l.event === "fs.changed" && l.data.changes.some((c: any) => c.path === rel && c.kind === kind), 15_000).catch(() => {
-    const seen = d.events.filter((x) => x.event === "fs.changed").flatMap((x) => x.data.changes.map((c: any) => `${c.kind}:${c.path}`));
-    throw new Error(`no ${kind} of ${rel}; changes so far: ${seen.join(", ")}`);
-  });
+  const line = await d
+    .waitFor((l) => l.event === "fs.changed" && l.data.changes.some((c: any) => c.path === rel && c.kind === kind), 15_000)
+    .catch(() => {
+      const seen = d.events.filter((x) => x.event === "fs.changed").flatMap((x) => x.data.changes.map((c: any) => `${c.kind}:${c.path}`));
+      throw new Error(`no ${kind} of ${rel}; changes so far: ${seen.join(", ")}`);
+    });
   return line.data.changes.find((c: any) => c.path === rel && c.kind === kind);
 }
 
@@ -45,7 +47,11 @@ describe("file_move", () => {
     const deleted = await change("a.txt", "deleted");
     expect(deleted).toMatchObject({ origin: "tool", by: "mover", tool: "file_move" });
     // The reader edits at the new path with the hash and tags it read at the old one.
-    await d.ok("file_write", { path: "moved/deep/b.txt", hash: seen.hash, edits: [{ type: "replace", startline: tagOf("two"), content: "TWO" }] }, { session: "reader" });
+    await d.ok(
+      "file_write",
+      { path: "moved/deep/b.txt", hash: seen.hash, edits: [{ type: "replace", startline: tagOf("two"), content: "TWO" }] },
+      { session: "reader" },
+    );
     expect(read("moved/deep/b.txt")).toBe("one\nTWO\n");
   });
 

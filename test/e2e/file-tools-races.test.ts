@@ -14,7 +14,6 @@ let d: DaemonClient;
 daemonForSuite(ws, (c) => (d = c));
 const at = (rel: string) => path.join(ws.dir, rel);
 
-
 describe("concurrent sessions", () => {
   it("lets exactly one of two writes from the same hash win, the other gets HASH_MISMATCH", async () => {
     writeFileSync(at("race.txt"), "v0\n");
@@ -136,7 +135,11 @@ describe("a daemon killed mid-write", () => {
       expect(text, name).toBe(text.slice(0, 7).repeat(LINES));
     }
     // Temp files may be left behind by a SIGKILL, but a target is never replaced by a partial one.
-    expect(readdirSync(at("kill")).filter((f) => !f.startsWith(".")).sort()).toEqual(names.map((n) => path.basename(n)).sort());
+    expect(
+      readdirSync(at("kill"))
+        .filter((f) => !f.startsWith("."))
+        .sort(),
+    ).toEqual(names.map((n) => path.basename(n)).sort());
   });
 });
 
@@ -172,7 +175,10 @@ describe.skipIf(!python)("a folder swapped for a symlink to outside while calls 
       }
     }
     symlinkSync(out, path.join(root, "evil"));
-    const snapshot = () => readdirSync(out).sort().map((f) => `${f}=${readFileSync(path.join(out, f), "utf8")}`);
+    const snapshot = () =>
+      readdirSync(out)
+        .sort()
+        .map((f) => `${f}=${readFileSync(path.join(out, f), "utf8")}`);
     const before = snapshot();
 
     const d = await startDaemon(root);
@@ -203,7 +209,9 @@ describe.skipIf(!python)("a folder swapped for a symlink to outside while calls 
       swapper.kill("SIGKILL");
       expect(snapshot()).toEqual(before);
       // The race was real: some calls went through and some were refused.
-      const ok = Object.entries(outcomes).filter(([k]) => k.endsWith(" ok")).reduce((n, [, v]) => n + v, 0);
+      const ok = Object.entries(outcomes)
+        .filter(([k]) => k.endsWith(" ok"))
+        .reduce((n, [, v]) => n + v, 0);
       expect(ok, JSON.stringify(outcomes)).toBeGreaterThan(0);
       expect(ok, JSON.stringify(outcomes)).toBeLessThan(ROUNDS * 5);
     } finally {

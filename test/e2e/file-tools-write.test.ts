@@ -24,7 +24,6 @@ function file(content: string | Buffer): string {
   return rel;
 }
 
-
 async function failure(tool: string, params: Record<string, unknown>, opts: { session?: string; approved?: boolean } = {}) {
   const r = await d.call(tool, params, opts);
   expect(r.success, JSON.stringify(r.result)).toBe(false);
@@ -34,11 +33,17 @@ async function failure(tool: string, params: Record<string, unknown>, opts: { se
 describe("file_write by tag", () => {
   it("applies the design document's example", async () => {
     const rel = file(HELLO);
-    const r = await d.ok("file_write", { path: rel, hash: hashOf(HELLO), edits: [{ type: "replace", startline: "14C3", endline: "14C3", content: 'cout<<"Hello World!"<<endl;' }] });
+    const r = await d.ok("file_write", {
+      path: rel,
+      hash: hashOf(HELLO),
+      edits: [{ type: "replace", startline: "14C3", endline: "14C3", content: 'cout<<"Hello World!"<<endl;' }],
+    });
     const after = HELLO.replace("WOrld", "World");
     expect(read(rel)).toBe(after);
     expect(r).toMatchObject({ path: rel, hash: hashOf(after), previous_hash: hashOf(HELLO), total_lines: 6 });
-    expect(r.text).toBe(`file ${rel} · hash ${hashOf(after)} (was ${hashOf(HELLO)}) · 6 lines\n3|4127 int main()\n4|91FC {\n5|EB50    cout<<"Hello World!"<<endl;\n6|BB18 }`);
+    expect(r.text).toBe(
+      `file ${rel} · hash ${hashOf(after)} (was ${hashOf(HELLO)}) · 6 lines\n3|4127 int main()\n4|91FC {\n5|EB50    cout<<"Hello World!"<<endl;\n6|BB18 }`,
+    );
     expect(r.shifts).toEqual([]);
     expect(r.diff).toContain('-   cout<<"Hello WOrld!"<<endl;\n+   cout<<"Hello World!"<<endl;');
     expect(r.dry_run).toBeUndefined();
@@ -56,7 +61,13 @@ describe("file_write by tag", () => {
       [[{ type: "delete", startline: close }], "TAG_AMBIGUOUS"],
       [[{ type: "delete", startline: `2:${close}` }], "TAG_MISMATCH"],
       [[{ type: "delete", startline: "zz" }], "INVALID_PARAMS"],
-      [[{ type: "delete", startline: `3:${close}`, endline: `6:${close}` }, { type: "delete", startline: `5:${tagOf("  b")}` }], "OVERLAP"],
+      [
+        [
+          { type: "delete", startline: `3:${close}`, endline: `6:${close}` },
+          { type: "delete", startline: `5:${tagOf("  b")}` },
+        ],
+        "OVERLAP",
+      ],
       [[{ type: "replace", startline: `2:${tagOf("  a")}`, content: "a" }], "NO_CHANGE"],
       [[{ type: "move", startline: close }], "INVALID_PARAMS"],
       [[{ type: "delete", startline: close, content: "x" }], "INVALID_PARAMS"],
@@ -110,7 +121,9 @@ describe("file_write with content", () => {
   it("needs exactly one of edits and content, and an existing file for edits or a hash", async () => {
     const rel = file("x\n");
     expect((await failure("file_write", { path: rel, hash: hashOf("x\n") })).code).toBe("INVALID_PARAMS");
-    expect((await failure("file_write", { path: rel, hash: hashOf("x\n"), content: "y\n", edits: [{ type: "delete", startline: tagOf("x") }] })).code).toBe("INVALID_PARAMS");
+    expect((await failure("file_write", { path: rel, hash: hashOf("x\n"), content: "y\n", edits: [{ type: "delete", startline: tagOf("x") }] })).code).toBe(
+      "INVALID_PARAMS",
+    );
     expect((await failure("file_write", { path: "missing.txt", edits: [{ type: "insert", content: "x" }] })).code).toBe("NOT_FOUND");
     expect((await failure("file_write", { path: "missing.txt", hash: hashOf("x\n"), content: "x\n" })).code).toBe("NOT_FOUND");
     expect((await failure("file_write", { path: rel, hash: "nothex", content: "y\n" })).code).toBe("INVALID_PARAMS");
@@ -218,17 +231,28 @@ describe("what a write's text says (SPEC 5 header, shifts)", () => {
     const text = Array.from({ length: 60 }, (_, i) => (i % 10 === 9 ? "}" : `line ${i + 1}`)).join("\n") + "\n";
     const rel = file(text);
     const close = tagOf("}");
-    const first = await d.ok("file_write", { path: rel, hash: hashOf(text), edits: [
-      { type: "insert", startline: `5:${tagOf("line 5")}`, content: "new a\nnew b" },
-      { type: "delete", startline: `30:${close}` },
-    ] });
-    expect(first.shifts).toEqual([{ from: 6, to: 29, by: 2 }, { from: 31, to: 60, by: 1 }]);
+    const first = await d.ok("file_write", {
+      path: rel,
+      hash: hashOf(text),
+      edits: [
+        { type: "insert", startline: `5:${tagOf("line 5")}`, content: "new a\nnew b" },
+        { type: "delete", startline: `30:${close}` },
+      ],
+    });
+    expect(first.shifts).toEqual([
+      { from: 6, to: 29, by: 2 },
+      { from: 31, to: 60, by: 1 },
+    ]);
     expect(first.text.split("\n")[1]).toBe("moved: old lines 6-29 → 8-31, 31-60 → 32-61");
     // The model held 40:} and 50:} from its first read; the shift gives their new numbers.
-    const second = await d.ok("file_write", { path: rel, hash: first.hash, edits: [
-      { type: "replace", startline: `${40 + 1}:${close}`, content: "} // forty" },
-      { type: "replace", startline: `${50 + 1}:${close}`, content: "} // fifty" },
-    ] });
+    const second = await d.ok("file_write", {
+      path: rel,
+      hash: first.hash,
+      edits: [
+        { type: "replace", startline: `${40 + 1}:${close}`, content: "} // forty" },
+        { type: "replace", startline: `${50 + 1}:${close}`, content: "} // fifty" },
+      ],
+    });
     const lines = read(rel).split("\n");
     expect(lines[40]).toBe("} // forty");
     expect(lines[50]).toBe("} // fifty");
@@ -246,7 +270,11 @@ describe("diffs git apply accepts", () => {
   it("keeps a CRLF file's \\r in the diff of an edit and of a content write (git apply --check passes)", async () => {
     const text = "\ufeffone\r\ntwo\r\nthree\r\n";
     const rel = file(text);
-    const edit = await d.ok("file_write", { path: rel, hash: hashOf(text), edits: [{ type: "replace", startline: tagOf("two"), content: "TWO" }] }, { approved: false });
+    const edit = await d.ok(
+      "file_write",
+      { path: rel, hash: hashOf(text), edits: [{ type: "replace", startline: tagOf("two"), content: "TWO" }] },
+      { approved: false },
+    );
     const whole = await d.ok("file_write", { path: rel, hash: hashOf(text), content: "one\ntwo\nTHREE\n" }, { approved: false });
     for (const diff of [edit.diff, whole.diff]) {
       expect(diff).toContain("\r\n");
@@ -261,7 +289,11 @@ describe("diffs git apply accepts", () => {
     const after = "a\n\n\n\n\nc\nd\ne\n";
     const rel = file(text);
     await d.ok("file_read", { path: rel }, { session: "blank" });
-    const edit = await d.ok("file_write", { path: rel, hash: hashOf(text), edits: [{ type: "replace", startline: `2:${tagOf("b")}`, content: "" }] }, { approved: false });
+    const edit = await d.ok(
+      "file_write",
+      { path: rel, hash: hashOf(text), edits: [{ type: "replace", startline: `2:${tagOf("b")}`, content: "" }] },
+      { approved: false },
+    );
     expect(edit.diff).toBe(`--- a/${rel}\n+++ b/${rel}\n@@ -1,5 +1,5 @@\n a\n-b\n+\n \n \n \n`);
     execFileSync("git", ["apply", "--check", "-"], { cwd: ws.dir, input: edit.diff });
     writeFileSync(at(rel), after);

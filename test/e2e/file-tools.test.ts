@@ -42,8 +42,12 @@ describe("file_read", () => {
     expect(r).toMatchObject({ path: "hello.cpp", hash: hashOf(HELLO), total_lines: 6, start_line: 1, end_line: 6, next_offset: null, eol: "lf" });
     expect(r.text.split("\n")[0]).toBe(`file hello.cpp · hash ${hashOf(HELLO)} · lines 1-6 of 6`);
     expect(bodyLines(r.text)).toEqual([
-      "1|6F28 #include<iostream>", "2|8EAB using namespace std;", "3|4127 int main()", "4|91FC {",
-      '5|14C3    cout<<"Hello WOrld!"<<endl;', "6|BB18 }",
+      "1|6F28 #include<iostream>",
+      "2|8EAB using namespace std;",
+      "3|4127 int main()",
+      "4|91FC {",
+      '5|14C3    cout<<"Hello WOrld!"<<endl;',
+      "6|BB18 }",
     ]);
   });
 
@@ -75,7 +79,9 @@ describe("file_read", () => {
       calls++;
       const [header, ...body] = r.text.split("\n");
       expect(r.start_line).toBe(offset);
-      expect(header).toBe(`file wide-many.txt · hash ${r.hash} · lines ${r.start_line}-${r.end_line} of ${LINES}${r.next_offset ? ` · next offset ${r.next_offset}` : ""}`);
+      expect(header).toBe(
+        `file wide-many.txt · hash ${r.hash} · lines ${r.start_line}-${r.end_line} of ${LINES}${r.next_offset ? ` · next offset ${r.next_offset}` : ""}`,
+      );
       const numbers = body.map((l: string) => Number(l.split("|")[0]));
       expect(numbers[0]).toBe(r.start_line);
       expect(numbers[numbers.length - 1]).toBe(r.end_line);
@@ -98,7 +104,13 @@ describe("file_read", () => {
 
   it("reads an empty file as zero lines", async () => {
     writeFileSync(at("empty.txt"), "");
-    expect(await d.ok("file_read", { path: "empty.txt" })).toMatchObject({ total_lines: 0, text: `file empty.txt · hash ${hashOf("")} · empty`, next_offset: null, eol: "none", hash: hashOf("") });
+    expect(await d.ok("file_read", { path: "empty.txt" })).toMatchObject({
+      total_lines: 0,
+      text: `file empty.txt · hash ${hashOf("")} · empty`,
+      next_offset: null,
+      eol: "none",
+      hash: hashOf(""),
+    });
   });
 
   it("returns only tags in lines mode and lists missing lines", async () => {
@@ -147,7 +159,9 @@ describe("file_read", () => {
     const changed = await d.ok("file_read", { path: "since.txt", since: first.hash });
     expect(changed).toMatchObject({ unchanged: false, since: first.hash, hash: hashOf("one\nTWO\nthree\n") });
     expect(changed.diff).toContain("-two\n+TWO");
-    expect(changed.text).toBe(`file since.txt · hash ${changed.hash} · 3 lines · changed since ${first.hash}\n1|${tagOf("one")} one\n2|${tagOf("TWO")} TWO\n3|${tagOf("three")} three`);
+    expect(changed.text).toBe(
+      `file since.txt · hash ${changed.hash} · 3 lines · changed since ${first.hash}\n1|${tagOf("one")} one\n2|${tagOf("TWO")} TWO\n3|${tagOf("three")} three`,
+    );
     writeFileSync(at("since.txt"), "zero\none\nTWO\nthree\n");
     const moved = await d.ok("file_read", { path: "since.txt", since: changed.hash });
     expect(moved.shifts).toEqual([{ from: 1, to: 3, by: 1 }]);
@@ -196,7 +210,14 @@ describe("paths (the MCP filesystem server's advisories)", () => {
   it("refuses everything outside the root and inside .git/", async () => {
     symlinkSync(path.join(sibling, "secret.txt"), at("escape.txt"));
     symlinkSync(sibling, at("escape-dir"));
-    const outside = [`../${path.basename(sibling)}/secret.txt`, path.join(sibling, "secret.txt"), "/etc/passwd", "../../etc/passwd", "escape.txt", "escape-dir/secret.txt"];
+    const outside = [
+      `../${path.basename(sibling)}/secret.txt`,
+      path.join(sibling, "secret.txt"),
+      "/etc/passwd",
+      "../../etc/passwd",
+      "escape.txt",
+      "escape-dir/secret.txt",
+    ];
     for (const p of outside) {
       expect((await failCode("file_read", { path: p })).code, p).toBe("PATH_OUTSIDE_ROOT");
       expect((await failCode("file_write", { path: p, hash: hashOf("secret\n"), content: "pwned\n" })).code, p).toBe("PATH_OUTSIDE_ROOT");

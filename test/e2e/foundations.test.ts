@@ -67,7 +67,14 @@ describe("child processes belong to the daemon", () => {
     const ws = tmpWorkspace();
     try {
       const request = JSON.stringify({ tool_id: "list", session_id: "s", toolcall_id: 1 });
-      const r = spawnSync("bash", ["-c", `(echo '${request}'; sleep 1; echo '${request}') | "${process.execPath}" "${MAIN}" --root "${ws.dir}" | head -1; echo "status \${PIPESTATUS[1]}"`], { encoding: "utf8", timeout: 30_000 });
+      const r = spawnSync(
+        "bash",
+        [
+          "-c",
+          `(echo '${request}'; sleep 1; echo '${request}') | "${process.execPath}" "${MAIN}" --root "${ws.dir}" | head -1; echo "status \${PIPESTATUS[1]}"`,
+        ],
+        { encoding: "utf8", timeout: 30_000 },
+      );
       expect(JSON.parse(r.stdout.split("\n")[0]).event).toBe("ready");
       expect(r.stdout).toContain("status 0");
       expect(r.stderr).not.toMatch(/EPIPE|fatal/);
@@ -81,7 +88,11 @@ describe("child processes belong to the daemon", () => {
     git(other.dir, "add", "-A");
     git(other.dir, "commit", "-q", "-m", "other");
     const ws = tmpWorkspace({ git: true, files: { "root-only.txt": "y\n" } });
-    const d = await startDaemon(ws.dir, [], { GIT_DIR: path.join(other.dir, ".git"), GIT_WORK_TREE: other.dir, GIT_INDEX_FILE: path.join(other.dir, ".git", "index") });
+    const d = await startDaemon(ws.dir, [], {
+      GIT_DIR: path.join(other.dir, ".git"),
+      GIT_WORK_TREE: other.dir,
+      GIT_INDEX_FILE: path.join(other.dir, ".git", "index"),
+    });
     try {
       const found = await d.ok("find_file", { query: "only" });
       expect(found.text).toBe("root-only.txt");
@@ -135,14 +146,28 @@ describe("approvals bound to previews", () => {
   it("an approved call that is not the one previewed is PREVIEW_STALE with its own preview, and changes nothing", async () => {
     writeFileSync(at("b.txt"), "x\n");
     const x = tagOf("x");
-    const preview = await d.ok("file_write", { path: "b.txt", hash: fileHash(Buffer.from("x\n")), edits: [{ type: "insert", startline: x, content: "y" }] }, { approved: false });
+    const preview = await d.ok(
+      "file_write",
+      { path: "b.txt", hash: fileHash(Buffer.from("x\n")), edits: [{ type: "insert", startline: x, content: "y" }] },
+      { approved: false },
+    );
     const before = readFileSync(at("b.txt"));
-    const stale = await d.call("file_write", { path: "b.txt", hash: fileHash(before), edits: [{ type: "insert", startline: x, content: "z" }], preview_id: preview.preview_id });
+    const stale = await d.call("file_write", {
+      path: "b.txt",
+      hash: fileHash(before),
+      edits: [{ type: "insert", startline: x, content: "z" }],
+      preview_id: preview.preview_id,
+    });
     expect(stale.result.code).toBe("PREVIEW_STALE");
     expect(stale.result.preview).toMatchObject({ dry_run: true, preview_id: stale.result.preview_id });
     expect(stale.result.preview_id).not.toBe(preview.preview_id);
     expect(readFileSync(at("b.txt"))).toEqual(before);
-    const ran = await d.ok("file_write", { path: "b.txt", hash: fileHash(before), edits: [{ type: "insert", startline: x, content: "z" }], preview_id: stale.result.preview_id });
+    const ran = await d.ok("file_write", {
+      path: "b.txt",
+      hash: fileHash(before),
+      edits: [{ type: "insert", startline: x, content: "z" }],
+      preview_id: stale.result.preview_id,
+    });
     expect(ran.dry_run).toBeUndefined();
     expect(readFileSync(at("b.txt"), "utf8")).toBe("x\nz\n");
   });
@@ -226,11 +251,15 @@ describe("the JSON-lines transport", () => {
       let peak = 0;
       let last = -1;
       let steadySince = Date.now();
-      await until(() => {
-        peak = Math.max(peak, rssMb(reader.pid!));
-        if (written !== last) (last = written), (steadySince = Date.now());
-        return Date.now() - steadySince > 500; // no request taken for half a second: the daemon stopped reading
-      }, "the daemon to stop reading", 60_000);
+      await until(
+        () => {
+          peak = Math.max(peak, rssMb(reader.pid!));
+          if (written !== last) (last = written), (steadySince = Date.now());
+          return Date.now() - steadySince > 500; // no request taken for half a second: the daemon stopped reading
+        },
+        "the daemon to stop reading",
+        60_000,
+      );
       const stalledAt = written;
       expect(stalledAt).toBeLessThan(CALLS);
       expect(peak).toBeLessThan(400);

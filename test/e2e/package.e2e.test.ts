@@ -58,7 +58,11 @@ describe("the installed package (slow: npm pack and install)", { timeout: 300_00
     writeFileSync(path.join(gateway, "example.mts"), EXAMPLE);
     const tsc = path.join(gateway, "node_modules/typescript/bin/tsc"); // a dependency of the package
     const types = path.join(REPO, "node_modules/@types"); // a Gateway in TypeScript has its own @types/node
-    execFileSync(process.execPath, [tsc, "--noEmit", "--strict", "--module", "nodenext", "--target", "es2022", "--typeRoots", types, "--types", "node", "example.mts"], { cwd: gateway, encoding: "utf8", stdio: "pipe" });
+    execFileSync(
+      process.execPath,
+      [tsc, "--noEmit", "--strict", "--module", "nodenext", "--target", "es2022", "--typeRoots", types, "--types", "node", "example.mts"],
+      { cwd: gateway, encoding: "utf8", stdio: "pipe" },
+    );
     writeFileSync(path.join(gateway, "example.mjs"), EXAMPLE);
     expect(execFileSync(process.execPath, ["example.mjs"], { cwd: gateway, encoding: "utf8" })).toContain("tool: 'file_write'");
     expect(readFileSync(path.join(gateway, "a.txt"), "utf8")).toBe("hello, world\n");

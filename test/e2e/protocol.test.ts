@@ -68,7 +68,7 @@ describe("protocol", () => {
     expect(r.result.message).toContain("tool: unknown field");
   });
 
-  it("names the types a union expected instead of zod's bare \"Invalid input\"", async () => {
+  it('names the types a union expected instead of zod\'s bare "Invalid input"', async () => {
     expect((await d.call("cancel", {})).result.message).toBe("Invalid params: call_id: expected number or string, received undefined.");
     expect((await d.call("cancel", { call_id: true })).result.message).toContain("expected number or string, received boolean");
   });

@@ -65,7 +65,10 @@ function setup(files: Record<string, string>) {
   return { dir: tmp.dir, ws, ctx, read, hash, req };
 }
 
-const leftovers = (dir: string) => readdirSync(dir, { recursive: true }).map(String).filter((f) => f.endsWith(".tmp"));
+const leftovers = (dir: string) =>
+  readdirSync(dir, { recursive: true })
+    .map(String)
+    .filter((f) => f.endsWith(".tmp"));
 
 describe("writeMany", () => {
   it("writes every file under its hash, and records that the session saw the new versions", async () => {

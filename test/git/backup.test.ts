@@ -6,7 +6,12 @@ import { commitFile, expectUnchanged, git, read, resetRepo, writeFile } from "./
 
 /** The one shape of a backup (issue 10): a ref, its commit, its kind and how to restore it, naming the ref. */
 function expectBackup(b: any, kind: "worktree" | "commit"): void {
-  expect(b).toEqual({ ref: expect.stringMatching(/^refs\/tool-layer\/backup\//), commit: expect.stringMatching(/^[0-9a-f]{40}$/), kind, restore: expect.stringContaining(b.ref) });
+  expect(b).toEqual({
+    ref: expect.stringMatching(/^refs\/tool-layer\/backup\//),
+    commit: expect.stringMatching(/^[0-9a-f]{40}$/),
+    kind,
+    restore: expect.stringContaining(b.ref),
+  });
 }
 
 describe("operations that replace files keep what they replace recoverable", () => {
@@ -150,27 +155,30 @@ describe("attribution of git's worktree changes", () => {
       ws.cleanup();
     }
   }
-  const changeOf = (d: DaemonClient, from: number) => (l: any) => l.event === "fs.changed" && d.events.indexOf(l) >= from && l.data.changes.some((c: any) => c.path === "a.txt");
+  const changeOf = (d: DaemonClient, from: number) => (l: any) =>
+    l.event === "fs.changed" && d.events.indexOf(l) >= from && l.data.changes.some((c: any) => c.path === "a.txt");
 
-  it("a git_reset hard through the daemon is attributed to its session and tool in fs.changed", () => withDaemon(async (d, dir) => {
-    const before = d.events.length;
-    writeFile(dir, "a.txt", "to be discarded\n");
-    // Wait until the watcher has reported the external edit, so the reset's change is a separate one.
-    expect((await d.waitFor(changeOf(d, before))).data.changes.find((c: any) => c.path === "a.txt").origin).toBe("external");
-    const seen = d.events.length;
-    await d.ok("git_reset", { ref: "HEAD", mode: "hard" }, { session: "resetter" });
-    const line = await d.waitFor(changeOf(d, seen));
-    expect(line.data.changes.find((c: any) => c.path === "a.txt")).toMatchObject({ kind: "modified", origin: "tool", by: "resetter", tool: "git_reset" });
-  }));
+  it("a git_reset hard through the daemon is attributed to its session and tool in fs.changed", () =>
+    withDaemon(async (d, dir) => {
+      const before = d.events.length;
+      writeFile(dir, "a.txt", "to be discarded\n");
+      // Wait until the watcher has reported the external edit, so the reset's change is a separate one.
+      expect((await d.waitFor(changeOf(d, before))).data.changes.find((c: any) => c.path === "a.txt").origin).toBe("external");
+      const seen = d.events.length;
+      await d.ok("git_reset", { ref: "HEAD", mode: "hard" }, { session: "resetter" });
+      const line = await d.waitFor(changeOf(d, seen));
+      expect(line.data.changes.find((c: any) => c.path === "a.txt")).toMatchObject({ kind: "modified", origin: "tool", by: "resetter", tool: "git_reset" });
+    }));
 
-  it("a git_checkout's rewrite of a file is attributed to its session and tool", () => withDaemon(async (d, dir) => {
-    // A branch made in the object store only, so nothing outside the call touches the worktree.
-    const blob = execFileSync("git", ["hash-object", "-w", "--stdin"], { cwd: dir, input: "on other\n", encoding: "utf8" }).trim();
-    const tree = execFileSync("git", ["mktree"], { cwd: dir, input: `100644 blob ${blob}\ta.txt\n`, encoding: "utf8" }).trim();
-    git(dir, "branch", "other", git(dir, "commit-tree", tree, "-p", "HEAD", "-m", "other").trim());
-    const seen = d.events.length;
-    await d.ok("git_checkout", { ref: "other" }, { session: "switcher" });
-    const line = await d.waitFor(changeOf(d, seen));
-    expect(line.data.changes.find((c: any) => c.path === "a.txt")).toMatchObject({ origin: "tool", by: "switcher", tool: "git_checkout" });
-  }));
+  it("a git_checkout's rewrite of a file is attributed to its session and tool", () =>
+    withDaemon(async (d, dir) => {
+      // A branch made in the object store only, so nothing outside the call touches the worktree.
+      const blob = execFileSync("git", ["hash-object", "-w", "--stdin"], { cwd: dir, input: "on other\n", encoding: "utf8" }).trim();
+      const tree = execFileSync("git", ["mktree"], { cwd: dir, input: `100644 blob ${blob}\ta.txt\n`, encoding: "utf8" }).trim();
+      git(dir, "branch", "other", git(dir, "commit-tree", tree, "-p", "HEAD", "-m", "other").trim());
+      const seen = d.events.length;
+      await d.ok("git_checkout", { ref: "other" }, { session: "switcher" });
+      const line = await d.waitFor(changeOf(d, seen));
+      expect(line.data.changes.find((c: any) => c.path === "a.txt")).toMatchObject({ origin: "tool", by: "switcher", tool: "git_checkout" });
+    }));
 });

@@ -6,7 +6,10 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, writeFileSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 
-const sha256Of = (dir: string, rel: string) => createHash("sha256").update(readFileSync(path.join(dir, rel))).digest("hex");
+const sha256Of = (dir: string, rel: string) =>
+  createHash("sha256")
+    .update(readFileSync(path.join(dir, rel)))
+    .digest("hex");
 
 describe("git_add, git_commit, hooks and checks", () => {
   let repo: ReturnType<typeof repoWithRemote>;
@@ -33,7 +36,13 @@ describe("git_add, git_commit, hooks and checks", () => {
     rmSync(path.join(repo.dir, "b.txt"));
     const preview = await expectUnchanged([repo.dir], [], () => d.ok("git_add", {}, { approved: false }));
     expect(preview.dry_run).toBe(true);
-    expect(preview.staged).toEqual(expect.arrayContaining([{ action: "add", path: "a.txt" }, { action: "add", path: "new.txt" }, { action: "remove", path: "b.txt" }]));
+    expect(preview.staged).toEqual(
+      expect.arrayContaining([
+        { action: "add", path: "a.txt" },
+        { action: "add", path: "new.txt" },
+        { action: "remove", path: "b.txt" },
+      ]),
+    );
     const r = await d.ok("git_add");
     expect(r.staged).toHaveLength(3);
     expect(git(repo.dir, "status", "--porcelain")).toBe("M  a.txt\nD  b.txt\nA  new.txt\n");
@@ -76,7 +85,9 @@ describe("git_add, git_commit, hooks and checks", () => {
     git(repo.dir, "add", "b.txt");
     writeFile(repo.dir, "a.txt", "worktree change\n");
     writeFile(repo.dir, "fresh.txt", "brand new\n");
-    const preview = await expectUnchanged([repo.dir], [], () => d.ok("git_commit", { message: "two paths", paths: ["a.txt", "fresh.txt"] }, { approved: false }));
+    const preview = await expectUnchanged([repo.dir], [], () =>
+      d.ok("git_commit", { message: "two paths", paths: ["a.txt", "fresh.txt"] }, { approved: false }),
+    );
     expect(preview.files.map((f: any) => f.path)).toEqual(["a.txt", "fresh.txt"]);
     const r = await d.ok("git_commit", { message: "two paths", paths: ["a.txt", "fresh.txt"] });
     expect(git(repo.dir, "show", "--name-only", "--format=", r.commit).trim().split("\n")).toEqual(["a.txt", "fresh.txt"]);
@@ -148,13 +159,17 @@ describe("git_add, git_commit, hooks and checks", () => {
   });
 
   it("a failing custom check blocks the commit with its output under its name; the preview lists the checks' commands and runs none", async () => {
-    writeFile(repo.dir, ".tool-layer.json", JSON.stringify({
-      checks: [
-        { name: "tests", command: ["sh", "-c", "echo ran >> check-ran; echo all good"], on: ["commit"] },
-        { name: "no-todo", command: ["sh", "-c", "! grep -n TODO a.txt"], on: ["commit", "push"] },
-        { name: "push-only", command: ["false"], on: ["push"] },
-      ],
-    }));
+    writeFile(
+      repo.dir,
+      ".tool-layer.json",
+      JSON.stringify({
+        checks: [
+          { name: "tests", command: ["sh", "-c", "echo ran >> check-ran; echo all good"], on: ["commit"] },
+          { name: "no-todo", command: ["sh", "-c", "! grep -n TODO a.txt"], on: ["commit", "push"] },
+          { name: "push-only", command: ["false"], on: ["push"] },
+        ],
+      }),
+    );
     git(repo.dir, "add", ".tool-layer.json");
     git(repo.dir, "commit", "-q", "-m", "checks");
     writeFile(repo.dir, "a.txt", "TODO: finish\n");
@@ -171,13 +186,19 @@ describe("git_add, git_commit, hooks and checks", () => {
     expect(r.result.code).toBe("CHECK_FAILED");
     expect(r.result.message).toContain("check no-todo: failed (exit 1)");
     expect(r.result.message).toContain("1:TODO: finish");
-    expect(r.result.checks.map((c: any) => [c.name, c.ok])).toEqual([["tests", true], ["no-todo", false]]);
+    expect(r.result.checks.map((c: any) => [c.name, c.ok])).toEqual([
+      ["tests", true],
+      ["no-todo", false],
+    ]);
     expect(git(repo.dir, "rev-parse", "HEAD")).toBe(head);
 
     writeFile(repo.dir, "a.txt", "done\n");
     git(repo.dir, "add", "a.txt");
     const ok = await d.ok("git_commit", { message: "done" });
-    expect(ok.checks.map((c: any) => [c.name, c.command[0], c.ok])).toEqual([["tests", "sh", true], ["no-todo", "sh", true]]);
+    expect(ok.checks.map((c: any) => [c.name, c.command[0], c.ok])).toEqual([
+      ["tests", "sh", true],
+      ["no-todo", "sh", true],
+    ]);
     expect(ok.text).toContain("check tests: passed");
 
     // git_check runs programs the workspace names: a dry run unless approved, listing the commands.
@@ -201,7 +222,11 @@ describe("git_add, git_commit, hooks and checks", () => {
 
   it("a check runs sandboxed: it cannot rewrite a hook in .git", async () => {
     hook(repo.dir, "pre-commit", "exit 0");
-    writeFile(repo.dir, ".tool-layer.json", JSON.stringify({ checks: [{ name: "sneaky", command: ["sh", "-c", "echo 'touch hook-ran' >> .git/hooks/pre-commit"], on: ["commit"] }] }));
+    writeFile(
+      repo.dir,
+      ".tool-layer.json",
+      JSON.stringify({ checks: [{ name: "sneaky", command: ["sh", "-c", "echo 'touch hook-ran' >> .git/hooks/pre-commit"], on: ["commit"] }] }),
+    );
     writeFile(repo.dir, "a.txt", "sneaky in .git\n");
     git(repo.dir, "add", "a.txt");
     const head = git(repo.dir, "rev-parse", "HEAD");
@@ -216,7 +241,11 @@ describe("git_add, git_commit, hooks and checks", () => {
     mkdirSync(path.join(repo.dir, ".githooks"), { recursive: true });
     writeFileSync(path.join(repo.dir, ".githooks", "pre-commit"), "#!/bin/sh\nexit 0\n", { mode: 0o755 });
     git(repo.dir, "config", "core.hooksPath", ".githooks");
-    writeFile(repo.dir, ".tool-layer.json", JSON.stringify({ checks: [{ name: "sneaky", command: ["sh", "-c", "echo 'touch hook-ran' >> .githooks/pre-commit"], on: ["commit"] }] }));
+    writeFile(
+      repo.dir,
+      ".tool-layer.json",
+      JSON.stringify({ checks: [{ name: "sneaky", command: ["sh", "-c", "echo 'touch hook-ran' >> .githooks/pre-commit"], on: ["commit"] }] }),
+    );
     writeFile(repo.dir, "a.txt", "sneaky\n");
     git(repo.dir, "add", "a.txt");
     const head = git(repo.dir, "rev-parse", "HEAD");
@@ -245,11 +274,17 @@ describe("the branch a commit goes on", () => {
   it("is the unborn branch before the first commit, the branch after it, and none when HEAD is detached", async () => {
     git(ws.dir, "symbolic-ref", "HEAD", "refs/heads/trunk");
     git(ws.dir, "add", "a.txt");
-    expect(await d.ok("git_commit", { message: "first" }, { approved: false })).toMatchObject({ branch: "trunk", text: expect.stringContaining("would commit on trunk: 1 file") });
+    expect(await d.ok("git_commit", { message: "first" }, { approved: false })).toMatchObject({
+      branch: "trunk",
+      text: expect.stringContaining("would commit on trunk: 1 file"),
+    });
     await d.ok("git_commit", { message: "first" });
     writeFile(ws.dir, "a.txt", "b\n");
     expect((await d.ok("git_commit", { message: "second", paths: ["a.txt"] }, { approved: false })).branch).toBe("trunk");
     git(ws.dir, "checkout", "-q", "--detach");
-    expect(await d.ok("git_commit", { message: "second", paths: ["a.txt"] }, { approved: false })).toMatchObject({ branch: null, text: expect.stringContaining("would commit on detached HEAD") });
+    expect(await d.ok("git_commit", { message: "second", paths: ["a.txt"] }, { approved: false })).toMatchObject({
+      branch: null,
+      text: expect.stringContaining("would commit on detached HEAD"),
+    });
   });
 });

@@ -10,9 +10,39 @@ import { conflictingBranches, expectUnchanged, git, lines, operationState, read,
 const content = (l: string) => l.slice(l.indexOf(" ") + 1);
 
 /** The issue's worked example: three blocks, one settled by a word merge, one taken from theirs, one composed. */
-const BASE = lines("import { a } from './a';", "", "const timeout = 30;", "", "function greet(name) {", "  return 'Hello ' + name;", "}", "", "export { greet };");
-const OURS = lines("import { a, b } from './a';", "", "const timeout = 60;", "", "function greet(name) {", "  return 'Hi ' + name + '!';", "}", "", "export { greet };");
-const THEIRS = lines("import { a } from './a.js';", "", "const timeout = 45;", "", "function greet(name, punct) {", "  return 'Hello ' + name + punct;", "}", "", "export { greet, a };");
+const BASE = lines(
+  "import { a } from './a';",
+  "",
+  "const timeout = 30;",
+  "",
+  "function greet(name) {",
+  "  return 'Hello ' + name;",
+  "}",
+  "",
+  "export { greet };",
+);
+const OURS = lines(
+  "import { a, b } from './a';",
+  "",
+  "const timeout = 60;",
+  "",
+  "function greet(name) {",
+  "  return 'Hi ' + name + '!';",
+  "}",
+  "",
+  "export { greet };",
+);
+const THEIRS = lines(
+  "import { a } from './a.js';",
+  "",
+  "const timeout = 45;",
+  "",
+  "function greet(name, punct) {",
+  "  return 'Hello ' + name + punct;",
+  "}",
+  "",
+  "export { greet, a };",
+);
 
 describe("conflicts of a merge: auto-resolution, git_conflicts, git_conflict_resolve, git_conflict_finalize, abort", () => {
   let dir: string;
@@ -41,10 +71,22 @@ describe("conflicts of a merge: auto-resolution, git_conflicts, git_conflict_res
   });
 
   it("a merge whose conflict a word merge settles stops before committing, the file unstaged; finalize commits; the preview says so and changes nothing", async () => {
-    conflictingBranches(dir, { "a.txt": lines("one", "const total = add(price, tax);", "three") }, { "a.txt": lines("one", "let total = add(price, tax);", "three") }, { "a.txt": lines("one", "const total = add(price, vat);", "three") });
+    conflictingBranches(
+      dir,
+      { "a.txt": lines("one", "const total = add(price, tax);", "three") },
+      { "a.txt": lines("one", "let total = add(price, tax);", "three") },
+      { "a.txt": lines("one", "const total = add(price, vat);", "three") },
+    );
     const preview = await expectUnchanged([dir], [], () => d.ok("git_merge", { ref: "topic" }, { approved: false }));
     expect(preview.conflicts).toEqual(["a.txt"]);
-    expect(preview.auto_resolution).toMatchObject({ mode: "all", settled: 1, left: 0, words: 1, completes: false, files: [{ path: "a.txt", kind: "text", blocks: [{ block: 1, rule: "words" }] }] });
+    expect(preview.auto_resolution).toMatchObject({
+      mode: "all",
+      settled: 1,
+      left: 0,
+      words: 1,
+      completes: false,
+      files: [{ path: "a.txt", kind: "text", blocks: [{ block: 1, rule: "words" }] }],
+    });
     expect(preview.text).toContain("WORD MERGE");
     expect(preview.text).toContain("1 of them by word merge: it would stop before going on");
     expect((await d.ok("git_merge", { ref: "topic" }, { approved: false })).preview_id).toBe(preview.preview_id);
@@ -86,7 +128,12 @@ describe("conflicts of a merge: auto-resolution, git_conflicts, git_conflict_res
   });
 
   it('auto_resolve "safe" leaves a word-level block for the person: git_conflicts proposes it, take "auto" applies it, finalize commits', async () => {
-    conflictingBranches(dir, { "a.txt": lines("one", "const total = add(price, tax);", "three") }, { "a.txt": lines("one", "let total = add(price, tax);", "three") }, { "a.txt": lines("one", "const total = add(price, vat);", "three") });
+    conflictingBranches(
+      dir,
+      { "a.txt": lines("one", "const total = add(price, tax);", "three") },
+      { "a.txt": lines("one", "let total = add(price, tax);", "three") },
+      { "a.txt": lines("one", "const total = add(price, vat);", "three") },
+    );
     const preview = await expectUnchanged([dir], [], () => d.ok("git_merge", { ref: "topic", auto_resolve: "safe" }, { approved: false }));
     expect(preview.auto_resolution).toMatchObject({ mode: "safe", settled: 0, left: 1, completes: false });
     const gitWrote = lines("one", "<<<<<<< HEAD", "let total = add(price, tax);", "=======", "const total = add(price, vat);", ">>>>>>> topic", "three");
@@ -122,7 +169,12 @@ describe("conflicts of a merge: auto-resolution, git_conflicts, git_conflict_res
   it("identical edits that git (diff3 style) still leaves as a conflict are settled as identical and the merge completes", async () => {
     git(dir, "config", "merge.conflictStyle", "diff3");
     // Both change line 2 alike; ours also changes line 4. The two diffs line up differently, so git's diff3 output keeps a conflict.
-    conflictingBranches(dir, { "a.txt": lines("x", "old", "x", "old") }, { "a.txt": lines("x", "new", "x", "new") }, { "a.txt": lines("x", "new", "x", "old") });
+    conflictingBranches(
+      dir,
+      { "a.txt": lines("x", "old", "x", "old") },
+      { "a.txt": lines("x", "new", "x", "new") },
+      { "a.txt": lines("x", "new", "x", "old") },
+    );
     const preview = await expectUnchanged([dir], [], () => d.ok("git_merge", { ref: "topic" }, { approved: false }));
     expect(preview.auto_resolution).toMatchObject({ settled: 1, left: 0, completes: true, files: [{ blocks: [{ block: 1, rule: "identical" }] }] });
     const r = await d.ok("git_merge", { ref: "topic" });
@@ -166,7 +218,9 @@ describe("conflicts of a merge: auto-resolution, git_conflicts, git_conflict_res
 
     const keep = [`theirs:1:${sig}`, { text: "  // was: 'Hello ' + name + punct" }, "ours:2"];
     const before = read(dir, "greet.js");
-    const preview = await expectUnchanged([dir], [], () => d.ok("git_conflict_resolve", { path: "greet.js", hash: again.hash, block: 1, keep }, { approved: false }));
+    const preview = await expectUnchanged([dir], [], () =>
+      d.ok("git_conflict_resolve", { path: "greet.js", hash: again.hash, block: 1, keep }, { approved: false }),
+    );
     expect(read(dir, "greet.js")).toBe(before);
     expect(preview.after.map(content)).toEqual(["function greet(name, punct) {", "  // was: 'Hello ' + name + punct", "  return 'Hi ' + name + '!';"]);
     expect(preview.before[0]).toMatch(/<<<<<<< HEAD$/);
@@ -180,13 +234,29 @@ describe("conflicts of a merge: auto-resolution, git_conflicts, git_conflict_res
     await d.ok("git_conflict_finalize", { preview_id: finPreview.preview_id });
     expect(git(dir, "log", "-1", "--format=%B").trim()).toBe("Merge branch 'topic'");
     expect(read(dir, "greet.js")).toBe(
-      lines("import { a, b } from './a.js';", "", "const timeout = 45;", "", "function greet(name, punct) {", "  // was: 'Hello ' + name + punct", "  return 'Hi ' + name + '!';", "}", "", "export { greet, a };"),
+      lines(
+        "import { a, b } from './a.js';",
+        "",
+        "const timeout = 45;",
+        "",
+        "function greet(name, punct) {",
+        "  // was: 'Hello ' + name + punct",
+        "  return 'Hi ' + name + '!';",
+        "}",
+        "",
+        "export { greet, a };",
+      ),
     );
     expect(git(dir, "status", "--porcelain")).toBe("");
   });
 
   it("finalize is refused while markers remain, naming file and line; every preview of the conflict tools changes nothing", async () => {
-    conflictingBranches(dir, { "a.txt": lines("1", "x = 1", "3"), "b.txt": lines("b") }, { "a.txt": lines("1", "x = 2", "3") }, { "a.txt": lines("1", "x = 3", "3") });
+    conflictingBranches(
+      dir,
+      { "a.txt": lines("1", "x = 1", "3"), "b.txt": lines("b") },
+      { "a.txt": lines("1", "x = 2", "3") },
+      { "a.txt": lines("1", "x = 3", "3") },
+    );
     expect((await d.call("git_merge", { ref: "topic" })).result.code).toBe("CONFLICT");
     const index = readFileSync(path.join(dir, ".git/index"));
     const listed = (await d.ok("git_conflicts")).files[0];
@@ -196,7 +266,10 @@ describe("conflicts of a merge: auto-resolution, git_conflicts, git_conflict_res
       ["git_merge", { abort: true }],
     ];
     for (const [tool, params] of previews) {
-      const [a, b] = await expectUnchanged([dir], [], async () => [await d.ok(tool, params, { approved: false }), await d.ok(tool, params, { approved: false })]);
+      const [a, b] = await expectUnchanged([dir], [], async () => [
+        await d.ok(tool, params, { approved: false }),
+        await d.ok(tool, params, { approved: false }),
+      ]);
       expect(b.preview_id, tool).toBe(a.preview_id);
     }
     // Reading conflicts and previewing their resolution never rewrite the index (no stat refresh, no lock).
@@ -207,7 +280,9 @@ describe("conflicts of a merge: auto-resolution, git_conflicts, git_conflict_res
     expect((await d.call("git_conflict_finalize", {}, { approved: false })).result.code).toBe("CONFLICT");
     expect((await d.call("git_conflict_resolve", { path: "b.txt", hash: listed.hash, block: 1, take: "ours" })).result.code).toBe("NOT_FOUND");
     expect((await d.call("git_conflict_resolve", { path: "a.txt", hash: listed.hash, block: 1 })).result.code).toBe("INVALID_PARAMS");
-    expect((await d.call("git_conflict_resolve", { path: "a.txt", hash: listed.hash, block: 1, take: "ours", keep: ["ours:1"] })).result.code).toBe("INVALID_PARAMS");
+    expect((await d.call("git_conflict_resolve", { path: "a.txt", hash: listed.hash, block: 1, take: "ours", keep: ["ours:1"] })).result.code).toBe(
+      "INVALID_PARAMS",
+    );
     // A hand edit that removes one marker line leaves a stray marker: still refused.
     writeFile(dir, "a.txt", read(dir, "a.txt").replace("<<<<<<< HEAD\n", ""));
     const stray = await d.call("git_conflict_finalize");
@@ -288,7 +363,12 @@ describe("conflicts of a merge: auto-resolution, git_conflicts, git_conflict_res
   });
 
   it("git_merge abort restores HEAD, index and worktree exactly, right after the stop and after resolutions, and keeps a backup", async () => {
-    conflictingBranches(dir, { "a.txt": lines("1", "x = 1", "3", "4", "5", "6", "7", "y = 1"), "b.txt": lines("b") }, { "a.txt": lines("1", "x = 2", "3", "4", "5", "6", "7", "y = 2") }, { "a.txt": lines("1", "x = 3", "3", "4", "5", "6", "7", "y = 3"), "n.txt": lines("new") });
+    conflictingBranches(
+      dir,
+      { "a.txt": lines("1", "x = 1", "3", "4", "5", "6", "7", "y = 1"), "b.txt": lines("b") },
+      { "a.txt": lines("1", "x = 2", "3", "4", "5", "6", "7", "y = 2") },
+      { "a.txt": lines("1", "x = 3", "3", "4", "5", "6", "7", "y = 3"), "n.txt": lines("new") },
+    );
     writeFile(dir, "b.txt", lines("uncommitted b"));
     writeFile(dir, "u.txt", lines("untracked"));
     const before = operationState(dir);

@@ -38,7 +38,13 @@ describe("parseUnmerged and classify", () => {
   });
 
   it("tells text conflicts from whole-file ones by stages, modes, attributes and content", () => {
-    const blobs = new Map<string, Buffer | null>([["b", Buffer.from("x\n")], ["o", Buffer.from("y\n")], ["t", Buffer.from("z\n")], ["bin", Buffer.from([0, 1, 2])], ["big", null]]);
+    const blobs = new Map<string, Buffer | null>([
+      ["b", Buffer.from("x\n")],
+      ["o", Buffer.from("y\n")],
+      ["t", Buffer.from("z\n")],
+      ["bin", Buffer.from([0, 1, 2])],
+      ["big", null],
+    ]);
     const e = (b?: string, o?: string, t?: string, mode = "100644"): UnmergedPath => ({
       path: "p",
       ...(b ? { base: { mode, oid: b } } : {}),

@@ -4,7 +4,6 @@ import path from "node:path";
 import { type DaemonClient, startDaemon } from "../helpers/daemon.js";
 import { commitFile, expectUnchanged, git, lines, operationState, otherClone, read, repoWithRemote, writeFile } from "./fixture.js";
 
-
 describe("auto-resolution in git_pull and git_stash, and whole-file conflicts of binary files", () => {
   let repo: ReturnType<typeof repoWithRemote>;
   let other: ReturnType<typeof otherClone>;
@@ -41,7 +40,12 @@ describe("auto-resolution in git_pull and git_stash, and whole-file conflicts of
     expect(rebasePreview.replay.map((s: any) => [s.subject, s.auto?.completes, s.stops])).toEqual([["our let", false, true]]);
     expect(rebasePreview.text).toContain("auto-resolution would settle all 1 block, 1 by word merge: the rebase would STOP here for you to read them");
     const rebased = await d.call("git_pull", { rebase: true });
-    expect(rebased.result).toMatchObject({ code: "CONFLICT", in_progress: "rebase", review: ["a.txt"], auto_resolved: [{ path: "a.txt", rule: "words", commit: mine.slice(0, 7) }] });
+    expect(rebased.result).toMatchObject({
+      code: "CONFLICT",
+      in_progress: "rebase",
+      review: ["a.txt"],
+      auto_resolved: [{ path: "a.txt", rule: "words", commit: mine.slice(0, 7) }],
+    });
     expect(rebased.result.message).toContain("stopped before its next step (rebase --continue)");
     await d.ok("git_conflict_finalize");
     expect(git(repo.dir, "log", "--format=%s", "-2").trim().split("\n")).toEqual(["our let", "their vat"]);

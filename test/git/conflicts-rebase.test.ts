@@ -13,7 +13,10 @@ describe("conflicts of a rebase, a cherry-pick and a stash apply", () => {
   let base: string;
 
   beforeAll(async () => {
-    ({ dir, cleanup } = tmpWorkspace({ git: true, files: { "a.txt": lines("1", "x = 1", "3", "4", "5", "6", "7", "y = 1"), "b.txt": lines("b"), "c.txt": lines("c") } }));
+    ({ dir, cleanup } = tmpWorkspace({
+      git: true,
+      files: { "a.txt": lines("1", "x = 1", "3", "4", "5", "6", "7", "y = 1"), "b.txt": lines("b"), "c.txt": lines("c") },
+    }));
     git(dir, "add", "-A");
     git(dir, "commit", "-q", "-m", "base");
     base = git(dir, "rev-parse", "HEAD").trim();
@@ -57,7 +60,9 @@ describe("conflicts of a rebase, a cherry-pick and a stash apply", () => {
     const listed = await d.ok("git_conflicts");
     expect(listed.operation).toBe("rebase");
     const [file] = listed.files;
-    expect(file.blocks.map((b: any) => [b.ours.map((l: string) => l.slice(7)), b.theirs.map((l: string) => l.slice(7))])).toEqual([[["x = UP"], ["x = TOPIC"]]]);
+    expect(file.blocks.map((b: any) => [b.ours.map((l: string) => l.slice(7)), b.theirs.map((l: string) => l.slice(7))])).toEqual([
+      [["x = UP"], ["x = TOPIC"]],
+    ]);
     await d.ok("git_conflict_resolve", { path: "a.txt", hash: file.hash, block: 1, keep: ["ours:1", "theirs:1"] });
     const fin = await expectUnchanged([dir], [], () => d.ok("git_conflict_finalize", {}, { approved: false }));
     expect(fin.text).toContain("git rebase --continue: commit this step, then replay 1 more commit");
@@ -122,7 +127,10 @@ describe("conflicts of a rebase, a cherry-pick and a stash apply", () => {
     commitFile(dir, "a.txt", lines("1", "z = f(a, b)", "3", "4", "5", "6", "7", "y = 1"), "t2 one");
     commitFile(dir, "c.txt", lines("t2 c"), "t2 two");
     const p = await d.ok("git_rebase", { onto: "up2" }, { approved: false });
-    expect(p.replay.map((s: any) => [s.subject, s.auto?.completes ?? null, !!s.stops])).toEqual([["t2 one", false, true], ["t2 two", null, false]]);
+    expect(p.replay.map((s: any) => [s.subject, s.auto?.completes ?? null, !!s.stops])).toEqual([
+      ["t2 one", false, true],
+      ["t2 two", null, false],
+    ]);
     const r = await d.call("git_rebase", { onto: "up2" });
     expect(r.result).toMatchObject({ code: "CONFLICT", review: ["a.txt"], auto_resolved: [{ path: "a.txt", rule: "words", lines: [2, 2] }] });
     expect(read(dir, "a.txt")).toContain("z = f(a, c)\n");

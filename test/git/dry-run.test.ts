@@ -6,8 +6,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type DaemonClient, startDaemon } from "../helpers/daemon.js";
 import { commitFile, expectUnchanged, git, hook, otherClone, repoWithRemote, snapshot, writeFile } from "./fixture.js";
 
-const sha256Of = (dir: string, rel: string) => createHash("sha256").update(readFileSync(path.join(dir, rel))).digest("hex");
-const lines = (dir: string, rel: string) => (existsSync(path.join(dir, rel)) ? readFileSync(path.join(dir, rel), "utf8").split("\n").filter(Boolean).length : 0);
+const sha256Of = (dir: string, rel: string) =>
+  createHash("sha256")
+    .update(readFileSync(path.join(dir, rel)))
+    .digest("hex");
+const lines = (dir: string, rel: string) =>
+  existsSync(path.join(dir, rel)) ? readFileSync(path.join(dir, rel), "utf8").split("\n").filter(Boolean).length : 0;
 
 /** Some forty previews, each starting git several times: 7 s alone, past the default 30 s beside other suites on 2 cores. */
 const PREVIEWS_TIMEOUT_MS = 120_000;
@@ -34,7 +38,11 @@ describe("git dry runs execute nothing the workspace controls, and approvals are
     // The hook is rewritten through the file tools, as any session may do.
     const read = await d.ok("file_read", { path: ".githooks/pre-commit" });
     await d.ok("file_write", { path: ".githooks/pre-commit", hash: read.hash, content: `#!/bin/sh\necho ran >> "${repo.dir}/hook-ran"\n` });
-    writeFile(repo.dir, ".tool-layer.json", JSON.stringify({ checks: [{ name: "marker", command: ["sh", "-c", `echo ran >> "${repo.dir}/check-ran"`], on: ["commit"] }] }));
+    writeFile(
+      repo.dir,
+      ".tool-layer.json",
+      JSON.stringify({ checks: [{ name: "marker", command: ["sh", "-c", `echo ran >> "${repo.dir}/check-ran"`], on: ["commit"] }] }),
+    );
     writeFile(repo.dir, "a.txt", "hooked\n");
     git(repo.dir, "add", "a.txt");
 
@@ -86,62 +94,66 @@ describe("git dry runs execute nothing the workspace controls, and approvals are
     expect(git(repo.dir, "log", "-1", "--format=%s")).toBe("reset base\n");
   });
 
-  it("every git preview's preview_id is the same for two identical dry runs", async () => {
-    const other = otherClone(repo.remote);
-    try {
-      git(repo.dir, "push", "-q", "--force", "origin", "main");
-      // Work to integrate: a topic branch, a commit on the remote, a local commit to push.
-      git(repo.dir, "branch", "-f", "topic", "HEAD");
-      git(repo.dir, "checkout", "-q", "topic");
-      commitFile(repo.dir, "topic.txt", "topic\n", "topic");
-      git(repo.dir, "checkout", "-q", "main");
-      git(other.dir, "pull", "-q");
-      commitFile(other.dir, "theirs.txt", "theirs\n", "theirs");
-      git(other.dir, "push", "-q");
-      commitFile(repo.dir, "ours.txt", "ours\n", "ours");
-      hook(repo.dir, "pre-push", "exit 0");
-      writeFile(repo.dir, ".tool-layer.json", JSON.stringify({ checks: [{ name: "ok", command: ["true"], on: ["commit", "push"] }] }));
-      git(repo.dir, "add", ".tool-layer.json");
-      git(repo.dir, "commit", "-q", "-m", "checks");
-      writeFile(repo.dir, "stashed.txt", "kept\n");
-      git(repo.dir, "stash", "push", "-q", "--include-untracked", "-m", "kept");
-      execFileSync("git", ["clone", "-q", "--bare", repo.remote, path.join(repo.dir, "mirror.git")]);
-      const clean: [string, Record<string, unknown>][] = [
-        ["git_checkout", { ref: "topic" }],
-        ["git_checkout", { ref: "new-branch", create: true }],
-        ["git_merge", { ref: "topic" }],
-        ["git_rebase", { onto: "topic" }],
-        ["git_pull", {}],
-        ["git_pull", { rebase: true }],
-        ["git_fetch", {}],
-        ["git_push", { branch: "topic" }],
-        ["git_clone", { url: "mirror.git", path: "copy" }],
-        ["git_reset", { ref: "HEAD~1", mode: "hard" }],
-        ["git_reset", { ref: "HEAD~1", mode: "soft" }],
-        ["git_stash", { action: "apply" }],
-        ["git_stash", { action: "drop" }],
-        ["git_check", {}],
-        ["gh", { args: ["--version"] }],
-      ];
-      const dirty: [string, Record<string, unknown>][] = [
-        ["git_add", {}],
-        ["git_stash", { action: "push", include_untracked: true }],
-        ["git_commit", { message: "m", paths: ["a.txt"] }],
-        ["git_reset", { ref: "HEAD", mode: "hard" }],
-        ["git_checkout", { ref: "topic" }],
-      ];
-      for (const [tool, params] of clean) await expectStable(tool, params);
-      writeFile(repo.dir, "a.txt", "dirty\n");
-      writeFile(repo.dir, "new.txt", "untracked\n");
-      for (const [tool, params] of dirty) await expectStable(tool, params);
-      git(repo.dir, "add", "a.txt");
-      await expectStable("git_commit", { message: "staged" });
-    } finally {
-      other.cleanup();
-      rmSync(path.join(repo.dir, "mirror.git"), { recursive: true, force: true });
-      rmSync(path.join(repo.dir, ".git/hooks/pre-push"), { force: true });
-    }
-  }, PREVIEWS_TIMEOUT_MS);
+  it(
+    "every git preview's preview_id is the same for two identical dry runs",
+    async () => {
+      const other = otherClone(repo.remote);
+      try {
+        git(repo.dir, "push", "-q", "--force", "origin", "main");
+        // Work to integrate: a topic branch, a commit on the remote, a local commit to push.
+        git(repo.dir, "branch", "-f", "topic", "HEAD");
+        git(repo.dir, "checkout", "-q", "topic");
+        commitFile(repo.dir, "topic.txt", "topic\n", "topic");
+        git(repo.dir, "checkout", "-q", "main");
+        git(other.dir, "pull", "-q");
+        commitFile(other.dir, "theirs.txt", "theirs\n", "theirs");
+        git(other.dir, "push", "-q");
+        commitFile(repo.dir, "ours.txt", "ours\n", "ours");
+        hook(repo.dir, "pre-push", "exit 0");
+        writeFile(repo.dir, ".tool-layer.json", JSON.stringify({ checks: [{ name: "ok", command: ["true"], on: ["commit", "push"] }] }));
+        git(repo.dir, "add", ".tool-layer.json");
+        git(repo.dir, "commit", "-q", "-m", "checks");
+        writeFile(repo.dir, "stashed.txt", "kept\n");
+        git(repo.dir, "stash", "push", "-q", "--include-untracked", "-m", "kept");
+        execFileSync("git", ["clone", "-q", "--bare", repo.remote, path.join(repo.dir, "mirror.git")]);
+        const clean: [string, Record<string, unknown>][] = [
+          ["git_checkout", { ref: "topic" }],
+          ["git_checkout", { ref: "new-branch", create: true }],
+          ["git_merge", { ref: "topic" }],
+          ["git_rebase", { onto: "topic" }],
+          ["git_pull", {}],
+          ["git_pull", { rebase: true }],
+          ["git_fetch", {}],
+          ["git_push", { branch: "topic" }],
+          ["git_clone", { url: "mirror.git", path: "copy" }],
+          ["git_reset", { ref: "HEAD~1", mode: "hard" }],
+          ["git_reset", { ref: "HEAD~1", mode: "soft" }],
+          ["git_stash", { action: "apply" }],
+          ["git_stash", { action: "drop" }],
+          ["git_check", {}],
+          ["gh", { args: ["--version"] }],
+        ];
+        const dirty: [string, Record<string, unknown>][] = [
+          ["git_add", {}],
+          ["git_stash", { action: "push", include_untracked: true }],
+          ["git_commit", { message: "m", paths: ["a.txt"] }],
+          ["git_reset", { ref: "HEAD", mode: "hard" }],
+          ["git_checkout", { ref: "topic" }],
+        ];
+        for (const [tool, params] of clean) await expectStable(tool, params);
+        writeFile(repo.dir, "a.txt", "dirty\n");
+        writeFile(repo.dir, "new.txt", "untracked\n");
+        for (const [tool, params] of dirty) await expectStable(tool, params);
+        git(repo.dir, "add", "a.txt");
+        await expectStable("git_commit", { message: "staged" });
+      } finally {
+        other.cleanup();
+        rmSync(path.join(repo.dir, "mirror.git"), { recursive: true, force: true });
+        rmSync(path.join(repo.dir, ".git/hooks/pre-push"), { force: true });
+      }
+    },
+    PREVIEWS_TIMEOUT_MS,
+  );
 
   it("info gives every git tool its hints: fetch reaches out and destroys nothing, reset destroys, reads are read-only", async () => {
     const hints = async (tool_id: string) => {
@@ -162,7 +174,10 @@ describe("git dry runs execute nothing the workspace controls, and approvals are
   });
 
   async function expectStable(tool: string, params: Record<string, unknown>): Promise<void> {
-    const [a, b] = await expectUnchanged([repo.dir], [repo.remote], async () => [await d.call(tool, params, { approved: false }), await d.call(tool, params, { approved: false })]);
+    const [a, b] = await expectUnchanged([repo.dir], [repo.remote], async () => [
+      await d.call(tool, params, { approved: false }),
+      await d.call(tool, params, { approved: false }),
+    ]);
     expect(a.success, `${tool} ${JSON.stringify(params)}: ${JSON.stringify(a.result)}`).toBe(true);
     expect(a.result.preview_id, `${tool} ${JSON.stringify(params)}`).toMatch(/^[0-9a-f]{16}$/);
     expect(b.result.preview_id, `${tool} ${JSON.stringify(params)}`).toBe(a.result.preview_id);

@@ -80,8 +80,21 @@ export function snapshot(dir: string): Record<string, unknown> {
     status: git(dir, "status", "--porcelain", "--untracked-files=all"),
     files: worktreeBytes(dir),
     config: git(dir, "config", "--local", "--list"),
-    pseudoRefs: ["FETCH_HEAD", "ORIG_HEAD"].map((f) => { try { return readFileSync(path.join(gitDir, f), "utf8"); } catch { return null; } }),
-    inProgress: ["MERGE_HEAD", "rebase-merge", "rebase-apply"].filter((f) => { try { lstatSync(path.join(gitDir, f)); return true; } catch { return false; } }),
+    pseudoRefs: ["FETCH_HEAD", "ORIG_HEAD"].map((f) => {
+      try {
+        return readFileSync(path.join(gitDir, f), "utf8");
+      } catch {
+        return null;
+      }
+    }),
+    inProgress: ["MERGE_HEAD", "rebase-merge", "rebase-apply"].filter((f) => {
+      try {
+        lstatSync(path.join(gitDir, f));
+        return true;
+      } catch {
+        return false;
+      }
+    }),
   };
 }
 
@@ -109,12 +122,21 @@ export function hook(dir: string, name: string, script: string): void {
  */
 export function operationState(dir: string): Record<string, unknown> {
   const { head, symbolic, refs, index, files, inProgress, status } = snapshot(dir);
-  const kept = (refs as string).split("\n").filter((l) => !l.startsWith("refs/tool-layer/")).join("\n");
+  const kept = (refs as string)
+    .split("\n")
+    .filter((l) => !l.startsWith("refs/tool-layer/"))
+    .join("\n");
   return { head, symbolic, refs: kept, index, files, inProgress, status };
 }
 
 /** Two branches off `base`: `theirs` (branch "topic") and `ours` (main), each one commit; main is checked out. */
-export function conflictingBranches(dir: string, base: Record<string, string>, ours: Record<string, string>, theirs: Record<string, string>, branch = "topic"): void {
+export function conflictingBranches(
+  dir: string,
+  base: Record<string, string>,
+  ours: Record<string, string>,
+  theirs: Record<string, string>,
+  branch = "topic",
+): void {
   const commitAll = (files: Record<string, string>, message: string) => {
     for (const [rel, content] of Object.entries(files)) writeFile(dir, rel, content);
     git(dir, "add", "-A");
@@ -136,7 +158,10 @@ export function resetRepo(dir: string, base: string): void {
   git(dir, "checkout", "-q", "-f", "main");
   git(dir, "reset", "-q", "--hard", base);
   git(dir, "clean", "-qfdx");
-  for (const b of git(dir, "for-each-ref", "--format=%(refname:short)", "refs/heads").split("\n").filter((b) => b && b !== "main")) git(dir, "branch", "-q", "-D", b);
+  for (const b of git(dir, "for-each-ref", "--format=%(refname:short)", "refs/heads")
+    .split("\n")
+    .filter((b) => b && b !== "main"))
+    git(dir, "branch", "-q", "-D", b);
   git(dir, "stash", "clear");
   rmSync(path.join(dir, ".git/tool-layer"), { recursive: true, force: true });
 }

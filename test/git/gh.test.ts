@@ -39,7 +39,7 @@ describe("gh passthrough", () => {
     if (installed) expect(r.state.logged_in).toBe(false);
   });
 
-  it("list shows the whole first sentence of gh's description (\"e.g.\" does not end it)", async () => {
+  it('list shows the whole first sentence of gh\'s description ("e.g." does not end it)', async () => {
     const gh = (await d.ok("list")).tools.find((t: any) => t.tool_id === "gh");
     expect(gh.description).toBe('Runs the GitHub CLI (`gh`) with the given arguments in the workspace, e.g. ["pr", "list"] or ["issue", "view", "12"].');
   });

@@ -6,7 +6,6 @@ import { type DaemonClient, daemonForSuite } from "../helpers/daemon.js";
 import { tmpWorkspace } from "../helpers/tmp.js";
 import { conflictingBranches, git, lines, resetRepo } from "./fixture.js";
 
-
 /**
  * How many git processes of a kind one call starts, read from GIT_TRACE (which the daemon passes on to every git it
  * runs): the work a call does once must not be done again (a merge-tree is a whole merge).
@@ -36,7 +35,12 @@ describe("git processes per call", () => {
   });
 
   it("a merge preview with conflicts computes the merge once: the conflicts, the files in the way and auto-resolution share it", async () => {
-    conflictingBranches(dir, { "a.txt": lines("one", "const total = add(price, tax);", "three") }, { "a.txt": lines("one", "let total = add(price, tax);", "three") }, { "a.txt": lines("one", "const total = add(price, vat);", "three") });
+    conflictingBranches(
+      dir,
+      { "a.txt": lines("one", "const total = add(price, tax);", "three") },
+      { "a.txt": lines("one", "let total = add(price, tax);", "three") },
+      { "a.txt": lines("one", "const total = add(price, vat);", "three") },
+    );
     let preview: any;
     const commands = await commandsOf(async () => (preview = await d.ok("git_merge", { ref: "topic" }, { approved: false })));
     expect(preview.conflicts).toEqual(["a.txt"]);
@@ -45,7 +49,12 @@ describe("git processes per call", () => {
   });
 
   it("git_conflict_finalize stages every conflicted file with one git add", async () => {
-    conflictingBranches(dir, { "a.txt": lines("a"), "b.txt": lines("b"), "c.txt": lines("c") }, { "a.txt": lines("a1"), "b.txt": lines("b1"), "c.txt": lines("c1") }, { "a.txt": lines("a2"), "b.txt": lines("b2"), "c.txt": lines("c2") });
+    conflictingBranches(
+      dir,
+      { "a.txt": lines("a"), "b.txt": lines("b"), "c.txt": lines("c") },
+      { "a.txt": lines("a1"), "b.txt": lines("b1"), "c.txt": lines("c1") },
+      { "a.txt": lines("a2"), "b.txt": lines("b2"), "c.txt": lines("c2") },
+    );
     const stopped = await d.call("git_merge", { ref: "topic" });
     expect(stopped.result.files).toEqual(["a.txt", "b.txt", "c.txt"]);
     for (const f of ["a.txt", "b.txt", "c.txt"]) writeFileSync(path.join(dir, f), "settled\n");

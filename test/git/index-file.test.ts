@@ -75,7 +75,13 @@ describe("blobs written by the daemon", () => {
   const location = { gitDir: path.join(dir, ".git"), commonDir: path.join(dir, ".git"), prefix: "", insideWorkTree: true };
 
   it("have the id git gives them and read back as the same bytes", async () => {
-    const samples = [Buffer.alloc(0), Buffer.from("one\ntwo\n"), Buffer.from("crlf\r\nand no end"), Buffer.from("x".repeat(300_000)), Buffer.from([0, 1, 2, 255])];
+    const samples = [
+      Buffer.alloc(0),
+      Buffer.from("one\ntwo\n"),
+      Buffer.from("crlf\r\nand no end"),
+      Buffer.from("x".repeat(300_000)),
+      Buffer.from([0, 1, 2, 255]),
+    ];
     for (const bytes of samples) {
       const sha = await writeLooseBlob(objects, bytes);
       expect(sha).toBe(execFileSync("git", ["hash-object", "--stdin", "--no-filters"], { cwd: dir, input: bytes }).toString().trim());

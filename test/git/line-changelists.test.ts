@@ -38,10 +38,15 @@ describe("changelists", () => {
     commitFile(dir, "app.txt", text(TEN));
     writeFile(dir, "app.txt", withLines({ 2: "line two, typo fixed", 9: "line 9 with the new feature" }));
     const s = await d.ok("git_line_status", { path: "app.txt" });
-    expect(s.ranges.map((r: any) => [r.range, r.start, r.changelist])).toEqual([[1, 2, "default"], [2, 9, "default"]]);
+    expect(s.ranges.map((r: any) => [r.range, r.start, r.changelist])).toEqual([
+      [1, 2, "default"],
+      [2, 9, "default"],
+    ]);
     const m = await d.ok("git_changelist_mark", { path: "app.txt", hash: s.hash, ranges: [2], changelist: "feature" });
     expect(m).toMatchObject({ created: true, marked: 1 });
-    expect((await d.ok("git_changelists")).text).toBe("* default (active): 1 file\n    app.txt: 1 line (range 1)\n  feature: 1 file\n    app.txt: 1 line (range 2)");
+    expect((await d.ok("git_changelists")).text).toBe(
+      "* default (active): 1 file\n    app.txt: 1 line (range 1)\n  feature: 1 file\n    app.txt: 1 line (range 2)",
+    );
 
     const first = await d.ok("git_commit", { message: "Fix a typo", changelist: "default" });
     expect(git(dir, "show", "--format=", "-U0", first.commit)).toContain("-line 2\n+line two, typo fixed");
@@ -194,11 +199,20 @@ describe("changelists", () => {
     const s = await d.ok("git_line_status", { path: "s.txt" });
     await d.ok("git_changelist_mark", { path: "s.txt", hash: s.hash, lines: [5], changelist: "middle" });
     const after = await d.ok("git_line_status", { path: "s.txt" });
-    expect(after.ranges[0]).toMatchObject({ changelist: null, changelist_parts: [{ changelist: "default", start: 4, end: 4 }, { changelist: "middle", start: 5, end: 5 }, { changelist: "default", start: 6, end: 6 }] });
+    expect(after.ranges[0]).toMatchObject({
+      changelist: null,
+      changelist_parts: [
+        { changelist: "default", start: 4, end: 4 },
+        { changelist: "middle", start: 5, end: 5 },
+        { changelist: "default", start: 6, end: 6 },
+      ],
+    });
     expect(after.text).toContain("5|");
     expect((await d.call("git_changelist_mark", { path: "s.txt", hash: s.hash, lines: [1], changelist: "other" })).result.code).toBe("NO_CHANGE");
     expect((await d.ok("git_changelists")).lists.map((l: any) => l.name)).toEqual(["default", "middle"]); // "other" was not made
-    expect((await d.call("git_changelist_mark", { path: "s.txt", hash: "0000000000000000", lines: [4], changelist: "middle" })).result.code).toBe("HASH_MISMATCH");
+    expect((await d.call("git_changelist_mark", { path: "s.txt", hash: "0000000000000000", lines: [4], changelist: "middle" })).result.code).toBe(
+      "HASH_MISMATCH",
+    );
   });
 
   it("a pure deletion goes to a list by its range, is listed and committed as a deletion; git_changelist_of answers for the lines asked", async () => {
@@ -206,13 +220,21 @@ describe("changelists", () => {
     const work = TEN.filter((_, i) => i !== 3).map((l) => (l === "line 8" ? "line eight" : l));
     writeFile(dir, "del.txt", text(work));
     const s = await d.ok("git_line_status", { path: "del.txt" });
-    expect(s.ranges.map((r: any) => [r.range, r.kind])).toEqual([[1, "deleted"], [2, "modified"]]);
+    expect(s.ranges.map((r: any) => [r.range, r.kind])).toEqual([
+      [1, "deleted"],
+      [2, "modified"],
+    ]);
     await d.ok("git_changelist_mark", { path: "del.txt", hash: s.hash, ranges: [1], changelist: "cleanup" });
     const listed = await d.ok("git_changelist_lines", { changelist: "cleanup" });
-    expect(listed.files).toEqual([{ path: "del.txt", hash: s.hash, lines: [], deletions: [{ after: 3, deleted: [{ head_line: 4, tag: tagOf("line 4"), content: "line 4" }] }] }]);
+    expect(listed.files).toEqual([
+      { path: "del.txt", hash: s.hash, lines: [], deletions: [{ after: 3, deleted: [{ head_line: 4, tag: tagOf("line 4"), content: "line 4" }] }] },
+    ]);
     expect(listed.text).toContain(`-4|${tagOf("line 4")} [-line 4-] (deleted after line 3)`);
     const asked = await d.ok("git_changelist_of", { path: "del.txt", lines: [7, 1] });
-    expect(asked.lines).toEqual([{ line: 1, tag: tagOf("line 1"), changelist: null }, { line: 7, tag: tagOf("line eight"), changelist: "default" }]);
+    expect(asked.lines).toEqual([
+      { line: 1, tag: tagOf("line 1"), changelist: null },
+      { line: 7, tag: tagOf("line eight"), changelist: "default" },
+    ]);
     expect(asked.deletions).toEqual([]);
     expect((await d.ok("git_changelist_of", { path: "del.txt" })).deletions).toEqual([{ after: 3, head_lines: [4], changelist: "cleanup" }]);
     const beyond = await d.call("git_changelist_of", { path: "del.txt", lines: [10] });
@@ -236,7 +258,14 @@ describe("changelists", () => {
     const lists = await d.ok("git_changelists");
     expect(lists.lists).toEqual([
       { name: "default", active: false, files: [{ path: "x.txt", lines: 1, deletions: 0, ranges: [1] }] },
-      { name: "next", active: true, files: [{ path: "x.txt", lines: 1, deletions: 0, ranges: [2] }, { path: "y.txt", lines: 1, deletions: 0, ranges: [1] }] },
+      {
+        name: "next",
+        active: true,
+        files: [
+          { path: "x.txt", lines: 1, deletions: 0, ranges: [2] },
+          { path: "y.txt", lines: 1, deletions: 0, ranges: [1] },
+        ],
+      },
     ]);
   });
 
@@ -301,7 +330,10 @@ describe("changelists", () => {
     const s = await d.ok("git_line_status", { path: "t.txt" });
     await d.ok("git_changelist_mark", { path: "t.txt", hash: s.hash, lines: [10], changelist: "later" });
     const lists = await d.ok("git_changelists");
-    expect(lists.lists[0].files).toEqual([expect.objectContaining({ path: "img.bin", whole_file: "BINARY_FILE" }), expect.objectContaining({ path: "t.txt", lines: 1 })]);
+    expect(lists.lists[0].files).toEqual([
+      expect.objectContaining({ path: "img.bin", whole_file: "BINARY_FILE" }),
+      expect.objectContaining({ path: "t.txt", lines: 1 }),
+    ]);
     const preview = await expectUnchanged([dir], [], () => d.ok("git_commit", { message: "now", changelist: "default" }, { approved: false }));
     expect(preview.files.map((f: any) => f.path)).toEqual(["img.bin", "t.txt"]);
     const r = await d.ok("git_commit", { message: "now", changelist: "default" });
@@ -351,7 +383,14 @@ describe("changelists across daemon restarts", () => {
     expect(stored.lists).toEqual(["default", "kept"]);
     expect(stored.files["k.txt"].base).toBe(event.data.changes.find((c: any) => c.path === "k.txt").hash);
     // 0-based runs: the two new lines on top and line 3 in the active list, line 7 (now 9) kept.
-    expect(stored.files["k.txt"].marks).toEqual({ lines: [[0, 2, "default"], [4, 5, "default"], [8, 9, "kept"]], deletions: [] });
+    expect(stored.files["k.txt"].marks).toEqual({
+      lines: [
+        [0, 2, "default"],
+        [4, 5, "default"],
+        [8, 9, "kept"],
+      ],
+      deletions: [],
+    });
 
     // While no daemon runs: one more line above.
     lines.unshift("top 0");
@@ -375,7 +414,11 @@ describe("changelists across daemon restarts", () => {
     truncateSync(state, CHANGELIST_STATE_MAX_BYTES + 1); // sparse: no time or disk spent on it
     const d = await startDaemon(big.dir);
     try {
-      for (const [tool, params] of [["git_changelists", {}], ["git_changelist_edit", { action: "create", name: "x" }], ["git_line_status", { path: "k.txt" }]] as const) {
+      for (const [tool, params] of [
+        ["git_changelists", {}],
+        ["git_changelist_edit", { action: "create", name: "x" }],
+        ["git_line_status", { path: "k.txt" }],
+      ] as const) {
         const r = await d.call(tool, params);
         expect(r.result, tool).toMatchObject({ code: "TOO_LARGE", file: state, size: CHANGELIST_STATE_MAX_BYTES + 1, max_bytes: CHANGELIST_STATE_MAX_BYTES });
         expect(r.result.message, tool).toContain(state);

@@ -18,7 +18,8 @@ describe("line tools' git processes", () => {
   type Processes = { started_by: Record<string, number>; children: { pid: number; label: string }[] };
   const state = async () => (await d.ok("info", { tool_id: "git_line_status" })).state.processes as Processes;
   /** Processes of these labels started since `before` (the VFS runs git status and ls-files of its own meanwhile). */
-  const since = (before: Processes, after: Processes, labels: string[]) => Object.fromEntries(labels.map((l) => [l, (after.started_by[l] ?? 0) - (before.started_by[l] ?? 0)]));
+  const since = (before: Processes, after: Processes, labels: string[]) =>
+    Object.fromEntries(labels.map((l) => [l, (after.started_by[l] ?? 0) - (before.started_by[l] ?? 0)]));
   const LINE_GIT = ["git cat-file", "git hash-object", "git update-index", "git cat-file (line tools)"];
   const reader = async () => (await state()).children.find((c) => c.label.startsWith("git cat-file"));
 
@@ -78,7 +79,9 @@ describe("line tools' git processes", () => {
       commitFile(dir, "e.txt", lines("x"));
       writeFile(dir, "e.txt", lines("X"));
       await other.ok("git_line_status", { path: "e.txt" });
-      const pid = ((await other.ok("info", { tool_id: "git_line_status" })).state.processes.children as { pid: number; label: string }[]).find((c) => c.label.startsWith("git cat-file"))!.pid;
+      const pid = ((await other.ok("info", { tool_id: "git_line_status" })).state.processes.children as { pid: number; label: string }[]).find((c) =>
+        c.label.startsWith("git cat-file"),
+      )!.pid;
       expect(alive(pid)).toBe(true);
       await other.close();
       await waitDead(pid);

@@ -30,7 +30,12 @@ describe("git_word_diff and git_line_status", () => {
     expect(r.changes[0]).toEqual({
       old: { line: 1, tag: expect.stringMatching(/^[0-9A-F]{4}$/), content: "const a = foo(bar, baz);" },
       new: { line: 1, tag: expect.stringMatching(/^[0-9A-F]{4}$/), content: "const a = foo(bar, qux);" },
-      words: [{ op: "=", text: "const a = foo(bar, " }, { op: "-", text: "baz" }, { op: "+", text: "qux" }, { op: "=", text: ");" }],
+      words: [
+        { op: "=", text: "const a = foo(bar, " },
+        { op: "-", text: "baz" },
+        { op: "+", text: "qux" },
+        { op: "=", text: ");" },
+      ],
     });
     const [header, ...body] = r.text.split("\n");
     expect(header).toBe(`file w.ts · hash ${r.hash} · index -> worktree · 3 changed lines in 3 ranges`);
@@ -67,8 +72,13 @@ describe("git_word_diff and git_line_status", () => {
   it("shows an untracked file as all added, and a line moved within a change with where it came from", async () => {
     writeFile(dir, "u.txt", "first\nsecond\n");
     const u = await d.ok("git_word_diff", { path: "u.txt" });
-    expect(u.changes.map((c: any) => [c.old, c.new.content])).toEqual([[null, "first"], [null, "second"]]);
-    expect((await d.ok("git_line_status", { path: "u.txt" })).ranges).toEqual([expect.objectContaining({ kind: "added", start: 1, end: 2, head_start: 1, head_end: 0 })]);
+    expect(u.changes.map((c: any) => [c.old, c.new.content])).toEqual([
+      [null, "first"],
+      [null, "second"],
+    ]);
+    expect((await d.ok("git_line_status", { path: "u.txt" })).ranges).toEqual([
+      expect.objectContaining({ kind: "added", start: 1, end: 2, head_start: 1, head_end: 0 }),
+    ]);
 
     commitFile(dir, "mv.ts", "alpha = 1;\nbeta = 2;\ngamma = 3;\n");
     writeFile(dir, "mv.ts", "gamma = 30;\nalpha = 10;\nbeta = 20;\n");
@@ -102,8 +112,14 @@ describe("git_word_diff and git_line_status", () => {
     expect(t).toContain("@@ range 2 · deleted · after line 4 (HEAD 5) · staged all · changelist default");
 
     const asked = await d.ok("git_line_status", { path: "st.txt", lines: [1, 3] });
-    expect(asked.lines.map((l: any) => [l.line, l.change])).toEqual([[1, "unchanged"], [3, "modified"]]);
-    expect(asked.text.split("\n").slice(1)).toEqual([`1|${asked.lines[0].tag} a (unchanged)`, expect.stringMatching(/^3\|.* \(range 1, staged, edited since\)$/)]);
+    expect(asked.lines.map((l: any) => [l.line, l.change])).toEqual([
+      [1, "unchanged"],
+      [3, "modified"],
+    ]);
+    expect(asked.text.split("\n").slice(1)).toEqual([
+      `1|${asked.lines[0].tag} a (unchanged)`,
+      expect.stringMatching(/^3\|.* \(range 1, staged, edited since\)$/),
+    ]);
     expect((await d.call("git_line_status", { path: "st.txt", lines: [99] })).result.code).toBe("INVALID_PARAMS");
   });
 
@@ -124,7 +140,11 @@ describe("git_word_diff and git_line_status", () => {
     git(dir, "config", "--unset", "core.autocrlf");
     // Without conversion every line's terminator changed: git sees them all, and so do we.
     const exact = await d.ok("git_word_diff", { path: "crlf.txt" });
-    expect(exact.changes.map((c: any) => [c.new.content, c.eol_changed ?? false])).toEqual([["one", true], ["TWO", false], ["three", true]]);
+    expect(exact.changes.map((c: any) => [c.new.content, c.eol_changed ?? false])).toEqual([
+      ["one", true],
+      ["TWO", false],
+      ["three", true],
+    ]);
   });
 
   it("a file deleted from the worktree is one deletion with no hash; a path git and disk do not know is NOT_FOUND", async () => {

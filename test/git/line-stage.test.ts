@@ -111,7 +111,10 @@ describe("line staging", () => {
     git(dir, "config", "core.safecrlf", "true");
     writeFile(dir, "auto.txt", "l1\r\nL2\r\nl3\r\nL4\r\n");
     const s = await status("auto.txt");
-    expect(s.ranges.map((r: any) => [r.start, r.end])).toEqual([[2, 2], [4, 4]]);
+    expect(s.ranges.map((r: any) => [r.start, r.end])).toEqual([
+      [2, 2],
+      [4, 4],
+    ]);
     await stage({ path: "auto.txt", hash: s.hash, lines: [2] });
     expect(indexBlob(dir, "auto.txt").toString()).toBe("l1\nL2\nl3\nl4\n");
     expectGitAdd("auto.txt", "l1\r\nL2\r\nl3\r\nl4\r\n");

@@ -21,7 +21,15 @@ describe("the changelist tracker on the bus", () => {
   let ws: Workspace;
   const lines = Array.from({ length: 20 }, (_, i) => `row ${i + 1}`);
   const body = (l: string[]) => `${l.join("\n")}\n`;
-  const change = (p: string, hash: string | null = null): FsChange => ({ path: p, kind: "modified", hash, origin: "external", by: null, tool: null, stale_sessions: [] });
+  const change = (p: string, hash: string | null = null): FsChange => ({
+    path: p,
+    kind: "modified",
+    hash,
+    origin: "external",
+    by: null,
+    tool: null,
+    stale_sessions: [],
+  });
 
   beforeAll(async () => {
     await initHash();

@@ -43,7 +43,10 @@ describe("read-only git and dry runs run nothing a nested repository's configura
     // Each nested repository's config names commands: an fsmonitor, and a clean filter on every file. The file
     // tools refuse to write these (another part's check); here they are written directly, as a clone could bring them.
     const subGit = git(path.join(ws.dir, "sub"), "rev-parse", "--absolute-git-dir").trim();
-    for (const [name, gitDir] of [["sub", subGit], ["emb", path.join(ws.dir, "emb/.git")]]) {
+    for (const [name, gitDir] of [
+      ["sub", subGit],
+      ["emb", path.join(ws.dir, "emb/.git")],
+    ]) {
       git(ws.dir, "config", "-f", path.join(gitDir, "config"), "core.fsmonitor", `sh -c 'echo x >> "${marker(`fsmonitor-${name}`)}"'`);
       git(ws.dir, "config", "-f", path.join(gitDir, "config"), "filter.evil.clean", `sh -c 'echo x >> "${marker(`filter-${name}`)}"; cat'`);
       writeFile(gitDir, "info/attributes", "* filter=evil\n");

@@ -162,7 +162,11 @@ describe("git_push, git_fetch, git_pull, git_clone against real bare remotes", (
   it("a failing push check blocks the push and the remote is untouched; the preview lists the check and runs nothing", async () => {
     git(repo.dir, "reset", "-q", "--hard", "origin/main");
     commitFile(repo.dir, "c.txt", "check me\n", "to check");
-    writeFile(repo.dir, ".tool-layer.json", JSON.stringify({ checks: [{ name: "e2e", command: ["sh", "-c", "echo ran > e2e-ran; echo 3 e2e tests failed; exit 2"], on: ["push"] }] }));
+    writeFile(
+      repo.dir,
+      ".tool-layer.json",
+      JSON.stringify({ checks: [{ name: "e2e", command: ["sh", "-c", "echo ran > e2e-ran; echo 3 e2e tests failed; exit 2"], on: ["push"] }] }),
+    );
     const before = remoteRefs(repo.remote);
     const preview = await d.ok("git_push", {}, { approved: false });
     expect(preview.checks).toEqual([{ name: "e2e", command: ["sh", "-c", "echo ran > e2e-ran; echo 3 e2e tests failed; exit 2"], timeout_ms: 120_000 }]);
@@ -229,7 +233,8 @@ describe("git_push, git_fetch, git_pull, git_clone against real bare remotes", (
     writeFile(repo.dir, "linked/.git", `gitdir: ${repo.remote}\n`);
     execFileSync("git", ["init", "-q", "--bare", path.join(repo.dir, "borrow.git")]);
     writeFile(repo.dir, "borrow.git/objects/info/alternates", `${path.join(repo.remote, "objects")}\n`);
-    for (const url of ["linked", "borrow.git"]) expect((await d.call("git_clone", { url, path: "stolen" }, { approved: false })).result.code, url).toBe("PATH_OUTSIDE_ROOT");
+    for (const url of ["linked", "borrow.git"])
+      expect((await d.call("git_clone", { url, path: "stolen" }, { approved: false })).result.code, url).toBe("PATH_OUTSIDE_ROOT");
     // fd:: would wait on a descriptor for a minute, ext:: runs a command: neither starts.
     for (const url of ["fd::3", "ext::sh -c touch% pwned", "http://127.0.0.1:9/x.git", "file://elsewhere/x"]) {
       const r = await d.call("git_clone", { url, path: "stolen" }, { approved: false });

@@ -20,7 +20,10 @@ describe("parseStatus (git status --porcelain=v2 -z --branch)", () => {
     const s = parseStatus(out);
     expect(s).toMatchObject({ head: "0123456789abcdef0123456789abcdef01234567", branch: "main", upstream: "origin/main", ahead: 2, behind: 1 });
     expect(s.unstaged).toEqual([{ path: "a file.txt", xy: ".M" }]);
-    expect(s.staged).toEqual([{ path: "new.txt", xy: "A." }, { path: "new name.txt", xy: "R.", from: "old name.txt" }]);
+    expect(s.staged).toEqual([
+      { path: "new.txt", xy: "A." },
+      { path: "new name.txt", xy: "R.", from: "old name.txt" },
+    ]);
     expect(s.conflicted).toEqual([{ path: "both sides.txt", xy: "UU" }]);
     expect(s.untracked).toEqual(["untracked one.txt"]);
     expect(isClean(s)).toBe(false);

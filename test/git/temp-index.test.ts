@@ -23,7 +23,14 @@ const names = (out: string) => out.split("\0").filter(Boolean).sort();
 describe("withTempIndex", () => {
   const processes = new Supervisor();
   const tmp = tmpWorkspace({ git: true });
-  const repo = new GitRepo({ root: tmp.dir, processes, paths: new PathResolver(tmp.dir), maxFileBytes: 1024 * 1024, bus: new EventBus(), log: () => undefined });
+  const repo = new GitRepo({
+    root: tmp.dir,
+    processes,
+    paths: new PathResolver(tmp.dir),
+    maxFileBytes: 1024 * 1024,
+    bus: new EventBus(),
+    log: () => undefined,
+  });
   const ctx: RepoCtx = { repo };
   commitFile(tmp.dir, "a.txt", "one\n");
   commitFile(tmp.dir, "b.txt", "two\n");

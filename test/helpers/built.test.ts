@@ -8,10 +8,13 @@ describe("the end-to-end tests never run a stale dist/", () => {
   it("names each source whose compiled file is missing or older; a .d.ts and other files need none", () => {
     const ws = tmpWorkspace({
       files: {
-        "src/fresh.ts": "", "out/fresh.js": "",
-        "src/deep/old.ts": "", "out/deep/old.js": "",
+        "src/fresh.ts": "",
+        "out/fresh.js": "",
+        "src/deep/old.ts": "",
+        "out/deep/old.js": "",
         "src/missing.ts": "",
-        "src/types.d.ts": "", "src/data.json": "",
+        "src/types.d.ts": "",
+        "src/data.json": "",
       },
     });
     try {

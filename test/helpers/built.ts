@@ -29,8 +29,13 @@ export function staleOutputs(srcDir: string, outDir: string): string[] {
 export function builtMain(): string {
   const stale = staleOutputs(path.join(REPO, "src"), path.join(REPO, "dist", "src"));
   if (stale.length) {
-    const shown = stale.slice(0, 5).map((f) => `src/${f}`).join(", ");
-    throw new Error(`dist/ is older than src/ (${shown}${stale.length > 5 ? `, ${stale.length - 5} more` : ""}): run \`npm run build\` before the end-to-end tests (npm test builds first)`);
+    const shown = stale
+      .slice(0, 5)
+      .map((f) => `src/${f}`)
+      .join(", ");
+    throw new Error(
+      `dist/ is older than src/ (${shown}${stale.length > 5 ? `, ${stale.length - 5} more` : ""}): run \`npm run build\` before the end-to-end tests (npm test builds first)`,
+    );
   }
   return path.join(REPO, "dist", "src", "main.js");
 }

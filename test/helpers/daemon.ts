@@ -93,7 +93,9 @@ export class DaemonClient {
   burst(calls: { tool_id: string; params?: Record<string, unknown>; session?: string }[]): Promise<Response[]> {
     const ids = calls.map(() => this.nextId++);
     const answers = ids.map((id) => this.answer(this.client.expect(id)));
-    const lines = calls.map((c, i) => JSON.stringify({ tool_id: c.tool_id, session_id: c.session ?? "s1", toolcall_id: ids[i], approved: true, params: c.params ?? {} }));
+    const lines = calls.map((c, i) =>
+      JSON.stringify({ tool_id: c.tool_id, session_id: c.session ?? "s1", toolcall_id: ids[i], approved: true, params: c.params ?? {} }),
+    );
     this.sendRaw(`${lines.join("\n")}\n`);
     return Promise.all(answers);
   }

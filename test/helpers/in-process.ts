@@ -54,13 +54,18 @@ export class JsonlClient {
   readonly transport: JsonlTransport;
 
   constructor(daemon: Daemon) {
-    this.transport = new JsonlTransport(this.input, this.output, daemon.dispatcher, daemon.bus, { readyData: () => ({ in_process: true }), onEnd: () => undefined });
+    this.transport = new JsonlTransport(this.input, this.output, daemon.dispatcher, daemon.bus, {
+      readyData: () => ({ in_process: true }),
+      onEnd: () => undefined,
+    });
     this.transport.start();
   }
 
   /** Sends the requests in one write (so they are read in this order), and resolves with each one's answer. */
   send(...requests: { tool_id: string; id: string | number; params?: Json; approved?: boolean; session?: string }[]): Promise<Json[]> {
-    const lines = requests.map((r) => JSON.stringify({ tool_id: r.tool_id, session_id: r.session ?? "s1", toolcall_id: r.id, approved: r.approved ?? true, params: r.params ?? {} }));
+    const lines = requests.map((r) =>
+      JSON.stringify({ tool_id: r.tool_id, session_id: r.session ?? "s1", toolcall_id: r.id, approved: r.approved ?? true, params: r.params ?? {} }),
+    );
     this.input.write(`${lines.join("\n")}\n`);
     return Promise.all(requests.map((r) => this.inbox.waitFor((m) => m.call_id === r.id && "success" in m)));
   }
@@ -91,7 +96,11 @@ export class McpClient {
   /** Serves MCP as `--mcp` does (both revisions, the default --mcp-confirm) and opens a 2025 session. */
   async connect(): Promise<void> {
     const d = this.daemon;
-    this.server = serveMcp(d.dispatcher, d.registry, d.ws, d.bus, this.input, this.output, { version: "in-process", confirm: "destructive", onEnd: () => undefined });
+    this.server = serveMcp(d.dispatcher, d.registry, d.ws, d.bus, this.input, this.output, {
+      version: "in-process",
+      confirm: "destructive",
+      onEnd: () => undefined,
+    });
     await this.request("initialize", { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "in-process", version: "0" } });
     this.notify("notifications/initialized");
   }
@@ -154,7 +163,7 @@ export async function inProcessDaemon(root: string, options: Partial<DaemonOptio
     const outcome = call(request);
     const dispatched = { request, outcome };
     taken.push(dispatched);
-    for (const w of waiting) if (w.match(request)) (waiting.delete(w), w.resolve(dispatched));
+    for (const w of waiting) if (w.match(request)) waiting.delete(w), w.resolve(dispatched);
     return outcome;
   };
   const dispatched = (match: (r: CallRequest) => boolean) =>

@@ -49,7 +49,7 @@ export function descendants(root: number): number[] {
   const found = new Set([root]);
   for (let grew = true; grew; ) {
     grew = false;
-    for (const p of all) if (found.has(p.ppid) && !found.has(p.pid)) (found.add(p.pid), (grew = true));
+    for (const p of all) if (found.has(p.ppid) && !found.has(p.pid)) found.add(p.pid), (grew = true);
   }
   found.delete(root);
   return [...found];

@@ -24,12 +24,16 @@ const edit = (line: number, from: number, to: number, newText: string) => ({
 describe("normalizeWorkspaceEdit", () => {
   it("gives tsls `changes` and pyright `documentChanges` with version null one shape", () => {
     const tsls = normalizeWorkspaceEdit({ changes: { "file:///root/b.ts": [edit(0, 0, 3, "x")], "file:///root/a.ts": [edit(1, 2, 5, "x")] } }, pathOf, () => 1);
-    const pyright = normalizeWorkspaceEdit({
-      documentChanges: [
-        { textDocument: { uri: "file:///root/b.ts", version: null }, edits: [edit(0, 0, 3, "x")] },
-        { textDocument: { uri: "file:///root/a.ts", version: null }, edits: [edit(1, 2, 5, "x")] },
-      ],
-    }, pathOf, () => 1);
+    const pyright = normalizeWorkspaceEdit(
+      {
+        documentChanges: [
+          { textDocument: { uri: "file:///root/b.ts", version: null }, edits: [edit(0, 0, 3, "x")] },
+          { textDocument: { uri: "file:///root/a.ts", version: null }, edits: [edit(1, 2, 5, "x")] },
+        ],
+      },
+      pathOf,
+      () => 1,
+    );
     expect(pyright).toEqual(tsls);
     expect(tsls.map((f) => f.path)).toEqual(["a.ts", "b.ts"]);
   });
@@ -38,8 +42,9 @@ describe("normalizeWorkspaceEdit", () => {
     const stale = () => normalizeWorkspaceEdit({ documentChanges: [{ textDocument: { uri: "file:///root/a.ts", version: 3 }, edits: [] }] }, pathOf, () => 4);
     expect(stale).toThrow(ToolError);
     expect(() => normalizeWorkspaceEdit({ documentChanges: [{ kind: "create", uri: "file:///root/n.ts" }] }, pathOf, () => 1)).toThrow(/create/);
-    expect(normalizeWorkspaceEdit({ documentChanges: [{ textDocument: { uri: "file:///root/a.ts", version: 4 }, edits: [] }] }, pathOf, () => 4))
-      .toEqual([{ path: "a.ts", edits: [] }]);
+    expect(normalizeWorkspaceEdit({ documentChanges: [{ textDocument: { uri: "file:///root/a.ts", version: 4 }, edits: [] }] }, pathOf, () => 4)).toEqual([
+      { path: "a.ts", edits: [] },
+    ]);
     expect(normalizeWorkspaceEdit(null, pathOf, () => 1)).toEqual([]);
   });
 });
@@ -68,12 +73,18 @@ describe("diagnostics", () => {
   const at = lines[0].indexOf("naïve");
 
   it("converts tsserver's 1-based UTF-16 offsets and categories", () => {
-    const d = fromTsServerDiagnostic({ start: { line: 1, offset: at + 1 }, end: { line: 1, offset: at + 6 }, text: "bad", code: 2322, category: "suggestion" }, lines);
+    const d = fromTsServerDiagnostic(
+      { start: { line: 1, offset: at + 1 }, end: { line: 1, offset: at + 6 }, text: "bad", code: 2322, category: "suggestion" },
+      lines,
+    );
     expect(d).toEqual({ line: 1, column: at - 1, end_line: 1, end_column: at + 4, severity: "hint", code: 2322, source: "typescript", message: "bad" });
   });
 
   it("converts LSP diagnostics, reading a missing severity as an error", () => {
-    const d = fromLspDiagnostic({ range: { start: { line: 0, character: at }, end: { line: 0, character: at + 5 } }, message: "m", source: "Pyright", code: "reportX" }, lines);
+    const d = fromLspDiagnostic(
+      { range: { start: { line: 0, character: at }, end: { line: 0, character: at + 5 } }, message: "m", source: "Pyright", code: "reportX" },
+      lines,
+    );
     expect(d).toMatchObject({ line: 1, column: at - 1, end_column: at + 4, severity: "error", code: "reportX", source: "Pyright" });
   });
 });
@@ -82,15 +93,23 @@ describe("places, symbols and hovers", () => {
   it("reads Location, Location[] and LocationLink[] (a link names its target's name)", () => {
     const range = { start: { line: 2, character: 4 }, end: { line: 2, character: 7 } };
     expect(placesOf({ uri: "file:///root/a.py", range }, pathOf, noLines)).toEqual([{ path: "a.py", line: 3, column: 5, end_line: 3, end_column: 8 }]);
-    const link = { targetUri: "file:///root/b.py", targetRange: { start: { line: 0, character: 0 }, end: { line: 5, character: 0 } }, targetSelectionRange: range };
+    const link = {
+      targetUri: "file:///root/b.py",
+      targetRange: { start: { line: 0, character: 0 }, end: { line: 5, character: 0 } },
+      targetSelectionRange: range,
+    };
     expect(placesOf([link], pathOf, noLines)).toEqual([{ path: "b.py", line: 3, column: 5, end_line: 3, end_column: 8 }]);
     expect(placesOf(null, pathOf, noLines)).toEqual([]);
   });
 
   it("flattens a document outline with depth and container", () => {
     const r = (line: number) => ({ start: { line, character: 0 }, end: { line, character: 1 } });
-    const symbols = symbolsOf([{ name: "C", kind: 5, range: r(0), selectionRange: r(0), children: [{ name: "m", kind: 6, range: r(1), selectionRange: r(1) }] }],
-      pathOf, noLines, "a.ts");
+    const symbols = symbolsOf(
+      [{ name: "C", kind: 5, range: r(0), selectionRange: r(0), children: [{ name: "m", kind: 6, range: r(1), selectionRange: r(1) }] }],
+      pathOf,
+      noLines,
+      "a.ts",
+    );
     expect(symbols).toEqual([
       { name: "C", kind: "class", depth: 0, place: { path: "a.ts", line: 1, column: 1, end_line: 1, end_column: 2 } },
       { name: "m", kind: "method", container: "C", depth: 1, place: { path: "a.ts", line: 2, column: 1, end_line: 2, end_column: 2 } },

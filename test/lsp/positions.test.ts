@@ -59,8 +59,14 @@ describe("toLspPosition", () => {
   });
 
   it("refuses bad lines, columns and occurrences as INVALID_PARAMS", () => {
-    for (const spec of [{ line: 0, column: 1 }, { line: 3, column: 1 }, { line: 1.5, column: 1 }, { line: 1, column: 0 }, { line: 1 },
-      { line: 1, symbol: "sum", occurrence: 0 }]) {
+    for (const spec of [
+      { line: 0, column: 1 },
+      { line: 3, column: 1 },
+      { line: 1.5, column: 1 },
+      { line: 1, column: 0 },
+      { line: 1 },
+      { line: 1, symbol: "sum", occurrence: 0 },
+    ]) {
       expect(errorOf(() => toLspPosition(lines, spec, "a.ts")).code, JSON.stringify(spec)).toBe("INVALID_PARAMS");
     }
   });

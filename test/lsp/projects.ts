@@ -18,8 +18,7 @@ export function typescriptProject() {
   return tmpWorkspace({
     files: {
       "tsconfig.json": JSON.stringify({
-        compilerOptions: { strict: true, target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", noEmit: true,
-          plugins: [{ name: "evil-plugin" }] },
+        compilerOptions: { strict: true, target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", noEmit: true, plugins: [{ name: "evil-plugin" }] },
         include: ["src"],
       }),
       "src/math.ts": "export function add(a: number, b: number): number {\n  return a + b;\n}\n",
@@ -71,7 +70,6 @@ export function edit(client: LspClient, dir: string, rel: string, text: string |
   client.sync(rel, doc.text, doc.hash, created ? "created" : "modified");
   return doc;
 }
-
 
 /** Markers left by workspace code that ran (see marker). */
 export function ranMarkers(dir: string): string[] {

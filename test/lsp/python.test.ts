@@ -60,7 +60,7 @@ describe("pyright-langserver", SLOW_TEST, () => {
     const original = docOf(dir, "main.py");
     const first = edit(client, dir, "main.py", original.text.replace("x: str", "x: bytes"));
     const checking = client.diagnostics(first, WAIT_MS);
-    const second = edit(client, dir, "main.py", original.text.replace('x: str = add(1, 2)', 'x: int = add(1, "2")'));
+    const second = edit(client, dir, "main.py", original.text.replace("x: str = add(1, 2)", 'x: int = add(1, "2")'));
     const answer = await client.diagnostics(second, WAIT_MS);
     expect(await checking).toMatchObject({ status: "unknown", hash: first.hash });
     expect(answer.status === "current" && answer.diagnostics.map((d) => d.code)).toEqual(["reportArgumentType"]);
@@ -94,10 +94,18 @@ describe("pyright-langserver", SLOW_TEST, () => {
 
   it("finds every reference of add", async () => {
     const { places } = await client.references(docOf(dir, "util.py"), { line: 1, symbol: "add" });
-    expect(places.map((p) => `${p.path}:${p.line}:${p.column}`).sort()).toEqual([
-      "main.py:1:18", "main.py:2:10", "other.py:1:18", "other.py:3:9", "other.py:3:13", "util.py:1:5", "wide.py:1:18",
-      "wide.py:2:22", // 22 code points in; 24 would be UTF-16 units
-    ].sort());
+    expect(places.map((p) => `${p.path}:${p.line}:${p.column}`).sort()).toEqual(
+      [
+        "main.py:1:18",
+        "main.py:2:10",
+        "other.py:1:18",
+        "other.py:3:9",
+        "other.py:3:13",
+        "util.py:1:5",
+        "wide.py:1:18",
+        "wide.py:2:22", // 22 code points in; 24 would be UTF-16 units
+      ].sort(),
+    );
   });
 
   it("says it has no implementations rather than answering an empty list", async () => {
@@ -174,8 +182,7 @@ describe("pyright and the workspace's interpreter", SLOW_TEST, () => {
     writeFile(user.dir, "bin/python3", fake(user.dir));
     chmodSync(path.join(ws.dir, "bin/python3"), 0o755);
     chmodSync(path.join(user.dir, "bin/python3"), 0o755);
-    const env = { ...process.env, PATH: [path.join(ws.dir, "bin"), path.join(user.dir, "bin"), process.env.PATH].join(path.delimiter),
-      VIRTUAL_ENV: ws.dir };
+    const env = { ...process.env, PATH: [path.join(ws.dir, "bin"), path.join(user.dir, "bin"), process.env.PATH].join(path.delimiter), VIRTUAL_ENV: ws.dir };
     const c = new LspClient(pythonSpec(), { root: ws.dir, env });
     try {
       const answer = await c.diagnostics(docOf(ws.dir, "main.py"), WAIT_MS);

@@ -16,7 +16,10 @@ const DECLARES_FOO = "export function foo(): number {\n  return 1;\n}\n";
 
 const project = tmpWorkspace({
   files: {
-    "tsconfig.json": JSON.stringify({ compilerOptions: { strict: true, target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", noEmit: true }, include: ["src"] }),
+    "tsconfig.json": JSON.stringify({
+      compilerOptions: { strict: true, target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", noEmit: true },
+      include: ["src"],
+    }),
     "src/math.ts": MATH,
     "src/main.ts": MAIN,
     "src/a.ts": USES_FOO,
@@ -55,7 +58,10 @@ describe("lsp_rename", SLOW_TEST, () => {
     expect(changesOf(line).find(isAppended)).toMatchObject({ origin: "external", by: null, tool: null });
     // The rename's own write of the other file is still its own.
     const main = MAIN.replaceAll("add", "plus");
-    await d.waitFor((l) => changesOf(l).some((c) => c.path === "src/main.ts" && c.hash === hashOf(main) && c.origin === "tool" && c.tool === "lsp_rename"), WAIT_MS);
+    await d.waitFor(
+      (l) => changesOf(l).some((c) => c.path === "src/main.ts" && c.hash === hashOf(main) && c.origin === "tool" && c.tool === "lsp_rename"),
+      WAIT_MS,
+    );
   });
 
   it("refuses a rename whose symbol is declared through a link out of the root, naming the link; nothing changes", async () => {

@@ -3,7 +3,10 @@ import { MAX_PLANS, PLAN_TTL_MS, type RenamePlan, RenamePlans, planRename } from
 import { hiddenInSandbox } from "../../src/lsp/sandbox.js";
 import { toolErrorFrom } from "../helpers/tool-error.js";
 
-const edit = (line: number, from: number, to: number, newText: string) => ({ range: { start: { line, character: from }, end: { line, character: to } }, newText });
+const edit = (line: number, from: number, to: number, newText: string) => ({
+  range: { start: { line, character: from }, end: { line, character: to } },
+  newText,
+});
 const ASKED = { path: "a.ts", hash: "h-a", at: { line: 1, symbol: "add" }, newName: "plus" };
 
 describe("planRename", () => {
@@ -12,10 +15,14 @@ describe("planRename", () => {
       "a.ts": { text: "export const add = 1;\n", hash: "h-a" },
       "b.ts": { text: "import { add } from './a';\nadd;\n", hash: "h-b" },
     };
-    const plan = planRename(ASKED, [
-      { path: "a.ts", hash: "h-a", edits: [edit(0, 13, 16, "plus")] },
-      { path: "b.ts", hash: null, edits: [edit(0, 9, 12, "plus"), edit(1, 0, 3, "plus")] },
-    ], (p, hash) => (hash === null || texts[p].hash === hash ? texts[p] : undefined));
+    const plan = planRename(
+      ASKED,
+      [
+        { path: "a.ts", hash: "h-a", edits: [edit(0, 13, 16, "plus")] },
+        { path: "b.ts", hash: null, edits: [edit(0, 9, 12, "plus"), edit(1, 0, 3, "plus")] },
+      ],
+      (p, hash) => (hash === null || texts[p].hash === hash ? texts[p] : undefined),
+    );
     expect(plan.count).toBe(3);
     expect(plan.files.map((f) => [f.path, f.hash, f.after, f.edits])).toEqual([
       ["a.ts", "h-a", "export const plus = 1;\n", 1],

@@ -59,10 +59,7 @@ describe("language servers of the daemon", SLOW_TEST, () => {
     const ts = typescriptProject();
     writeFile(ts.dir, "py/util.py", "def add(a: int) -> int:\n    return a\n");
     const d = await daemonOn(ts);
-    await Promise.all([
-      d.ok("lsp_hover", { path: "src/main.ts", line: 2, symbol: "sum" }),
-      d.ok("lsp_hover", { path: "py/util.py", line: 1, symbol: "add" }),
-    ]);
+    await Promise.all([d.ok("lsp_hover", { path: "src/main.ts", line: 2, symbol: "sum" }), d.ok("lsp_hover", { path: "py/util.py", line: 1, symbol: "add" })]);
     const servers = (await lspInfo(d)).servers.filter((s) => s.pid);
     expect(servers.map((s) => s.language).sort()).toEqual(["python", "typescript"]);
     const tree = servers.flatMap((s) => processTree(s.pid!));

@@ -39,7 +39,10 @@ describe("lsp tools on python", SLOW_TEST, () => {
   it("does not answer a second edit, made while the first is checked, with the first's diagnostics", async () => {
     const firstText = MAIN.replace("x: str", "x: bytes");
     const secondText = MAIN.replace("x: str = add(1, 2)", 'x: int = add(1, "2")');
-    const codes: Record<string, string[]> = { [fileHash(Buffer.from(firstText))]: ["reportAssignmentType"], [fileHash(Buffer.from(secondText))]: ["reportArgumentType"] };
+    const codes: Record<string, string[]> = {
+      [fileHash(Buffer.from(firstText))]: ["reportAssignmentType"],
+      [fileHash(Buffer.from(secondText))]: ["reportArgumentType"],
+    };
     external(dir, "main.py", firstText);
     const checking = diagnostics(d, "main.py");
     const second = external(dir, "main.py", secondText);

@@ -35,8 +35,9 @@ describe("lsp tools on typescript", SLOW_TEST, () => {
     const answer = await diagnostics(d, "src/main.ts");
     const line = "const x: string = sum(1, 2);";
     expect(answer).toMatchObject({ path: "src/main.ts", hash: fileHash(Buffer.from(MAIN)), status: "current" });
-    expect(answer.diagnostics).toEqual([{ line: 2, tag: tagOf(line), column: 7, end_line: 2, end_column: 8, severity: "error", code: 2322,
-      source: "typescript", message: TYPE_ERROR }]);
+    expect(answer.diagnostics).toEqual([
+      { line: 2, tag: tagOf(line), column: 7, end_line: 2, end_column: 8, severity: "error", code: 2322, source: "typescript", message: TYPE_ERROR },
+    ]);
     expect(answer.text.split("\n").slice(1)).toEqual([`src/main.ts:2|${tagOf(line)} ${line}`, `  col 7 error typescript 2322: ${TYPE_ERROR}`]);
   });
 
@@ -95,28 +96,45 @@ describe("lsp tools on typescript", SLOW_TEST, () => {
     // A later change that does change the list: its event comes after any the unchanged one could have sent.
     since = mark(d);
     const later = externalAtomic(dir, "src/main.ts", MAIN.replace("const x: string", "const x: RegExp"));
-    expect((await diagnosticsEvent(d, "src/main.ts", later, since)).diagnostics.map((x: any) => x.message)).toEqual(["Type 'number' is not assignable to type 'RegExp'."]);
+    expect((await diagnosticsEvent(d, "src/main.ts", later, since)).diagnostics.map((x: any) => x.message)).toEqual([
+      "Type 'number' is not assignable to type 'RegExp'.",
+    ]);
     expect(diagnosticsEvents(d, "src/main.ts").filter((e) => e.hash === same)).toEqual([]);
     external(dir, "src/main.ts", MAIN);
   });
 
   it("finds references across files and implementations, each line once in text", async () => {
     const refs = await d.ok("lsp_references", { path: "src/math.ts", line: 1, symbol: "add" });
-    expect(refs.places.map((p: any) => `${p.path}:${p.line}:${p.column}`).sort()).toEqual([
-      "src/main.ts:1:10", "src/main.ts:1:17", "src/main.ts:2:19", "src/main.ts:3:16", "src/math.ts:1:17",
-      "src/other.ts:1:10", "src/other.ts:2:22", "src/other.ts:2:26", "src/wide.ts:1:10", "src/wide.ts:2:41",
-    ].sort());
+    expect(refs.places.map((p: any) => `${p.path}:${p.line}:${p.column}`).sort()).toEqual(
+      [
+        "src/main.ts:1:10",
+        "src/main.ts:1:17",
+        "src/main.ts:2:19",
+        "src/main.ts:3:16",
+        "src/math.ts:1:17",
+        "src/other.ts:1:10",
+        "src/other.ts:2:22",
+        "src/other.ts:2:26",
+        "src/wide.ts:1:10",
+        "src/wide.ts:2:41",
+      ].sort(),
+    );
     const lines = refs.text.split("\n").slice(1);
     expect(lines).toHaveLength(8); // 10 places on 8 lines
     expect(lines).toContain(`src/other.ts:2|${tagOf("export const total = add(add(1, 2), 3);")} export const total = add(add(1, 2), 3);`);
     const impl = await d.ok("lsp_implementation", { path: "src/shape.ts", line: 1, symbol: "Shape" });
-    expect(impl.places).toEqual([{ path: "src/shape.ts", line: 4, tag: tagOf("export class Square implements Shape {"), column: 14, end_line: 4, end_column: 20 }]);
+    expect(impl.places).toEqual([
+      { path: "src/shape.ts", line: 4, tag: tagOf("export class Square implements Shape {"), column: 14, end_line: 4, end_column: 20 },
+    ]);
   });
 
   it("gives a file's outline and the project's symbols matching a query", async () => {
     const outline = await d.ok("lsp_symbols", { path: "src/shape.ts" });
     expect(outline.symbols.map((s: any) => `${"  ".repeat(s.depth)}${s.kind} ${s.name} ${s.line}`)).toEqual([
-      "interface Shape 1", "  method area 2", "class Square 4", "  method area 5",
+      "interface Shape 1",
+      "  method area 2",
+      "class Square 4",
+      "  method area 5",
     ]);
     const found = await d.ok("lsp_symbols", { query: "total" });
     expect(found.symbols).toContainEqual(expect.objectContaining({ name: "total", kind: "constant", path: "src/other.ts", line: 2 }));
@@ -125,7 +143,12 @@ describe("lsp tools on typescript", SLOW_TEST, () => {
   });
 
   describe("lsp_rename", () => {
-    const ORIGINAL = { "src/main.ts": MAIN, "src/math.ts": disk(dir, "src/math.ts"), "src/other.ts": disk(dir, "src/other.ts"), "src/wide.ts": disk(dir, "src/wide.ts") };
+    const ORIGINAL = {
+      "src/main.ts": MAIN,
+      "src/math.ts": disk(dir, "src/math.ts"),
+      "src/other.ts": disk(dir, "src/other.ts"),
+      "src/wide.ts": disk(dir, "src/wide.ts"),
+    };
     const RENAMED = {
       "src/main.ts": 'import { plus as sum } from "./math.js";\nconst x: string = sum(1, 2);\nconsole.log(x, sum(3, 4));\n',
       "src/math.ts": "export function plus(a: number, b: number): number {\n  return a + b;\n}\n",
@@ -133,19 +156,34 @@ describe("lsp tools on typescript", SLOW_TEST, () => {
       "src/wide.ts": 'import { plus } from "./math.js";\nconst face = "😀😀"; export const naïve = plus(face.length, 2);\n',
     };
     const files = () => Object.fromEntries(Object.keys(ORIGINAL).map((f) => [f, disk(dir, f)]));
-    const toolChange = (rel: string, text: string) => d.waitFor((l) => l.event === "fs.changed" &&
-      l.data.changes.some((c: any) => c.path === rel && c.hash === fileHash(Buffer.from(text)) && c.origin === "tool" && c.tool === "lsp_rename" && c.by === "s1"), WAIT_MS);
+    const toolChange = (rel: string, text: string) =>
+      d.waitFor(
+        (l) =>
+          l.event === "fs.changed" &&
+          l.data.changes.some(
+            (c: any) => c.path === rel && c.hash === fileHash(Buffer.from(text)) && c.origin === "tool" && c.tool === "lsp_rename" && c.by === "s1",
+          ),
+        WAIT_MS,
+      );
 
     it("at the definition: a preview of every file, then all of them written, attributed", async () => {
       const preview = await d.ok("lsp_rename", { path: "src/math.ts", line: 1, symbol: "add", new_name: "plus" }, { approved: false });
       expect(preview).toMatchObject({ dry_run: true, count: 7, preview_id: expect.stringMatching(/^[0-9a-f]{16}$/) });
       const edits: Record<string, number> = { "src/main.ts": 1, "src/math.ts": 1, "src/other.ts": 3, "src/wide.ts": 2 };
-      expect(preview.files.map((f: any) => [f.path, f.previous_hash, f.hash, f.edits])).toEqual(Object.keys(ORIGINAL).map((p) =>
-        [p, fileHash(Buffer.from(ORIGINAL[p as keyof typeof ORIGINAL])), fileHash(Buffer.from(RENAMED[p as keyof typeof RENAMED])), edits[p]]));
+      expect(preview.files.map((f: any) => [f.path, f.previous_hash, f.hash, f.edits])).toEqual(
+        Object.keys(ORIGINAL).map((p) => [
+          p,
+          fileHash(Buffer.from(ORIGINAL[p as keyof typeof ORIGINAL])),
+          fileHash(Buffer.from(RENAMED[p as keyof typeof RENAMED])),
+          edits[p],
+        ]),
+      );
       expect(preview.files[1].diff).toContain("-export function add(a: number, b: number): number {\n+export function plus(a: number, b: number): number {");
       expect(files()).toEqual(ORIGINAL);
       // The same call on the same state: the same preview, so an approval can be bound to it.
-      expect((await d.ok("lsp_rename", { path: "src/math.ts", line: 1, symbol: "add", new_name: "plus" }, { approved: false })).preview_id).toBe(preview.preview_id);
+      expect((await d.ok("lsp_rename", { path: "src/math.ts", line: 1, symbol: "add", new_name: "plus" }, { approved: false })).preview_id).toBe(
+        preview.preview_id,
+      );
 
       const done = await d.ok("lsp_rename", { path: "src/math.ts", line: 1, symbol: "add", new_name: "plus", preview_id: preview.preview_id });
       expect(done.count).toBe(7);
@@ -181,8 +219,12 @@ describe("lsp tools on typescript", SLOW_TEST, () => {
     });
 
     it("refuses a new name that is no identifier, and a place with nothing to rename", async () => {
-      expect((await d.call("lsp_rename", { path: "src/math.ts", line: 1, symbol: "add", new_name: "a b" }, { approved: false })).result.code).toBe("INVALID_PARAMS");
-      expect((await d.call("lsp_rename", { path: "src/main.ts", line: 3, symbol: "console", new_name: "c" }, { approved: false })).result.code).toBe("NOT_FOUND");
+      expect((await d.call("lsp_rename", { path: "src/math.ts", line: 1, symbol: "add", new_name: "a b" }, { approved: false })).result.code).toBe(
+        "INVALID_PARAMS",
+      );
+      expect((await d.call("lsp_rename", { path: "src/main.ts", line: 3, symbol: "console", new_name: "c" }, { approved: false })).result.code).toBe(
+        "NOT_FOUND",
+      );
     });
   });
 

@@ -40,8 +40,18 @@ describe("typescript-language-server", SLOW_TEST, () => {
   it("reports the type error of the current content", async () => {
     const answer = await client.diagnostics(docOf(dir, "src/main.ts"), WAIT_MS);
     expect(answer).toMatchObject({ status: "current", hash: docOf(dir, "src/main.ts").hash });
-    expect(answer.status === "current" && answer.diagnostics).toEqual([{ line: 2, column: 7, end_line: 2, end_column: 8, severity: "error",
-      code: 2322, source: "typescript", message: "Type 'number' is not assignable to type 'string'." }]);
+    expect(answer.status === "current" && answer.diagnostics).toEqual([
+      {
+        line: 2,
+        column: 7,
+        end_line: 2,
+        end_column: 8,
+        severity: "error",
+        code: 2322,
+        source: "typescript",
+        message: "Type 'number' is not assignable to type 'string'.",
+      },
+    ]);
   });
 
   it("runs the project's own typescript, never the workspace's, and loads no tsconfig plugin", () => {
@@ -89,12 +99,20 @@ describe("typescript-language-server", SLOW_TEST, () => {
   it("finds every reference of add, through the alias too", async () => {
     const { places } = await client.references(docOf(dir, "src/math.ts"), { line: 1, symbol: "add" });
     const seen = places.map((p) => `${p.path}:${p.line}:${p.column}`).sort();
-    expect(seen).toEqual([
-      "src/main.ts:1:10", "src/main.ts:1:17", "src/main.ts:2:19", "src/main.ts:3:16",
-      "src/math.ts:1:17",
-      "src/other.ts:1:10", "src/other.ts:2:22", "src/other.ts:2:26",
-      "src/wide.ts:1:10", "src/wide.ts:2:41", // 41 code points in; 44 would be UTF-16 units
-    ].sort());
+    expect(seen).toEqual(
+      [
+        "src/main.ts:1:10",
+        "src/main.ts:1:17",
+        "src/main.ts:2:19",
+        "src/main.ts:3:16",
+        "src/math.ts:1:17",
+        "src/other.ts:1:10",
+        "src/other.ts:2:22",
+        "src/other.ts:2:26",
+        "src/wide.ts:1:10",
+        "src/wide.ts:2:41", // 41 code points in; 44 would be UTF-16 units
+      ].sort(),
+    );
   });
 
   it("finds the implementations of an interface and of its method", async () => {

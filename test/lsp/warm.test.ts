@@ -4,7 +4,8 @@ import { tmpWorkspace } from "../helpers/tmp.js";
 import { lspInfo } from "./daemon-lsp.js";
 import { SLOW_TEST, WAIT_MS, typescriptProject } from "./projects.js";
 
-const states = (d: DaemonClient, language: string) => d.events.filter((e: EventLine) => e.event === "lsp.state" && e.data.language === language).map((e) => e.data.state);
+const states = (d: DaemonClient, language: string) =>
+  d.events.filter((e: EventLine) => e.event === "lsp.state" && e.data.language === language).map((e) => e.data.state);
 
 /** The warm start through the real daemon and the real typescript-language-server: no lsp_* call is made. */
 describe("lsp warm start (--lsp-warm on)", () => {
@@ -13,7 +14,10 @@ describe("lsp warm start (--lsp-warm on)", () => {
   daemonForSuite(ws, (c) => (d = c), ["--lsp-warm", "on"]);
 
   it("pushes lsp.state starting, then ready, for a TypeScript project, and info shows it", SLOW_TEST, async () => {
-    const ready = await d.waitFor((l) => l.event === "lsp.state" && l.data.language === "typescript" && l.data.state !== "starting" && l.data.state !== "indexing", WAIT_MS);
+    const ready = await d.waitFor(
+      (l) => l.event === "lsp.state" && l.data.language === "typescript" && l.data.state !== "starting" && l.data.state !== "indexing",
+      WAIT_MS,
+    );
     expect(ready.data).toMatchObject({ language: "typescript", server: "typescript-language-server", state: "ready" });
     const seen = states(d, "typescript");
     expect(seen[0]).toBe("starting");

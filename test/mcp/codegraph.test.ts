@@ -4,7 +4,15 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { getDefaultEnvironment } from "@modelcontextprotocol/client/stdio";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ProcessSpec, CODEGRAPH_TOOLS, codegraphIndexed, codegraphInstalled, codegraphServerEntry, initCommand, syncCommand } from "../../src/mcp/codegraph.js";
+import {
+  type ProcessSpec,
+  CODEGRAPH_TOOLS,
+  codegraphIndexed,
+  codegraphInstalled,
+  codegraphServerEntry,
+  initCommand,
+  syncCommand,
+} from "../../src/mcp/codegraph.js";
 import { ServerConnection } from "../../src/mcp/server-connection.js";
 import { tmpWorkspace } from "../helpers/tmp.js";
 import { testSpawn } from "./helpers.js";

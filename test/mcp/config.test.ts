@@ -185,21 +185,32 @@ describe("expandVars and describeEntry", () => {
 
   it("shows the entry as written: references, never the values, with env, cwd and headers", () => {
     const env = { TOKEN: "s3cret-value", HOME: "/home/u" };
-    const [s, h] = parse({
-      mcpServers: {
-        s: { command: "${HOME}/srv", args: ["--token=${TOKEN}", "--port=${PORT:-8080}"], env: { KEY: "${TOKEN}", MODE: "a b" }, cwd: "tools" },
-        h: { url: "http://h/mcp?key=${TOKEN}", headers: { Authorization: "Bearer ${TOKEN}" } },
+    const [s, h] = parse(
+      {
+        mcpServers: {
+          s: { command: "${HOME}/srv", args: ["--token=${TOKEN}", "--port=${PORT:-8080}"], env: { KEY: "${TOKEN}", MODE: "a b" }, cwd: "tools" },
+          h: { url: "http://h/mcp?key=${TOKEN}", headers: { Authorization: "Bearer ${TOKEN}" } },
+        },
       },
-    }, { env }).servers;
+      { env },
+    ).servers;
     expect(describeEntry(s)).toBe("(in tools) KEY=${TOKEN} MODE='a b' ${HOME}/srv --token=${TOKEN} --port=${PORT:-8080}");
     expect(describeEntry(h)).toBe("http http://h/mcp?key=${TOKEN} (header Authorization: Bearer ${TOKEN})");
     expect(s).toMatchObject({ command: "/home/u/srv", args: ["--token=s3cret-value", "--port=8080"], env: { KEY: "s3cret-value" } });
     // A default is the file's own text: only values from the environment are secrets.
-    expect(s.expanded).toEqual([{ ref: "${HOME}", value: "/home/u" }, { ref: "${TOKEN}", value: "s3cret-value" }, { ref: "${TOKEN}", value: "s3cret-value" }]);
+    expect(s.expanded).toEqual([
+      { ref: "${HOME}", value: "/home/u" },
+      { ref: "${TOKEN}", value: "s3cret-value" },
+      { ref: "${TOKEN}", value: "s3cret-value" },
+    ]);
   });
 
   it("redact puts each value back as its reference, the longest first, and leaves short values alone", () => {
-    const expanded = [{ ref: "${A}", value: "token" + "x".repeat(10) }, { ref: "${LONG}", value: "token" + "x".repeat(10) + "-more" }, { ref: "${ON}", value: "true" }];
+    const expanded = [
+      { ref: "${A}", value: "token" + "x".repeat(10) },
+      { ref: "${LONG}", value: "token" + "x".repeat(10) + "-more" },
+      { ref: "${ON}", value: "true" },
+    ];
     expect(redact(`got token${"x".repeat(10)}-more and token${"x".repeat(10)}, true`, expanded)).toBe("got ${LONG} and ${A}, true");
     expect(REDACT_MIN_CHARS).toBeGreaterThan("true".length);
   });

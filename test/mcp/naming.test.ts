@@ -69,7 +69,11 @@ describe("the passthrough naming rule (SPEC 12)", () => {
 
 describe("mayBeToolOf", () => {
   it("holds for every id assignToolIds gives a server's tools, prefixed or not, clashes included, and not for another server's", () => {
-    const cases: [string, string[]][] = [["github", ["create_issue", "github_search", "Get-Repo"]], ["1password", ["read"]], ["My Server", ["x", "x"]]];
+    const cases: [string, string[]][] = [
+      ["github", ["create_issue", "github_search", "Get-Repo"]],
+      ["1password", ["read"]],
+      ["My Server", ["x", "x"]],
+    ];
     for (const [server, tools] of cases) {
       for (const id of assignToolIds(server, tools, new Set(["github_create_issue"])).values()) {
         expect(mayBeToolOf(server, id)).toBe(true);

@@ -24,13 +24,16 @@ describe("passthrough of MCP servers named by --mcp-config", () => {
   let d: DaemonClient;
   beforeAll(async () => {
     const config = path.join(state.env.XDG_STATE_HOME, "servers.json");
-    writeFileSync(config, JSON.stringify({
-      mcpServers: {
-        test: { command: process.execPath, args: [FIXTURE_SERVER] },
-        quick: { command: process.execPath, args: [FIXTURE_SERVER], timeout_ms: 300 },
-        fs: { command: FILESYSTEM_SERVER, args: [ws.dir] },
-      },
-    }));
+    writeFileSync(
+      config,
+      JSON.stringify({
+        mcpServers: {
+          test: { command: process.execPath, args: [FIXTURE_SERVER] },
+          quick: { command: process.execPath, args: [FIXTURE_SERVER], timeout_ms: 300 },
+          fs: { command: FILESYSTEM_SERVER, args: [ws.dir] },
+        },
+      }),
+    );
     d = await startDaemon(ws.dir, ["--mcp-config", config], { ...state.env, SECRET_FOR_TEST: "do not pass" });
     await d.waitFor((l) => l.event === "tools.changed" && l.data.added.includes("test_echo"), 30_000);
     await d.waitFor((l) => l.event === "tools.changed" && l.data.added.includes("fs_read_text_file"), 30_000);
@@ -149,7 +152,9 @@ describe("the workspace's own .mcp.json", () => {
   const state = stateEnv();
   const marker = path.join(ws.dir, "started.marker");
   let d: DaemonClient;
-  const entry = (tag: string) => ({ mcpServers: { local: { command: "sh", args: ["-c", `echo ${tag} >> '${marker}'; exec '${process.execPath}' '${FIXTURE_SERVER}'`] } } });
+  const entry = (tag: string) => ({
+    mcpServers: { local: { command: "sh", args: ["-c", `echo ${tag} >> '${marker}'; exec '${process.execPath}' '${FIXTURE_SERVER}'`] } },
+  });
   beforeAll(async () => {
     d = await startDaemon(ws.dir, [], state.env);
   });
@@ -248,7 +253,12 @@ describe("CodeGraph, wrapped as it is", () => {
       const next = await d.ok("codegraph_search", { query: "betaProduct" });
       expect(next.text).toContain("betaProduct");
       // Its folder is the daemon's business: no events, not in git's view.
-      expect(d.events.filter((e) => e.event === "fs.changed").flatMap((e) => e.data.changes).filter((c: { path: string }) => c.path.startsWith(".codegraph/"))).toEqual([]);
+      expect(
+        d.events
+          .filter((e) => e.event === "fs.changed")
+          .flatMap((e) => e.data.changes)
+          .filter((c: { path: string }) => c.path.startsWith(".codegraph/")),
+      ).toEqual([]);
       expect((await d.ok("git_status")).untracked).not.toContainEqual(expect.stringMatching(/^\.codegraph/));
     } finally {
       await d.close();

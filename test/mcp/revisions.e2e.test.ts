@@ -29,7 +29,10 @@ describe("passthrough of servers that speak one MCP revision each", () => {
   });
   afterAll(() => cleanup());
 
-  for (const [server, revision] of [["modern", "2026-07-28"], ["legacy", "2025-11-25"]] as const) {
+  for (const [server, revision] of [
+    ["modern", "2026-07-28"],
+    ["legacy", "2025-11-25"],
+  ] as const) {
     it(`${revision}: its tools are listed and called, and its list changes followed`, async () => {
       const status = (await d.ok("mcp_servers")).servers.find((s: { name: string }) => s.name === server);
       expect(status).toMatchObject({ state: "ready", protocol_version: revision, server_info: { name: `revision-${revision}` } });
@@ -63,7 +66,8 @@ describe("no call lost to a server's start", () => {
     const { d, cleanup } = await daemonWith({ never: entry("2025-11-25", "--start-delay-ms", "600000") }, { TOOL_LAYER_MCP_START_WAIT_MS: "500" });
     try {
       // The call and its cancel in one write: both are read at once, the cancel while the call waits.
-      const line = (toolcall_id: string, tool_id: string, params: Record<string, unknown>) => JSON.stringify({ tool_id, session_id: "s1", toolcall_id, approved: true, params });
+      const line = (toolcall_id: string, tool_id: string, params: Record<string, unknown>) =>
+        JSON.stringify({ tool_id, session_id: "s1", toolcall_id, approved: true, params });
       d.sendRaw(`${line("waits", "never_echo", { text: "cancel me" })}\n${line("cancel-1", "cancel", { call_id: "waits" })}\n`);
       const [waited, cancel] = await Promise.all(["waits", "cancel-1"].map((id) => d.waitFor((l) => l.call_id === id)));
       expect(cancel.result).toMatchObject({ cancelled: true });

@@ -26,7 +26,9 @@ describe("the daemon's own cgroup v2", () => {
   });
 
   it("is missing, with a reason, when no cgroup2 is mounted or the daemon's cgroup is not under the mount", () => {
-    expect(ownV2Cgroup("39 31 0:36 / /sys/fs/cgroup/pids rw - cgroup cgroup rw,pids", "8:pids:/\n0::/\n")).toEqual({ reason: "no cgroup v2 hierarchy is mounted" });
+    expect(ownV2Cgroup("39 31 0:36 / /sys/fs/cgroup/pids rw - cgroup cgroup rw,pids", "8:pids:/\n0::/\n")).toEqual({
+      reason: "no cgroup v2 hierarchy is mounted",
+    });
     expect(ownV2Cgroup(HYBRID, "8:pids:/\n")).toMatchObject({ reason: expect.stringContaining("no 0:: line") });
     const partial = "41 31 0:38 /docker/c1 /sys/fs/cgroup rw - cgroup2 cgroup2 rw";
     expect(ownV2Cgroup(partial, "0::/elsewhere\n")).toEqual({ reason: "the daemon's cgroup /elsewhere is not visible under /sys/fs/cgroup" });
@@ -48,7 +50,9 @@ describe("the supervisor's cgroup tree", () => {
         tree.enter();
         expect(tree.start("true", [], { PATH: "/usr/bin:/bin" }, "/", (cmd, args) => spawnSync(cmd, args).status)).toEqual({ value: 0 }); // it ran, in no leaf
         expect(tree.state()).toMatchObject({ kind: "process-group" });
-        expect(said).toEqual([expect.stringMatching(/^child processes are contained by their process group only; one that starts a session of its own \(setsid\)/)]);
+        expect(said).toEqual([
+          expect.stringMatching(/^child processes are contained by their process group only; one that starts a session of its own \(setsid\)/),
+        ]);
         expect(said[0]).toMatch(reason);
       }
     } finally {
@@ -57,7 +61,11 @@ describe("the supervisor's cgroup tree", () => {
   });
 
   it("once entered, the daemon and every child it forks are in the tree; close() steps out and kills what they left", async () => {
-    const cgroupOf = (pid: number) => readFileSync(`/proc/${pid}/cgroup`, "utf8").split("\n").find((l) => l.startsWith("0::"))!.slice(3);
+    const cgroupOf = (pid: number) =>
+      readFileSync(`/proc/${pid}/cgroup`, "utf8")
+        .split("\n")
+        .find((l) => l.startsWith("0::"))!
+        .slice(3);
     const mine = cgroupOf(process.pid);
     const tree = new CgroupTree();
     tree.enter();

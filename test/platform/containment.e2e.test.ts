@@ -64,7 +64,11 @@ function setUp(marks: { hook: string; python: string }, hookWaits = true) {
   const ws = tmpWorkspace({ git: true, files: { "a.txt": "a\n", "main.py": "x: int = 1\n" } });
   git(ws.dir, "add", "-A");
   git(ws.dir, "commit", "-q", "-m", "initial");
-  writeFileSync(path.join(ws.dir, ".git", "hooks", "pre-commit"), `#!/bin/sh\nsetsid sleep ${marks.hook} </dev/null >/dev/null 2>&1 &\n${hookWaits ? "exec sleep 60" : "exit 0"}\n`, { mode: 0o755 });
+  writeFileSync(
+    path.join(ws.dir, ".git", "hooks", "pre-commit"),
+    `#!/bin/sh\nsetsid sleep ${marks.hook} </dev/null >/dev/null 2>&1 &\n${hookWaits ? "exec sleep 60" : "exit 0"}\n`,
+    { mode: 0o755 },
+  );
   writeFileSync(path.join(ws.dir, "a.txt"), "changed\n");
   git(ws.dir, "add", "a.txt");
   const state = mkdtempSync(path.join(tmpdir(), "tool-layer-state-"));
@@ -86,111 +90,131 @@ function setUp(marks: { hook: string; python: string }, hookWaits = true) {
 const mcpReady = (d: DaemonClient) => d.waitFor((l) => l.event === "tools.changed" && l.data.added.includes("test_escape"), 30_000);
 
 describe("a setsid grandchild does not outlive the daemon (SPEC 1)", () => {
-  it("SIGKILL of the daemon: an MCP server's, a language server's, a hook's and a terminal job's grandchildren are gone within a second", async () => {
-    const m = { mcp: mark(), python: mark(), hook: mark(), job: mark() };
-    const s = setUp(m);
-    const d = await startDaemon(s.ws.dir, [...s.args, "--lsp-sandbox", "off"], s.env);
-    try {
-      await mcpReady(d);
-      void d.call("git_commit", { message: "hook" }, { id: "commit" }); // pending while the hook waits
-      void d.call("lsp_diagnostics", { path: "main.py", wait_ms: 1000 }, { id: "lsp" });
-      await d.ok("terminal_run", { command: `setsid sleep ${m.job} </dev/null >/dev/null 2>&1 & sleep 60`, background: true });
-      expect((await d.ok("test_escape", { seconds: m.mcp })).text).toMatch(/^\d+$/);
-      for (const x of Object.values(m)) await escaped(x);
-      d.child.kill("SIGKILL");
-      await d.exited;
-      expect(await survivors(m)).toEqual([]);
-    } finally {
-      if (alive(d.child.pid!)) d.child.kill("SIGKILL");
-      killLeft(m);
-      s.cleanup();
-    }
-  }, SLOW_MS);
+  it(
+    "SIGKILL of the daemon: an MCP server's, a language server's, a hook's and a terminal job's grandchildren are gone within a second",
+    async () => {
+      const m = { mcp: mark(), python: mark(), hook: mark(), job: mark() };
+      const s = setUp(m);
+      const d = await startDaemon(s.ws.dir, [...s.args, "--lsp-sandbox", "off"], s.env);
+      try {
+        await mcpReady(d);
+        void d.call("git_commit", { message: "hook" }, { id: "commit" }); // pending while the hook waits
+        void d.call("lsp_diagnostics", { path: "main.py", wait_ms: 1000 }, { id: "lsp" });
+        await d.ok("terminal_run", { command: `setsid sleep ${m.job} </dev/null >/dev/null 2>&1 & sleep 60`, background: true });
+        expect((await d.ok("test_escape", { seconds: m.mcp })).text).toMatch(/^\d+$/);
+        for (const x of Object.values(m)) await escaped(x);
+        d.child.kill("SIGKILL");
+        await d.exited;
+        expect(await survivors(m)).toEqual([]);
+      } finally {
+        if (alive(d.child.pid!)) d.child.kill("SIGKILL");
+        killLeft(m);
+        s.cleanup();
+      }
+    },
+    SLOW_MS,
+  );
 
-  it("SIGKILL of the daemon: a terminal job's grandchild outside the sandbox (--terminal-sandbox off) is gone within a second", async () => {
-    const ws = tmpWorkspace({ files: { "a.txt": "a\n" } });
-    const job = mark();
-    const d = await startDaemon(ws.dir, ["--terminal-sandbox", "off"]);
-    try {
-      await d.ok("terminal_run", { command: `setsid sleep ${job} </dev/null >/dev/null 2>&1 & sleep 60`, background: true });
-      await escaped(job);
-      d.child.kill("SIGKILL");
-      await d.exited;
-      expect(await survivors({ job })).toEqual([]);
-    } finally {
-      if (alive(d.child.pid!)) d.child.kill("SIGKILL");
-      killLeft({ job });
-      ws.cleanup();
-    }
-  }, SLOW_MS);
+  it(
+    "SIGKILL of the daemon: a terminal job's grandchild outside the sandbox (--terminal-sandbox off) is gone within a second",
+    async () => {
+      const ws = tmpWorkspace({ files: { "a.txt": "a\n" } });
+      const job = mark();
+      const d = await startDaemon(ws.dir, ["--terminal-sandbox", "off"]);
+      try {
+        await d.ok("terminal_run", { command: `setsid sleep ${job} </dev/null >/dev/null 2>&1 & sleep 60`, background: true });
+        await escaped(job);
+        d.child.kill("SIGKILL");
+        await d.exited;
+        expect(await survivors({ job })).toEqual([]);
+      } finally {
+        if (alive(d.child.pid!)) d.child.kill("SIGKILL");
+        killLeft({ job });
+        ws.cleanup();
+      }
+    },
+    SLOW_MS,
+  );
 
-  it("a clean shutdown (stdin EOF) ends the setsid grandchildren of an MCP server, a language server, a hook and a terminal job too", async () => {
-    const m = { mcp: mark(), python: mark(), hook: mark(), job: mark() };
-    const s = setUp(m, false);
-    const d = await startDaemon(s.ws.dir, [...s.args, "--lsp-sandbox", "off", "--terminal-sandbox", "off"], s.env);
-    try {
-      await mcpReady(d);
-      void d.call("lsp_diagnostics", { path: "main.py", wait_ms: 1000 }, { id: "lsp" });
-      await d.ok("terminal_run", { command: `setsid sleep ${m.job} </dev/null >/dev/null 2>&1 & sleep 60`, background: true });
-      await d.ok("test_escape", { seconds: m.mcp });
-      await d.ok("git_commit", { message: "the hook has run" });
-      for (const x of Object.values(m)) await escaped(x);
-      d.child.stdin.end();
-      expect(await d.exited).toEqual({ code: 0, signal: null });
-      expect(await survivors(m)).toEqual([]);
-    } finally {
-      if (alive(d.child.pid!)) d.child.kill("SIGKILL");
-      killLeft(m);
-      s.cleanup();
-    }
-  }, SLOW_MS);
+  it(
+    "a clean shutdown (stdin EOF) ends the setsid grandchildren of an MCP server, a language server, a hook and a terminal job too",
+    async () => {
+      const m = { mcp: mark(), python: mark(), hook: mark(), job: mark() };
+      const s = setUp(m, false);
+      const d = await startDaemon(s.ws.dir, [...s.args, "--lsp-sandbox", "off", "--terminal-sandbox", "off"], s.env);
+      try {
+        await mcpReady(d);
+        void d.call("lsp_diagnostics", { path: "main.py", wait_ms: 1000 }, { id: "lsp" });
+        await d.ok("terminal_run", { command: `setsid sleep ${m.job} </dev/null >/dev/null 2>&1 & sleep 60`, background: true });
+        await d.ok("test_escape", { seconds: m.mcp });
+        await d.ok("git_commit", { message: "the hook has run" });
+        for (const x of Object.values(m)) await escaped(x);
+        d.child.stdin.end();
+        expect(await d.exited).toEqual({ code: 0, signal: null });
+        expect(await survivors(m)).toEqual([]);
+      } finally {
+        if (alive(d.child.pid!)) d.child.kill("SIGKILL");
+        killLeft(m);
+        s.cleanup();
+      }
+    },
+    SLOW_MS,
+  );
 });
 
 describe("without cgroup containment (TOOL_LAYER_CONTAINMENT=process-group, as on a host without cgroup v2)", () => {
-  it("a clean shutdown ends though a language server's setsid grandchild outlives every kill; the log names what is left", async () => {
-    const m = { python: mark(), blocked: mark() };
-    // pyright waits for its python3, which never answers: the setsid grandchild is in the server's tree when it stops.
-    const python = fakePython(m.python, `exec sleep ${m.blocked}`);
-    const ws = tmpWorkspace({ files: { "main.py": "x: int = 1\n" } });
-    const state = mkdtempSync(path.join(tmpdir(), "tool-layer-state-"));
-    const env = { XDG_STATE_HOME: state, PATH: `${python.dir}${path.delimiter}${process.env.PATH}`, TOOL_LAYER_CONTAINMENT: "process-group" };
-    const d = await startDaemon(ws.dir, ["--lsp-sandbox", "off"], env);
-    try {
-      expect((await d.ok("info", { tool_id: "git_status" })).state.processes.containment).toMatchObject({ kind: "process-group" });
-      expect(await d.ok("lsp_diagnostics", { path: "main.py", wait_ms: 1000 })).toMatchObject({ status: "unknown" });
-      await escaped(m.python);
-      const [left] = sleeping(m.python);
-      d.child.stdin.end();
-      const ended = await Promise.race([d.exited, new Promise((resolve) => setTimeout(() => resolve("still running"), SHUTDOWN_BOUND_MS))]);
-      expect(ended).toEqual({ code: 0, signal: null });
-      expect(d.stderr).toMatch(new RegExp(`pyright-langserver: still running after its stop: .*${left.pid}`));
-      expect(sleeping(m.python).map((p) => p.pid)).toEqual([left.pid]); // nothing the daemon had could reach it
-    } finally {
-      if (alive(d.child.pid!)) d.child.kill("SIGKILL");
-      killLeft(m);
-      python.cleanup();
-      ws.cleanup();
-      rmSync(state, { recursive: true, force: true });
-    }
-  }, SLOW_MS);
+  it(
+    "a clean shutdown ends though a language server's setsid grandchild outlives every kill; the log names what is left",
+    async () => {
+      const m = { python: mark(), blocked: mark() };
+      // pyright waits for its python3, which never answers: the setsid grandchild is in the server's tree when it stops.
+      const python = fakePython(m.python, `exec sleep ${m.blocked}`);
+      const ws = tmpWorkspace({ files: { "main.py": "x: int = 1\n" } });
+      const state = mkdtempSync(path.join(tmpdir(), "tool-layer-state-"));
+      const env = { XDG_STATE_HOME: state, PATH: `${python.dir}${path.delimiter}${process.env.PATH}`, TOOL_LAYER_CONTAINMENT: "process-group" };
+      const d = await startDaemon(ws.dir, ["--lsp-sandbox", "off"], env);
+      try {
+        expect((await d.ok("info", { tool_id: "git_status" })).state.processes.containment).toMatchObject({ kind: "process-group" });
+        expect(await d.ok("lsp_diagnostics", { path: "main.py", wait_ms: 1000 })).toMatchObject({ status: "unknown" });
+        await escaped(m.python);
+        const [left] = sleeping(m.python);
+        d.child.stdin.end();
+        const ended = await Promise.race([d.exited, new Promise((resolve) => setTimeout(() => resolve("still running"), SHUTDOWN_BOUND_MS))]);
+        expect(ended).toEqual({ code: 0, signal: null });
+        expect(d.stderr).toMatch(new RegExp(`pyright-langserver: still running after its stop: .*${left.pid}`));
+        expect(sleeping(m.python).map((p) => p.pid)).toEqual([left.pid]); // nothing the daemon had could reach it
+      } finally {
+        if (alive(d.child.pid!)) d.child.kill("SIGKILL");
+        killLeft(m);
+        python.cleanup();
+        ws.cleanup();
+        rmSync(state, { recursive: true, force: true });
+      }
+    },
+    SLOW_MS,
+  );
 
-  it("a terminal command answers though a setsid grandchild outside the sandbox still holds its output pipe open", async () => {
-    const m = { writer: mark() };
-    const ws = tmpWorkspace({ files: { "a.txt": "a\n" } });
-    const d = await startDaemon(ws.dir, ["--terminal-sandbox", "off"], { TOOL_LAYER_CONTAINMENT: "process-group" });
-    try {
-      // It waits for the sleep to have left its group (setsid execs sleep after setsid()): the group dies when it exits.
-      const command = `echo before; setsid sleep ${m.writer} & while [ "$(cat /proc/$!/comm)" != sleep ]; do :; done; echo after`;
-      const r = await d.ok("terminal_run", { command });
-      expect(r).toMatchObject({ exit_code: 0, output: "before\nafter\n" });
-      await escaped(m.writer);
-      expect(d.stderr).toMatch(/still holds its output open after it exited/);
-      killLeft(m);
-      expect(await d.ok("terminal_run", { command: "echo next" })).toMatchObject({ output: "next\n" });
-    } finally {
-      await d.close();
-      killLeft(m);
-      ws.cleanup();
-    }
-  }, SLOW_MS);
+  it(
+    "a terminal command answers though a setsid grandchild outside the sandbox still holds its output pipe open",
+    async () => {
+      const m = { writer: mark() };
+      const ws = tmpWorkspace({ files: { "a.txt": "a\n" } });
+      const d = await startDaemon(ws.dir, ["--terminal-sandbox", "off"], { TOOL_LAYER_CONTAINMENT: "process-group" });
+      try {
+        // It waits for the sleep to have left its group (setsid execs sleep after setsid()): the group dies when it exits.
+        const command = `echo before; setsid sleep ${m.writer} & while [ "$(cat /proc/$!/comm)" != sleep ]; do :; done; echo after`;
+        const r = await d.ok("terminal_run", { command });
+        expect(r).toMatchObject({ exit_code: 0, output: "before\nafter\n" });
+        await escaped(m.writer);
+        expect(d.stderr).toMatch(/still holds its output open after it exited/);
+        killLeft(m);
+        expect(await d.ok("terminal_run", { command: "echo next" })).toMatchObject({ output: "next\n" });
+      } finally {
+        await d.close();
+        killLeft(m);
+        ws.cleanup();
+      }
+    },
+    SLOW_MS,
+  );
 });

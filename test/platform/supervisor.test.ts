@@ -106,7 +106,12 @@ describe("the process supervisor", () => {
     process.env.KEEP_ME = "yes";
     try {
       const r = await supervisor.run(sh("env"));
-      const env = Object.fromEntries(r.stdout.trim().split("\n").map((l) => [l.slice(0, l.indexOf("=")), l.slice(l.indexOf("=") + 1)]));
+      const env = Object.fromEntries(
+        r.stdout
+          .trim()
+          .split("\n")
+          .map((l) => [l.slice(0, l.indexOf("=")), l.slice(l.indexOf("=") + 1)]),
+      );
       for (const name of ["GIT_DIR", "GIT_INDEX_FILE", "GIT_CONFIG_COUNT", "GIT_CONFIG_KEY_0", "GIT_CONFIG_VALUE_0"]) expect(env[name], name).toBeUndefined();
       expect(env).toMatchObject({ KEEP_ME: "yes", GIT_TERMINAL_PROMPT: "0", GIT_PAGER: "cat", GIT_EDITOR: ":" });
     } finally {
@@ -132,7 +137,10 @@ describe("the process supervisor", () => {
   it("stop() ends long-lived children and waits for them", async () => {
     const own = new Supervisor();
     const server = await own.spawnLong({ cmd: "sh", args: ["-c", "trap '' TERM; sleep 30 & wait"], cwd: process.cwd(), label: "stubborn" });
-    const kids = () => processes().filter((p) => p.pgid === server.pid).map((p) => p.pid);
+    const kids = () =>
+      processes()
+        .filter((p) => p.pgid === server.pid)
+        .map((p) => p.pid);
     expect(own.state()).toMatchObject({ running: 1, children: [{ pid: server.pid, label: "stubborn" }] });
     const members = kids();
     await own.stop(300);
@@ -145,7 +153,11 @@ describe("the process supervisor", () => {
 const escapingGrandchild = (file: string) => `setsid sleep 30 < /dev/null > /dev/null 2>&1 & echo $! > ${file}`;
 const pidIn = (dir: string, file: string) => waitForFile(path.join(dir, file)).then(Number);
 /** The cgroup v2 a process is in, as a path of the hierarchy ("0::" in /proc/PID/cgroup). */
-const cgroupOf = (pid: number) => readFileSync(`/proc/${pid}/cgroup`, "utf8").split("\n").find((l) => l.startsWith("0::"))!.slice(3);
+const cgroupOf = (pid: number) =>
+  readFileSync(`/proc/${pid}/cgroup`, "utf8")
+    .split("\n")
+    .find((l) => l.startsWith("0::"))!
+    .slice(3);
 
 /** A long-lived child run to its end, with its stdout. */
 async function runLong(owner: Supervisor, spec: Parameters<Supervisor["spawnLong"]>[0], opts: LimitOptions = {}) {

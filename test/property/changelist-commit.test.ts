@@ -88,7 +88,13 @@ describe("property: git_commit {changelist} against the tree git builds", () => 
   });
 
   it("commits HEAD plus exactly the list's lines (whole ranges, some lines of added ones), the worktree byte for byte as it was", async () => {
-    const file = fc.record({ base: lines(8), edits, finals: fc.tuple(finalNewline, finalNewline), picks: fc.array(fc.boolean(), { minLength: 8, maxLength: 8 }), lines: fc.array(fc.boolean(), { minLength: 5, maxLength: 5 }) });
+    const file = fc.record({
+      base: lines(8),
+      edits,
+      finals: fc.tuple(finalNewline, finalNewline),
+      picks: fc.array(fc.boolean(), { minLength: 8, maxLength: 8 }),
+      lines: fc.array(fc.boolean(), { minLength: 5, maxLength: 5 }),
+    });
     await check(
       fc.asyncProperty(fc.tuple(file, file), async (files) => {
         git(dir, "reset", "-q", "--hard", root);

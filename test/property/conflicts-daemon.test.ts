@@ -72,7 +72,11 @@ describe("property: conflicts through the daemon against git merge", () => {
         // The stages are the three versions, and the blocks are merge-ort's.
         expect([stage(dir, 1), stage(dir, 2), stage(dir, 3)]).toEqual([v.base, v.ours, v.theirs]);
         const [file] = (await d.ok("git_conflicts", { path: "f.txt" })).files;
-        const listed = file.blocks.map((b: { ours: string[]; base: string[]; theirs: string[] }) => ({ ours: b.ours.map(content), base: b.base.map(content), theirs: b.theirs.map(content) }));
+        const listed = file.blocks.map((b: { ours: string[]; base: string[]; theirs: string[] }) => ({
+          ours: b.ours.map(content),
+          base: b.base.map(content),
+          theirs: b.theirs.map(content),
+        }));
         expect(listed).toEqual(gitBlocks(merged));
 
         // A take replaces exactly its block's region; a region git shared among blocks is rewritten whole, so skip those.

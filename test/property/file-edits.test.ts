@@ -65,7 +65,7 @@ function model(doc: Version, edits: readonly EditSpec[]): Outcome {
     const t = anchor(e.end);
     if (typeof t === "string") return { code: t };
     let lines = e.type === "delete" ? [] : contentLines(e.content);
-    const anchorLine = e.type === "insert" ? s ?? t : s;
+    const anchorLine = e.type === "insert" ? (s ?? t) : s;
     if (e.autoIndent !== false && anchorLine !== undefined) {
       const indent = indentOf(doc.lines[anchorLine - 1]);
       const first = lines.find((l) => !blank(l));
@@ -101,7 +101,8 @@ function model(doc: Version, edits: readonly EditSpec[]): Outcome {
   const eols: ("" | Eol)[] = [];
   for (let gap = 0; gap <= n; gap++) {
     // Before old line gap+1: the inserts after line `gap` in batch order, then a range starting there.
-    for (const o of ops.filter((x) => x.count === 0 && x.from === gap).sort((x, y) => x.index - y.index)) for (const l of o.lines) lines.push(l), eols.push(eol);
+    for (const o of ops.filter((x) => x.count === 0 && x.from === gap).sort((x, y) => x.index - y.index))
+      for (const l of o.lines) lines.push(l), eols.push(eol);
     if (gap === n) break;
     const range = ranges.find((r) => r.from === gap);
     if (range) for (const l of range.lines) lines.push(l), eols.push(eol);
@@ -155,50 +156,61 @@ const batch = (doc: Version, sloppy: boolean) => {
   const tags = doc.lines.map(tagOf);
   const unique = (l: number | undefined) => l !== undefined && l <= n && tags.filter((t) => t === tags[l - 1]).length === 1;
   const line = fc.integer({ min: 1, max: Math.max(1, sloppy ? n + 1 : n) });
-  const spec = fc.record({
-    type: n || sloppy ? fc.constantFrom<EditSpec["type"]>("replace", "replace", "delete", "insert", "insert") : fc.constant<EditSpec["type"]>("insert"),
-    start: n || sloppy ? fc.option(line, { nil: undefined, freq: sloppy ? 6 : 1000 }) : fc.constant(undefined),
-    endOffset: fc.option(fc.integer({ min: sloppy ? -1 : 0, max: 3 }), { nil: undefined }),
-    form: sloppy ? fc.constantFrom<EditSpec["form"]>("numbered", "numbered", "bare", "wrong") : fc.constantFrom<EditSpec["form"]>("numbered", "numbered", "numbered", "bare"),
-    content,
-    autoIndent: fc.constantFrom(undefined, undefined, true, false),
-    endOnly: fc.boolean(),
-  }).map(({ start, endOffset, endOnly, ...rest }): EditSpec => {
-    if (rest.type === "insert") {
-      // An insert names its point by startline, endline, or both (adjacent; apart only when sloppy).
-      if (start === undefined) return rest;
-      if (endOnly) return { ...rest, end: start };
-      return endOffset === undefined ? { ...rest, start } : { ...rest, start, end: Math.max(1, start + (sloppy ? endOffset : 1)) };
-    }
-    const end = endOffset === undefined || start === undefined ? undefined : Math.min(Math.max(1, start + endOffset), sloppy ? n + 1 : n);
-    return { ...rest, start, end };
-  }).map((e): EditSpec => {
-    // A careful caller writes a bare tag only where it is unique.
-    const bareOk = (e.start === undefined || unique(e.start)) && (e.end === undefined || unique(e.end));
-    return !sloppy && e.form === "bare" && !bareOk ? { ...e, form: "numbered" } : e;
-  });
+  const spec = fc
+    .record({
+      type: n || sloppy ? fc.constantFrom<EditSpec["type"]>("replace", "replace", "delete", "insert", "insert") : fc.constant<EditSpec["type"]>("insert"),
+      start: n || sloppy ? fc.option(line, { nil: undefined, freq: sloppy ? 6 : 1000 }) : fc.constant(undefined),
+      endOffset: fc.option(fc.integer({ min: sloppy ? -1 : 0, max: 3 }), { nil: undefined }),
+      form: sloppy
+        ? fc.constantFrom<EditSpec["form"]>("numbered", "numbered", "bare", "wrong")
+        : fc.constantFrom<EditSpec["form"]>("numbered", "numbered", "numbered", "bare"),
+      content,
+      autoIndent: fc.constantFrom(undefined, undefined, true, false),
+      endOnly: fc.boolean(),
+    })
+    .map(({ start, endOffset, endOnly, ...rest }): EditSpec => {
+      if (rest.type === "insert") {
+        // An insert names its point by startline, endline, or both (adjacent; apart only when sloppy).
+        if (start === undefined) return rest;
+        if (endOnly) return { ...rest, end: start };
+        return endOffset === undefined ? { ...rest, start } : { ...rest, start, end: Math.max(1, start + (sloppy ? endOffset : 1)) };
+      }
+      const end = endOffset === undefined || start === undefined ? undefined : Math.min(Math.max(1, start + endOffset), sloppy ? n + 1 : n);
+      return { ...rest, start, end };
+    })
+    .map((e): EditSpec => {
+      // A careful caller writes a bare tag only where it is unique.
+      const bareOk = (e.start === undefined || unique(e.start)) && (e.end === undefined || unique(e.end));
+      return !sloppy && e.form === "bare" && !bareOk ? { ...e, form: "numbered" } : e;
+    });
   return fc.array(spec, { minLength: 1, maxLength: 5 });
 };
 const fileAndBatch = fc.tuple(version({ max: 16 }), fc.boolean()).chain(([doc, sloppy]) => batch(doc, sloppy).map((edits) => ({ doc, edits })));
 
 describe("file_write edits against SPEC 5's model (issue 20)", () => {
   it("makes the file the model makes, or refuses the batch with the model's code", async () => {
-    await check(fc.property(fileAndBatch, ({ doc, edits }) => {
-      const mine = implementation(doc, edits);
-      const spec = model(doc, edits);
-      if ("code" in spec) expect(mine).toMatchObject({ code: spec.code });
-      else expect(("bytes" in mine ? mine.bytes : mine).toString()).toBe(spec.bytes.toString());
-    }), 400);
+    await check(
+      fc.property(fileAndBatch, ({ doc, edits }) => {
+        const mine = implementation(doc, edits);
+        const spec = model(doc, edits);
+        if ("code" in spec) expect(mine).toMatchObject({ code: spec.code });
+        else expect(("bytes" in mine ? mine.bytes : mine).toString()).toBe(spec.bytes.toString());
+      }),
+      400,
+    );
   });
 
   it("returns a diff git apply takes, which makes exactly the new file", async () => {
-    await check(fc.property(fileAndBatch, ({ doc, edits }) => {
-      const mine = implementation(doc, edits);
-      fc.pre("bytes" in mine && mine.doc !== undefined);
-      const { diff } = docDiff("f", doc, mine.doc!);
-      const git = applyPatch(tmp.dir, bytesOf(doc), diff);
-      expect(git.refused).toBe("");
-      expect(git.after!.equals((mine as { bytes: Buffer }).bytes)).toBe(true);
-    }), 60);
+    await check(
+      fc.property(fileAndBatch, ({ doc, edits }) => {
+        const mine = implementation(doc, edits);
+        fc.pre("bytes" in mine && mine.doc !== undefined);
+        const { diff } = docDiff("f", doc, mine.doc!);
+        const git = applyPatch(tmp.dir, bytesOf(doc), diff);
+        expect(git.refused).toBe("");
+        expect(git.after!.equals((mine as { bytes: Buffer }).bytes)).toBe(true);
+      }),
+      60,
+    );
   });
 });

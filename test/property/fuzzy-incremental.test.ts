@@ -9,7 +9,23 @@ import { FuzzyIndex } from "../../src/search/fuzzy.js";
 import { check } from "./runs.js";
 
 /** Few distinct segments, so paths share folders and names, and queries hit many of them. */
-const segment = fc.constantFrom("src", "lib", "user", "User", "service", "Service.ts", "index.ts", "a_b", "a-b", "cfg", "Config.json", "x", "main.go", "README.md", "é");
+const segment = fc.constantFrom(
+  "src",
+  "lib",
+  "user",
+  "User",
+  "service",
+  "Service.ts",
+  "index.ts",
+  "a_b",
+  "a-b",
+  "cfg",
+  "Config.json",
+  "x",
+  "main.go",
+  "README.md",
+  "é",
+);
 const pathArb = fc.array(segment, { minLength: 1, maxLength: 4 }).map((parts) => parts.join("/"));
 const query = fc.oneof(
   fc.constantFrom("user", "usrsvc", "serv", "src/", "user/serv", "index.ts", "cfg json", "a_b", "readme", "Srevice", "confgi", "x", "é", "main"),
@@ -24,35 +40,41 @@ const op = fc.oneof(
 describe("FuzzyIndex, told of changes, against a fresh build", () => {
   it("ranks exactly as a fresh index of the same paths, for any adds, removes and queries between them", async () => {
     await check(
-      fc.property(fc.uniqueArray(pathArb, { maxLength: 40 }), fc.array(op, { maxLength: 30 }), fc.array(query, { minLength: 1, maxLength: 4 }), fc.array(fc.tuple(pathArb, pathArb), { maxLength: 6 }), (initial, ops, finals, churn) => {
-        const index = new FuzzyIndex(initial);
-        const paths = new Set(initial);
-        const compare = (q: string, limit: number) => expect(index.search(q, limit)).toEqual(new FuzzyIndex([...paths].sort()).search(q, limit));
-        for (const o of ops) {
-          if (o.kind === "add") {
-            index.add(o.path);
-            paths.add(o.path);
-          } else if (o.kind === "remove") {
-            expect(index.remove(o.path)).toBe(paths.delete(o.path));
-          } else compare(o.query, o.limit);
-        }
-        expect(index.size).toBe(paths.size);
-        // narrowing: each query after one it extends, with a path removed and one added between some (a slot reused)
-        let step = 0;
-        for (const q of finals) {
-          for (let end = 1; end <= q.length; end++, step++) {
-            const [gone, added] = churn[step % (churn.length + 1)] ?? [];
-            if (gone !== undefined && paths.delete(gone)) index.remove(gone);
-            if (added !== undefined) {
-              paths.add(added);
-              index.add(added);
-            }
-            compare(q.slice(0, end), 10);
+      fc.property(
+        fc.uniqueArray(pathArb, { maxLength: 40 }),
+        fc.array(op, { maxLength: 30 }),
+        fc.array(query, { minLength: 1, maxLength: 4 }),
+        fc.array(fc.tuple(pathArb, pathArb), { maxLength: 6 }),
+        (initial, ops, finals, churn) => {
+          const index = new FuzzyIndex(initial);
+          const paths = new Set(initial);
+          const compare = (q: string, limit: number) => expect(index.search(q, limit)).toEqual(new FuzzyIndex([...paths].sort()).search(q, limit));
+          for (const o of ops) {
+            if (o.kind === "add") {
+              index.add(o.path);
+              paths.add(o.path);
+            } else if (o.kind === "remove") {
+              expect(index.remove(o.path)).toBe(paths.delete(o.path));
+            } else compare(o.query, o.limit);
           }
-        }
-        const under = (p: string) => p.startsWith("src/");
-        for (const q of finals) expect(index.search(q, 10, under, "src")).toEqual(new FuzzyIndex([...paths]).search(q, 10, under));
-      }),
+          expect(index.size).toBe(paths.size);
+          // narrowing: each query after one it extends, with a path removed and one added between some (a slot reused)
+          let step = 0;
+          for (const q of finals) {
+            for (let end = 1; end <= q.length; end++, step++) {
+              const [gone, added] = churn[step % (churn.length + 1)] ?? [];
+              if (gone !== undefined && paths.delete(gone)) index.remove(gone);
+              if (added !== undefined) {
+                paths.add(added);
+                index.add(added);
+              }
+              compare(q.slice(0, end), 10);
+            }
+          }
+          const under = (p: string) => p.startsWith("src/");
+          for (const q of finals) expect(index.search(q, 10, under, "src")).toEqual(new FuzzyIndex([...paths]).search(q, 10, under));
+        },
+      ),
       200,
     );
   });

@@ -23,7 +23,19 @@ export function gitRun(cwd: string, args: readonly string[], input?: Buffer | st
   return { code: r.status, stdout: r.stdout };
 }
 
-const DIFF = ["-c", "core.autocrlf=false", "-c", "core.quotePath=false", "diff", "--no-index", "--no-color", "--no-ext-diff", "--no-renames", "--histogram", "--indent-heuristic"];
+const DIFF = [
+  "-c",
+  "core.autocrlf=false",
+  "-c",
+  "core.quotePath=false",
+  "diff",
+  "--no-index",
+  "--no-color",
+  "--no-ext-diff",
+  "--no-renames",
+  "--histogram",
+  "--indent-heuristic",
+];
 
 /** `git diff --histogram` of two byte strings (written to `dir/a` and `dir/b`), with `extra` options. */
 export function gitDiff(dir: string, a: Buffer, b: Buffer, extra: readonly string[] = []): string {
@@ -91,7 +103,12 @@ export function gitWordDiff(dir: string, a: string, b: string, regex: string, sp
  * `git apply` of a patch of file `f` (headers `a/f`, `b/f`) to `before`, outside any repository: the bytes it leaves,
  * or null when git refuses the patch (its words in `refused`).
  */
-export function applyPatch(dir: string, before: Buffer, patch: string, opts: { reverse?: boolean; zero?: boolean } = {}): { after: Buffer | null; refused: string } {
+export function applyPatch(
+  dir: string,
+  before: Buffer,
+  patch: string,
+  opts: { reverse?: boolean; zero?: boolean } = {},
+): { after: Buffer | null; refused: string } {
   writeFileSync(path.join(dir, "f"), before);
   const args = ["apply", ...(opts.reverse ? ["-R"] : []), ...(opts.zero ? ["--unidiff-zero"] : []), "--whitespace=nowarn", "-"];
   const env = { ...process.env, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" };

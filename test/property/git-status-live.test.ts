@@ -11,9 +11,7 @@ import { check } from "./runs.js";
 const FILES = ["a.txt", "b.txt", "src/c.txt", "src/d.txt", "src/deep/e.txt"];
 const CONTENTS = ["one\n", "two\n", "three\n"];
 
-type Op =
-  | { kind: "write" | "delete" | "touch" | "add" | "restore"; file: number }
-  | { kind: "write"; file: number; content: number };
+type Op = { kind: "write" | "delete" | "touch" | "add" | "restore"; file: number } | { kind: "write"; file: number; content: number };
 
 const op: fc.Arbitrary<Op> = fc.oneof(
   fc.record({ kind: fc.constant("write" as const), file: fc.nat(FILES.length), content: fc.nat(CONTENTS.length - 1) }),
@@ -56,19 +54,32 @@ describe("git_status live, against git status --porcelain=v2", () => {
   }
 
   it("agrees after every batch of random edits, and the repeat answers from memory", { timeout: 240_000 }, async () => {
-    await check(fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 6 }), async (ops) => {
-      for (const o of ops) apply(o);
-      const marker = `marker ${++round}\n`;
-      const from = d.lines.length;
-      writeFileSync(path.join(ws.dir, "zz-marker.txt"), marker);
-      await d.waitFor((l) => l.event === "fs.changed" && d.lines.indexOf(l) >= from && l.data.changes.some((c: { path: string }) => c.path === "zz-marker.txt"), 20_000);
-      const first = await d.ok("git_status");
-      const expected = oracle(ws.dir);
-      expect({ head: first.head, branch: first.branch, staged: first.staged, unstaged: first.unstaged, untracked: first.untracked, conflicted: first.conflicted }).toEqual(expected);
-      const again = await d.ok("git_status");
-      expect(again.text).toBe(first.text);
-      expect(again.staged).toEqual(expected.staged);
-      expect(again.unstaged).toEqual(expected.unstaged);
-    }), 10);
+    await check(
+      fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 6 }), async (ops) => {
+        for (const o of ops) apply(o);
+        const marker = `marker ${++round}\n`;
+        const from = d.lines.length;
+        writeFileSync(path.join(ws.dir, "zz-marker.txt"), marker);
+        await d.waitFor(
+          (l) => l.event === "fs.changed" && d.lines.indexOf(l) >= from && l.data.changes.some((c: { path: string }) => c.path === "zz-marker.txt"),
+          20_000,
+        );
+        const first = await d.ok("git_status");
+        const expected = oracle(ws.dir);
+        expect({
+          head: first.head,
+          branch: first.branch,
+          staged: first.staged,
+          unstaged: first.unstaged,
+          untracked: first.untracked,
+          conflicted: first.conflicted,
+        }).toEqual(expected);
+        const again = await d.ok("git_status");
+        expect(again.text).toBe(first.text);
+        expect(again.staged).toEqual(expected.staged);
+        expect(again.unstaged).toEqual(expected.unstaged);
+      }),
+      10,
+    );
   });
 });

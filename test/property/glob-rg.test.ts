@@ -60,7 +60,10 @@ function ours(files: readonly TreeFile[], g: string): string[] | null {
     if (e instanceof GlobSyntaxError) return null;
     throw e;
   }
-  return files.map((f) => f.path).filter(keep).sort();
+  return files
+    .map((f) => f.path)
+    .filter(keep)
+    .sort();
 }
 
 /**
@@ -99,27 +102,31 @@ describe("find_file's globs against rg --files -g", () => {
       ws.cleanup();
     });
 
-    it("find_file lists the paths rg lists, from the VFS's live index, .gitignore files written with them included", async () => {
-      await check(
-        fc.asyncProperty(withIgnoreFiles(emptyFiles), glob, async (files, g) => {
-          const rel = `r${run++}`;
-          writeTree(path.join(ws.dir, rel), files);
-          // earlier runs stay: removing folders while parcel re-crawls the tree after a .gitignore change fails its
-          // watcher now and then (inotify_add_watch: no such file), and after 5 restarts the VFS stops watching. Both
-          // sides are compared on this run's folder.
-          const mine = (paths: string[] | null) => comparable(paths, g)?.filter((p) => p.startsWith(`${rel}/`)) ?? null;
-          // the VFS reports what it watches: every file rg lists (a wrongly ignored one times out here)
-          const watched = rgFiles(ws.dir, ["!.git"], ["--no-ignore-dot"])!.filter((p) => p.startsWith(`${rel}/`));
-          for (const p of watched) await waitChange(d, at(p, "created"));
-          const r = await d.call("find_file", { glob: g, path: rel, limit: 1000 });
-          if (!r.success && r.result.code !== "INVALID_PARAMS") throw new Error(`find_file failed: ${JSON.stringify(r.result)}`);
-          const found = r.success ? (r.result.paths as string[]) : null; // null: refused as an invalid glob, as rg refuses it
-          // rg's -g overrides ignore rules (`a*` lists a gitignored `a`); find_file (and search) keep ignored files out
-          const globbed = rgFiles(ws.dir, [g, "!.git"], ["--no-ignore-dot"]);
-          expect(mine(found), g).toEqual(mine(globbed?.filter((p) => watched.includes(p)) ?? null));
-        }),
-        DAEMON_RUNS,
-      );
-    }, runs(DAEMON_RUNS) * 5_000);
+    it(
+      "find_file lists the paths rg lists, from the VFS's live index, .gitignore files written with them included",
+      async () => {
+        await check(
+          fc.asyncProperty(withIgnoreFiles(emptyFiles), glob, async (files, g) => {
+            const rel = `r${run++}`;
+            writeTree(path.join(ws.dir, rel), files);
+            // earlier runs stay: removing folders while parcel re-crawls the tree after a .gitignore change fails its
+            // watcher now and then (inotify_add_watch: no such file), and after 5 restarts the VFS stops watching. Both
+            // sides are compared on this run's folder.
+            const mine = (paths: string[] | null) => comparable(paths, g)?.filter((p) => p.startsWith(`${rel}/`)) ?? null;
+            // the VFS reports what it watches: every file rg lists (a wrongly ignored one times out here)
+            const watched = rgFiles(ws.dir, ["!.git"], ["--no-ignore-dot"])!.filter((p) => p.startsWith(`${rel}/`));
+            for (const p of watched) await waitChange(d, at(p, "created"));
+            const r = await d.call("find_file", { glob: g, path: rel, limit: 1000 });
+            if (!r.success && r.result.code !== "INVALID_PARAMS") throw new Error(`find_file failed: ${JSON.stringify(r.result)}`);
+            const found = r.success ? (r.result.paths as string[]) : null; // null: refused as an invalid glob, as rg refuses it
+            // rg's -g overrides ignore rules (`a*` lists a gitignored `a`); find_file (and search) keep ignored files out
+            const globbed = rgFiles(ws.dir, [g, "!.git"], ["--no-ignore-dot"]);
+            expect(mine(found), g).toEqual(mine(globbed?.filter((p) => watched.includes(p)) ?? null));
+          }),
+          DAEMON_RUNS,
+        );
+      },
+      runs(DAEMON_RUNS) * 5_000,
+    );
   });
 });

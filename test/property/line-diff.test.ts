@@ -56,43 +56,60 @@ const crPolicy = fc.constantFrom<CrPolicy>("exact", "exact", "ignore");
 
 describe("line diff against git diff --histogram (issue 20)", () => {
   it("gives git's change ranges on random edits with CRLF mixes, no final newline and empty files", async () => {
-    await check(fc.property(versionPair({ bom: false }), crPolicy, ([old, now], cr) => {
-      expect(ours(old, now, cr)).toEqual(gitChanges(old, now, cr));
-    }), 80);
+    await check(
+      fc.property(versionPair({ bom: false }), crPolicy, ([old, now], cr) => {
+        expect(ours(old, now, cr)).toEqual(gitChanges(old, now, cr));
+      }),
+      80,
+    );
   });
 
   it("gives the line status git's three diffs say: changed against HEAD, staged, and each range's staging", async () => {
-    const three = fc.tuple(version({ bom: false }), fc.array(versionEdit, { maxLength: 4 }), fc.array(versionEdit, { maxLength: 4 }), crPolicy)
+    const three = fc
+      .tuple(version({ bom: false }), fc.array(versionEdit, { maxLength: 4 }), fc.array(versionEdit, { maxLength: 4 }), crPolicy)
       .map(([head, e1, e2, cr]) => {
         const index = edited(head, e1);
         return { head, index, worktree: edited(index, e2), cr };
       });
-    await check(fc.property(three, ({ head, index, worktree, cr }) => {
-      const v = new FileVersions(seqOf(head), seqOf(index), seqOf(worktree), cr, new LineIds());
-      const hw = gitChanges(head, worktree, cr);
-      const iw = gitChanges(index, worktree, cr);
-      const hi = gitChanges(head, index, "exact");
-      const inside = (changes: Change[], w: number) => changes.some((c) => c.start <= w && w < c.end);
-      const all = worktree.lines.map((_, i) => i + 1);
-      const status = lineStatus(v, { lines: all });
-      expect(status.lines.map((l) => [l.line, l.change === "unchanged", l.vs_index.same])).toEqual(all.map((w) => [w, !inside(hw, w - 1), !inside(iw, w - 1)]));
-      expect(status.ranges.map((r) => [r.start - 1, r.end])).toEqual(hw.map((c) => [c.start, c.end]));
-      const staged = hw.map((r) => {
-        const unstaged = iw.some((c) => regionHit(r.start, r.end, c.start, c.end));
-        const some = hi.some((c) => regionHit(r.oldStart, r.oldEnd, c.oldStart, c.oldEnd));
-        return !unstaged ? "all" : !some ? "none" : "partial";
-      });
-      expect(status.ranges.map((r) => r.staged)).toEqual(staged);
-    }), 30);
+    await check(
+      fc.property(three, ({ head, index, worktree, cr }) => {
+        const v = new FileVersions(seqOf(head), seqOf(index), seqOf(worktree), cr, new LineIds());
+        const hw = gitChanges(head, worktree, cr);
+        const iw = gitChanges(index, worktree, cr);
+        const hi = gitChanges(head, index, "exact");
+        const inside = (changes: Change[], w: number) => changes.some((c) => c.start <= w && w < c.end);
+        const all = worktree.lines.map((_, i) => i + 1);
+        const status = lineStatus(v, { lines: all });
+        expect(status.lines.map((l) => [l.line, l.change === "unchanged", l.vs_index.same])).toEqual(
+          all.map((w) => [w, !inside(hw, w - 1), !inside(iw, w - 1)]),
+        );
+        expect(status.ranges.map((r) => [r.start - 1, r.end])).toEqual(hw.map((c) => [c.start, c.end]));
+        const staged = hw.map((r) => {
+          const unstaged = iw.some((c) => regionHit(r.start, r.end, c.start, c.end));
+          const some = hi.some((c) => regionHit(r.oldStart, r.oldEnd, c.oldStart, c.oldEnd));
+          return !unstaged ? "all" : !some ? "none" : "partial";
+        });
+        expect(status.ranges.map((r) => r.staged)).toEqual(staged);
+      }),
+      30,
+    );
   });
 });
 
 /** ASCII words, punctuation and whitespace, as code has them. */
-const ASCII_WORDS = ["a", "b", "foo", "bar_2", "x", "if", "return", "12", "(", ")", ",", ";", "=", "==", "+", "{", "}", ".", "->", "\"s\""];
-const asciiLine = fc.array(fc.tuple(fc.constantFrom(...ASCII_WORDS), fc.constantFrom("", "", " ", "  ", "\t")), { maxLength: 12 })
+const ASCII_WORDS = ["a", "b", "foo", "bar_2", "x", "if", "return", "12", "(", ")", ",", ";", "=", "==", "+", "{", "}", ".", "->", '"s"'];
+const asciiLine = fc
+  .array(fc.tuple(fc.constantFrom(...ASCII_WORDS), fc.constantFrom("", "", " ", "  ", "\t")), { maxLength: 12 })
   .map((parts) => parts.map(([w, s]) => w + s).join(""));
 /** A line and an edit of it: words inserted, deleted or replaced at random places, whitespace changed. */
-const linePair = fc.tuple(asciiLine, fc.array(fc.tuple(fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }), fc.integer({ min: 0, max: 3 }), asciiLine), { minLength: 1, maxLength: 3 }))
+const linePair = fc
+  .tuple(
+    asciiLine,
+    fc.array(fc.tuple(fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }), fc.integer({ min: 0, max: 3 }), asciiLine), {
+      minLength: 1,
+      maxLength: 3,
+    }),
+  )
   .map(([a, edits]) => {
     let b = a;
     for (const [at, cut, put] of edits) {
@@ -108,19 +125,35 @@ const ASCII_WORD = /[A-Za-z0-9_]+|[^\sA-Za-z0-9_]/g;
 
 describe("word diff against git diff --word-diff=porcelain (issue 20)", () => {
   it("keeps, removes and adds the words git does, in git's order", async () => {
-    await check(fc.property(linePair, ([a, b]) => {
-      fc.pre(a !== b);
-      const mine = wordDiff(a, b).flatMap((p) => (p.text.match(ASCII_WORD) ?? []).map((w) => p.op + w));
-      expect(mine).toEqual(gitWordDiff(tmp.dir, a, b, GIT_WORD_REGEX, ASCII_WORD));
-    }), 60);
+    await check(
+      fc.property(linePair, ([a, b]) => {
+        fc.pre(a !== b);
+        const mine = wordDiff(a, b).flatMap((p) => (p.text.match(ASCII_WORD) ?? []).map((w) => p.op + w));
+        expect(mine).toEqual(gitWordDiff(tmp.dir, a, b, GIT_WORD_REGEX, ASCII_WORD));
+      }),
+      60,
+    );
   });
 
   it("is a diff: the kept and removed parts are the old line, the kept and added ones the new, no part empty", async () => {
-    await check(fc.property(fc.oneof(linePair, fc.tuple(fc.string(), fc.string())), ([a, b]) => {
-      const parts = wordDiff(a, b);
-      expect(parts.filter((p) => p.op !== "+").map((p) => p.text).join("")).toBe(a === b ? "" : a);
-      expect(parts.filter((p) => p.op !== "-").map((p) => p.text).join("")).toBe(a === b ? "" : b);
-      expect(parts.every((p, i) => p.text && (i === 0 || parts[i - 1].op !== p.op))).toBe(true);
-    }), 500);
+    await check(
+      fc.property(fc.oneof(linePair, fc.tuple(fc.string(), fc.string())), ([a, b]) => {
+        const parts = wordDiff(a, b);
+        expect(
+          parts
+            .filter((p) => p.op !== "+")
+            .map((p) => p.text)
+            .join(""),
+        ).toBe(a === b ? "" : a);
+        expect(
+          parts
+            .filter((p) => p.op !== "-")
+            .map((p) => p.text)
+            .join(""),
+        ).toBe(a === b ? "" : b);
+        expect(parts.every((p, i) => p.text && (i === 0 || parts[i - 1].op !== p.op))).toBe(true);
+      }),
+      500,
+    );
   });
 });

@@ -72,7 +72,18 @@ function inCopy<T>(work: (copy: string) => T): T {
 /** The index entry `git apply --cached` of git's own -U0 hunks of `rel` that overlap the chosen 1-based ranges makes. */
 function gitStagesRanges(rel: string, chosen: readonly { start: number; end: number; head_start: number; head_end: number }[]): string | null {
   return inCopy((copy) => {
-    const diff = gitRun(copy, ["-c", "core.quotePath=false", "diff", "-U0", "--histogram", "--indent-heuristic", "--no-color", "--no-ext-diff", "--", rel]).stdout.toString("utf8");
+    const diff = gitRun(copy, [
+      "-c",
+      "core.quotePath=false",
+      "diff",
+      "-U0",
+      "--histogram",
+      "--indent-heuristic",
+      "--no-color",
+      "--no-ext-diff",
+      "--",
+      rel,
+    ]).stdout.toString("utf8");
     const [head, ...hunks] = diff.split(/\n(?=@@ )/);
     const taken: string[] = [];
     let delta = 0;
@@ -91,7 +102,10 @@ function gitStagesRanges(rel: string, chosen: readonly { start: number; end: num
       delta += newLen - oldLen;
     }
     if (!taken.length) return null;
-    const patch = `${head.split("\n").filter((l) => l.startsWith("--- ") || l.startsWith("+++ ")).join("\n")}\n${taken.join("")}`;
+    const patch = `${head
+      .split("\n")
+      .filter((l) => l.startsWith("--- ") || l.startsWith("+++ "))
+      .join("\n")}\n${taken.join("")}`;
     execFileSync("git", ["apply", "--cached", "--unidiff-zero", "-"], { cwd: copy, input: patch });
     return indexEntry(copy, rel);
   });
@@ -115,70 +129,93 @@ const runCase = fc.record({
 
 describe("line git through the daemon against git (issue 20)", () => {
   it("stages, unstages and rolls back what git builds from the same selection, leaving the worktree to rollback", async () => {
-    await check(fc.asyncProperty(runCase, async ({ setting: s, head, edits, staged, deleted, op, mask }) => {
-      const base = head ?? { bom: false, lines: [], eols: [] };
-      const work = deleted ? null : edited(base, edits);
-      const index = op === "unstage all" ? work : staged && work && op !== "stage ranges" ? edited(base, edits.slice(0, 1)) : head;
-      // Cheap checks first: every run costs a commit and a few calls.
-      fc.pre(!bytesOf(base).equals(work ? bytesOf(work) : Buffer.alloc(0)) || (head === null) !== (work === null));
-      if (op === "rollback all") fc.pre(head !== null && work !== null);
-      // git's hunks are our ranges where both versions end with a newline (line-diff.test.ts) and have the same BOM.
-      if (op === "stage ranges") fc.pre(work !== null && finalNewline(head) && finalNewline(work) && base.bom === work.bom);
-      const rel = prepare(s, head, index, work);
-      const before = work ? readFileSync(path.join(dir, rel)) : null;
-      const status = await d.call("git_line_status", { path: rel });
-      expect(status.success, JSON.stringify(status.result)).toBe(true);
-      const { hash, ranges } = status.result as { hash: string | null; ranges: { range: number; start: number; end: number; head_start: number; head_end: number }[] };
-      // A CRLF checkout of an LF file under conversion may show no change at all.
-      if (!ranges.length) return;
+    await check(
+      fc.asyncProperty(runCase, async ({ setting: s, head, edits, staged, deleted, op, mask }) => {
+        const base = head ?? { bom: false, lines: [], eols: [] };
+        const work = deleted ? null : edited(base, edits);
+        const index = op === "unstage all" ? work : staged && work && op !== "stage ranges" ? edited(base, edits.slice(0, 1)) : head;
+        // Cheap checks first: every run costs a commit and a few calls.
+        fc.pre(!bytesOf(base).equals(work ? bytesOf(work) : Buffer.alloc(0)) || (head === null) !== (work === null));
+        if (op === "rollback all") fc.pre(head !== null && work !== null);
+        // git's hunks are our ranges where both versions end with a newline (line-diff.test.ts) and have the same BOM.
+        if (op === "stage ranges") fc.pre(work !== null && finalNewline(head) && finalNewline(work) && base.bom === work.bom);
+        const rel = prepare(s, head, index, work);
+        const before = work ? readFileSync(path.join(dir, rel)) : null;
+        const status = await d.call("git_line_status", { path: rel });
+        expect(status.success, JSON.stringify(status.result)).toBe(true);
+        const { hash, ranges } = status.result as {
+          hash: string | null;
+          ranges: { range: number; start: number; end: number; head_start: number; head_end: number }[];
+        };
+        // A CRLF checkout of an LF file under conversion may show no change at all.
+        if (!ranges.length) return;
 
-      if (op === "stage ranges") {
-        const picked = ranges.filter((r) => mask[r.range % mask.length]);
-        const chosen = picked.length ? picked : ranges.slice(0, 1);
-        const expected = gitStagesRanges(rel, chosen);
-        const r = await d.call("git_stage_lines", { path: rel, hash, ranges: chosen.map((x) => x.range) });
-        expect(r.success, JSON.stringify(r.result)).toBe(true);
-        if (expected !== null) expect(indexEntry(dir, rel)).toBe(expected);
-      } else if (op === "stage all") {
-        const expected = gitAddOf(dir, rel, before);
-        const r = await d.call("git_stage_lines", { path: rel, hash, ranges: ranges.map((x) => x.range) });
-        // Everything already staged: nothing to do, and git add would change nothing either.
-        if (!r.success) expect([r.result.code, indexEntry(dir, rel)]).toEqual(["NO_CHANGE", expected]);
-        // Every range taken is the whole file only where the index held nothing else (else: those ranges staged).
-        else if (index === head) expect(indexEntry(dir, rel)).toBe(expected);
-      } else if (op === "unstage all") {
-        const expected = head ? headEntry(rel) : "";
-        await d.ok("git_unstage_lines", { path: rel, hash, ranges: ranges.map((x) => x.range) });
-        expect(indexEntry(dir, rel)).toBe(expected);
-      } else {
-        const expected = checkedOut(dir, rel);
-        await d.ok("git_rollback_lines", { path: rel, hash });
-        const now = readFileSync(path.join(dir, rel));
-        // The worktree's BOM stays and, where git converts, its line endings (SPEC 4, line-git.md: a CRLF git does not
-        // see is no change to roll back): compare around them, and byte for byte where neither applies.
-        const plain = (b: Buffer) => b.toString("utf8").replace(/^\ufeff/, "").replace(/\r\n/g, "\n");
-        expect(plain(now)).toBe(plain(expected));
-        if (work!.bom === head!.bom && (s === "none" || noLineEnds(before!))) expect(now.toString()).toBe(expected.toString());
-      }
-      if (op !== "rollback all") expect(work ? readFileSync(path.join(dir, rel)).equals(before!) : !existsSync(path.join(dir, rel))).toBe(true);
-    }), 6);
+        if (op === "stage ranges") {
+          const picked = ranges.filter((r) => mask[r.range % mask.length]);
+          const chosen = picked.length ? picked : ranges.slice(0, 1);
+          const expected = gitStagesRanges(rel, chosen);
+          const r = await d.call("git_stage_lines", { path: rel, hash, ranges: chosen.map((x) => x.range) });
+          expect(r.success, JSON.stringify(r.result)).toBe(true);
+          if (expected !== null) expect(indexEntry(dir, rel)).toBe(expected);
+        } else if (op === "stage all") {
+          const expected = gitAddOf(dir, rel, before);
+          const r = await d.call("git_stage_lines", { path: rel, hash, ranges: ranges.map((x) => x.range) });
+          // Everything already staged: nothing to do, and git add would change nothing either.
+          if (!r.success) expect([r.result.code, indexEntry(dir, rel)]).toEqual(["NO_CHANGE", expected]);
+          // Every range taken is the whole file only where the index held nothing else (else: those ranges staged).
+          else if (index === head) expect(indexEntry(dir, rel)).toBe(expected);
+        } else if (op === "unstage all") {
+          const expected = head ? headEntry(rel) : "";
+          await d.ok("git_unstage_lines", { path: rel, hash, ranges: ranges.map((x) => x.range) });
+          expect(indexEntry(dir, rel)).toBe(expected);
+        } else {
+          const expected = checkedOut(dir, rel);
+          await d.ok("git_rollback_lines", { path: rel, hash });
+          const now = readFileSync(path.join(dir, rel));
+          // The worktree's BOM stays and, where git converts, its line endings (SPEC 4, line-git.md: a CRLF git does not
+          // see is no change to roll back): compare around them, and byte for byte where neither applies.
+          const plain = (b: Buffer) =>
+            b
+              .toString("utf8")
+              .replace(/^\ufeff/, "")
+              .replace(/\r\n/g, "\n");
+          expect(plain(now)).toBe(plain(expected));
+          if (work!.bom === head!.bom && (s === "none" || noLineEnds(before!))) expect(now.toString()).toBe(expected.toString());
+        }
+        if (op !== "rollback all") expect(work ? readFileSync(path.join(dir, rel)).equals(before!) : !existsSync(path.join(dir, rel))).toBe(true);
+      }),
+      6,
+    );
   }, 240_000);
 
   it("writes the file the edits make, and a diff git apply takes to make it", async () => {
-    await check(fc.asyncProperty(version({ max: 12 }), fc.array(fc.tuple(fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }), fc.constantFrom("x", "  y();", "")), { minLength: 1, maxLength: 3 }), async (doc, inserts) => {
-      const rel = `write${++serial}.txt`;
-      writeFileSync(path.join(dir, rel), bytesOf(doc));
-      const read = await d.ok("file_read", { path: rel });
-      // Inserts after distinct lines (or at the top of an empty file), by line:tag anchors.
-      const n = doc.lines.length;
-      const points = [...new Set(inserts.map(([at]) => Math.floor(at * (n + 1))))];
-      const edits = points.map((p, k) => (n === 0 ? { type: "insert", content: inserts[k][1] } : p === 0 ? { type: "insert", endline: `1:${tagOf(doc.lines[0])}`, content: inserts[k][1] } : { type: "insert", startline: `${p}:${tagOf(doc.lines[p - 1])}`, content: inserts[k][1] }));
-      const r = await d.ok("file_write", { path: rel, hash: read.hash, edits: n === 0 ? edits.slice(0, 1) : edits });
-      const after = readFileSync(path.join(dir, rel));
-      // Applied outside the repository: its line-ending settings (a staging run may leave core.autocrlf) are not the file's.
-      const git = applyPatch(tmp.dir, bytesOf(doc), r.diff.replaceAll(` a/${rel}\n`, " a/f\n").replaceAll(` b/${rel}\n`, " b/f\n"));
-      expect(git.refused).toBe("");
-      expect(git.after!.equals(after)).toBe(true);
-    }), 4);
+    await check(
+      fc.asyncProperty(
+        version({ max: 12 }),
+        fc.array(fc.tuple(fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }), fc.constantFrom("x", "  y();", "")), { minLength: 1, maxLength: 3 }),
+        async (doc, inserts) => {
+          const rel = `write${++serial}.txt`;
+          writeFileSync(path.join(dir, rel), bytesOf(doc));
+          const read = await d.ok("file_read", { path: rel });
+          // Inserts after distinct lines (or at the top of an empty file), by line:tag anchors.
+          const n = doc.lines.length;
+          const points = [...new Set(inserts.map(([at]) => Math.floor(at * (n + 1))))];
+          const edits = points.map((p, k) =>
+            n === 0
+              ? { type: "insert", content: inserts[k][1] }
+              : p === 0
+                ? { type: "insert", endline: `1:${tagOf(doc.lines[0])}`, content: inserts[k][1] }
+                : { type: "insert", startline: `${p}:${tagOf(doc.lines[p - 1])}`, content: inserts[k][1] },
+          );
+          const r = await d.ok("file_write", { path: rel, hash: read.hash, edits: n === 0 ? edits.slice(0, 1) : edits });
+          const after = readFileSync(path.join(dir, rel));
+          // Applied outside the repository: its line-ending settings (a staging run may leave core.autocrlf) are not the file's.
+          const git = applyPatch(tmp.dir, bytesOf(doc), r.diff.replaceAll(` a/${rel}\n`, " a/f\n").replaceAll(` b/${rel}\n`, " b/f\n"));
+          expect(git.refused).toBe("");
+          expect(git.after!.equals(after)).toBe(true);
+        },
+      ),
+      4,
+    );
   }, 120_000);
 });

@@ -30,10 +30,13 @@ interface Hunk {
 
 function gitHunks(old: Buffer, now: Buffer): Hunk[] {
   const diff = gitDiff(tmp.dir, old, now, ["-U0"]);
-  return diff.split(/\n(?=@@ )/).slice(1).map((block) => {
-    const [header, ...body] = block.replace(/\n$/, "").split("\n");
-    return { change: changesOf(`${header}\n${body.join("\n")}`)[0], body };
-  });
+  return diff
+    .split(/\n(?=@@ )/)
+    .slice(1)
+    .map((block) => {
+      const [header, ...body] = block.replace(/\n$/, "").split("\n");
+      return { change: changesOf(`${header}\n${body.join("\n")}`)[0], body };
+    });
 }
 
 const overlaps = (c: Change, r: Change) => (c.start < r.end && r.start < c.end) || (c.oldStart < r.oldEnd && r.oldStart < c.oldEnd);
@@ -108,47 +111,56 @@ const crPolicy = fc.constantFrom<CrPolicy>("exact", "exact", "ignore");
 
 describe("line staging against git apply of git's hunks (issue 20)", () => {
   it("stages the selected ranges into the index as git apply --cached of their hunks would", async () => {
-    await check(fc.property(versionPair(), crPolicy, mask, ([index, worktree], cr, m) => {
-      const idx = seqOf(index);
-      const v = new FileVersions(idx, idx, seqOf(worktree), cr, new LineIds());
-      const ranges = pick(v.headToWorktree, m);
-      fc.pre(ranges.length > 0);
-      const built = stageLines(v, { ranges }, { eol: cr === "ignore" ? "\n" : undefined });
-      const now = compared(cr === "ignore" ? cleaned(worktree) : worktree);
-      const git = gitBuilds(v.headToWorktree, new Set(ranges), compared(index), now);
-      fc.pre(git !== undefined);
-      expect(body(bytesOfBuilt(built, false))).toBe(git);
-    }), 60);
+    await check(
+      fc.property(versionPair(), crPolicy, mask, ([index, worktree], cr, m) => {
+        const idx = seqOf(index);
+        const v = new FileVersions(idx, idx, seqOf(worktree), cr, new LineIds());
+        const ranges = pick(v.headToWorktree, m);
+        fc.pre(ranges.length > 0);
+        const built = stageLines(v, { ranges }, { eol: cr === "ignore" ? "\n" : undefined });
+        const now = compared(cr === "ignore" ? cleaned(worktree) : worktree);
+        const git = gitBuilds(v.headToWorktree, new Set(ranges), compared(index), now);
+        fc.pre(git !== undefined);
+        expect(body(bytesOfBuilt(built, false))).toBe(git);
+      }),
+      60,
+    );
   });
 
   it("unstages the selected ranges back to HEAD's lines as git apply -R --cached of their hunks would", async () => {
-    await check(fc.property(versionPair(), mask, ([head, index], m) => {
-      const v = new FileVersions(seqOf(head), seqOf(index), seqOf(index), "exact", new LineIds());
-      const ranges = pick(v.headToWorktree, m);
-      fc.pre(ranges.length > 0);
-      const built = unstageLines(v, { ranges });
-      const git = gitBuilds(v.headToWorktree, new Set(ranges), compared(head), compared(index), true);
-      fc.pre(git !== undefined);
-      expect(body(bytesOfBuilt(built, false))).toBe(git);
-    }), 40);
+    await check(
+      fc.property(versionPair(), mask, ([head, index], m) => {
+        const v = new FileVersions(seqOf(head), seqOf(index), seqOf(index), "exact", new LineIds());
+        const ranges = pick(v.headToWorktree, m);
+        fc.pre(ranges.length > 0);
+        const built = unstageLines(v, { ranges });
+        const git = gitBuilds(v.headToWorktree, new Set(ranges), compared(head), compared(index), true);
+        fc.pre(git !== undefined);
+        expect(body(bytesOfBuilt(built, false))).toBe(git);
+      }),
+      40,
+    );
   });
 
   it("rolls the selected ranges of the worktree back to HEAD's lines as git apply -R of their hunks would", async () => {
-    await check(fc.property(versionPair(), crPolicy, mask, ([head, worktree], cr, m) => {
-      const v = new FileVersions(seqOf(head), seqOf(head), seqOf(worktree), cr, new LineIds());
-      const ranges = pick(v.headToWorktree, m);
-      fc.pre(ranges.length > 0);
-      // HEAD's lines take the worktree's terminator where git converts (git_rollback_lines does the same), so there
-      // the oracle and the result are compared with LF for CRLF.
-      const eol: Eol | undefined = cr === "ignore" ? dominantEol(worktree.eols) : undefined;
-      const built = rollbackLines(v, { ranges }, { eol });
-      const clean = cr === "ignore" ? cleaned(worktree) : worktree;
-      const git = gitBuilds(v.headToWorktree, new Set(ranges), compared(head), compared(clean), true);
-      fc.pre(git !== undefined);
-      const mine = body(bytesOf({ bom: false, lines: built.lines, eols: built.eols }));
-      const lf = (t: string) => (cr === "ignore" ? t.replace(/\r\n/g, "\n") : t);
-      expect(lf(mine)).toBe(lf(git!));
-    }), 40);
+    await check(
+      fc.property(versionPair(), crPolicy, mask, ([head, worktree], cr, m) => {
+        const v = new FileVersions(seqOf(head), seqOf(head), seqOf(worktree), cr, new LineIds());
+        const ranges = pick(v.headToWorktree, m);
+        fc.pre(ranges.length > 0);
+        // HEAD's lines take the worktree's terminator where git converts (git_rollback_lines does the same), so there
+        // the oracle and the result are compared with LF for CRLF.
+        const eol: Eol | undefined = cr === "ignore" ? dominantEol(worktree.eols) : undefined;
+        const built = rollbackLines(v, { ranges }, { eol });
+        const clean = cr === "ignore" ? cleaned(worktree) : worktree;
+        const git = gitBuilds(v.headToWorktree, new Set(ranges), compared(head), compared(clean), true);
+        fc.pre(git !== undefined);
+        const mine = body(bytesOf({ bom: false, lines: built.lines, eols: built.eols }));
+        const lf = (t: string) => (cr === "ignore" ? t.replace(/\r\n/g, "\n") : t);
+        expect(lf(mine)).toBe(lf(git!));
+      }),
+      40,
+    );
   });
 });
 
@@ -156,42 +168,52 @@ describe("line staging against git apply of git's hunks (issue 20)", () => {
 const pickLines = (n: number, m: readonly boolean[]) => Array.from({ length: n }, (_, i) => i + 1).filter((l) => m[l % m.length]);
 
 describe("line selections end where the whole file does (issue 20)", () => {
-  const three = fc.tuple(version(), fc.array(versionEdit, { maxLength: 4 }), fc.array(versionEdit, { maxLength: 4 }), mask, crPolicy)
+  const three = fc
+    .tuple(version(), fc.array(versionEdit, { maxLength: 4 }), fc.array(versionEdit, { maxLength: 4 }), mask, crPolicy)
     .map(([head, e1, e2, m, cr]) => ({ head, worktree: edited(head, e1), other: edited(head, e2), m, cr }));
   const text = (b: { lines: readonly string[]; eols: readonly string[] }) => b.lines.map((l, i) => l + b.eols[i]).join("");
 
   it("staging some lines, then every range, leaves the worktree in the index (LF where git converts)", async () => {
-    await check(fc.property(three, ({ head, worktree, m, cr }) => {
-      const eol = cr === "ignore" ? "\n" : undefined;
-      let v = new FileVersions(seqOf(head), seqOf(head), seqOf(worktree), cr, new LineIds());
-      const first = stageLines(v, { lines: pickLines(worktree.lines.length, m) }, { eol });
-      v = v.withIndex({ lines: first.lines, eols: first.eols });
-      const all = v.headToWorktree.ranges.map((r) => r.id);
-      const rest = stageLines(v, { ranges: all }, { eol });
-      expect(text(rest)).toBe(text(cr === "ignore" ? cleaned(worktree) : worktree));
-    }), 300);
+    await check(
+      fc.property(three, ({ head, worktree, m, cr }) => {
+        const eol = cr === "ignore" ? "\n" : undefined;
+        let v = new FileVersions(seqOf(head), seqOf(head), seqOf(worktree), cr, new LineIds());
+        const first = stageLines(v, { lines: pickLines(worktree.lines.length, m) }, { eol });
+        v = v.withIndex({ lines: first.lines, eols: first.eols });
+        const all = v.headToWorktree.ranges.map((r) => r.id);
+        const rest = stageLines(v, { ranges: all }, { eol });
+        expect(text(rest)).toBe(text(cr === "ignore" ? cleaned(worktree) : worktree));
+      }),
+      300,
+    );
   });
 
   it("unstaging some lines, then every range, leaves HEAD in the index", async () => {
-    await check(fc.property(three, ({ head, worktree, m }) => {
-      // Everything staged: the index is the worktree.
-      let v = new FileVersions(seqOf(head), seqOf(worktree), seqOf(worktree), "exact", new LineIds());
-      const first = unstageLines(v, { lines: pickLines(worktree.lines.length, m) });
-      v = v.withIndex({ lines: first.lines, eols: first.eols });
-      const rest = unstageLines(v, { ranges: v.headToWorktree.ranges.map((r) => r.id) });
-      expect(text(rest)).toBe(text(head));
-    }), 300);
+    await check(
+      fc.property(three, ({ head, worktree, m }) => {
+        // Everything staged: the index is the worktree.
+        let v = new FileVersions(seqOf(head), seqOf(worktree), seqOf(worktree), "exact", new LineIds());
+        const first = unstageLines(v, { lines: pickLines(worktree.lines.length, m) });
+        v = v.withIndex({ lines: first.lines, eols: first.eols });
+        const rest = unstageLines(v, { ranges: v.headToWorktree.ranges.map((r) => r.id) });
+        expect(text(rest)).toBe(text(head));
+      }),
+      300,
+    );
   });
 
   it("rolling back some lines, then every range left, leaves HEAD in the worktree", async () => {
-    await check(fc.property(three, ({ head, worktree, other, m }) => {
-      // The index holds a third version: rollback does not look at it.
-      const v = new FileVersions(seqOf(head), seqOf(other), seqOf(worktree), "exact", new LineIds());
-      const first = rollbackLines(v, { lines: pickLines(worktree.lines.length, m) });
-      const after = v.withWorktree({ lines: first.lines, eols: first.eols });
-      const ids = after.headToWorktree.ranges.map((r) => r.id);
-      const rest = ids.length ? rollbackLines(after, { ranges: ids }) : first;
-      expect(text(rest)).toBe(text(head));
-    }), 300);
+    await check(
+      fc.property(three, ({ head, worktree, other, m }) => {
+        // The index holds a third version: rollback does not look at it.
+        const v = new FileVersions(seqOf(head), seqOf(other), seqOf(worktree), "exact", new LineIds());
+        const first = rollbackLines(v, { lines: pickLines(worktree.lines.length, m) });
+        const after = v.withWorktree({ lines: first.lines, eols: first.eols });
+        const ids = after.headToWorktree.ranges.map((r) => r.id);
+        const rest = ids.length ? rollbackLines(after, { ranges: ids }) : first;
+        expect(text(rest)).toBe(text(head));
+      }),
+      300,
+    );
   });
 });

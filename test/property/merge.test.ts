@@ -102,8 +102,16 @@ const TOKEN = /[\p{L}\p{N}_]+|[^\S\r\n]+|\r\n|\n|./gsu;
 const tokens = (s: Lines) => textOf(s).match(TOKEN) ?? [];
 
 /** Each side's changes (`diffs` from base) that no change of the other meets must be in `result`, as `shown` cuts the sides. */
-function unmetKept(block: ConflictBlock, diffs: { ours: Change[]; theirs: Change[] }, result: readonly string[], shown: (s: Lines) => readonly string[]): string | null {
-  for (const [name, other] of [["ours", "theirs"], ["theirs", "ours"]] as const) {
+function unmetKept(
+  block: ConflictBlock,
+  diffs: { ours: Change[]; theirs: Change[] },
+  result: readonly string[],
+  shown: (s: Lines) => readonly string[],
+): string | null {
+  for (const [name, other] of [
+    ["ours", "theirs"],
+    ["theirs", "ours"],
+  ] as const) {
     for (const h of diffs[name]) {
       if (!h.bCount || diffs[other].some((g) => meets(h, g))) continue;
       const run = shown(block[name]).slice(h.bStart, h.bStart + h.bCount);
@@ -150,7 +158,10 @@ describe("property: the merge core against git", () => {
           if (r.rule === "one-sided") expect(textOf(r)).toBe(textOf(block[r.taken!]));
           if (r.rule !== "words") continue;
           words++;
-          expect(wordMergeFault(block, r), JSON.stringify({ base: textOf(block.base), ours: textOf(block.ours), theirs: textOf(block.theirs), result: textOf(r) })).toBeNull();
+          expect(
+            wordMergeFault(block, r),
+            JSON.stringify({ base: textOf(block.base), ours: textOf(block.ours), theirs: textOf(block.theirs), result: textOf(r) }),
+          ).toBeNull();
         }
       }),
       400,

@@ -21,17 +21,32 @@ import { treeOf, withIgnoreFiles, writeTree } from "./trees.js";
 const RUNS = 15;
 
 const WORDS = ["needle", "Needle", "NEEDLE", "needles", "neeedle", "hay", "stack", "é", "日本", "\t", "x"];
-const PATTERNS = ["needle", "Needle", "NEEDLE", "ne+dle", "^needle", "needle$", "\\bneedle\\b", "e", "é", "日本", "n.e", "needle|hay", "(?i)hAy", "a b", "xab", "ba$"];
+const PATTERNS = [
+  "needle",
+  "Needle",
+  "NEEDLE",
+  "ne+dle",
+  "^needle",
+  "needle$",
+  "\\bneedle\\b",
+  "e",
+  "é",
+  "日本",
+  "n.e",
+  "needle|hay",
+  "(?i)hAy",
+  "a b",
+  "xab",
+  "ba$",
+];
 
 const shortLine = fc.array(fc.constantFrom(...WORDS), { maxLength: 6 }).map((w) => w.join(" "));
 /** Past rg's 256-column preview, the daemon's 500-character window and its 2,000-byte whole-decode limit. */
-const longLine = fc
-  .tuple(fc.integer({ min: 150, max: 3000 }), fc.nat(), fc.constantFrom(...WORDS))
-  .map(([pairs, at, word]) => {
-    const base = "ab".repeat(pairs);
-    const cut = at % (base.length + 1);
-    return base.slice(0, cut) + word + base.slice(cut);
-  });
+const longLine = fc.tuple(fc.integer({ min: 150, max: 3000 }), fc.nat(), fc.constantFrom(...WORDS)).map(([pairs, at, word]) => {
+  const base = "ab".repeat(pairs);
+  const cut = at % (base.length + 1);
+  return base.slice(0, cut) + word + base.slice(cut);
+});
 const line = fc.oneof({ weight: 8, arbitrary: shortLine }, { weight: 1, arbitrary: longLine }, { weight: 1, arbitrary: fc.constant("") });
 
 type Oddity = "none" | "nul-early" | "nul-after-8k" | "nul-after-64k" | "latin1" | "lone-cr" | "bom";
@@ -96,7 +111,13 @@ function rgJson(cwd: string, rel: string, r: Request, ignores: string[]): Map<st
   const files = new Map<string, Map<number, RgLine>>();
   // rg's -g overrides its ignore rules; search keeps ignored files out (docs/tools/search.md): only what rg would
   // search without the globs counts
-  const searchable = r.glob && new Set(spawnSync(rgPath, ["--files", ...args.filter((a) => a.startsWith("--no-") || a.startsWith("--ignore-file") || a === "--hidden"), "--", rel], { cwd }).stdout.toString().split("\n"));
+  const searchable =
+    r.glob &&
+    new Set(
+      spawnSync(rgPath, ["--files", ...args.filter((a) => a.startsWith("--no-") || a.startsWith("--ignore-file") || a === "--hidden"), "--", rel], { cwd })
+        .stdout.toString()
+        .split("\n"),
+    );
   for (const raw of run.stdout.toString().split("\n")) {
     if (!raw) continue;
     const msg = JSON.parse(raw);
@@ -158,33 +179,40 @@ describe.each([true, false])("search against rg --json on random trees (git: %s)
     defaults.cleanup();
   });
 
-  it("finds the files, lines and matches rg finds, with real tags and hashes", async () => {
-    await check(
-      fc.asyncProperty(tree, request, async (files, r) => {
-        const rel = `run${run++}`;
-        const dir = path.join(ws.dir, rel);
-        writeTree(dir, files);
-        try {
-          const want = rgJson(ws.dir, rel, r, ignores);
-          const got = await d.ok("search", { ...r, path: rel, max_results: 2000 });
-          const problems: string[] = [];
-          expect(got.matches.map((f: { path: string }) => f.path)).toEqual([...want.keys()].sort());
-          for (const f of got.matches as { path: string; hash: string; lines: SearchLine[] }[]) {
-            const lines = want.get(f.path)!;
-            expect(f.lines.map((l) => [l.line, l.match]), f.path).toEqual([...lines].sort(([a], [b]) => a - b).map(([n, l]) => [n, l.match]));
-            if (f.hash !== fileHash(readFileSync(path.join(ws.dir, f.path)))) problems.push(`${f.path}: hash ${f.hash}`);
-            for (const l of f.lines) {
-              const problem = lineProblem(l, lines.get(l.line)!);
-              if (problem) problems.push(`${f.path}:${l.line}: ${problem}`);
+  it(
+    "finds the files, lines and matches rg finds, with real tags and hashes",
+    async () => {
+      await check(
+        fc.asyncProperty(tree, request, async (files, r) => {
+          const rel = `run${run++}`;
+          const dir = path.join(ws.dir, rel);
+          writeTree(dir, files);
+          try {
+            const want = rgJson(ws.dir, rel, r, ignores);
+            const got = await d.ok("search", { ...r, path: rel, max_results: 2000 });
+            const problems: string[] = [];
+            expect(got.matches.map((f: { path: string }) => f.path)).toEqual([...want.keys()].sort());
+            for (const f of got.matches as { path: string; hash: string; lines: SearchLine[] }[]) {
+              const lines = want.get(f.path)!;
+              expect(
+                f.lines.map((l) => [l.line, l.match]),
+                f.path,
+              ).toEqual([...lines].sort(([a], [b]) => a - b).map(([n, l]) => [n, l.match]));
+              if (f.hash !== fileHash(readFileSync(path.join(ws.dir, f.path)))) problems.push(`${f.path}: hash ${f.hash}`);
+              for (const l of f.lines) {
+                const problem = lineProblem(l, lines.get(l.line)!);
+                if (problem) problems.push(`${f.path}:${l.line}: ${problem}`);
+              }
             }
+            expect(problems).toEqual([]);
+            expect(got.total).toBe([...want.values()].reduce((n, lines) => n + [...lines.values()].filter((l) => l.match).length, 0));
+          } finally {
+            rmSync(dir, { recursive: true, force: true });
           }
-          expect(problems).toEqual([]);
-          expect(got.total).toBe([...want.values()].reduce((n, lines) => n + [...lines.values()].filter((l) => l.match).length, 0));
-        } finally {
-          rmSync(dir, { recursive: true, force: true });
-        }
-      }),
-      RUNS,
-    );
-  }, runs(RUNS) * 3_000);
+        }),
+        RUNS,
+      );
+    },
+    runs(RUNS) * 3_000,
+  );
 });

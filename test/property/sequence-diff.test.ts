@@ -19,7 +19,8 @@ const frequentVersion: fc.Arbitrary<Version> = fc
   .array(fc.constantFrom("{", "}", ""), { minLength: 150, maxLength: 300 })
   .map((lines) => ({ bom: false, lines, eols: lines.map(() => "\n" as const) }));
 
-const pairOf = (v: fc.Arbitrary<Version>) => fc.tuple(v, fc.array(versionEdit, { minLength: 1, maxLength: 8 })).map(([a, edits]) => [a, edited(a, edits)] as const);
+const pairOf = (v: fc.Arbitrary<Version>) =>
+  fc.tuple(v, fc.array(versionEdit, { minLength: 1, maxLength: 8 })).map(([a, edits]) => [a, edited(a, edits)] as const);
 const pairs = fc.oneof(pairOf(version({ max: 60, bom: false })), pairOf(frequentVersion));
 
 /** The diff's changes, each line interned by its bytes (terminator included), `heuristic` giving it the lines' text. */
@@ -42,14 +43,20 @@ const theirs = (old: Version, now: Version, heuristic: boolean): Change[] =>
 
 describe("the sequence diff against git diff --histogram (issue 21)", () => {
   it("gives git's changes with the indent heuristic (the line diff's placement)", async () => {
-    await check(fc.property(pairs, ([old, now]) => {
-      expect(ours(old, now, true)).toEqual(theirs(old, now, true));
-    }), 60);
+    await check(
+      fc.property(pairs, ([old, now]) => {
+        expect(ours(old, now, true)).toEqual(theirs(old, now, true));
+      }),
+      60,
+    );
   });
 
   it("gives git's changes without it (the merge's placement)", async () => {
-    await check(fc.property(pairs, ([old, now]) => {
-      expect(ours(old, now, false)).toEqual(theirs(old, now, false));
-    }), 60);
+    await check(
+      fc.property(pairs, ([old, now]) => {
+        expect(ours(old, now, false)).toEqual(theirs(old, now, false));
+      }),
+      60,
+    );
   });
 });

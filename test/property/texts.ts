@@ -78,5 +78,9 @@ const frequentEdit: fc.Arbitrary<Edit> = fc.record({
   word: fc.constant("z"),
 });
 export const frequentThreeVersions = fc
-  .record({ base: fc.array(frequentLine, { minLength: 200, maxLength: 300 }), ours: fc.array(frequentEdit, { minLength: 1, maxLength: 8 }), theirs: fc.array(frequentEdit, { minLength: 1, maxLength: 8 }) })
+  .record({
+    base: fc.array(frequentLine, { minLength: 200, maxLength: 300 }),
+    ours: fc.array(frequentEdit, { minLength: 1, maxLength: 8 }),
+    theirs: fc.array(frequentEdit, { minLength: 1, maxLength: 8 }),
+  })
   .map(({ base, ours, theirs }) => ({ base: textOf(base, true), ours: textOf(applyEdits(base, ours), true), theirs: textOf(applyEdits(base, theirs), true) }));

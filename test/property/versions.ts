@@ -17,7 +17,10 @@ export interface Version {
 const POOL = ["}", "", "  return x;", "  x += 1;", "function f() {", "  // note", "  if (a) {", "    b();", "  }", "const y = 2;", "\tdeep();", "a", "b"];
 
 /** One line's text: mostly from the pool, else one of a few numbered lines (rare lines anchor the histogram). */
-export const lineText = fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...POOL) }, { weight: 1, arbitrary: fc.integer({ min: 0, max: 30 }).map((n) => `line ${n}`) });
+export const lineText = fc.oneof(
+  { weight: 3, arbitrary: fc.constantFrom(...POOL) },
+  { weight: 1, arbitrary: fc.integer({ min: 0, max: 30 }).map((n) => `line ${n}`) },
+);
 
 export type EolStyle = "lf" | "crlf" | "mixed";
 export const eolStyle = fc.constantFrom<EolStyle>("lf", "lf", "crlf", "mixed");
@@ -53,7 +56,12 @@ const fraction = fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true });
 export const versionEdit: fc.Arbitrary<VersionEdit> = fc.oneof(
   fc.record({ kind: fc.constant("insert" as const), at: fraction, texts: fc.array(lineText, { minLength: 1, maxLength: 4 }) }),
   fc.record({ kind: fc.constantFrom("delete" as const, "move" as const), at: fraction, count: fc.integer({ min: 1, max: 3 }), to: fraction }),
-  fc.record({ kind: fc.constant("replace" as const), at: fraction, count: fc.integer({ min: 1, max: 3 }), texts: fc.array(lineText, { minLength: 1, maxLength: 3 }) }),
+  fc.record({
+    kind: fc.constant("replace" as const),
+    at: fraction,
+    count: fc.integer({ min: 1, max: 3 }),
+    texts: fc.array(lineText, { minLength: 1, maxLength: 3 }),
+  }),
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("eol" as const), at: fraction }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("final" as const) }) },
 );
@@ -93,7 +101,7 @@ export function edited(v: Version, edits: readonly VersionEdit[]): Version {
     }
   }
   const toggles = edits.filter((e) => e.kind === "final").length % 2 === 1;
-  if (eols.length && (final !== toggles)) eols[eols.length - 1] = eols[eols.length - 1] || usual;
+  if (eols.length && final !== toggles) eols[eols.length - 1] = eols[eols.length - 1] || usual;
   else if (eols.length) eols[eols.length - 1] = "";
   return settled({ bom: v.bom, lines, eols });
 }

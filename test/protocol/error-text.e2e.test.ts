@@ -50,7 +50,14 @@ describe("an error's text carries what a model needs to act, in MCP mode", () =>
   let client: Client;
   beforeAll(async () => {
     client = new Client({ name: "test-client", version: "1.0.0" });
-    await client.connect(new StdioClientTransport({ command: process.execPath, args: [MAIN, "--mcp", "--mcp-confirm", "none", "--root", ws.dir], stderr: "pipe", env: { ...process.env, XDG_STATE_HOME: state.dir } as Record<string, string> }));
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [MAIN, "--mcp", "--mcp-confirm", "none", "--root", ws.dir],
+        stderr: "pipe",
+        env: { ...process.env, XDG_STATE_HOME: state.dir } as Record<string, string>,
+      }),
+    );
   });
   afterAll(async () => {
     await client.close();

@@ -61,7 +61,8 @@ function ecmaProblems(schemas: Record<string, unknown>): string[] {
     }
     if (!node || typeof node !== "object") return;
     for (const [key, value] of Object.entries(node)) {
-      const found = key === "pattern" && typeof value === "string" ? [value] : key === "patternProperties" && value && typeof value === "object" ? Object.keys(value) : [];
+      const found =
+        key === "pattern" && typeof value === "string" ? [value] : key === "patternProperties" && value && typeof value === "object" ? Object.keys(value) : [];
       for (const p of found) {
         try {
           new RegExp(p, "u");
@@ -102,7 +103,14 @@ describe("every input schema a host receives compiles in ECMAScript and in Pytho
       client = new Client({ name: "test-client", version: "1.0.0" });
       let changed = () => {};
       client.setNotificationHandler("notifications/tools/list_changed", () => changed());
-      await client.connect(new StdioClientTransport({ command: process.execPath, args: [MAIN, "--mcp", "--root", ws.dir, "--mcp-config", config], stderr: "pipe", env: { ...process.env, XDG_STATE_HOME: state.dir } as Record<string, string> }));
+      await client.connect(
+        new StdioClientTransport({
+          command: process.execPath,
+          args: [MAIN, "--mcp", "--root", ws.dir, "--mcp-config", config],
+          stderr: "pipe",
+          env: { ...process.env, XDG_STATE_HOME: state.dir } as Record<string, string>,
+        }),
+      );
       // The passthrough server's tools arrive after the daemon is up: wait until they are listed.
       for (;;) {
         const next = new Promise<void>((resolve) => (changed = resolve));

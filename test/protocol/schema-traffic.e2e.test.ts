@@ -43,7 +43,10 @@ function problems(line: any, toolOf: (id: unknown) => string | undefined): strin
 }
 
 const PROJECT = {
-  "tsconfig.json": JSON.stringify({ compilerOptions: { strict: true, target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", noEmit: true }, include: ["src"] }),
+  "tsconfig.json": JSON.stringify({
+    compilerOptions: { strict: true, target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", noEmit: true },
+    include: ["src"],
+  }),
   "src/math.ts": "export function add(a: number, b: number): number {\n  return a + b;\n}\n",
   "src/main.ts": 'import { add } from "./math.js";\nconst x: string = add(1, 2);\nconsole.log(x);\n',
   "a.txt": "one\ntwo\nthree\n",
@@ -83,9 +86,16 @@ describe("the schemas against a recorded session of the real daemon", { timeout:
   const since = () => d.lines.length;
   /** The first `name` event since line `from` that passes `test`; on a timeout the error shows the lines since. */
   const eventAfter = (from: number, name: string, test: (data: any) => boolean = () => true, ms = 60_000) =>
-    d.waitFor((l) => d.lines.indexOf(l) >= from && l.event === name && test(l.data), ms).catch((e: Error) => {
-      throw new Error(`no ${name}: ${e.message}\nlines since: ${d.lines.slice(from).map((l) => JSON.stringify(l).slice(0, 300)).join("\n")}`);
-    });
+    d
+      .waitFor((l) => d.lines.indexOf(l) >= from && l.event === name && test(l.data), ms)
+      .catch((e: Error) => {
+        throw new Error(
+          `no ${name}: ${e.message}\nlines since: ${d.lines
+            .slice(from)
+            .map((l) => JSON.stringify(l).slice(0, 300))
+            .join("\n")}`,
+        );
+      });
 
   it("every line of a session over every tool family and event kind is valid, and a wrong line is not", async () => {
     // registry

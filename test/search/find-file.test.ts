@@ -68,7 +68,13 @@ describe("find_file", () => {
 
   it("lists the paths matching a glob, sorted, and combines a glob with a query", async () => {
     expect((await d.ok("find_file", { glob: "*.ts" })).paths).toEqual([
-      "src/dispatch/dispatcher.ts", "src/order/OrderService.ts", "src/tools/file-write.ts", "src/user/UserModel.ts", "src/user/UserService.ts", "src/user/services/config.ts", "test/user/UserService.test.ts",
+      "src/dispatch/dispatcher.ts",
+      "src/order/OrderService.ts",
+      "src/tools/file-write.ts",
+      "src/user/UserModel.ts",
+      "src/user/UserService.ts",
+      "src/user/services/config.ts",
+      "test/user/UserService.test.ts",
     ]);
     expect((await d.ok("find_file", { glob: "src/user/*" })).paths).toEqual(["src/user/UserModel.ts", "src/user/UserService.ts"]);
     expect((await d.ok("find_file", { query: "user", glob: "*.md" })).paths).toEqual(["docs/user-guide.md"]);
@@ -81,11 +87,15 @@ describe("find_file", () => {
   });
 
   it("sees files created and deleted while it runs", async () => {
-    const created = d.waitFor((l) => l.event === "fs.changed" && l.data.changes.some((c: any) => c.path === "src/order/PaymentGateway.ts" && c.kind === "created"));
+    const created = d.waitFor(
+      (l) => l.event === "fs.changed" && l.data.changes.some((c: any) => c.path === "src/order/PaymentGateway.ts" && c.kind === "created"),
+    );
     writeFile(ws.dir, "src/order/PaymentGateway.ts", "export {};\n");
     await created;
     expect((await d.ok("find_file", { query: "paygw" })).paths[0]).toBe("src/order/PaymentGateway.ts");
-    const deleted = d.waitFor((l) => l.event === "fs.changed" && l.data.changes.some((c: any) => c.path === "src/order/PaymentGateway.ts" && c.kind === "deleted"));
+    const deleted = d.waitFor(
+      (l) => l.event === "fs.changed" && l.data.changes.some((c: any) => c.path === "src/order/PaymentGateway.ts" && c.kind === "deleted"),
+    );
     rmSync(path.join(ws.dir, "src/order/PaymentGateway.ts"));
     await deleted;
     expect((await d.ok("find_file", { query: "paygw" })).paths).not.toContain("src/order/PaymentGateway.ts");
@@ -111,7 +121,11 @@ describe("find_file", () => {
   });
 
   it("refuses an invalid glob as INVALID_PARAMS, in rg's words, as search does", async () => {
-    for (const [glob, words] of [["[z-a]", /invalid range; 'z' > 'a'/], ["[oops", /unclosed character class/], ["*.{ts", /unclosed alternate group/]] as const) {
+    for (const [glob, words] of [
+      ["[z-a]", /invalid range; 'z' > 'a'/],
+      ["[oops", /unclosed character class/],
+      ["*.{ts", /unclosed alternate group/],
+    ] as const) {
       const r = await d.call("find_file", { glob });
       expect(r.result.code).toBe("INVALID_PARAMS");
       expect(r.result.message).toMatch(new RegExp(`^glob: error parsing glob .*${words.source}.*Fix the glob`));
@@ -131,9 +145,15 @@ describe("find_file", () => {
       expect(r.paths[0], typo).toBe(want);
       expect(r.approximate, typo).toContain(want);
     }
-    expect((await d.ok("find_file", { query: "dispatcehr" })).text).toBe("src/dispatch/dispatcher.ts\n\n(No exact match for \"dispatcehr\"; the path above is close to it, a typo?)");
-    expect((await d.ok("find_file", { query: "UserSrevice" })).text).toBe("src/user/UserService.ts\ntest/user/UserService.test.ts\n\n(No exact match for \"UserSrevice\"; the paths above are close to it, a typo?)");
-    expect((await d.ok("find_file", { query: "invoiec" })).text).toBe("notes/invoiec-format.txt\ndocs/invoice.md\n\n(Close to \"invoiec\" but not exact, a typo?: docs/invoice.md.)");
+    expect((await d.ok("find_file", { query: "dispatcehr" })).text).toBe(
+      'src/dispatch/dispatcher.ts\n\n(No exact match for "dispatcehr"; the path above is close to it, a typo?)',
+    );
+    expect((await d.ok("find_file", { query: "UserSrevice" })).text).toBe(
+      'src/user/UserService.ts\ntest/user/UserService.test.ts\n\n(No exact match for "UserSrevice"; the paths above are close to it, a typo?)',
+    );
+    expect((await d.ok("find_file", { query: "invoiec" })).text).toBe(
+      'notes/invoiec-format.txt\ndocs/invoice.md\n\n(Close to "invoiec" but not exact, a typo?: docs/invoice.md.)',
+    );
     // a name that holds the query only scattered once a letter is dropped is no typo of it
     expect((await d.ok("find_file", { query: "globls" })).text).toBe("No matching files.");
     // an exact match first: the typo fallback comes only when exact matches are few, and then after them

@@ -88,7 +88,10 @@ describe("FuzzyIndex ranking", () => {
   });
 
   it("a small limit gives the first hits of a large one, ties included", () => {
-    const paths = Array.from({ length: 2000 }, (_, i) => `${["src", "lib", "a/b"][i % 3]}/${["cart", "Cart", "my-cart", "carts", "xcartx"][i % 5]}${i % 11}.ts`);
+    const paths = Array.from(
+      { length: 2000 },
+      (_, i) => `${["src", "lib", "a/b"][i % 3]}/${["cart", "Cart", "my-cart", "carts", "xcartx"][i % 5]}${i % 11}.ts`,
+    );
     const index = new FuzzyIndex(paths);
     const all = index.search("cart", 2000).hits;
     for (const k of [1, 7, 20, 333]) expect(index.search("cart", k).hits).toEqual(all.slice(0, k));
@@ -133,12 +136,32 @@ describe("FuzzyIndex ranking", () => {
   });
 
   it("suggests as typos only names near the query, not every name that holds it scattered once a letter is dropped", () => {
-    const near = ["src/tools/list-dir.ts", "src/vfs/pipeline.ts", "src/platform/supervisor.ts", "src/search/ripgrep.ts", "src/workspace.ts", "src/dispatch/dispatcher.ts"];
-    const far = ["test/compile-off-by-default.test.ts", "src/tools/git-rollback-lines.ts", "src/tools/git-conflict-resolve.ts", "src/tools/git-changelist-edit.ts", "src/tools/lsp-implementation.ts", "src/search/glob.ts"];
+    const near = [
+      "src/tools/list-dir.ts",
+      "src/vfs/pipeline.ts",
+      "src/platform/supervisor.ts",
+      "src/search/ripgrep.ts",
+      "src/workspace.ts",
+      "src/dispatch/dispatcher.ts",
+    ];
+    const far = [
+      "test/compile-off-by-default.test.ts",
+      "src/tools/git-rollback-lines.ts",
+      "src/tools/git-conflict-resolve.ts",
+      "src/tools/git-changelist-edit.ts",
+      "src/tools/lsp-implementation.ts",
+      "src/search/glob.ts",
+    ];
     const index = new FuzzyIndex([...far, ...near]);
     expect(index.search("globls", 10)).toMatchObject({ hits: [], approximate: [] }); // 2 to 5 edits from any name
     expect(index.search("listdir", 10).hits.map((h) => h.path)).toEqual(["src/tools/list-dir.ts"]); // an exact abbreviation, no typo
-    for (const [typo, path] of [["pipleine", "src/vfs/pipeline.ts"], ["suprevisor", "src/platform/supervisor.ts"], ["ripgerp", "src/search/ripgrep.ts"], ["workspcae", "src/workspace.ts"], ["lsit-dir", "src/tools/list-dir.ts"]]) {
+    for (const [typo, path] of [
+      ["pipleine", "src/vfs/pipeline.ts"],
+      ["suprevisor", "src/platform/supervisor.ts"],
+      ["ripgerp", "src/search/ripgrep.ts"],
+      ["workspcae", "src/workspace.ts"],
+      ["lsit-dir", "src/tools/list-dir.ts"],
+    ]) {
       expect(index.search(typo, 10), typo).toMatchObject({ hits: [{ path }], approximate: [path] });
     }
     // a longer word leaves room for a letter left out besides the typo: dspatcehr is 2 edits from dispatcher

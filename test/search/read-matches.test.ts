@@ -20,7 +20,13 @@ describe("reading the files rg matched", () => {
   let source: MatchSource;
   beforeAll(async () => {
     await initHash();
-    source = { root: ws.dir, maxFileBytes: 1 << 20, isInside: (abs) => abs === ws.dir || abs.startsWith(`${ws.dir}/`), matchStart: async () => -1, budget: { chars: Infinity, full: false } };
+    source = {
+      root: ws.dir,
+      maxFileBytes: 1 << 20,
+      isInside: (abs) => abs === ws.dir || abs.startsWith(`${ws.dir}/`),
+      matchStart: async () => -1,
+      budget: { chars: Infinity, full: false },
+    };
   });
   afterAll(() => {
     ws.cleanup();
@@ -38,7 +44,13 @@ describe("reading the files rg matched", () => {
       const r = parseRecord(line);
       if (!r) return;
       file ??= { pathBytes: Buffer.from(r.pathBytes), lines: [] };
-      file.lines.push({ line: r.line, offset: r.offset, match: r.match, head: r.head.subarray(0, HEAD_KEPT_BYTES), whole: !r.cut && r.head.length <= HEAD_KEPT_BYTES });
+      file.lines.push({
+        line: r.line,
+        offset: r.offset,
+        match: r.match,
+        head: r.head.subarray(0, HEAD_KEPT_BYTES),
+        whole: !r.cut && r.head.length <= HEAD_KEPT_BYTES,
+      });
     }).push(out);
     return file!;
   }
@@ -48,19 +60,33 @@ describe("reading the files rg matched", () => {
     const { file, note } = await readMatches(source, rg);
     expect(note).toBeUndefined();
     expect(file!.hash).toBe(fileHash(Buffer.from(V1)));
-    expect(file!.lines.map((l) => [l.line, l.tag, l.text])).toEqual([[2, tagOf("second needle"), "second needle"], [4, tagOf("fourth needle"), "fourth needle"]]);
+    expect(file!.lines.map((l) => [l.line, l.tag, l.text])).toEqual([
+      [2, tagOf("second needle"), "second needle"],
+      [4, tagOf("fourth needle"), "fourth needle"],
+    ]);
   });
 
   it("takes a line ending in \\r as rg read it, before a CRLF and at the end of the file alike", async () => {
-    for (const [name, content, line, text] of [["cr-crlf.txt", "\nnee\rdle needle\r\r\n", 2, "nee\rdle needle\r"], ["cr-eof.txt", "a\nx needle\r", 2, "x needle\r"], ["crlf.txt", "x needle\r\n", 1, "x needle"]] as const) {
+    for (const [name, content, line, text] of [
+      ["cr-crlf.txt", "\nnee\rdle needle\r\r\n", 2, "nee\rdle needle\r"],
+      ["cr-eof.txt", "a\nx needle\r", 2, "x needle\r"],
+      ["crlf.txt", "x needle\r\n", 1, "x needle"],
+    ] as const) {
       const { file, note } = await readMatches(source, rgSees(name, content));
       expect(note, name).toBeUndefined();
-      expect(file!.lines.map((l) => [l.line, l.tag, l.text]), name).toEqual([[line, tagOf(text), text]]);
+      expect(
+        file!.lines.map((l) => [l.line, l.tag, l.text]),
+        name,
+      ).toEqual([[line, tagOf(text), text]]);
     }
   });
 
   it("leaves a file out, saying so, when a line was inserted or edited after rg read it", async () => {
-    for (const [name, later] of [["inserted.txt", `new first\n${V1}`], ["edited.txt", V1.replace("second needle", "SECOND needle")], ["shorter.txt", "first\n"]]) {
+    for (const [name, later] of [
+      ["inserted.txt", `new first\n${V1}`],
+      ["edited.txt", V1.replace("second needle", "SECOND needle")],
+      ["shorter.txt", "first\n"],
+    ]) {
       const rg = rgSees(name, V1);
       writeFileSync(path.join(ws.dir, name), later);
       const r = await readMatches(source, rg);
@@ -79,7 +105,11 @@ describe("reading the files rg matched", () => {
   });
 
   it("checks CRLF lines, a BOM and a last line without newline against rg's view", async () => {
-    for (const [name, content] of [["crlf.txt", "a\r\nneedle b\r\nc\r\n"], ["bom.txt", "\ufeffneedle first\nsecond needle\n"], ["noeol.txt", "x\nneedle last"]]) {
+    for (const [name, content] of [
+      ["crlf.txt", "a\r\nneedle b\r\nc\r\n"],
+      ["bom.txt", "\ufeffneedle first\nsecond needle\n"],
+      ["noeol.txt", "x\nneedle last"],
+    ]) {
       const { file, note } = await readMatches(source, rgSees(name, content));
       expect(note, name).toBeUndefined();
       expect(file!.hash).toBe(fileHash(Buffer.from(content)));

@@ -40,11 +40,17 @@ describe("reading rg's output", () => {
     ]);
     expect(of("latin.txt")[0]!.head).toEqual(Buffer.from("caf\xe9 NEEDLE", "latin1"));
     // a path holding the separators (`:`, `-`, digits) is still read right: it ends at the NUL
-    expect(of("odd:name-1-2.txt").map((r) => [r!.line, r!.offset, r!.match])).toEqual([[1, 0, false], [2, 2, true]]);
+    expect(of("odd:name-1-2.txt").map((r) => [r!.line, r!.offset, r!.match])).toEqual([
+      [1, 0, false],
+      [2, 2, true],
+    ]);
   });
 
   it("takes rg's offsets after a BOM, which rg strips", () => {
-    expect(of("bom.txt").map((r) => [r!.line, r!.offset, r!.head.toString()])).toEqual([[1, 0, "NEEDLE first"], [2, 13, "second NEEDLE"]]);
+    expect(of("bom.txt").map((r) => [r!.line, r!.offset, r!.head.toString()])).toEqual([
+      [1, 0, "NEEDLE first"],
+      [2, 13, "second NEEDLE"],
+    ]);
   });
 
   it("gets a long line cut by rg itself, to its first characters", () => {
@@ -74,14 +80,25 @@ describe("LineSplitter", () => {
   };
 
   it("joins lines across chunks and delivers a last line without a newline", () => {
-    expect(split(["ab", "c\nde\n", "\nf"])).toEqual([["abc", false], ["de", false], ["", false], ["f", false]]);
+    expect(split(["ab", "c\nde\n", "\nf"])).toEqual([
+      ["abc", false],
+      ["de", false],
+      ["", false],
+      ["f", false],
+    ]);
   });
 
   it("never holds more than its bound of a line: it delivers the start and skips the rest to the newline", () => {
-    expect(split(["0123", "456789", "abc\nnext\n"], 5)).toEqual([["01234", true], ["next", false]]);
+    expect(split(["0123", "456789", "abc\nnext\n"], 5)).toEqual([
+      ["01234", true],
+      ["next", false],
+    ]);
     const huge: string[] = Array.from({ length: 100 }, () => "x".repeat(1 << 20));
     const out = split([...huge, "\nok"], 1024);
-    expect(out).toEqual([["x".repeat(1024), true], ["ok", false]]);
+    expect(out).toEqual([
+      ["x".repeat(1024), true],
+      ["ok", false],
+    ]);
   });
 });
 
@@ -116,7 +133,10 @@ describe("showing lines", () => {
       { path: "b", lines: [l(4, false), l(5, true), l(6, false), l(7, false), l(8, false)] },
       { path: "c", lines: [l(1, false)] },
     ];
-    expect(trimAfterCap([...files.slice(0, 2)], 1).map((f) => f.lines.map((x) => x.line))).toEqual([[1, 2], [4, 5, 6]]);
+    expect(trimAfterCap([...files.slice(0, 2)], 1).map((f) => f.lines.map((x) => x.line))).toEqual([
+      [1, 2],
+      [4, 5, 6],
+    ]);
     expect(trimAfterCap(files, 1).map((f) => f.path)).toEqual(["a", "b"]);
   });
 });

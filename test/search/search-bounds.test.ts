@@ -56,7 +56,9 @@ describe("search over huge lines, outside git", () => {
     // over the file tools' 10 MiB limit: no hash and no tags, said in the header
     expect(file).toMatchObject({ path: "huge/a.txt", hash: null, size: 12_000_000 });
     expect(file.lines).toEqual([{ line: 1, tag: null, match: true, text: `${"a".repeat(500)}… [line cut: over 2001 bytes]` }]);
-    expect(r.text.split("\n")[2]).toBe("file huge/a.txt · hash none: 12000000 bytes, over the 10485760-byte limit of the file tools (no tags; search is the way to read it)");
+    expect(r.text.split("\n")[2]).toBe(
+      "file huge/a.txt · hash none: 12000000 bytes, over the 10485760-byte limit of the file tools (no tags; search is the way to read it)",
+    );
     expect(r.text.split("\n")[3]).toMatch(/^1\|---- a{500}… \[line cut: over 2001 bytes\]$/);
     expect((await d.call("list")).success).toBe(true);
     expect(peakRssMb(d.child.pid!)).toBeLessThan(PEAK_RSS_BOUND_MB);
@@ -86,7 +88,10 @@ describe("search over huge lines, outside git", () => {
   it("leaves out node_modules/, dist/ and build/ (at any depth) as find_file does, and honours a .gitignore", async () => {
     const found = await d.ok("search", { pattern: "needle" });
     expect(found.matches.map((f: any) => f.path)).toEqual(["src/app.js"]);
-    expect((await d.ok("find_file", { glob: "**" })).paths.filter((p: string) => !p.startsWith("huge/") && !p.startsWith("fits/"))).toEqual(["src/.gitignore", "src/app.js"]);
+    expect((await d.ok("find_file", { glob: "**" })).paths.filter((p: string) => !p.startsWith("huge/") && !p.startsWith("fits/"))).toEqual([
+      "src/.gitignore",
+      "src/app.js",
+    ]);
     // a glob does not take ignored files in (rg's -g alone would), even by a .gitignore written a moment ago
     expect((await d.ok("search", { pattern: "needle", glob: ["*.log"] })).matches).toEqual([]);
     writeFileSync(path.join(ws.dir, "src/fresh.txt"), "needle\n");

@@ -59,7 +59,11 @@ describe("search", () => {
   });
 
   it("tags CRLF lines without their \\r, a last line without a newline, and a BOM file without the BOM", async () => {
-    for (const [file, pattern] of [["src/crlf.ts", "needle"], ["noeol.txt", "needle"], ["bom.txt", "needle"]]) {
+    for (const [file, pattern] of [
+      ["src/crlf.ts", "needle"],
+      ["noeol.txt", "needle"],
+      ["bom.txt", "needle"],
+    ]) {
       const r = await d.ok("search", { pattern, path: file });
       const read = await d.ok("file_read", { path: file });
       const l = r.matches[0].lines[0];
@@ -87,7 +91,13 @@ describe("search", () => {
   it("renders context lines the same way, with -- between separate groups", async () => {
     const r = await d.ok("search", { pattern: "class User|return new", context: 1, path: "src" });
     const lines = r.matches[0].lines;
-    expect(lines.map((l: any) => [l.line, l.match])).toEqual([[1, true], [2, false], [5, false], [6, true], [7, false]]);
+    expect(lines.map((l: any) => [l.line, l.match])).toEqual([
+      [1, true],
+      [2, false],
+      [5, false],
+      [6, true],
+      [7, false],
+    ]);
     const read = bodyLines((await d.ok("file_read", { path: "src/user.ts" })).text);
     expect(r.text.split("\n").slice(2)).toEqual([`file src/user.ts · hash ${r.matches[0].hash}`, read[0], read[1], "--", read[4], read[5], read[6]]);
   });

@@ -32,7 +32,9 @@ describe("cgroup parents", () => {
   });
 
   test("nothing mounted: a reason", () => {
-    expect(cgroupParents("23 1 0:2 / / rw - ext4 /dev/root rw", "0::/\n")).toEqual({ reason: "no cgroup hierarchy with the pids or memory controller is mounted" });
+    expect(cgroupParents("23 1 0:2 / / rw - ext4 /dev/root rw", "0::/\n")).toEqual({
+      reason: "no cgroup hierarchy with the pids or memory controller is mounted",
+    });
   });
 
   test("default limits: a fixed task bound, half the memory up to 8 GiB", () => {
@@ -44,7 +46,17 @@ describe("cgroup parents", () => {
     const g = new CommandCgroup(["/sys/fs/cgroup/pids/tl-1", "/sys/fs/cgroup/memory/x/tl-1"]);
     const argv = g.wrap(["bwrap", "--", "bash", "-c", "echo -- $1"]);
     expect(argv.slice(0, 2)).toEqual(["/bin/sh", "-c"]);
-    expect(argv.slice(3)).toEqual(["sh", "/sys/fs/cgroup/pids/tl-1/cgroup.procs", "/sys/fs/cgroup/memory/x/tl-1/cgroup.procs", "--", "bwrap", "--", "bash", "-c", "echo -- $1"]);
+    expect(argv.slice(3)).toEqual([
+      "sh",
+      "/sys/fs/cgroup/pids/tl-1/cgroup.procs",
+      "/sys/fs/cgroup/memory/x/tl-1/cgroup.procs",
+      "--",
+      "bwrap",
+      "--",
+      "bash",
+      "-c",
+      "echo -- $1",
+    ]);
   });
 });
 

@@ -18,9 +18,24 @@ describe("mergeChanges", () => {
 describe("ChangeCollector", () => {
   test("takes only the actor's changes, while subscribed", () => {
     const bus = new EventBus();
-    const change = (path: string, by: string | null, tool: string | null): FsChange => ({ path, kind: "created", hash: "h", origin: by ? "tool" : "external", by, tool, stale_sessions: [] });
+    const change = (path: string, by: string | null, tool: string | null): FsChange => ({
+      path,
+      kind: "created",
+      hash: "h",
+      origin: by ? "tool" : "external",
+      by,
+      tool,
+      stale_sessions: [],
+    });
     const collector = new ChangeCollector(bus, { session: "s1", tool: "terminal_run" }).start();
-    bus.emit("fs.changed", { changes: [change("mine", "s1", "terminal_run"), change("other-session", "s2", "terminal_run"), change("file-tool", "s1", "file_write"), change("outside", null, null)] });
+    bus.emit("fs.changed", {
+      changes: [
+        change("mine", "s1", "terminal_run"),
+        change("other-session", "s2", "terminal_run"),
+        change("file-tool", "s1", "file_write"),
+        change("outside", null, null),
+      ],
+    });
     collector.stop();
     bus.emit("fs.changed", { changes: [change("later", "s1", "terminal_run")] });
     expect(collector.result()).toEqual({ files: [c("mine", "created")], total: 1 });

@@ -44,7 +44,9 @@ async function codes(command: string): Promise<Record<string, string>> {
 describe("every git dir and gitfile is read-only to terminal_run, wherever it is", () => {
   it("a repository in an ignored folder takes neither a commit nor a config change", async () => {
     const before = { head: head("build/inner"), config: read("build/inner/.git/config") };
-    const c = await codes(`git -C build/inner ${SHELL_ID} commit -q --allow-empty -m evil; echo commit=$?; git -C build/inner config core.fsmonitor 'touch pwned'; echo config=$?`);
+    const c = await codes(
+      `git -C build/inner ${SHELL_ID} commit -q --allow-empty -m evil; echo commit=$?; git -C build/inner config core.fsmonitor 'touch pwned'; echo config=$?`,
+    );
     expect(c.commit).not.toBe("0");
     expect(c.config).not.toBe("0");
     expect(head("build/inner")).toBe(before.head);
@@ -62,7 +64,9 @@ describe("every git dir and gitfile is read-only to terminal_run, wherever it is
 
   it("a submodule's gitfile cannot be rewritten, moved away or replaced through its folders", async () => {
     const gitfile = read("libs/sub/.git");
-    const c = await codes("cp evil-gitfile libs/sub/.git; echo cp=$?; mv libs/sub/.git libs/sub/moved; echo mv=$?; mv libs/sub libs/sub-away; echo sub=$?; mv libs libs-away; echo libs=$?");
+    const c = await codes(
+      "cp evil-gitfile libs/sub/.git; echo cp=$?; mv libs/sub/.git libs/sub/moved; echo mv=$?; mv libs/sub libs/sub-away; echo sub=$?; mv libs libs-away; echo libs=$?",
+    );
     expect(c).toEqual({ cp: "1", mv: "1", sub: "1", libs: "1" });
     expect(read("libs/sub/.git")).toBe(gitfile);
     expect(git(ws.dir, "submodule", "status")).toContain("libs/sub");
@@ -71,7 +75,9 @@ describe("every git dir and gitfile is read-only to terminal_run, wherever it is
   it("a .git file and the git dir it names, both in ignored folders, are read-only", async () => {
     const gitfile = read("build/sep/.git");
     expect(gitfile).toContain("cache/sep.git");
-    const c = await codes("cp evil-gitfile build/sep/.git; echo cp=$?; mkdir cache/sep.git/evil; echo mkdir=$?; mv cache cache-away; echo cache=$?; mv build build-away; echo build=$?");
+    const c = await codes(
+      "cp evil-gitfile build/sep/.git; echo cp=$?; mkdir cache/sep.git/evil; echo mkdir=$?; mv cache cache-away; echo cache=$?; mv build build-away; echo build=$?",
+    );
     expect(c).toEqual({ cp: "1", mkdir: "1", cache: "1", build: "1" });
     expect(read("build/sep/.git")).toBe(gitfile);
   });

@@ -32,7 +32,13 @@ async function snapshotAtStart(budget?: number): Promise<{ snap: UnwatchedSnapsh
 }
 
 test("the folders of files: each once with the files it holds itself, every folder above them and the root too", () => {
-  expect(Object.fromEntries(filesPerFolder(["a.txt", "src/x/y.ts", "src/x/z.ts", "src/w.ts", "lib/q/r.ts"]))).toEqual({ "": 1, src: 1, "src/x": 2, lib: 0, "lib/q": 1 });
+  expect(Object.fromEntries(filesPerFolder(["a.txt", "src/x/y.ts", "src/x/z.ts", "src/w.ts", "lib/q/r.ts"]))).toEqual({
+    "": 1,
+    src: 1,
+    "src/x": 2,
+    lib: 0,
+    "lib/q": 1,
+  });
   expect(Object.fromEntries(filesPerFolder([]))).toEqual({ "": 0 });
 });
 

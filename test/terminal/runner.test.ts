@@ -44,7 +44,7 @@ describe("Terminal.runArgv: an argv through the terminal's runner", () => {
     const saved = { ...process.env };
     Object.assign(process.env, { EXA_API_KEY: "exa-value", GH_TOKEN: "gh-value", SOME_PASSWORD: "pw-value", PLAIN: "plain-value" });
     try {
-      const r = await terminal.runArgv({ argv: ["sh", "-c", "env; ls -A \"$HOME\" | wc -l"], env: { CI: "1" }, timeoutMs: 20_000 });
+      const r = await terminal.runArgv({ argv: ["sh", "-c", 'env; ls -A "$HOME" | wc -l'], env: { CI: "1" }, timeoutMs: 20_000 });
       expect(r.output).not.toMatch(/exa-value|gh-value|pw-value/);
       expect(r.output).toMatch(/^PLAIN=plain-value$/m);
       expect(r.output).toMatch(/^CI=1$/m);

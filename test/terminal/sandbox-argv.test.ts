@@ -1,6 +1,16 @@
 import { describe, expect, test } from "vitest";
 import { hasDisableUserns } from "../../src/terminal/sandbox-probe.js";
-import { FALLBACK_HOME, PROC_READONLY, type SandboxOptions, buildSandbox, buildSandboxArgv, isSecretName, notFoundHint, sandboxEnv, sandboxHome } from "../../src/terminal/sandbox.js";
+import {
+  FALLBACK_HOME,
+  PROC_READONLY,
+  type SandboxOptions,
+  buildSandbox,
+  buildSandboxArgv,
+  isSecretName,
+  notFoundHint,
+  sandboxEnv,
+  sandboxHome,
+} from "../../src/terminal/sandbox.js";
 
 const BASE: SandboxOptions = { root: "/work/ws", gitDirs: ["/work/ws/.git"], homePath: "/root", network: false, cwd: "/work/ws", command: "npm test" };
 
@@ -14,20 +24,43 @@ describe("sandbox argv", () => {
   test("the whole line for a plain workspace", () => {
     expect(buildSandboxArgv(BASE)).toEqual([
       "bwrap",
-      "--ro-bind", "/", "/",
-      "--dev", "/dev",
-      "--proc", "/proc",
+      "--ro-bind",
+      "/",
+      "/",
+      "--dev",
+      "/dev",
+      "--proc",
+      "/proc",
       ...PROC_READONLY.flatMap((p) => ["--ro-bind-try", p, p]),
-      "--perms", "1777", "--tmpfs", "/tmp",
-      "--tmpfs", "/run",
-      "--tmpfs", "/root",
-      "--bind", "/work/ws", "/work/ws",
-      "--ro-bind-try", "/work/ws/.git", "/work/ws/.git",
-      "--chdir", "/work/ws",
+      "--perms",
+      "1777",
+      "--tmpfs",
+      "/tmp",
+      "--tmpfs",
+      "/run",
+      "--tmpfs",
+      "/root",
+      "--bind",
+      "/work/ws",
+      "/work/ws",
+      "--ro-bind-try",
+      "/work/ws/.git",
+      "/work/ws/.git",
+      "--chdir",
+      "/work/ws",
       "--unshare-all",
-      "--unshare-user", "--disable-userns",
-      "--die-with-parent", "--new-session", "--cap-drop", "ALL",
-      "--", "bash", "--noprofile", "--norc", "-c", "npm test",
+      "--unshare-user",
+      "--disable-userns",
+      "--die-with-parent",
+      "--new-session",
+      "--cap-drop",
+      "ALL",
+      "--",
+      "bash",
+      "--noprofile",
+      "--norc",
+      "-c",
+      "npm test",
     ]);
   });
 
@@ -69,14 +102,30 @@ describe("sandbox argv", () => {
     expect(pins).toEqual(["/work/ws/build", "/work/ws/sub", "/work/ws/build/inner", "/work/ws/build/other"]);
     const guard = argv.slice(indexOf(argv, "--bind", "/work/ws", "/work/ws") + 3, argv.indexOf("--chdir"));
     expect(guard).toEqual([
-      "--ro-bind-try", "/work/ws/.git", "/work/ws/.git",
-      "--bind-fd", "3", "/work/ws/build",
-      "--bind-fd", "4", "/work/ws/sub",
-      "--bind-fd", "5", "/work/ws/build/inner",
-      "--bind-fd", "6", "/work/ws/build/other",
-      "--ro-bind-try", "/work/ws/sub/.git", "/work/ws/sub/.git",
-      "--ro-bind-try", "/work/ws/build/inner/.git", "/work/ws/build/inner/.git",
-      "--ro-bind-try", "/work/ws/build/other/.git", "/work/ws/build/other/.git",
+      "--ro-bind-try",
+      "/work/ws/.git",
+      "/work/ws/.git",
+      "--bind-fd",
+      "3",
+      "/work/ws/build",
+      "--bind-fd",
+      "4",
+      "/work/ws/sub",
+      "--bind-fd",
+      "5",
+      "/work/ws/build/inner",
+      "--bind-fd",
+      "6",
+      "/work/ws/build/other",
+      "--ro-bind-try",
+      "/work/ws/sub/.git",
+      "/work/ws/sub/.git",
+      "--ro-bind-try",
+      "/work/ws/build/inner/.git",
+      "/work/ws/build/inner/.git",
+      "--ro-bind-try",
+      "/work/ws/build/other/.git",
+      "/work/ws/build/other/.git",
     ]); // .git/modules/sub is inside the read-only .git already
     // A git dir outside every writable place needs no pins: its folders are read-only already; nor does one where a
     // home bound from elsewhere shows other folders than its own above it.
@@ -89,7 +138,9 @@ describe("sandbox argv", () => {
     const state = "/data/h/.local/state/tool-layer";
     const { argv, pins } = buildSandbox({ ...BASE, home: "/data/h", hide: [state] });
     expect(indexOf(argv, "--tmpfs", state, "--remount-ro", state)).toBeGreaterThan(0); // through the read-only /
-    expect(indexOf(argv, "--tmpfs", "/root/.local/state/tool-layer", "--remount-ro", "/root/.local/state/tool-layer")).toBeGreaterThan(indexOf(argv, "--bind", "/data/h", "/root"));
+    expect(indexOf(argv, "--tmpfs", "/root/.local/state/tool-layer", "--remount-ro", "/root/.local/state/tool-layer")).toBeGreaterThan(
+      indexOf(argv, "--bind", "/data/h", "/root"),
+    );
     expect(pins).toEqual(["/data/h/.local", "/data/h/.local/state"]);
     expect(indexOf(argv, "--bind-fd", "3", "/root/.local")).toBeGreaterThan(0);
     // A home inside the state folder is hidden whole; one in the private /tmp hides nothing of the host's.
@@ -108,7 +159,9 @@ describe("sandbox argv", () => {
     expect(bare).toContain("HOME (/root) is an empty folder in the sandbox (--terminal-home DIR binds a real one), so /root/.cargo/bin is not there");
     expect(bare).not.toContain("/tmp/ws/node_modules"); // the workspace is bound, also under /tmp
     expect(bare).toContain("--terminal-sandbox off");
-    expect(notFoundHint("bash: line 1: /tmp/tc/bin/cc: No such file or directory\n", "/usr/bin", views, { homeFlag: true })).toContain("/tmp/tc/bin/cc is not there");
+    expect(notFoundHint("bash: line 1: /tmp/tc/bin/cc: No such file or directory\n", "/usr/bin", views, { homeFlag: true })).toContain(
+      "/tmp/tc/bin/cc is not there",
+    );
     expect(notFoundHint("/usr/bin/env: 'node': No such file or directory\n", "/tmp/n/bin:/usr/bin", views, { homeFlag: true })).toContain("/tmp/n/bin");
     expect(notFoundHint("bash: line 1: ./x: No such file or directory\n", "/tmp/tc/bin", views, { homeFlag: true })).toBeUndefined();
     expect(notFoundHint("bash: line 1: nope: command not found\n", "/usr/local/bin:/usr/bin", views, { homeFlag: true })).toBeUndefined();
@@ -131,11 +184,19 @@ describe("sandbox argv", () => {
   });
 
   test("a host folder as /tmp, hidden dirs with paths kept, a status descriptor", () => {
-    const a = buildSandboxArgv({ ...BASE, tmpDir: "/var/lib/tl/tmp-1", hidden: ["/run", "/var/run"], keep: ["/run/systemd/resolve/stub-resolv.conf"], statusFd: 3 });
+    const a = buildSandboxArgv({
+      ...BASE,
+      tmpDir: "/var/lib/tl/tmp-1",
+      hidden: ["/run", "/var/run"],
+      keep: ["/run/systemd/resolve/stub-resolv.conf"],
+      statusFd: 3,
+    });
     expect(indexOf(a, "--bind", "/var/lib/tl/tmp-1", "/tmp")).toBeGreaterThan(0);
     expect(a).not.toContain("1777");
     expect(indexOf(a, "--tmpfs", "/var/run")).toBeGreaterThan(0);
-    expect(indexOf(a, "--ro-bind", "/run/systemd/resolve/stub-resolv.conf", "/run/systemd/resolve/stub-resolv.conf")).toBeGreaterThan(indexOf(a, "--tmpfs", "/var/run"));
+    expect(indexOf(a, "--ro-bind", "/run/systemd/resolve/stub-resolv.conf", "/run/systemd/resolve/stub-resolv.conf")).toBeGreaterThan(
+      indexOf(a, "--tmpfs", "/var/run"),
+    );
     expect(indexOf(a, "--json-status-fd", "3")).toBeLessThan(a.indexOf("--"));
   });
 
@@ -180,8 +241,20 @@ describe("sandbox environment", () => {
 
   test("secrets, repository variables and startup code are withheld; the rest is passed", () => {
     const env = sandboxEnv({ base, home: "/root" });
-    for (const k of ["EXA_API_KEY", "GH_TOKEN", "GITHUB_TOKEN", "NPM_TOKEN", "AWS_SECRET_ACCESS_KEY", "CLIENT_SECRET", "PGPASSWORD", "db_password", "SSH_AUTH_SOCK"]) expect(env, k).not.toHaveProperty(k);
-    for (const k of ["GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_CONFIG_COUNT", "GIT_CONFIG_KEY_0", "GIT_CONFIG_VALUE_0", "BASH_ENV", "BASH_FUNC_ls%%"]) expect(env, k).not.toHaveProperty(k);
+    for (const k of [
+      "EXA_API_KEY",
+      "GH_TOKEN",
+      "GITHUB_TOKEN",
+      "NPM_TOKEN",
+      "AWS_SECRET_ACCESS_KEY",
+      "CLIENT_SECRET",
+      "PGPASSWORD",
+      "db_password",
+      "SSH_AUTH_SOCK",
+    ])
+      expect(env, k).not.toHaveProperty(k);
+    for (const k of ["GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_CONFIG_COUNT", "GIT_CONFIG_KEY_0", "GIT_CONFIG_VALUE_0", "BASH_ENV", "BASH_FUNC_ls%%"])
+      expect(env, k).not.toHaveProperty(k);
     expect(env).toMatchObject({ PATH: "/usr/bin:/bin", LANG: "C.UTF-8", KEYBOARD: "us" });
   });
 
@@ -203,7 +276,8 @@ describe("sandbox environment", () => {
   });
 
   test("secret names", () => {
-    for (const n of ["OPENAI_API_KEY", "GH_TOKEN", "X_SECRET", "MYSQL_PASSWORD", "PASSWORD_FILE", "GITHUB_PAT", "EXA_API_KEY"]) expect(isSecretName(n), n).toBe(true);
+    for (const n of ["OPENAI_API_KEY", "GH_TOKEN", "X_SECRET", "MYSQL_PASSWORD", "PASSWORD_FILE", "GITHUB_PAT", "EXA_API_KEY"])
+      expect(isSecretName(n), n).toBe(true);
     for (const n of ["PATH", "KEYBOARD", "TOKENIZER", "SECRETARY", "HOME"]) expect(isSecretName(n), n).toBe(false);
   });
 });

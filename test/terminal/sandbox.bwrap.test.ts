@@ -123,7 +123,14 @@ describe.skipIf(bwrapMissing)(`inside the bubblewrap sandbox (${probe.available 
     writeFileSync(path.join(home, ".config", "gh", "hosts.yml"), "oauth_token: gho_x\n");
     // Outside /tmp on purpose: the sandbox's /tmp is private, so a folder there would be missing, not read-only.
     outside = mkdtempSync("/var/tmp/tool-layer-outside-");
-    opts = { root: ws.dir, gitDirs: [path.join(ws.dir, ".git"), path.join(ws.dir, "sub", ".git")], homePath: home, network: false, cwd: ws.dir, command: "true" };
+    opts = {
+      root: ws.dir,
+      gitDirs: [path.join(ws.dir, ".git"), path.join(ws.dir, "sub", ".git")],
+      homePath: home,
+      network: false,
+      cwd: ws.dir,
+      command: "true",
+    };
   });
 
   afterEach(() => {
@@ -175,7 +182,12 @@ describe.skipIf(bwrapMissing)(`inside the bubblewrap sandbox (${probe.available 
   test("the folders above a nested git dir cannot be moved away to make the repository anew", async () => {
     git(ws.dir, "init", "-q", "build/inner");
     const gitDirs = [...opts.gitDirs, path.join(ws.dir, "build", "inner", ".git")];
-    const command = ["mv build/inner build/gone 2>/dev/null; echo inner=$?", "mv build gone 2>/dev/null; echo build=$?", "mv sub sub-gone 2>/dev/null; echo sub=$?", "touch build/new; echo write=$?"].join("\n");
+    const command = [
+      "mv build/inner build/gone 2>/dev/null; echo inner=$?",
+      "mv build gone 2>/dev/null; echo build=$?",
+      "mv sub sub-gone 2>/dev/null; echo sub=$?",
+      "touch build/new; echo write=$?",
+    ].join("\n");
     const r = await start({ ...opts, gitDirs, command }).done;
     expect(r.out).toBe("inner=1\nbuild=1\nsub=1\nwrite=0\n");
     expect(existsSync(path.join(ws.dir, "build", "inner", ".git", "HEAD"))).toBe(true);
@@ -218,7 +230,10 @@ describe.skipIf(bwrapMissing)(`inside the bubblewrap sandbox (${probe.available 
 
   test("a language server's sandbox hides the state folder too", async () => {
     writeFileSync(path.join(outside, "approvals.json"), "approved\n");
-    const argv = lspSandboxArgv({ root: ws.dir, keep: [], hidden: host.hidden, disableUserns: probe.disableUserns, hide: [outside] }, "sh", ["-c", `cat ${outside}/approvals.json 2>/dev/null; echo read=$?; ls -A ${outside} | wc -l`]);
+    const argv = lspSandboxArgv({ root: ws.dir, keep: [], hidden: host.hidden, disableUserns: probe.disableUserns, hide: [outside] }, "sh", [
+      "-c",
+      `cat ${outside}/approvals.json 2>/dev/null; echo read=$?; ls -A ${outside} | wc -l`,
+    ]);
     const r = await new Promise<string>((resolve) => execFile(argv[0], argv.slice(1), { encoding: "utf8" }, (_e, out) => resolve(out)));
     expect(r).toBe("read=1\n0\n");
   });
@@ -231,7 +246,11 @@ describe.skipIf(bwrapMissing)(`inside the bubblewrap sandbox (${probe.available 
   });
 
   test("as root, remounting / read-write fails: every capability is dropped", async () => {
-    const command = ["mount -o remount,bind,rw / 2>/dev/null; echo mount=$?", "touch /etc/tool-layer-remount 2>/dev/null; echo etc=$?", "grep CapEff /proc/self/status"].join("\n");
+    const command = [
+      "mount -o remount,bind,rw / 2>/dev/null; echo mount=$?",
+      "touch /etc/tool-layer-remount 2>/dev/null; echo etc=$?",
+      "grep CapEff /proc/self/status",
+    ].join("\n");
     const r = await start({ ...opts, command }).done;
     expect(r.out).toMatch(/^mount=(?!0\n)\d+\netc=1\nCapEff:\s+0000000000000000\n$/);
     expect(existsSync("/etc/tool-layer-remount")).toBe(false);
@@ -239,7 +258,8 @@ describe.skipIf(bwrapMissing)(`inside the bubblewrap sandbox (${probe.available 
 
   test("kernel settings are read-only: as root, kernel.core_pattern would run a program outside the sandbox", async () => {
     // Only asks (access W_OK, which says EROFS for a read-only mount): nothing is written even if the check failed.
-    const command = "for f in /proc/sys/kernel/core_pattern /proc/sys/kernel/modprobe /proc/sys/fs/binfmt_misc/register; do [ -w $f ] && echo writable $f; done; echo checked";
+    const command =
+      "for f in /proc/sys/kernel/core_pattern /proc/sys/kernel/modprobe /proc/sys/fs/binfmt_misc/register; do [ -w $f ] && echo writable $f; done; echo checked";
     expect((await start({ ...opts, command }).done).out).toBe("checked\n");
   });
 

@@ -28,20 +28,34 @@ const ALLOWED: Record<string, string[]> = {
     "python3 <<EOF\nopen('x', 'w')\nEOF",
   ],
   "a here-document a shell runs is checked, and may pass": ["bash <<'EOF'\necho ok\nEOF", "sh <<EOF\nls -l\nEOF", "bash <<< 'echo hi'"],
-  "nested scripts that write nothing": ["bash -c 'echo hi'", "sh -c 'ls 2>/dev/null'", "bash -c 'echo $1' _ x", "eval 'echo hi'", "eval echo hi", "trap 'rm -f /tmp/x' EXIT", "alias ll='ls -l'"],
+  "nested scripts that write nothing": [
+    "bash -c 'echo hi'",
+    "sh -c 'ls 2>/dev/null'",
+    "bash -c 'echo $1' _ x",
+    "eval 'echo hi'",
+    "eval echo hi",
+    "trap 'rm -f /tmp/x' EXIT",
+    "alias ll='ls -l'",
+  ],
   "scripts and other languages run like any program": [
     "bash script.sh",
     "bash -x ./run.sh arg",
     "source ./env.sh",
     ". ./env.sh",
-    "python -c 'open(\"x\",\"w\").write(\"y\")'",
-    "node -e 'require(\"fs\").writeFileSync(\"x\",\"y\")'",
+    'python -c \'open("x","w").write("y")\'',
+    'node -e \'require("fs").writeFileSync("x","y")\'',
     "bash",
   ],
   "programs that copy, move or generate files": ["cp a b && mv b c", "install -m 644 a b", "gcc -o app main.c", "npm test", "npx tsc -p .", "git status"],
   tee: ["ls | tee", "ls | tee /dev/null", "ls | tee -a /dev/stderr", "ls | tee /tmp/log", "ls | tee >(gzip > /dev/null)"],
   "script and su": ["script -qc 'make test' /dev/null", "su -c 'make' nobody"],
-  "backticks the parser leaves to the rules": ['echo "${a:-`ls`}"', "cat <<EOF\nuse `ls` and \\`tee x\\` here\nEOF", "cat <<'EOF'\na `tee f` b\nEOF", "coproc cat", "{ echo hi; }"],
+  "backticks the parser leaves to the rules": [
+    'echo "${a:-`ls`}"',
+    "cat <<EOF\nuse `ls` and \\`tee x\\` here\nEOF",
+    "cat <<'EOF'\na `tee f` b\nEOF",
+    "coproc cat",
+    "{ echo hi; }",
+  ],
   sed: ["sed s/a/b/ f", "sed -n -e 's/i/x/p' f", "sed -es/i/x/ f", "sed -n -- p -i", "sed -E 's/(a)/\\1/' f"],
   perl: ["perl -pe s/a/b/ f", "perl -ne 'print if /i/' f", "perl script.pl -i", "perl -Ilib -e 1"],
   dd: ["dd if=f of=/dev/null", "dd if=/dev/urandom bs=16 count=1"],
@@ -68,7 +82,7 @@ const ALLOWED: Record<string, string[]> = {
     "ls > /dev/stdout",
     "cat < in.txt > /dev/stdout",
     "wc -l < f 2>/dev/stderr",
-    "while read -r l; do echo \"$l\" > /dev/stderr; done < in",
+    'while read -r l; do echo "$l" > /dev/stderr; done < in',
     "exec 3</dev/null; echo x > /dev/fd/3",
     "exec 3<<EOF\ny\nEOF\necho x > /dev/fd/3",
     "exec 3< <(ls); cat /dev/fd/3 > /dev/stdout",
@@ -105,7 +119,7 @@ const ALLOWED: Record<string, string[]> = {
     "declare -a arr=(1 2)",
     "declare -A m=([k]=v)",
     "local x=1",
-    "export PATH=\"$PATH:/x\"",
+    'export PATH="$PATH:/x"',
     "readonly N=3",
     "typeset -n ref=arr",
     "declare -p PATH",
@@ -416,7 +430,7 @@ const REFUSED: Record<string, [string, string][]> = {
     ["env PS4='$(tee f)' bash -xc ls", "`PS4`"],
     ["sudo GIT_EDITOR='tee f' git commit", "inside the value of `GIT_EDITOR`"],
     ["sudo A=1 sed -i s/a/b/ f", "`sed -i`"],
-    ["PS4=\"$x\"; set -x; ls", "`PS4`"],
+    ['PS4="$x"; set -x; ls', "`PS4`"],
     ["printf -v PS4 '%s' x", "`PS4`"],
     ["read PS4 <<< x", "`PS4`"],
     ["for PS4 in x; do set -x; done", "`PS4`"],
@@ -457,7 +471,7 @@ const REFUSED: Record<string, [string, string][]> = {
     ['printf -v "$name" x', "not literal"],
     ['declare "$x"', "not literal"],
     ['unset "$x"', "not literal"],
-    ['[[ -v $x ]]', "not literal"],
+    ["[[ -v $x ]]", "not literal"],
   ],
   "mapfile and readarray callbacks": [
     ["mapfile -C 'tee f' -c 1 < in", "inside `mapfile -C`"],
@@ -488,7 +502,7 @@ const REFUSED: Record<string, [string, string][]> = {
   ],
   "awk programs that write files or run commands": [
     ["awk '{print > \"f\"}' in", "`awk > f` writes the file f"],
-    ["awk '{printf \"%s\", $0 >> \"log\"}' in", "`awk >> log`"],
+    ['awk \'{printf "%s", $0 >> "log"}\' in', "`awk >> log`"],
     ["awk '$1 > 5 { print $1 > \"out\" }' in", "`awk > out`"],
     ["awk '{ print $1, $2 > $3 }' in", "not a literal string"],
     ["awk '{print | \"tee f\"}' in", "inside `awk |`"],
@@ -540,7 +554,10 @@ const REFUSED: Record<string, [string, string][]> = {
     ["rsync -e 'tee f' a host:b", "inside the value of `rsync -e`"],
   ],
   "a file the line writes into the private /tmp from the shell, then runs or copies": [
-    ["echo 'echo x > f' > /tmp/s.sh; bash /tmp/s.sh", "`bash /tmp/s.sh` runs or copies a file from the private /tmp, and the line writes files there from the shell (`> /tmp/s.sh`)"],
+    [
+      "echo 'echo x > f' > /tmp/s.sh; bash /tmp/s.sh",
+      "`bash /tmp/s.sh` runs or copies a file from the private /tmp, and the line writes files there from the shell (`> /tmp/s.sh`)",
+    ],
     ["echo x > /tmp/x && cp /tmp/x f", "`cp /tmp/x`"],
     ["printf 'tee f' | tee /tmp/s >/dev/null; source /tmp/s", "`source /tmp/s`"],
     ["echo 'tee f' > /tmp/s; chmod +x /tmp/s; /tmp/s", "`/tmp/s`"],
@@ -549,8 +566,8 @@ const REFUSED: Record<string, [string, string][]> = {
     ["echo diff > /tmp/p; patch -i /tmp/p", "`patch /tmp/p`"],
     ['ln -s "$PWD/f" /tmp/l; echo x > /tmp/l', "`ln … /tmp/l` runs or copies a file from the private /tmp"],
     ["ln f /tmp/; echo x >> /tmp/f", "`ln … /tmp/`"],
-    ["cp -s \"$PWD/f\" /tmp/l && tee /tmp/l < x", "`cp … /tmp/l`"],
-    ['ln -s "$PWD/f" "$t"; echo x > /tmp/l', "`ln … \"$t\"`"],
+    ['cp -s "$PWD/f" /tmp/l && tee /tmp/l < x', "`cp … /tmp/l`"],
+    ['ln -s "$PWD/f" "$t"; echo x > /tmp/l', '`ln … "$t"`'],
     ["echo 'tee f' > /tmp/s; bash < /tmp/s", "`bash < /tmp/s`"],
     ["echo 'tee f' > /tmp/ls; chmod +x /tmp/ls; PATH=/tmp:$PATH ls", "`PATH=/tmp`"],
     ["cd /tmp && echo 'tee f' > /tmp/s && bash s", "`bash s`"],
@@ -558,7 +575,10 @@ const REFUSED: Record<string, [string, string][]> = {
     ["echo 'tee f' > /tmp/git-x; git --exec-path=/tmp x", "`--exec-path=/tmp`"],
     ["echo x > /tmp/p; patch -p1 < /tmp/p", "`patch < /tmp/p`"],
     ["echo x > /tmp/a.tar; tar -xf /tmp/a.tar", "`tar -x /tmp/a.tar`"],
-    ["touch /tmp/x; exec 3</tmp/x; echo x > /dev/fd/3; cp /tmp/x f", "`cp /tmp/x` runs or copies a file from the private /tmp, and the line writes files there from the shell (`> /dev/fd/3`)"],
+    [
+      "touch /tmp/x; exec 3</tmp/x; echo x > /dev/fd/3; cp /tmp/x f",
+      "`cp /tmp/x` runs or copies a file from the private /tmp, and the line writes files there from the shell (`> /dev/fd/3`)",
+    ],
   ],
   "patches the line or the call feeds on stdin": [
     ["patch -p1 <<'EOF'\n--- a/f\n+++ b/f\nEOF", "`patch` applies a patch from stdin"],
@@ -696,7 +716,7 @@ describe("shell check", () => {
     // loses the redirection (the rules check every redirection wherever the grammar puts it).
     expect(checkCommandSync("cd src && npm test 2>&1 | tail -5")).toEqual({ ok: true, commands: ["cd src", "npm test", "tail -5"] });
     expect(checkCommandSync("bash -c 'make && make test'")).toEqual({ ok: true, commands: ["bash -c 'make && make test'", "make", "make test"] });
-    expect(checkCommandSync("source ./env.sh; echo \"$(date)\"")).toEqual({ ok: true, commands: ["source ./env.sh", 'echo "$(date)"', "date"] });
+    expect(checkCommandSync('source ./env.sh; echo "$(date)"')).toEqual({ ok: true, commands: ["source ./env.sh", 'echo "$(date)"', "date"] });
     expect(checkCommandSync("")).toEqual({ ok: true, commands: [] });
   });
 

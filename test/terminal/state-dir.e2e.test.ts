@@ -55,14 +55,18 @@ describe("the daemon's state folder is out of every sandbox's reach", () => {
     try {
       expect(await localState(d)).toBe("not approved");
       const dir = path.dirname(file);
-      const r = await d.ok("terminal_run", { command: `cat '${file}'; echo read=$?; ls '${stateDir}' | wc -l; mkdir -p '${dir}' && cp forged.json '${file}'; echo write=$?` });
+      const r = await d.ok("terminal_run", {
+        command: `cat '${file}'; echo read=$?; ls '${stateDir}' | wc -l; mkdir -p '${dir}' && cp forged.json '${file}'; echo write=$?`,
+      });
       expect(r.output).not.toContain("own-approval-digest");
       expect(r.output).not.toMatch(/^read=0$/m);
       expect(r.output).toMatch(/^0$/m); // the folder shows empty
       expect(r.output).not.toMatch(/^write=0$/m);
       expect(readFileSync(file, "utf8")).toBe(own);
       // Nor by moving a folder above it away, to make the path anew (a mount point moves with its parent).
-      const moved = await d.ok("terminal_run", { command: `mv '${path.dirname(stateDir)}' '${home}/.local/away'; echo state=$?; mv '${home}/.local' '${home}/away'; echo local=$?; mkdir -p '${dir}' && cp forged.json '${file}'; echo write=$?` });
+      const moved = await d.ok("terminal_run", {
+        command: `mv '${path.dirname(stateDir)}' '${home}/.local/away'; echo state=$?; mv '${home}/.local' '${home}/away'; echo local=$?; mkdir -p '${dir}' && cp forged.json '${file}'; echo write=$?`,
+      });
       expect(moved.output).toMatch(/^state=1$/m);
       expect(moved.output).toMatch(/^local=1$/m);
       expect(moved.output).not.toMatch(/^write=0$/m);

@@ -67,7 +67,10 @@ describe("the terminal's flags", () => {
     const home = path.join(scratch, "home");
     mkdirSync(home, { recursive: true });
     writeFileSync(path.join(home, ".npmrc"), "registry=x\n");
-    const d = await startDaemon(ws.dir, ["--terminal-network", "--terminal-env", "GH_TOKEN", "--terminal-home", home], { GH_TOKEN: "gh-value", EXA_API_KEY: "exa-value" });
+    const d = await startDaemon(ws.dir, ["--terminal-network", "--terminal-env", "GH_TOKEN", "--terminal-home", home], {
+      GH_TOKEN: "gh-value",
+      EXA_API_KEY: "exa-value",
+    });
     try {
       const { state } = await d.ok("info", { tool_id: "terminal_run" });
       expect(state).toMatchObject({ network: "on (--terminal-network)", env_passed_through: ["GH_TOKEN"] });
@@ -119,7 +122,11 @@ describe("the terminal's flags", () => {
   });
 
   it("a bad value is one line on stderr naming the flag, exit 2", () => {
-    for (const args of [["--terminal-sandbox", "maybe"], ["--terminal-home", "/no/such/dir"], ["--terminal-env", "NOT-A-NAME"]]) {
+    for (const args of [
+      ["--terminal-sandbox", "maybe"],
+      ["--terminal-home", "/no/such/dir"],
+      ["--terminal-env", "NOT-A-NAME"],
+    ]) {
       const r = spawnSync(process.execPath, [MAIN, "--root", ws.dir, ...args], { input: "", encoding: "utf8" });
       expect(r.status, args.join(" ")).toBe(2);
       expect(r.stderr).toContain(args[0]);

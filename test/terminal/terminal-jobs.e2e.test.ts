@@ -63,7 +63,11 @@ describe("background jobs", () => {
   it("a job's > /dev/stdout adds to its output: every line streamed, and in the file", async () => {
     const r = await d.ok("terminal_run", { command: "echo one; echo two > /dev/stdout; echo three >/dev/stderr; echo four", background: true });
     await exitedEvent(r.job);
-    expect(outputOf(r.job).map((e) => e.data.data).join("")).toBe("one\ntwo\nthree\nfour\n");
+    expect(
+      outputOf(r.job)
+        .map((e) => e.data.data)
+        .join(""),
+    ).toBe("one\ntwo\nthree\nfour\n");
     expect(readFileSync(r.output_file, "utf8")).toBe("one\ntwo\nthree\nfour\n");
     expect(await d.ok("terminal_output", { job: r.job })).toMatchObject({ data: "one\ntwo\nthree\nfour\n", next: 19, more: false });
   });

@@ -14,7 +14,9 @@ const SECRETS = { EXA_API_KEY: "exa-secret-value", GH_TOKEN: "gh-secret-value", 
 /** Host pids of the daemon's descendants whose command line is exactly `cmd`. */
 function running(d: DaemonClient, cmd: string): number[] {
   const mine = new Set(descendants(d.child.pid!));
-  return processes().filter((p) => mine.has(p.pid) && p.cmd === cmd).map((p) => p.pid);
+  return processes()
+    .filter((p) => mine.has(p.pid) && p.cmd === cmd)
+    .map((p) => p.pid);
 }
 
 async function started(d: DaemonClient, cmd: string): Promise<number> {
@@ -91,8 +93,15 @@ describe("terminal_run", () => {
   it("runs the ordinary forms that look like the refused ones", async () => {
     // `| cat`: the command's own stdout is a file, which `> /dev/stdout` would reopen and truncate.
     const command = [
-      "ls a.txt > /dev/stdout | cat", "cat < a.txt > /dev/stdout | cat", "sed -n p a.txt", "sed 's/a/b/' a.txt", "awk '{ print $1 }' a.txt",
-      "git -c color.ui=always log --oneline -1 > /dev/null", "printf '%s\\n' x", "declare -a arr=(1 2)", "i=0; (( i++ ))",
+      "ls a.txt > /dev/stdout | cat",
+      "cat < a.txt > /dev/stdout | cat",
+      "sed -n p a.txt",
+      "sed 's/a/b/' a.txt",
+      "awk '{ print $1 }' a.txt",
+      "git -c color.ui=always log --oneline -1 > /dev/null",
+      "printf '%s\\n' x",
+      "declare -a arr=(1 2)",
+      "i=0; (( i++ ))",
       "[[ -v HOME ]] && echo home",
     ].join("; ");
     const r = await d.ok("terminal_run", { command });
@@ -121,7 +130,8 @@ describe("terminal_run", () => {
 
   it("reports what the command changed in the workspace, attributed to the session and terminal_run; not ignored paths", async () => {
     await d.ok("file_read", { path: "a.txt" }, { session: "s1" });
-    const script = "const fs=require('fs');fs.mkdirSync('build',{recursive:true});fs.writeFileSync('build/out.js','built\\n');fs.rmSync('old.txt');fs.appendFileSync('a.txt','more\\n');fs.mkdirSync('dist',{recursive:true});fs.writeFileSync('dist/x.js','ignored\\n')";
+    const script =
+      "const fs=require('fs');fs.mkdirSync('build',{recursive:true});fs.writeFileSync('build/out.js','built\\n');fs.rmSync('old.txt');fs.appendFileSync('a.txt','more\\n');fs.mkdirSync('dist',{recursive:true});fs.writeFileSync('dist/x.js','ignored\\n')";
     const r = await d.ok("terminal_run", { command: `node -e "${script}"` }, { session: "s1" });
     expect(r.exit_code).toBe(0);
     const byPath = Object.fromEntries(r.changed_files.map((c: { path: string }) => [c.path, c]));
@@ -148,7 +158,8 @@ describe("terminal_run", () => {
     writeFile(ws.dir, "dist/deep/same.js", "1\n");
     writeFile(ws.dir, "dist/deep/edit.js", "1\n");
     const before = ignoredFiles();
-    const script = "const fs=require('fs');fs.writeFileSync('dist/keep.js','2\\n');fs.writeFileSync('dist/deep/edit.js','2\\n');fs.rmSync('dist/gone.js');fs.mkdirSync('dist/new/x',{recursive:true});fs.writeFileSync('dist/new/a.js','a');fs.writeFileSync('dist/new/x/b.js','b')";
+    const script =
+      "const fs=require('fs');fs.writeFileSync('dist/keep.js','2\\n');fs.writeFileSync('dist/deep/edit.js','2\\n');fs.rmSync('dist/gone.js');fs.mkdirSync('dist/new/x',{recursive:true});fs.writeFileSync('dist/new/a.js','a');fs.writeFileSync('dist/new/x/b.js','b')";
     const r = await d.ok("terminal_run", { command: `node -e "${script}"` });
     expect(r.exit_code).toBe(0);
     const after = ignoredFiles();
@@ -185,8 +196,13 @@ describe("terminal_run", () => {
   });
 
   it("inside the sandbox the git dir and the world outside the workspace are read-only", async () => {
-    const r = await d.ok("terminal_run", { command: "mkdir .git/evil 2>&1; echo $?; mkdir sub/.git/evil 2>&1; echo $?; touch /var/tmp/tool-layer-escape 2>&1; echo $?" });
-    const codes = r.output.trim().split("\n").filter((l: string) => /^\d+$/.test(l));
+    const r = await d.ok("terminal_run", {
+      command: "mkdir .git/evil 2>&1; echo $?; mkdir sub/.git/evil 2>&1; echo $?; touch /var/tmp/tool-layer-escape 2>&1; echo $?",
+    });
+    const codes = r.output
+      .trim()
+      .split("\n")
+      .filter((l: string) => /^\d+$/.test(l));
     expect(codes).toEqual(["1", "1", "1"]);
     expect(existsSync(path.join(ws.dir, ".git", "evil"))).toBe(false);
     expect(existsSync(path.join(ws.dir, "sub", ".git", "evil"))).toBe(false);

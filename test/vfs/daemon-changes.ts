@@ -13,7 +13,9 @@ export async function waitChange(d: DaemonClient, test: (c: any) => boolean, tim
     const line = await d.waitFor((l) => l.event === "fs.changed" && l.data.changes.some(test), timeoutMs);
     return line.data.changes.find(test);
   } catch (e) {
-    const seen = changes(d).map((c) => `${c.kind}:${c.path}`).slice(-20);
+    const seen = changes(d)
+      .map((c) => `${c.kind}:${c.path}`)
+      .slice(-20);
     throw new Error(`${(e as Error).message}\nlast changes seen: ${seen.join(" ")}`);
   }
 }

@@ -35,6 +35,9 @@ describe("FileIndex", () => {
     expect(index.changesSince(index.generation)).toEqual([]);
     for (let i = 0; i < 60_000; i++) index.set(`f${i}`, {});
     expect(index.changesSince(g)).toBeUndefined(); // too far back: derive afresh
-    expect(index.changesSince(index.generation - 2)).toEqual([{ path: "f59998", added: true }, { path: "f59999", added: true }]);
+    expect(index.changesSince(index.generation - 2)).toEqual([
+      { path: "f59998", added: true },
+      { path: "f59999", added: true },
+    ]);
   });
 });

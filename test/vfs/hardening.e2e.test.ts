@@ -139,7 +139,12 @@ describe.each(["parcel", "chokidar"])("VFS hardening with the %s engine", (engin
     writeFile(dir, "last.txt", "m\n");
     await waitChange(d, at("last.txt"));
     // Modified at most (the index may not have hashed the old bytes to see they are the same), never deleted then created.
-    expect(changes(d).slice(before).filter((c) => c.path === "a.txt" && c.kind !== "modified").map((c) => c.kind)).toEqual([]);
+    expect(
+      changes(d)
+        .slice(before)
+        .filter((c) => c.path === "a.txt" && c.kind !== "modified")
+        .map((c) => c.kind),
+    ).toEqual([]);
   });
 
   it("reports every file a `git checkout -- .` rewrites as modified, never deleted then created", async () => {
@@ -154,10 +159,20 @@ describe.each(["parcel", "chokidar"])("VFS hardening with the %s engine", (engin
     git(dir, "checkout", "--", ".");
     // Every file came back to its committed content: each must be reported once more, as modified (waited for in any
     // kind, so that a wrong kind fails the assertion below rather than the wait).
-    await d.waitFor(() => new Set(changes(d).slice(before).map((c) => c.path)).size >= want.size, 60_000);
+    await d.waitFor(
+      () =>
+        new Set(
+          changes(d)
+            .slice(before)
+            .map((c) => c.path),
+        ).size >= want.size,
+      60_000,
+    );
     writeFile(dir, "marker.txt", "m\n"); // anything still in flight about those files comes before this
     await waitChange(d, at("marker.txt"));
-    const after = changes(d).slice(before).filter((c) => want.has(c.path));
+    const after = changes(d)
+      .slice(before)
+      .filter((c) => want.has(c.path));
     expect(after.filter((c) => c.kind !== "modified").map((c) => `${c.kind}:${c.path}`)).toEqual([]);
   }, 120_000);
 });

@@ -43,12 +43,25 @@ describe("Pipeline", () => {
     floodsOver = [];
     const rules = new IgnoreRules(["*.log"]);
     pipeline = new Pipeline(
-      { root, hashMaxBytes: 1024 * 1024, views, history, emit: (event, data) => event === "fs.changed" && lines.push((data as { changes: FsChange[] }).changes), log: (m) => logs.push(m) },
+      {
+        root,
+        hashMaxBytes: 1024 * 1024,
+        views,
+        history,
+        emit: (event, data) => event === "fs.changed" && lines.push((data as { changes: FsChange[] }).changes),
+        log: (m) => logs.push(m),
+      },
       {
         index,
         gitDir: null,
         git: () => Promise.reject(new Error("no git here")),
-        hooks: { rules: () => rules, onFolderMovedIn: () => undefined, onFolderWalked: () => undefined, onFloodOver: (_dirs, _since, lost) => floodsOver.push(lost), onIgnoreChanged: async () => undefined },
+        hooks: {
+          rules: () => rules,
+          onFolderMovedIn: () => undefined,
+          onFolderWalked: () => undefined,
+          onFloodOver: (_dirs, _since, lost) => floodsOver.push(lost),
+          onIgnoreChanged: async () => undefined,
+        },
       },
     );
     await pipeline.open();
@@ -96,9 +109,26 @@ describe("Pipeline", () => {
     known("same.txt", "s\n");
     known("edited.txt", "e\n");
     writeFile(root, "edited.txt", "e2\n");
-    const changes = await window([ev("new.txt", "create"), ev("new.txt", "update"), ev("gone.txt", "delete"), ev("same.txt", "update"), ev("edited.txt", "update"), ev("tmp.txt", "create"), ev("tmp.txt", "delete"), ev("debug.log", "create")]);
+    const changes = await window([
+      ev("new.txt", "create"),
+      ev("new.txt", "update"),
+      ev("gone.txt", "delete"),
+      ev("same.txt", "update"),
+      ev("edited.txt", "update"),
+      ev("tmp.txt", "create"),
+      ev("tmp.txt", "delete"),
+      ev("debug.log", "create"),
+    ]);
     expect(summary(changes)).toEqual(["created:new.txt", "deleted:gone.txt", "modified:edited.txt"]);
-    expect(changes.find((c) => c.path === "new.txt")).toEqual({ path: "new.txt", kind: "created", hash: hashOf("n\n"), origin: "external", by: null, tool: null, stale_sessions: [] });
+    expect(changes.find((c) => c.path === "new.txt")).toEqual({
+      path: "new.txt",
+      kind: "created",
+      hash: hashOf("n\n"),
+      origin: "external",
+      by: null,
+      tool: null,
+      stale_sessions: [],
+    });
     expect(changes.find((c) => c.path === "gone.txt")?.hash).toBeNull();
     expect(index.has("new.txt") && !index.has("gone.txt")).toBe(true);
     expect(history.size.entries).toBe(0); // nobody's versions: no content kept
@@ -309,12 +339,25 @@ describe("Pipeline with git", () => {
     git(ws.dir, "commit", "-qm", "init");
     const emitted: string[] = [];
     const pipeline = new Pipeline(
-      { root: ws.dir, hashMaxBytes: 1024 * 1024, views: new SessionViews(), history: new ContentHistory(), emit: (event) => emitted.push(event), log: () => undefined },
+      {
+        root: ws.dir,
+        hashMaxBytes: 1024 * 1024,
+        views: new SessionViews(),
+        history: new ContentHistory(),
+        emit: (event) => emitted.push(event),
+        log: () => undefined,
+      },
       {
         index: new FileIndex(),
         gitDir: path.join(ws.dir, ".git"),
         git: gitReader(supervisor, ws.dir),
-        hooks: { rules: () => new IgnoreRules(), onFolderMovedIn: () => undefined, onFolderWalked: () => undefined, onFloodOver: () => undefined, onIgnoreChanged: async () => undefined },
+        hooks: {
+          rules: () => new IgnoreRules(),
+          onFolderMovedIn: () => undefined,
+          onFolderWalked: () => undefined,
+          onFloodOver: () => undefined,
+          onIgnoreChanged: async () => undefined,
+        },
       },
     );
     cleanups.push(() => pipeline.stop());

@@ -20,7 +20,18 @@ describe("rescan after a flood", () => {
   });
 
   it("finds files changed, created and deleted in the flood's folders, and only those", async () => {
-    const ws = tmpWorkspace({ files: { "d/same.txt": "1", "d/changed.txt": "1", "d/old-unknown.txt": "1", "d/gone.txt": "1", "d/new.txt": "1", "d/sub/x.txt": "1", "d/skip.log": "1", "other/o.txt": "1" } });
+    const ws = tmpWorkspace({
+      files: {
+        "d/same.txt": "1",
+        "d/changed.txt": "1",
+        "d/old-unknown.txt": "1",
+        "d/gone.txt": "1",
+        "d/new.txt": "1",
+        "d/sub/x.txt": "1",
+        "d/skip.log": "1",
+        "other/o.txt": "1",
+      },
+    });
     cleanups.push(ws.cleanup);
     const past = new Date(Date.now() - 60_000);
     for (const f of ["d/same.txt", "d/changed.txt", "d/old-unknown.txt", "d/gone.txt"]) utimesSync(path.join(ws.dir, f), past, past);

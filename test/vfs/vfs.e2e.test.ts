@@ -88,7 +88,11 @@ describe.each(["parcel", "chokidar"])("VFS with the %s engine", (engine) => {
     writeFile(dir, "later/y.txt", "y\n");
     writeFile(dir, "seen2.txt", "x\n");
     await waitChange(d, at("seen2.txt"));
-    expect(changes(d).map((c) => c.path).sort()).toEqual([".gitignore", "seen.txt", "seen2.txt"]);
+    expect(
+      changes(d)
+        .map((c) => c.path)
+        .sort(),
+    ).toEqual([".gitignore", "seen.txt", "seen2.txt"]);
   });
 
   it("drops a write that leaves the content as it was", async () => {
@@ -166,8 +170,20 @@ describe.each(["parcel", "chokidar"])("VFS with the %s engine", (engine) => {
     await waitChange(d, at("README.md", "modified"), 60_000);
     await d.waitFor((l) => l.event === "git.changed" && l.data.branch === "other", 60_000);
     const want = new Map(flood.map((p, i) => [p, fileHash(Buffer.from(`other ${i}\n`))]));
-    const seen = () => d.events.slice(before).filter((e) => e.event === "fs.changed").flatMap((e) => e.data.changes);
-    await d.waitFor(() => new Set(seen().filter((c) => want.has(c.path)).map((c) => c.path)).size === want.size, 60_000);
+    const seen = () =>
+      d.events
+        .slice(before)
+        .filter((e) => e.event === "fs.changed")
+        .flatMap((e) => e.data.changes);
+    await d.waitFor(
+      () =>
+        new Set(
+          seen()
+            .filter((c) => want.has(c.path))
+            .map((c) => c.path),
+        ).size === want.size,
+      60_000,
+    );
     for (const ch of seen().filter((x) => want.has(x.path))) expect(ch).toMatchObject({ kind: "modified", hash: want.get(ch.path), origin: "external" });
   }, 120_000);
 

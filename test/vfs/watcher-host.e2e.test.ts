@@ -21,7 +21,9 @@ const SHUTDOWN_BOUND_MS = 30_000;
 
 /** The flood: git_log with a different limit each time (so no two are shared) and pooled sleeps, in one write. */
 function flood(n: number): { tool_id: string; params: Record<string, unknown> }[] {
-  return Array.from({ length: n }, (_, i) => (i % 2 ? { tool_id: "debug_sleep", params: { ms: 0, pooled: true } } : { tool_id: "git_log", params: { limit: 1 + (i % MAX_LOG_LIMIT) } }));
+  return Array.from({ length: n }, (_, i) =>
+    i % 2 ? { tool_id: "debug_sleep", params: { ms: 0, pooled: true } } : { tool_id: "git_log", params: { limit: 1 + (i % MAX_LOG_LIMIT) } },
+  );
 }
 
 const vfsState = async (d: DaemonClient) => (await d.ok("info", { tool_id: "file_read" })).state;
@@ -74,8 +76,15 @@ describe("the watcher host", () => {
     writeFileSync(path.join(dir, "a.txt"), "changed while down\n");
     unlinkSync(path.join(dir, "gone.txt"));
     const live = await d.waitFor((l) => l.event === "vfs.state" && l.data.live === true, 30_000);
-    const reported = d.lines.slice(seen, d.lines.indexOf(live)).filter((l) => l.event === "fs.changed").flatMap((l) => l.data.changes);
-    for (const [rel, kind] of [["new.txt", "created"], ["a.txt", "modified"], ["gone.txt", "deleted"]]) {
+    const reported = d.lines
+      .slice(seen, d.lines.indexOf(live))
+      .filter((l) => l.event === "fs.changed")
+      .flatMap((l) => l.data.changes);
+    for (const [rel, kind] of [
+      ["new.txt", "created"],
+      ["a.txt", "modified"],
+      ["gone.txt", "deleted"],
+    ]) {
       expect(reported.some(at(rel, kind)), `${kind} ${rel} before live`).toBe(true);
     }
     const after = await vfsState(d);

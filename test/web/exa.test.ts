@@ -90,7 +90,14 @@ describe("web_search and web_fetch against a local server speaking Exa's API", (
     answer = normal;
     seen.length = 0;
     const r = await webSearch(
-      { query: "node 20 release", num_results: 2, include_domains: ["nodejs.org"], exclude_domains: ["spam.example"], start_published_date: "2023-01-01", type: "neural" },
+      {
+        query: "node 20 release",
+        num_results: 2,
+        include_domains: ["nodejs.org"],
+        exclude_domains: ["spam.example"],
+        start_published_date: "2023-01-01",
+        type: "neural",
+      },
       settings(),
     );
     expect(seen).toHaveLength(1);
@@ -186,7 +193,10 @@ describe("web_search and web_fetch against a local server speaking Exa's API", (
     answer = status(503, { error: "Service Unavailable" });
     await expect(webSearch({ query: "q" }, settings())).rejects.toMatchObject({ code: "UNREACHABLE", details: { http_status: 503 } });
     answer = status(400, { requestId: "r", error: "numResults must be at most 100" });
-    await expect(webSearch({ query: "q" }, settings())).rejects.toMatchObject({ code: "TOOL_ERROR", message: expect.stringContaining("numResults must be at most 100") });
+    await expect(webSearch({ query: "q" }, settings())).rejects.toMatchObject({
+      code: "TOOL_ERROR",
+      message: expect.stringContaining("numResults must be at most 100"),
+    });
   });
 
   it("a server that is down is UNREACHABLE at once", async () => {
@@ -218,7 +228,11 @@ describe("web_search and web_fetch against a local server speaking Exa's API", (
   });
 
   it("the settings come from EXA_API_KEY and EXA_BASE_URL", () => {
-    expect(exaSettingsFromEnv({ EXA_API_KEY: "k", EXA_BASE_URL: "http://127.0.0.1:1" })).toEqual({ apiKey: "k", baseUrl: "http://127.0.0.1:1", timeoutMs: 10_000 });
+    expect(exaSettingsFromEnv({ EXA_API_KEY: "k", EXA_BASE_URL: "http://127.0.0.1:1" })).toEqual({
+      apiKey: "k",
+      baseUrl: "http://127.0.0.1:1",
+      timeoutMs: 10_000,
+    });
     expect(exaSettingsFromEnv({})).toEqual({ apiKey: undefined, baseUrl: "https://api.exa.ai", timeoutMs: 10_000 });
   });
 });

@@ -15,7 +15,12 @@ describe("web_search through the daemon", () => {
       req.resume();
       req.on("end", () => {
         res.setHeader("content-type", "application/json");
-        res.end(JSON.stringify({ requestId: "r1", results: [{ id: "u", url: "https://example.org/a", title: "A page", publishedDate: "2024-01-02T00:00:00.000Z", highlights: ["the snippet"] }] }));
+        res.end(
+          JSON.stringify({
+            requestId: "r1",
+            results: [{ id: "u", url: "https://example.org/a", title: "A page", publishedDate: "2024-01-02T00:00:00.000Z", highlights: ["the snippet"] }],
+          }),
+        );
       });
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -29,7 +34,9 @@ describe("web_search through the daemon", () => {
     try {
       expect((await d.ok("info", { tool_id: "web_search" })).open_world).toBe(true);
       const r = await d.ok("web_search", { query: "node 20" });
-      expect(r.results).toEqual([{ title: "A page", url: "https://example.org/a", published_date: expect.stringMatching(/^2024-01-02/), snippet: "the snippet" }]);
+      expect(r.results).toEqual([
+        { title: "A page", url: "https://example.org/a", published_date: expect.stringMatching(/^2024-01-02/), snippet: "the snippet" },
+      ]);
       expect(r.text).toContain("https://example.org/a");
       expect(keys).toContain("k-123");
     } finally {

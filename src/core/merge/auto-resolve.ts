@@ -140,7 +140,9 @@ function mergeWords(block: ConflictBlock): { text: string; whitespace: boolean }
         failed = true;
         return;
       }
-      const taken = oursWs ? crossesLines(base, m.i0, m.i0 + m.chg0, theirs, m.i2, m.i2 + m.chg2) : crossesLines(base, m.i0, m.i0 + m.chg0, ours, m.i1, m.i1 + m.chg1);
+      const taken = oursWs
+        ? crossesLines(base, m.i0, m.i0 + m.chg0, theirs, m.i2, m.i2 + m.chg2)
+        : crossesLines(base, m.i0, m.i0 + m.chg0, ours, m.i1, m.i1 + m.chg1);
       if (taken) {
         failed = true;
         return;
@@ -181,7 +183,10 @@ function keepsLineChanges(block: ConflictBlock, result: readonly string[]): bool
     for (let i = 0; i + run.length <= result.length; i++) if (run.every((l, k) => result[i + k] === l)) return true;
     return false;
   };
-  for (const [name, other] of [["ours", "theirs"], ["theirs", "ours"]] as const) {
+  for (const [name, other] of [
+    ["ours", "theirs"],
+    ["theirs", "ours"],
+  ] as const) {
     for (const h of diffs[name]) {
       if (h.bCount && !diffs[other].some((g) => meets(h, g)) && !inResult(block[name].lines.slice(h.bStart, h.bStart + h.bCount))) return false;
     }

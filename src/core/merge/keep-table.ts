@@ -61,7 +61,10 @@ export function resolveTake(block: ConflictBlock, take: Take, ctx: ReplaceContex
     case "auto": {
       const auto = autoResolve(block);
       if (!auto) {
-        throw new ToolError("CONFLICT", `${name} has no automatic resolution (both sides changed the same words); take "ours", "theirs" or "both", or compose it with a keep table.`);
+        throw new ToolError(
+          "CONFLICT",
+          `${name} has no automatic resolution (both sides changed the same words); take "ours", "theirs" or "both", or compose it with a keep table.`,
+        );
       }
       return finish(sideLines(auto), ctx);
     }
@@ -90,7 +93,10 @@ function keptLine(block: ConflictBlock, entry: unknown, field: string, name: str
     return splitContent(text).map((line) => ({ line, eol: null }));
   }
   if (typeof entry !== "string") {
-    throw new ToolError("INVALID_PARAMS", `${field}: ${JSON.stringify(entry)} is not a keep entry; use "ours:N", "theirs:N", "base:N", "ours:N:TAG" or {"text": "..."}.`);
+    throw new ToolError(
+      "INVALID_PARAMS",
+      `${field}: ${JSON.stringify(entry)} is not a keep entry; use "ours:N", "theirs:N", "base:N", "ours:N:TAG" or {"text": "..."}.`,
+    );
   }
   const m = ENTRY.exec(entry.trim());
   if (!m) {
@@ -106,12 +112,16 @@ function keptLine(block: ConflictBlock, entry: unknown, field: string, name: str
   if (n < 1) throw new ToolError("INVALID_PARAMS", `${field}: ${JSON.stringify(entry)}: lines are numbered from 1.`);
   if (n > side.lines.length) {
     const has = side.lines.length ? `lines ${sideName}:1-${sideName}:${side.lines.length}` : "no lines";
-    throw new ToolError("NOT_FOUND", `${field}: ${JSON.stringify(entry)}: ${name}'s ${sideName} side has ${has}. List the conflicts again and use the numbers shown there.`, {
-      field,
-      entry,
-      side: sideName,
-      side_lines: side.lines.length,
-    });
+    throw new ToolError(
+      "NOT_FOUND",
+      `${field}: ${JSON.stringify(entry)}: ${name}'s ${sideName} side has ${has}. List the conflicts again and use the numbers shown there.`,
+      {
+        field,
+        entry,
+        side: sideName,
+        side_lines: side.lines.length,
+      },
+    );
   }
   const line = side.lines[n - 1];
   if (m[3]) {
@@ -120,12 +130,16 @@ function keptLine(block: ConflictBlock, entry: unknown, field: string, name: str
     if (actual !== tag) {
       const now = where(side.lines, tag, sideName);
       const there = now.length ? `tag ${tag} is at ${now.join(", ")}` : `no ${sideName} line has tag ${tag}`;
-      throw new ToolError("TAG_MISMATCH", `${field}: ${entry} does not match: ${sideName} line ${n} has tag ${actual}, and ${there}. List the conflicts again and use the current tags.`, {
-        field,
-        entry,
-        actual_tag: actual,
-        now_at: now,
-      });
+      throw new ToolError(
+        "TAG_MISMATCH",
+        `${field}: ${entry} does not match: ${sideName} line ${n} has tag ${actual}, and ${there}. List the conflicts again and use the current tags.`,
+        {
+          field,
+          entry,
+          actual_tag: actual,
+          now_at: now,
+        },
+      );
     }
   }
   return [{ line, eol: side.eols[n - 1] }];

@@ -136,7 +136,7 @@ export function locateBlocks(merge: MergeResult, lines: readonly string[], marke
   const unmatchedAt: number[] = [];
   let nextBlock = 0;
   let floor = 0;
-  for (let r = 0; r < regions.length;) {
+  for (let r = 0; r < regions.length; ) {
     let pick: ReturnType<typeof matchGroup> = null;
     for (let b = nextBlock; b < blocks.length && !pick; b++) pick = matchGroup(merge, lines, regions, r, b, floor);
     if (!pick) {

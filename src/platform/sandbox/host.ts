@@ -54,6 +54,9 @@ export function openPins(folders: readonly string[]): number[] {
     return fds;
   } catch {
     for (const fd of fds) closeSync(fd);
-    throw new ToolError("BUSY", `${folder} changed while the sandbox was being set up (moved, removed or replaced by a link); nothing ran. Run the command again.`);
+    throw new ToolError(
+      "BUSY",
+      `${folder} changed while the sandbox was being set up (moved, removed or replaced by a link); nothing ran. Run the command again.`,
+    );
   }
 }

@@ -9,7 +9,11 @@ import { MAX_RENDERED_LINE_CHARS } from "../../core/text.js";
  */
 export class JsonText {
   /** `buffer[start..end)` is the literal; the bytes around it are free room for frame(). */
-  constructor(private readonly buffer: Buffer, private readonly start: number, private readonly end: number) {}
+  constructor(
+    private readonly buffer: Buffer,
+    private readonly start: number,
+    private readonly end: number,
+  ) {}
 
   get literal(): Buffer {
     return this.buffer.subarray(this.start, this.end);
@@ -78,8 +82,14 @@ export const MAX_ESCAPE_GROWTH = 20;
  * DataViews of src and out: most 4-byte groups need no escape and are tested and copied as one number.
  */
 export function writeJsonEscaped(
-  src: Uint8Array, srcView: DataView, start: number, end: number,
-  out: Uint8Array, outView: DataView, o: number, room: number,
+  src: Uint8Array,
+  srcView: DataView,
+  start: number,
+  end: number,
+  out: Uint8Array,
+  outView: DataView,
+  o: number,
+  room: number,
 ): number {
   const limit = o - start + room; // the largest `o - j` may be, j being the next input byte
   let j = start;

@@ -70,7 +70,12 @@ export class JsonlTransport {
       this.inputEnded = true;
       this.pump();
     };
-    this.reader = new LineReader(input, (line) => this.handleLine(line), () => this.fail(null, new ToolError("PARSE_ERROR", "The request line is too long; send files in smaller pieces.")), inputEnd);
+    this.reader = new LineReader(
+      input,
+      (line) => this.handleLine(line),
+      () => this.fail(null, new ToolError("PARSE_ERROR", "The request line is too long; send files in smaller pieces.")),
+      inputEnd,
+    );
     this.events = new HeldEvents();
     this.unsubscribe = bus.onAny((event, data) => this.event(event, data));
   }
@@ -199,7 +204,13 @@ export class JsonlTransport {
     const id = r.toolcall_id;
     if (typeof id === "number" && Number.isFinite(id) && !Number.isSafeInteger(id)) {
       // JSON.parse already rounded it: answering with the rounded id would silently change it.
-      this.fail(null, new ToolError("INVALID_REQUEST", `toolcall_id ${unsafeIdText(line)} is not a safe integer (at most 2^53-1 in size), so it cannot be echoed exactly; send it as a string.`));
+      this.fail(
+        null,
+        new ToolError(
+          "INVALID_REQUEST",
+          `toolcall_id ${unsafeIdText(line)} is not a safe integer (at most 2^53-1 in size), so it cannot be echoed exactly; send it as a string.`,
+        ),
+      );
       return undefined;
     }
     if (!((typeof id === "number" && Number.isFinite(id)) || typeof id === "string")) {

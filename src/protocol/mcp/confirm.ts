@@ -52,11 +52,18 @@ export class ConfirmGate {
    */
   async check(tool: AnyTool, args: Record<string, unknown>, ctx: ServerContext, client: ClientCapabilities | undefined): Promise<Withheld | undefined> {
     if (!this.applies(tool)) return undefined;
-    const call = createHash("sha256").update(JSON.stringify([tool.id, args])).digest("base64url");
+    const call = createHash("sha256")
+      .update(JSON.stringify([tool.id, args]))
+      .digest("base64url");
     const answer = inputResponse(ctx.mcpReq.inputResponses, CONFIRM);
     if (ctx.mcpReq.requestState<Asked>()?.call === call && answer.kind === "elicit") {
       if (answer.action === "accept" && answer.content?.[CONFIRM] === true) return undefined;
-      return { refused: { code: "DECLINED", message: `The person did not confirm ${tool.id} (${answer.action === "accept" ? "unchecked" : answer.action}); nothing was done.` } };
+      return {
+        refused: {
+          code: "DECLINED",
+          message: `The person did not confirm ${tool.id} (${answer.action === "accept" ? "unchecked" : answer.action}); nothing was done.`,
+        },
+      };
     }
     if (!asksInForms(client)) {
       return {

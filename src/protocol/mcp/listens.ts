@@ -15,7 +15,11 @@ export class ListenedFiles {
     const params = (message.params ?? {}) as Record<string, unknown>;
     if (message.method === "subscriptions/listen" && "id" in message) {
       const uris = (params.notifications as { resourceSubscriptions?: unknown } | undefined)?.resourceSubscriptions;
-      if (Array.isArray(uris)) this.byListen.set(message.id, uris.filter((u): u is string => typeof u === "string"));
+      if (Array.isArray(uris))
+        this.byListen.set(
+          message.id,
+          uris.filter((u): u is string => typeof u === "string"),
+        );
     } else if (message.method === "notifications/cancelled") {
       this.byListen.delete(params.requestId as RequestId);
     }

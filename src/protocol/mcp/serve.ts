@@ -23,12 +23,24 @@ export interface McpServeOptions {
  * and pins the connection to an adapter of its era, 2025 (`initialize`) or 2026-07-28 (stateless requests, listens
  * served by the entry itself). Resolves nothing; `close()` ends the listens with their results and closes the wire.
  */
-export function serveMcp(dispatcher: Dispatcher, registry: Registry, ws: Workspace, bus: EventBus, input: Readable, output: Writable, options: McpServeOptions): { close(): Promise<void> } {
+export function serveMcp(
+  dispatcher: Dispatcher,
+  registry: Registry,
+  ws: Workspace,
+  bus: EventBus,
+  input: Readable,
+  output: Writable,
+  options: McpServeOptions,
+): { close(): Promise<void> } {
   const listens = new ListenedFiles();
   const transport = new McpStdioTransport(input, output, { onEnd: options.onEnd, peek: (m) => listens.see(m) });
   const gate = new ConfirmGate(options.confirm);
-  return serveStdio(({ era }) => new McpAdapter(dispatcher, registry, ws, bus, { era, version: options.version, passthrough: options.passthrough, transport, gate, listens }).server, {
-    transport,
-    onerror: (e) => ws.log(`MCP: ${e.message}`),
-  });
+  return serveStdio(
+    ({ era }) =>
+      new McpAdapter(dispatcher, registry, ws, bus, { era, version: options.version, passthrough: options.passthrough, transport, gate, listens }).server,
+    {
+      transport,
+      onerror: (e) => ws.log(`MCP: ${e.message}`),
+    },
+  );
 }

@@ -119,7 +119,14 @@ export class McpAdapter {
     this.handle("tools/call", async (request, ctx) => this.callTool(request.params.name, request.params.arguments ?? {}, ctx));
     this.handle("resources/list", async () => ({ resources: [] }));
     this.handle("resources/templates/list", async () => ({
-      resourceTemplates: [{ uriTemplate: `${pathToFileURL(this.ws.root).href}/{+path}`, name: "workspace-file", description: "A file of the workspace, as hash-tagged lines with its hash", mimeType: "text/plain" }],
+      resourceTemplates: [
+        {
+          uriTemplate: `${pathToFileURL(this.ws.root).href}/{+path}`,
+          name: "workspace-file",
+          description: "A file of the workspace, as hash-tagged lines with its hash",
+          mimeType: "text/plain",
+        },
+      ],
     }));
     this.handle("resources/read", async (request) => this.read(request.params.uri));
     // 2025 only: the SDK answers them -32601 on a 2026-07-28 connection, where subscriptions/listen replaces them.
@@ -251,7 +258,8 @@ export class McpAdapter {
     const params = { ...args };
     let approved = true;
     if (this.takesDryRun(tool) && DRY_RUN_PARAM in params) {
-      if (typeof params[DRY_RUN_PARAM] !== "boolean") return failed({ code: "INVALID_PARAMS", message: `Invalid params: ${DRY_RUN_PARAM}: must be a boolean.` });
+      if (typeof params[DRY_RUN_PARAM] !== "boolean")
+        return failed({ code: "INVALID_PARAMS", message: `Invalid params: ${DRY_RUN_PARAM}: must be a boolean.` });
       approved = params[DRY_RUN_PARAM] !== true;
       delete params[DRY_RUN_PARAM];
     }
@@ -273,7 +281,13 @@ export class McpAdapter {
 
   /** The tagged rendering of a file's first lines, with its header line (hash included). */
   private async read(uri: string) {
-    const outcome = await this.dispatcher.call({ tool_id: "file_read", session_id: this.session, call_id: `mcp-${++this.nextCall}`, approved: true, params: { path: this.pathOf(uri), limit: RESOURCE_LINES } });
+    const outcome = await this.dispatcher.call({
+      tool_id: "file_read",
+      session_id: this.session,
+      call_id: `mcp-${++this.nextCall}`,
+      approved: true,
+      params: { path: this.pathOf(uri), limit: RESOURCE_LINES },
+    });
     if (!outcome.success) {
       const message = `${outcome.result.code}: ${outcome.result.message}`;
       // MCP's resource-not-found (SEP-2164): -32602 with exactly `{uri}` as data, on every revision.
@@ -319,7 +333,8 @@ function toMcp(outcome: Outcome, transport: McpStdioTransport): ToolResult {
   if (!outcome.success) return failed(outcome.result);
   const { text, content, structuredContent, ...rest } = outcome.result;
   // A passthrough tool's result is already MCP content: given back as the server gave it.
-  if (Array.isArray(content)) return { content: content as CallToolResult["content"], ...(structuredContent ? { structuredContent: structuredContent as Record<string, unknown> } : {}) };
+  if (Array.isArray(content))
+    return { content: content as CallToolResult["content"], ...(structuredContent ? { structuredContent: structuredContent as Record<string, unknown> } : {}) };
   // A file window's text is encoded by the transport straight from the file's bytes (see McpStdioTransport.deferText).
   const shown = text instanceof RenderedWindow ? transport.deferText(text) : text === undefined ? JSON.stringify(rest) : String(text);
   return { content: [{ type: "text", text: shown }], structuredContent: rest };

@@ -45,7 +45,12 @@ export class McpStdioTransport implements Transport {
   }
 
   async start(): Promise<void> {
-    new LineReader(this.input, (line) => this.receive(line), () => this.reject(null, PARSE_ERROR, "the line is too long"), () => this.finish());
+    new LineReader(
+      this.input,
+      (line) => this.receive(line),
+      () => this.reject(null, PARSE_ERROR, "the line is too long"),
+      () => this.finish(),
+    );
   }
 
   /**
@@ -95,7 +100,10 @@ export class McpStdioTransport implements Transport {
     const m = message as Record<string, unknown>;
     const id = typeof m?.id === "string" || typeof m?.id === "number" ? m.id : null;
     const shaped =
-      typeof m === "object" && m !== null && !Array.isArray(m) && m.jsonrpc === "2.0" &&
+      typeof m === "object" &&
+      m !== null &&
+      !Array.isArray(m) &&
+      m.jsonrpc === "2.0" &&
       (typeof m.method === "string" || (id !== null && ("result" in m || "error" in m)));
     if (!shaped) return this.reject(id, INVALID_REQUEST, "Invalid Request: expected a JSON-RPC 2.0 request, notification or response object.");
     this.options.peek?.(m as unknown as JSONRPCMessage);

@@ -13,8 +13,28 @@ import { realMerge } from "./git-ref.js";
  * auto-resolved, one taken from theirs, one composed line by line from both sides.
  */
 const BASE = ["import { a } from './a';", "", "const timeout = 30;", "", "function greet(name) {", "  return 'Hello ' + name;", "}", "", "export { greet };"];
-const OURS = ["import { a, b } from './a';", "", "const timeout = 60;", "", "function greet(name) {", "  return 'Hi ' + name + '!';", "}", "", "export { greet };"];
-const THEIRS = ["import { a } from './a.js';", "", "const timeout = 45;", "", "function greet(name, punct) {", "  return 'Hello ' + name + punct;", "}", "", "export { greet, a };"];
+const OURS = [
+  "import { a, b } from './a';",
+  "",
+  "const timeout = 60;",
+  "",
+  "function greet(name) {",
+  "  return 'Hi ' + name + '!';",
+  "}",
+  "",
+  "export { greet };",
+];
+const THEIRS = [
+  "import { a } from './a.js';",
+  "",
+  "const timeout = 45;",
+  "",
+  "function greet(name, punct) {",
+  "  return 'Hello ' + name + punct;",
+  "}",
+  "",
+  "export { greet, a };",
+];
 
 const text = (f: Lines, eol = "\n") => f.lines.map((l, i) => l + (f.eols[i] === "" ? "" : eol)).join("");
 

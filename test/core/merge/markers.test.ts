@@ -102,7 +102,9 @@ describe("parseMarkerRegions", () => {
 
   it("reads git's merge style (no base part)", () => {
     const { regions } = parseMarkerRegions(["x", "<<<<<<< HEAD", "a", "=======", "b", ">>>>>>> topic", "y"], 7);
-    expect(regions).toEqual([{ start: 1, end: 5, ours: { from: 2, to: 3 }, base: null, theirs: { from: 4, to: 5 }, labels: { ours: "HEAD", base: null, theirs: "topic" } }]);
+    expect(regions).toEqual([
+      { start: 1, end: 5, ours: { from: 2, to: 3 }, base: null, theirs: { from: 4, to: 5 }, labels: { ours: "HEAD", base: null, theirs: "topic" } },
+    ]);
   });
 
   it("reports markers that belong to no complete region as stray", () => {

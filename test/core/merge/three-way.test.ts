@@ -57,7 +57,13 @@ describe("mergeLines agrees with git merge-file", () => {
   });
 
   it("treats touching changes as one conflict and a shared line between them as two", () => {
-    expect(blocksOf(mergeTexts(...CASES["changes on adjacent lines"]))).toEqual([[["B", "c"], ["b", "c"], ["b", "C"]]]);
+    expect(blocksOf(mergeTexts(...CASES["changes on adjacent lines"]))).toEqual([
+      [
+        ["B", "c"],
+        ["b", "c"],
+        ["b", "C"],
+      ],
+    ]);
     expect(blocksOf(mergeTexts(...CASES["two conflicts one line apart"]))).toEqual([
       [["A1"], ["a"], ["A2"]],
       [["C1"], ["c"], ["C2"]],

@@ -6,7 +6,15 @@ function read(chunks: (string | Buffer)[]) {
   const input = new PassThrough();
   const lines: string[] = [];
   let overflows = 0;
-  const ended = new Promise<void>((resolve) => new LineReader(input, (l) => lines.push(l), () => overflows++, resolve));
+  const ended = new Promise<void>(
+    (resolve) =>
+      new LineReader(
+        input,
+        (l) => lines.push(l),
+        () => overflows++,
+        resolve,
+      ),
+  );
   for (const c of chunks) input.write(c);
   input.end();
   return ended.then(() => ({ lines, overflows }));

@@ -64,7 +64,15 @@ describe("the JSON-lines transport, in process", () => {
   it("holds events while stdout is blocked: fs.changed merged per path, the rest bounded with a dropped count", async () => {
     const { bus, output, transport } = setup();
     transport.start(); // ready is written and not taken: stdout is blocked from here on
-    const change = (path: string, kind: FsChange["kind"], stale: string[] = []): FsChange => ({ path, kind, hash: null, origin: "external" as const, by: null, tool: null, stale_sessions: stale });
+    const change = (path: string, kind: FsChange["kind"], stale: string[] = []): FsChange => ({
+      path,
+      kind,
+      hash: null,
+      origin: "external" as const,
+      by: null,
+      tool: null,
+      stale_sessions: stale,
+    });
     bus.emit("fs.changed", { changes: [change("a.txt", "created", ["s1"])] });
     bus.emit("fs.changed", { changes: [change("a.txt", "modified", ["s2"]), change("b.txt", "deleted")] });
     bus.emit("fs.changed", { changes: [change("b.txt", "created")] });
@@ -74,10 +82,7 @@ describe("the JSON-lines transport, in process", () => {
     const [ready, fs, ...rest] = output.lines;
     expect(ready).toMatchObject({ event: "ready", seq: 1 });
     expect(fs).toMatchObject({ event: "fs.changed", seq: 2, dropped: 5 });
-    expect(fs.data.changes).toEqual([
-      { ...change("a.txt", "created"), stale_sessions: ["s1", "s2"] },
-      change("b.txt", "modified"),
-    ]);
+    expect(fs.data.changes).toEqual([{ ...change("a.txt", "created"), stale_sessions: ["s1", "s2"] }, change("b.txt", "modified")]);
     expect(rest).toHaveLength(MAX_HELD_EVENTS);
     expect(rest.map((l) => l.seq)).toEqual(rest.map((_, i) => i + 3));
   });
@@ -87,7 +92,13 @@ describe("the JSON-lines transport, in process", () => {
     transport.start();
     const sessions = (from: number, n: number) => Array.from({ length: n }, (_, i) => `s${String(from + i).padStart(3, "0")}`);
     const change = (kind: "created" | "modified", stale: string[], omitted?: number) => ({
-      path: "a.txt", kind, hash: null, origin: "external" as const, by: null, tool: null, stale_sessions: stale,
+      path: "a.txt",
+      kind,
+      hash: null,
+      origin: "external" as const,
+      by: null,
+      tool: null,
+      stale_sessions: stale,
       ...(omitted ? { stale_sessions_omitted: omitted } : {}),
     });
     bus.emit("fs.changed", { changes: [change("modified", sessions(0, STALE_SESSIONS_MAX), 5)] });

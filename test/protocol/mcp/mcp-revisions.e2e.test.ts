@@ -19,13 +19,17 @@ type Revision = typeof MODERN | typeof LEGACY;
 const SERVER_INFO = "io.modelcontextprotocol/serverInfo";
 /** Where tools/list says which passthrough servers are still starting (docs/mcp-server.md). */
 const PENDING = "tool-layer/pendingServers";
-const ENVELOPE = { "io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientCapabilities": {}, "io.modelcontextprotocol/clientInfo": { name: "raw", version: "0" } };
+const ENVELOPE = {
+  "io.modelcontextprotocol/protocolVersion": MODERN,
+  "io.modelcontextprotocol/clientCapabilities": {},
+  "io.modelcontextprotocol/clientInfo": { name: "raw", version: "0" },
+};
 
 /** Not exactly StdioClientTransport, so the SDK probes the daemon in place instead of spawning a sibling to probe. */
 class InPlaceStdio extends StdioClientTransport {}
 
 type Text = { type: "text"; text: string };
-const textOf = (r: { content?: unknown }) => ((r.content as Text[])[0]?.text ?? "");
+const textOf = (r: { content?: unknown }) => (r.content as Text[])[0]?.text ?? "";
 
 interface Options {
   /** What the client answers when the daemon asks the person; no elicitation capability when unset. */
@@ -37,7 +41,10 @@ interface Options {
 async function connect(revision: Revision, root: string, state: string, opts: Options = {}) {
   const client = new Client(
     { name: "test-client", version: "1.0.0" },
-    { ...(opts.elicit ? { capabilities: { elicitation: { form: {} } } } : {}), ...(revision === MODERN ? { versionNegotiation: { mode: { pin: MODERN } } } : {}) },
+    {
+      ...(opts.elicit ? { capabilities: { elicitation: { form: {} } } } : {}),
+      ...(revision === MODERN ? { versionNegotiation: { mode: { pin: MODERN } } } : {}),
+    },
   );
   const asked: string[] = [];
   if (opts.elicit) {
@@ -46,13 +53,22 @@ async function connect(revision: Revision, root: string, state: string, opts: Op
       return opts.elicit === "accept" ? { action: "accept", content: { confirm: true } } : { action: "decline" };
     });
   }
-  const transport = new InPlaceStdio({ command: process.execPath, args: [MAIN, "--mcp", "--root", root, ...(opts.args ?? [])], stderr: "pipe", env: { ...process.env, XDG_STATE_HOME: state } as Record<string, string> });
+  const transport = new InPlaceStdio({
+    command: process.execPath,
+    args: [MAIN, "--mcp", "--root", root, ...(opts.args ?? [])],
+    stderr: "pipe",
+    env: { ...process.env, XDG_STATE_HOME: state } as Record<string, string>,
+  });
   await client.connect(transport);
   return { client, asked };
 }
 
 /** Resolves on the next notification of `method` that `test` accepts. */
-function nextNotification(client: Client, method: "notifications/tools/list_changed" | "notifications/resources/updated", test: (params: Record<string, unknown>) => boolean = () => true): Promise<Record<string, unknown>> {
+function nextNotification(
+  client: Client,
+  method: "notifications/tools/list_changed" | "notifications/resources/updated",
+  test: (params: Record<string, unknown>) => boolean = () => true,
+): Promise<Record<string, unknown>> {
   return new Promise((resolve) =>
     client.setNotificationHandler(method, (n: { params?: Record<string, unknown> }) => {
       if (test(n.params ?? {})) resolve(n.params ?? {});
@@ -61,7 +77,10 @@ function nextNotification(client: Client, method: "notifications/tools/list_chan
 }
 
 async function rejection(p: Promise<unknown>): Promise<ProtocolError> {
-  const e = await p.then(() => undefined, (err: unknown) => err);
+  const e = await p.then(
+    () => undefined,
+    (err: unknown) => err,
+  );
   if (!(e instanceof ProtocolError)) throw new Error(`expected a JSON-RPC error, got ${e === undefined ? "a result" : String(e)}`);
   return e;
 }
@@ -233,7 +252,12 @@ describe("tool-layer --mcp on the 2026-07-28 wire", () => {
       d.send(1, "tools/list", {}, version("1900-01-01"));
       expect((await d.answer(1)).error).toMatchObject({ code: -32022, data: { supported: [MODERN], requested: "1900-01-01" } });
       d.send(2, "tools/list");
-      expect((await d.answer(2)).result).toMatchObject({ resultType: "complete", ttlMs: 0, cacheScope: "private", _meta: { [SERVER_INFO]: { name: "tool-layer" } } });
+      expect((await d.answer(2)).result).toMatchObject({
+        resultType: "complete",
+        ttlMs: 0,
+        cacheScope: "private",
+        _meta: { [SERVER_INFO]: { name: "tool-layer" } },
+      });
       d.send(3, "tools/list", {}, version("2099-01-01"));
       expect((await d.answer(3)).error).toMatchObject({ code: -32022, data: { supported: [MODERN], requested: "2099-01-01" } });
       d.send(4, "tools/call", { name: "git_status", arguments: {} }, version("2099-01-01"));
@@ -283,7 +307,9 @@ describe("tool-layer --mcp on the 2026-07-28 wire", () => {
     try {
       d.send(1, "subscriptions/listen", { notifications: { toolsListChanged: true, promptsListChanged: true } });
       await d.until(() => d.lines.some((l) => l.method === "notifications/subscriptions/acknowledged"));
-      expect(d.lines.find((l) => l.method === "notifications/subscriptions/acknowledged")).toMatchObject({ params: { notifications: { toolsListChanged: true } } });
+      expect(d.lines.find((l) => l.method === "notifications/subscriptions/acknowledged")).toMatchObject({
+        params: { notifications: { toolsListChanged: true } },
+      });
     } finally {
       await d.close("SIGTERM");
       ws.cleanup();
@@ -297,12 +323,17 @@ describe("tool-layer --mcp on the 2026-07-28 wire", () => {
     const state = tmpWorkspace();
     const d = rawDaemon(ws.dir, state.dir);
     const asks = { "io.modelcontextprotocol/clientCapabilities": { elicitation: { form: {} } } };
-    const call = (id: number, extra: Record<string, unknown>) => d.send(id, "tools/call", { name: "file_delete", arguments: { path: "doomed.txt", hash: fileHash(Buffer.from("x\n")) }, ...extra }, asks);
+    const call = (id: number, extra: Record<string, unknown>) =>
+      d.send(id, "tools/call", { name: "file_delete", arguments: { path: "doomed.txt", hash: fileHash(Buffer.from("x\n")) }, ...extra }, asks);
     try {
       const accepted = { confirm: { action: "accept", content: { confirm: true } } };
       call(1, { inputResponses: accepted });
       const asked = (await d.answer(1)).result;
-      expect(asked).toMatchObject({ resultType: "input_required", inputRequests: { confirm: { method: "elicitation/create" } }, requestState: expect.any(String) });
+      expect(asked).toMatchObject({
+        resultType: "input_required",
+        inputRequests: { confirm: { method: "elicitation/create" } },
+        requestState: expect.any(String),
+      });
       call(2, { inputResponses: accepted, requestState: "v1.forged.state" });
       expect((await d.answer(2)).error).toMatchObject({ code: -32602 });
       expect(existsSync(path.join(ws.dir, "doomed.txt"))).toBe(true);
@@ -333,7 +364,10 @@ describe.each([MODERN, LEGACY] as const)("--mcp-confirm destructive (the default
     state.cleanup();
   });
   const exists = (rel: string) => existsSync(path.join(ws.dir, rel));
-  const del = (rel: string, more: Record<string, unknown> = {}) => ({ name: "file_delete", arguments: { path: rel, hash: fileHash(readFileSync(path.join(ws.dir, rel))), ...more } });
+  const del = (rel: string, more: Record<string, unknown> = {}) => ({
+    name: "file_delete",
+    arguments: { path: rel, hash: fileHash(readFileSync(path.join(ws.dir, rel))), ...more },
+  });
 
   it("asks the person before a destructive call and runs it once they accept; reads and previews are not asked", async () => {
     const { client, asked } = await connect(revision, ws.dir, state.dir, { elicit: "accept" });

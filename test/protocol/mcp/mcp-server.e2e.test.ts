@@ -14,7 +14,7 @@ import { FIXTURE_SERVER } from "../../mcp/helpers.js";
 await initHash();
 
 type Text = { type: "text"; text: string };
-const textOf = (r: { content?: unknown }) => ((r.content as Text[])[0]?.text ?? "");
+const textOf = (r: { content?: unknown }) => (r.content as Text[])[0]?.text ?? "";
 
 describe("tool-layer --mcp, driven by the SDK's own Client", () => {
   const ws = tmpWorkspace({ git: true, files: { "a.txt": "one\ntwo\nthree\n" } });
@@ -41,7 +41,14 @@ describe("tool-layer --mcp, driven by the SDK's own Client", () => {
       changedWaiter?.();
     });
     // --mcp-confirm none: these calls are about tags, previews and pushes; the confirmation gate has tests of its own.
-    await client.connect(new StdioClientTransport({ command: process.execPath, args: [MAIN, "--mcp", "--root", ws.dir, "--mcp-config", config, "--mcp-confirm", "none"], stderr: "pipe", env: { ...process.env, XDG_STATE_HOME: state.dir } as Record<string, string> }));
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [MAIN, "--mcp", "--root", ws.dir, "--mcp-config", config, "--mcp-confirm", "none"],
+        stderr: "pipe",
+        env: { ...process.env, XDG_STATE_HOME: state.dir } as Record<string, string>,
+      }),
+    );
   });
   afterAll(async () => {
     await client.close();
@@ -71,7 +78,10 @@ describe("tool-layer --mcp, driven by the SDK's own Client", () => {
     const read = await client.callTool({ name: "file_read", arguments: { path: "a.txt" } });
     expect(textOf(read).split("\n")[1]).toBe(`1|${tagOf("one")} one`);
     const hash = (read.structuredContent as { hash: string }).hash;
-    const written = await client.callTool({ name: "file_write", arguments: { path: "a.txt", hash, edits: [{ type: "replace", startline: tagOf("two"), content: "TWO" }] } });
+    const written = await client.callTool({
+      name: "file_write",
+      arguments: { path: "a.txt", hash, edits: [{ type: "replace", startline: tagOf("two"), content: "TWO" }] },
+    });
     expect(written.isError).toBeFalsy();
     expect(readFileSync(path.join(ws.dir, "a.txt"), "utf8")).toBe("one\nTWO\nthree\n");
     const stale = await client.callTool({ name: "file_write", arguments: { path: "a.txt", hash, content: "x\n" } });
@@ -86,7 +96,10 @@ describe("tool-layer --mcp, driven by the SDK's own Client", () => {
     const preview = await client.callTool({ name: "file_write", arguments: { ...args, dry_run: true } });
     expect(preview.structuredContent).toMatchObject({ dry_run: true, preview_id: expect.stringMatching(/^[0-9a-f]{16}$/) });
     expect(readFileSync(path.join(ws.dir, "a.txt"))).toEqual(before);
-    const ran = await client.callTool({ name: "file_write", arguments: { ...args, preview_id: (preview.structuredContent as { preview_id: string }).preview_id } });
+    const ran = await client.callTool({
+      name: "file_write",
+      arguments: { ...args, preview_id: (preview.structuredContent as { preview_id: string }).preview_id },
+    });
     expect(ran.isError).toBeFalsy();
     expect(readFileSync(path.join(ws.dir, "a.txt"), "utf8")).toBe("replaced\n");
     expect((await client.callTool({ name: "file_write", arguments: { ...args, dry_run: "yes" } })).isError).toBe(true);
@@ -144,10 +157,12 @@ describe("tool-layer --mcp, driven by the SDK's own Client", () => {
   it("a cancelled call is cancelled in the daemon and on the passthrough server", async () => {
     const controller = new AbortController();
     const slow = client.callTool({ name: "test_slow", arguments: { ms: 60_000 } }, { signal: controller.signal });
-    for (let started = 0; started < 1; ) started = ((await client.callTool({ name: "test_slow_status", arguments: {} })).structuredContent as { started: number }).started;
+    for (let started = 0; started < 1; )
+      started = ((await client.callTool({ name: "test_slow_status", arguments: {} })).structuredContent as { started: number }).started;
     controller.abort();
     await expect(slow).rejects.toThrow();
-    for (let seen = 0; seen < 1; ) seen = ((await client.callTool({ name: "test_slow_status", arguments: {} })).structuredContent as { cancelled: number }).cancelled;
+    for (let seen = 0; seen < 1; )
+      seen = ((await client.callTool({ name: "test_slow_status", arguments: {} })).structuredContent as { cancelled: number }).cancelled;
   });
 });
 
@@ -160,11 +175,13 @@ describe("tool-layer --mcp on bad input", () => {
     createInterface({ input: child.stdout }).on("line", (line) => {
       const msg = JSON.parse(line);
       lines.push(msg);
-      for (const w of waiters.splice(0)) (w.test(msg) ? w.resolve(msg) : waiters.push(w));
+      for (const w of waiters.splice(0)) w.test(msg) ? w.resolve(msg) : waiters.push(w);
     });
     const next = (test: (l: any) => boolean) => new Promise<any>((resolve) => (lines.find(test) ? resolve(lines.find(test)) : waiters.push({ test, resolve })));
     try {
-      child.stdin.write('{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}\n');
+      child.stdin.write(
+        '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}\n',
+      );
       await next((l) => l.id === 1);
       child.stdin.write("this is not json\n");
       expect((await next((l) => l.error?.code === -32700)).id).toBeNull();
