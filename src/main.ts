@@ -43,10 +43,9 @@ function version(): string {
 }
 
 function usage(): string {
-  const lines = Object.entries(FLAGS).map(([name, f]) => {
-    const flag = `${"short" in f ? `-${f.short}, ` : "    "}--${name}${"value" in f ? ` ${f.value}` : ""}`;
-    return `  ${flag.padEnd(34)}${f.help}`;
-  });
+  const flags = Object.entries(FLAGS).map(([name, f]) => [`${"short" in f ? `-${f.short}, ` : "    "}--${name}${"value" in f ? ` ${f.value}` : ""}`, f.help]);
+  const width = Math.max(...flags.map(([flag]) => flag.length)) + 2; // the help column starts after the longest flag
+  const lines = flags.map(([flag, help]) => `  ${flag.padEnd(width)}${help}`);
   return [
     "usage: tool-layer [--root DIR] [options]",
     "",

@@ -282,6 +282,9 @@ describe("the command line", () => {
     expect(help.status).toBe(0);
     expect(help.stdout).toMatch(/^usage: tool-layer/);
     for (const flag of ["--root", "--tools", "--watcher", "--max-file-bytes", "--version"]) expect(help.stdout).toContain(flag);
+    // Each flag's help stands apart from the flag, however long its values (--mcp-confirm's once ran into its help).
+    const flagLines = help.stdout.split("\n").filter((l) => /^ {2}(-\w, | {4})--/.test(l));
+    expect(flagLines.filter((l) => !/^ {2}(-\w, | {4})--\S+( \S+)? {2,}\S/.test(l))).toEqual([]);
     const version = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")).version;
     for (const flag of ["--version", "-v"]) expect(run(flag)).toMatchObject({ status: 0, stdout: `${version}\n` });
   });
