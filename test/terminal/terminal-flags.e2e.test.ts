@@ -85,9 +85,7 @@ describe("the terminal's flags", () => {
       await d.close();
     }
     // Without the flag only a private loopback: /proc/net/dev lists lo alone (two header lines and one).
-    // Nothing of PATH under /tmp (vitest puts the checkout's node_modules/.bin first, and a checkout may live there).
-    const outsideTmp = (process.env.PATH ?? "").split(":").filter((dir) => dir !== "/tmp" && !dir.startsWith("/tmp/")).join(":");
-    const plain = await startDaemon(ws.dir, [], { PATH: outsideTmp });
+    const plain = await startDaemon(ws.dir);
     try {
       expect((await plain.ok("terminal_run", { command: "wc -l < /proc/net/dev" })).output.trim()).toBe("3");
     } finally {
@@ -113,7 +111,12 @@ describe("the terminal's flags", () => {
     } finally {
       await d.close();
     }
-    const plain = await startDaemon(ws.dir);
+    // Nothing of PATH under /tmp (vitest puts the checkout's node_modules/.bin first, and a checkout may live there).
+    const outsideTmp = (process.env.PATH ?? "")
+      .split(":")
+      .filter((dir) => dir !== "/tmp" && !dir.startsWith("/tmp/"))
+      .join(":");
+    const plain = await startDaemon(ws.dir, [], { PATH: outsideTmp });
     try {
       const r = await plain.ok("terminal_run", { command: "no-such-tool-here" });
       expect(r.exit_code).toBe(127);
