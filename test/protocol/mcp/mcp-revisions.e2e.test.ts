@@ -103,11 +103,12 @@ describe.each([MODERN, LEGACY] as const)("tool-layer --mcp, a %s client", (revis
     state.cleanup();
   });
 
-  it("tools/list says a passthrough server is still starting; tools/list_changed follows once it is up", async () => {
+  it("tools/list says a passthrough server is still starting; tools/list_changed follows once it is up; a call sent meanwhile waits for it", async () => {
     const early = await client.listTools();
     expect(early.tools.map((t) => t.name)).toContain("file_read");
     expect(early.tools.map((t) => t.name)).not.toContain("test_echo");
     expect(early._meta?.[PENDING]).toMatchObject({ servers: ["test"], message: expect.stringContaining("notifications/tools/list_changed") });
+    const earlyCall = client.callTool({ name: "test_echo", arguments: { text: "early" } }); // its server is still gated
 
     let names: string[] = [];
     let late = early;
@@ -121,6 +122,7 @@ describe.each([MODERN, LEGACY] as const)("tool-layer --mcp, a %s client", (revis
     expect(late._meta?.[PENDING]).toBeUndefined();
     const r = await client.callTool({ name: "test_echo", arguments: { text: "through" } });
     expect(textOf(r)).toBe("through");
+    expect(textOf(await earlyCall)).toBe("early");
   });
 
   it("tools/call answers with the result; an unknown tool is JSON-RPC -32602 naming it", async () => {
