@@ -63,7 +63,8 @@ describe("the schemas against a recorded session of the real daemon", { timeout:
     git(ws.dir, "commit", "-q", "-m", "initial");
     const config = path.join(state, "servers.json");
     writeFileSync(config, JSON.stringify({ mcpServers: { test: { command: process.execPath, args: [FIXTURE_SERVER] } } }));
-    d = await startDaemon(ws.dir, ["--mcp-config", config], { XDG_STATE_HOME: state });
+    // The warm start on: its lsp.state events are part of the traffic (the helper turns it off by default).
+    d = await startDaemon(ws.dir, ["--mcp-config", config, "--lsp-warm", "on"], { XDG_STATE_HOME: state });
   });
   afterAll(async () => {
     await d?.close();
