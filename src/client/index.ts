@@ -105,7 +105,8 @@ export class ToolLayerClient {
         this.pending.clear();
         resolve(exit);
       };
-      this.child.on("exit", (code, signal) => done({ code, signal }));
+      // "close", not "exit": the answers the daemon wrote before it exited are still in the pipe until stdout ends.
+      this.child.on("close", (code, signal) => done({ code, signal }));
       this.child.on("error", (e) => ((this.stderrTail += `\n${e.message}`), done({ code: null, signal: null })));
     });
     this.readyLine = new Promise((resolve, reject) => {
