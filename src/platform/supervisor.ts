@@ -100,8 +100,9 @@ export interface StopOptions {
   /** Between SIGTERM and SIGKILL (default KILL_GRACE_MS); 0 is SIGKILL at once, with no SIGTERM before. */
   graceMs?: number;
   /**
-   * A polite request to end (a language server's shutdown and exit), made in SIGTERM's place: SIGKILL follows once it
-   * settles or `graceMs` passed, unless the child exited by then. The tree is seen before it, so what the child leaves
+   * A polite request to end (a language server's shutdown and exit), made in SIGTERM's place: SIGKILL follows once
+   * `graceMs` passed since the ask began, unless the child exited by then (an ask that settles at once, such as closing
+   * stdin, no longer races its SIGKILL against the child's own exit). The tree is seen before it, so what the child leaves
    * on a clean exit is still waited for.
    */
   ask?: () => Promise<unknown>;
@@ -430,6 +431,7 @@ export class Supervisor {
         let timer: NodeJS.Timeout | undefined;
         const grace = new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)));
         await Promise.race([ask().catch(() => undefined), exited, grace]);
+        await Promise.race([exited, grace]); // asked: the rest of the grace to end as it chose, then SIGKILL
         clearTimeout(timer);
         terminate(0);
       } else {
