@@ -84,6 +84,9 @@ export class ToolLayerClient {
   private readonly listeners = new Set<(line: StdoutLine) => void>();
   private readonly readyLine: Promise<EventData["ready"]>;
   private exit: Exit | undefined;
+  private linesDone: () => void = () => undefined;
+  /** Settles once the line reader has handled the last stdout line. */
+  private readonly linesEnded = new Promise<void>((resolve) => (this.linesDone = resolve));
 
   /** Spawns the daemon; `ready()` resolves once it can take calls (calls sent before are queued by the daemon). */
   constructor(options: SpawnOptions) {
@@ -105,8 +108,9 @@ export class ToolLayerClient {
         this.pending.clear();
         resolve(exit);
       };
-      // "close", not "exit": the answers the daemon wrote before it exited are still in the pipe until stdout ends.
-      this.child.on("close", (code, signal) => done({ code, signal }));
+      // Once its exit is known and every stdout line has been handled: the answers it wrote before it exited may still
+      // be in the pipe, or in the line reader, when "exit" (or even "close") comes.
+      this.child.on("exit", (code, signal) => void this.linesEnded.then(() => done({ code, signal })));
       this.child.on("error", (e) => ((this.stderrTail += `\n${e.message}`), done({ code: null, signal: null })));
     });
     this.readyLine = new Promise((resolve, reject) => {
@@ -116,7 +120,9 @@ export class ToolLayerClient {
       void this.exited.then((exit) => reject(new Error(`the daemon exited (${exit.code ?? exit.signal}) before ready; stderr: ${this.stderrTail}`)));
     });
     this.readyLine.catch(() => undefined); // awaited by ready(); a daemon that is only spawned to fail is not an error here
-    createInterface({ input: this.child.stdout }).on("line", (text) => this.handle(text, options.onBadLine));
+    createInterface({ input: this.child.stdout })
+      .on("line", (text) => this.handle(text, options.onBadLine))
+      .on("close", () => this.linesDone());
   }
 
   /** Spawns the daemon and waits for `ready`. */
