@@ -45,6 +45,9 @@ export interface CallOptions {
 }
 
 /** `ok()`'s failure: the error result's code and message, and the whole result. */
+/** How long after stdout's close the line reader may still hand over lines, when it does not close itself. */
+const LAST_LINE_WAIT_MS = 1_000;
+
 export class ToolCallError extends Error {
   readonly code: ErrorResult["code"];
   constructor(
@@ -123,6 +126,9 @@ export class ToolLayerClient {
     createInterface({ input: this.child.stdout })
       .on("line", (text) => this.handle(text, options.onBadLine))
       .on("close", () => this.linesDone());
+    // A stdout destroyed without its end never closes the line reader (which may hand lines over after the stream's
+    // close): past a second after stdout's close, the last line has come.
+    this.child.stdout.on("close", () => setTimeout(() => this.linesDone(), LAST_LINE_WAIT_MS).unref());
   }
 
   /** Spawns the daemon and waits for `ready`. */
