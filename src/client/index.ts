@@ -4,7 +4,6 @@
  * types are imported as types only, so a Gateway's process stays small.
  */
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
-import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import type { BuiltinToolId, ErrorResult, EventData, EventLine, ToolParams, ToolResult } from "../protocol/schema/index.js";
 
@@ -45,9 +44,6 @@ export interface CallOptions {
 }
 
 /** `ok()`'s failure: the error result's code and message, and the whole result. */
-/** How long after stdout's close the line reader may still hand over lines, when it does not close itself. */
-const LAST_LINE_WAIT_MS = 1_000;
-
 export class ToolCallError extends Error {
   readonly code: ErrorResult["code"];
   constructor(
@@ -87,9 +83,6 @@ export class ToolLayerClient {
   private readonly listeners = new Set<(line: StdoutLine) => void>();
   private readonly readyLine: Promise<EventData["ready"]>;
   private exit: Exit | undefined;
-  private linesDone: () => void = () => undefined;
-  /** Settles once the line reader has handled the last stdout line. */
-  private readonly linesEnded = new Promise<void>((resolve) => (this.linesDone = resolve));
 
   /** Spawns the daemon; `ready()` resolves once it can take calls (calls sent before are queued by the daemon). */
   constructor(options: SpawnOptions) {
@@ -111,9 +104,8 @@ export class ToolLayerClient {
         this.pending.clear();
         resolve(exit);
       };
-      // Once its exit is known and every stdout line has been handled: the answers it wrote before it exited may still
-      // be in the pipe, or in the line reader, when "exit" (or even "close") comes.
-      this.child.on("exit", (code, signal) => void this.linesEnded.then(() => done({ code, signal })));
+      // "close", not "exit": it comes after stdout's end, so every line the daemon wrote has been handled by then.
+      this.child.on("close", (code, signal) => done({ code, signal }));
       this.child.on("error", (e) => ((this.stderrTail += `\n${e.message}`), done({ code: null, signal: null })));
     });
     this.readyLine = new Promise((resolve, reject) => {
@@ -123,12 +115,16 @@ export class ToolLayerClient {
       void this.exited.then((exit) => reject(new Error(`the daemon exited (${exit.code ?? exit.signal}) before ready; stderr: ${this.stderrTail}`)));
     });
     this.readyLine.catch(() => undefined); // awaited by ready(); a daemon that is only spawned to fail is not an error here
-    createInterface({ input: this.child.stdout })
-      .on("line", (text) => this.handle(text, options.onBadLine))
-      .on("close", () => this.linesDone());
-    // A stdout destroyed without its end never closes the line reader (which may hand lines over after the stream's
-    // close): past a second after stdout's close, the last line has come.
-    this.child.stdout.on("close", () => setTimeout(() => this.linesDone(), LAST_LINE_WAIT_MS).unref());
+    // Lines split as the bytes come, in the data handler itself, so none is handled after stdout's close.
+    let rest = "";
+    this.child.stdout
+      .setEncoding("utf8")
+      .on("data", (chunk: string) => {
+        const lines = (rest + chunk).split("\n");
+        rest = lines.pop() ?? "";
+        for (const text of lines) this.handle(text, options.onBadLine);
+      })
+      .on("end", () => rest && this.handle(rest, options.onBadLine));
   }
 
   /** Spawns the daemon and waits for `ready`. */

@@ -92,8 +92,7 @@ export class DaemonClient {
   /** Sends every call in one write (as a Gateway flushing a backlog does) and resolves with their responses, in call order. */
   burst(calls: { tool_id: string; params?: Record<string, unknown>; session?: string }[]): Promise<Response[]> {
     const ids = calls.map(() => this.nextId++);
-    // Waited for in the lines, as they come, even after the exit (the client fails what is pending once it has exited).
-    const answers = ids.map((id) => this.waitFor((l) => !("event" in l) && l.call_id === id, 120_000) as Promise<Response>);
+    const answers = ids.map((id) => this.answer(this.client.expect(id)));
     const lines = calls.map((c, i) =>
       JSON.stringify({ tool_id: c.tool_id, session_id: c.session ?? "s1", toolcall_id: ids[i], approved: true, params: c.params ?? {} }),
     );

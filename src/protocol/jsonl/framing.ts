@@ -123,10 +123,14 @@ export class LineWriter {
     this.push(literal.frame(head, Buffer.from(tail)));
   }
 
-  /** Resolves when everything written so far has been handed to the stream (or the stream is gone). */
-  idle(): Promise<void> {
-    if (this.closed || (!this.queue.length && !this.blocked)) return Promise.resolve();
-    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  /**
+   * Resolves when everything written so far has left the stream (or the stream is gone): a `write` that says yes only
+   * says its buffer has room, and on a pipe the bytes may still wait there (a process exit then loses them).
+   */
+  async idle(): Promise<void> {
+    if (!this.closed && (this.queue.length || this.blocked)) await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
+    if (this.closed || !this.output.writableLength) return;
+    await new Promise<void>((resolve) => this.output.write("", () => resolve())); // called once the chunks before it are out
   }
 
   /** Resolves at the next drain (or close): for a caller that waits for room. */

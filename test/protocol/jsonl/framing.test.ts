@@ -63,9 +63,31 @@ describe("LineWriter", () => {
     const w = new LineWriter(slow);
     for (let i = 0; i < 50; i++) w.write({ i, pad: "x".repeat(20) });
     await w.idle();
-    await new Promise((r) => setImmediate(r));
     expect(calls).toBe(50);
     expect(written.map((l) => JSON.parse(l).i)).toEqual([...Array(50).keys()]);
     expect(written.every((l) => l.endsWith("\n") && l.indexOf("\n") === l.length - 1)).toBe(true);
+  });
+
+  it("is idle only once the stream has written the bytes out, not when its buffer took them (a pipe on exit)", async () => {
+    const held: (() => void)[] = [];
+    const written: string[] = [];
+    // Room for everything, so every write says yes at once; the bytes leave only when released (an async pipe).
+    const pipe = new Writable({
+      highWaterMark: 1 << 20,
+      write(chunk, _enc, cb) {
+        held.push(() => (written.push(String(chunk)), cb()));
+      },
+    });
+    const w = new LineWriter(pipe);
+    for (let i = 0; i < 5; i++) w.write({ i });
+    let idle = false;
+    const done = w.idle().then(() => (idle = true));
+    while (held.length) {
+      await new Promise((r) => setImmediate(r)); // a turn for idle to resolve too early, if it would
+      expect(idle).toBe(false);
+      held.shift()?.();
+    }
+    await done;
+    expect(written.filter((l) => l !== "").map((l) => JSON.parse(l).i)).toEqual([0, 1, 2, 3, 4]);
   });
 });
