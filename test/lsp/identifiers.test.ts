@@ -1,8 +1,10 @@
 import { execFileSync } from "node:child_process";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ToolError } from "../../src/errors.js";
 import { checkNewName } from "../../src/lsp/identifiers.js";
 import type { Language } from "../../src/lsp/servers.js";
+import { check, runs } from "../property/runs.js";
 
 /** Names at the edges: keywords of either language, soft keywords, `$`, digits, marks, ID vs XID, non-BMP letters. */
 const NAMES = [
@@ -73,11 +75,14 @@ function pythonAccepts(names: readonly string[]): boolean[] {
   return JSON.parse(execFileSync("python3", ["-c", script], { input: JSON.stringify(names), encoding: "utf8" })) as boolean[];
 }
 
-/** V8's own answer: whether `export let NAME = 1;` parses as a module (strict mode, `await` reserved). */
+/**
+ * V8's own answer: whether `export let NAME = 1;` parses as a module (strict mode, `await` reserved) with NAME one token
+ * (the wrapper would take a name with spaces around it).
+ */
 function moduleAccepts(names: readonly string[]): boolean[] {
   const script = `const vm = require("node:vm");
 const names = JSON.parse(require("node:fs").readFileSync(0, "utf8"));
-console.log(JSON.stringify(names.map((n) => { try { new vm.SourceTextModule("export let " + n + " = 1;"); return true; } catch { return false; } })));`;
+console.log(JSON.stringify(names.map((n) => { if (n.trim() !== n) return false; try { new vm.SourceTextModule("export let " + n + " = 1;"); return true; } catch { return false; } })));`;
   const out = execFileSync(process.execPath, ["--experimental-vm-modules", "--no-warnings", "-e", script], { input: JSON.stringify(names), encoding: "utf8" });
   return JSON.parse(out) as boolean[];
 }
@@ -110,5 +115,20 @@ describe("checkNewName: a rename's new name, by the rules of the file's language
     expect(() => checkNewName("python", "class")).toThrow(/"class" is a keyword of Python/);
     expect(() => checkNewName("python", "pop$ctx")).toThrow(/"pop\$ctx" is not a Python identifier .*no \$/);
     expect(() => checkNewName("typescript", "1x")).toThrow(/"1x" is not a TypeScript\/JavaScript identifier/);
+  });
+
+  it("agrees with Python and V8 on random names (seeded: a failure prints its seed)", async () => {
+    // Pieces at the edges of both rules: ASCII, $, digits, marks, other scripts' letters and digits, ZWNJ, keywords.
+    const piece = fc.constantFrom(..."aZ_$0 -·́é١Ω𝑥ⅰ゛‌".split(/(?:)/u), ...["class", "await", "let", "match", "None", "yield"]);
+    const name = fc.array(piece, { minLength: 1, maxLength: 5 }).map((parts) => parts.join(""));
+    await check(
+      fc.property(fc.array(name, { minLength: 40, maxLength: 40 }), (names) => {
+        const python = pythonAccepts(names);
+        const v8 = moduleAccepts(names);
+        expect(names.map((n) => [n, accepted("python", n)])).toEqual(names.map((n, i) => [n, python[i]]));
+        expect(names.map((n) => [n, accepted("typescript", n)])).toEqual(names.map((n, i) => [n, v8[i]]));
+      }),
+      runs(5),
+    );
   });
 });
