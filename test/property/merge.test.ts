@@ -51,14 +51,16 @@ function segmentsOfGit(text: string): Segment[] {
 
 const textOf = (s: Lines) => s.lines.map((l, i) => l + s.eols[i]).join("");
 
-/** Whether one side's line change meets the other's: overlapping base lines, or an insertion inside (or at) the other. */
+/**
+ * Whether one side's line change meets the other's, stated apart from src's own test of it: on an axis where the gap
+ * before base line i is 2i and the line itself 2i+1, a change of lines [s, e) covers 2s+1 to 2e-1 (its lines and the
+ * gaps between them) and an insertion at s covers the gap 2s; two changes meet where their covers overlap.
+ */
 function meets(h: Change, g: Change): boolean {
-  const hEnd = h.aStart + h.aCount;
-  const gEnd = g.aStart + g.aCount;
-  if (!h.aCount && !g.aCount) return h.aStart === g.aStart;
-  if (!h.aCount) return g.aStart < h.aStart && h.aStart < gEnd;
-  if (!g.aCount) return h.aStart < g.aStart && g.aStart < hEnd;
-  return g.aStart < hEnd && h.aStart < gEnd;
+  const cover = (c: Change) => (c.aCount ? [2 * c.aStart + 1, 2 * (c.aStart + c.aCount) - 1] : [2 * c.aStart, 2 * c.aStart]);
+  const [hLo, hHi] = cover(h);
+  const [gLo, gHi] = cover(g);
+  return hLo <= gHi && gLo <= hHi;
 }
 
 function hasRun(lines: readonly string[], run: readonly string[]): boolean {
