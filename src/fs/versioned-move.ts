@@ -52,7 +52,12 @@ export async function moveEntry(ws: MoveDeps, ctx: MultiWriteContext, req: MoveR
   const checked = await inspect(ws, req, src);
   checkDirConfined(to.root, dst.dir, to.rel);
   if (ctx.dryRun) return checked.outcome;
-  return ctx.exclusive(async () => {
+  // A file (or a link to one) is announced whole by its hash at both paths, so no attribution window is opened: one
+  // would claim an outside write made just after the answer for this move. A folder's files may be too many to
+  // announce, so a folder move keeps the window. The kind cannot change under the lock without failing inspect: a file
+  // is held to its hash, a folder refuses one.
+  const announced = checked.outcome.kind !== "folder" && checked.outcome.hash !== null;
+  const move = async () => {
     const { outcome, bytes, moved } = await inspect(ws, req, src);
     const { kind, hash } = outcome;
     const srcDir = openDir(from, src.dir, false);
@@ -82,7 +87,8 @@ export async function moveEntry(ws: MoveDeps, ctx: MultiWriteContext, req: MoveR
       srcDir.close();
     }
     return outcome;
-  });
+  };
+  return ctx.exclusive(move, { announced });
 }
 
 /** What is to be moved, checked: it exists, a file is the version `expected` names, a folder has no hash, `to` is free. */

@@ -55,6 +55,22 @@ describe("file_move", () => {
     expect(read("moved/deep/b.txt")).toBe("one\nTWO\n");
   });
 
+  it("an outside append to the moved file made on its answer is external, not the move's", async () => {
+    writeFileSync(at("race.txt"), "race\n");
+    await change("race.txt", "created");
+    const appended = "race\n// appended by an editor\n";
+    const r = await d.ok("file_move", { from: "race.txt", to: "raced.txt", hash: hashOf("race\n") }, { session: "mover" }).then((answer) => {
+      writeFileSync(at("raced.txt"), appended); // at once, within the watcher's batch and the old window's grace
+      return answer;
+    });
+    expect(r).toMatchObject({ moved: true, hash: hashOf("race\n") });
+    const isAppended = (c: any) => c.path === "raced.txt" && c.hash === hashOf(appended);
+    const line = await d.waitFor((l) => l.event === "fs.changed" && l.data.changes.some(isAppended), 15_000);
+    expect(line.data.changes.find(isAppended)).toMatchObject({ origin: "external", by: null, tool: null });
+    // The move's own side of it is still the move's.
+    expect(await change("race.txt", "deleted")).toMatchObject({ origin: "tool", by: "mover", tool: "file_move" });
+  });
+
   it("refuses a stale hash, a missing hash, an existing destination and a folder into itself, moving nothing", async () => {
     writeFileSync(at("keep.txt"), "keep\n");
     writeFileSync(at("there.txt"), "there\n");
