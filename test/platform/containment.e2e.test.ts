@@ -64,11 +64,12 @@ function setUp(marks: { hook: string; python: string }, hookWaits = true) {
   const ws = tmpWorkspace({ git: true, files: { "a.txt": "a\n", "main.py": "x: int = 1\n" } });
   git(ws.dir, "add", "-A");
   git(ws.dir, "commit", "-q", "-m", "initial");
-  writeFileSync(
-    path.join(ws.dir, ".git", "hooks", "pre-commit"),
-    `#!/bin/sh\nsetsid sleep ${marks.hook} </dev/null >/dev/null 2>&1 &\n${hookWaits ? "exec sleep 60" : "exit 0"}\n`,
-    { mode: 0o755 },
-  );
+  // A hook that ends at once first waits until its grandchild is in a session of its own: the group kill that follows
+  // the hook's end (what it left in its group dies with it) would otherwise take a grandchild not yet past setsid.
+  const escapedMark = path.join(ws.dir, ".git", "hook-grandchild-escaped");
+  const grandchild = `setsid sh -c 'touch "$0"; exec sleep ${marks.hook}' "${escapedMark}" </dev/null >/dev/null 2>&1 &`;
+  const end = hookWaits ? "exec sleep 60" : `while [ ! -e "${escapedMark}" ]; do sleep 0.01; done\nexit 0`;
+  writeFileSync(path.join(ws.dir, ".git", "hooks", "pre-commit"), `#!/bin/sh\n${grandchild}\n${end}\n`, { mode: 0o755 });
   writeFileSync(path.join(ws.dir, "a.txt"), "changed\n");
   git(ws.dir, "add", "a.txt");
   const state = mkdtempSync(path.join(tmpdir(), "tool-layer-state-"));
