@@ -68,7 +68,9 @@ function setUp(marks: { hook: string; python: string }, hookWaits = true) {
   // the hook's end (what it left in its group dies with it) would otherwise take a grandchild not yet past setsid.
   const escapedMark = path.join(ws.dir, ".git", "hook-grandchild-escaped");
   const grandchild = `setsid sh -c 'touch "$0"; exec sleep ${marks.hook}' "${escapedMark}" </dev/null >/dev/null 2>&1 &`;
-  const end = hookWaits ? "exec sleep 60" : `while [ ! -e "${escapedMark}" ]; do sleep 0.01; done\nexit 0`;
+  // Bounded (10 s): a grandchild that never gets there fails the commit (HOOK_FAILED) instead of hanging the test.
+  const waitEscaped = `i=0; while [ ! -e "${escapedMark}" ]; do i=$((i+1)); [ $i -gt 1000 ] && exit 1; sleep 0.01; done`;
+  const end = hookWaits ? "exec sleep 60" : `${waitEscaped}\nexit 0`;
   writeFileSync(path.join(ws.dir, ".git", "hooks", "pre-commit"), `#!/bin/sh\n${grandchild}\n${end}\n`, { mode: 0o755 });
   writeFileSync(path.join(ws.dir, "a.txt"), "changed\n");
   git(ws.dir, "add", "a.txt");

@@ -67,15 +67,15 @@ describe.each(["parcel", "chokidar"])("ignore rules written while the daemon run
     // Every report of each path, in order. A file made is first reported created and last with its content: under load
     // the test can be preempted between its open and its write, and the daemon then rightly reports the empty file
     // created and then modified (seen in CI). A file removed is last reported deleted.
-    const made1 = fileHash(Buffer.from("n\n"));
+    const madeHash = fileHash(Buffer.from("n\n"));
     const reports = new Map<string, { kind: string; hash: string | null }[]>();
     const reported = (l: { event?: string; data?: { changes: { path: string; kind: string; hash: string | null }[] } }) => {
       if (l.event === "fs.changed") for (const c of l.data!.changes) reports.set(c.path, [...(reports.get(c.path) ?? []), c]);
-      return made.every((p) => reports.get(p)?.at(-1)?.hash === made1) && removed.every((p) => reports.get(p)?.at(-1)?.kind === "deleted");
+      return made.every((p) => reports.get(p)?.at(-1)?.hash === madeHash) && removed.every((p) => reports.get(p)?.at(-1)?.kind === "deleted");
     };
     await d.waitFor(reported, 20_000).catch(() => undefined); // what is missing then shows below
     const shown = (p: string) => `${p}: ${(reports.get(p) ?? []).map((c) => `${c.kind} ${c.hash}`).join(", ") || "never reported"}`;
-    const madeWrong = made.filter((p) => reports.get(p)?.[0].kind !== "created" || reports.get(p)?.at(-1)?.hash !== made1);
+    const madeWrong = made.filter((p) => reports.get(p)?.[0].kind !== "created" || reports.get(p)?.at(-1)?.hash !== madeHash);
     expect(madeWrong.map(shown)).toEqual([]);
     expect(removed.filter((p) => reports.get(p)?.at(-1)?.kind !== "deleted").map(shown)).toEqual([]);
   });
