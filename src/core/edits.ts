@@ -176,3 +176,41 @@ export function applyEdits(doc: TextDoc, tags: readonly string[] | TagSource, ed
   if (eols.length) eols[eols.length - 1] = finalNewline ? eols[eols.length - 1] || eol : "";
   return { doc: { bom: doc.bom, lines, eols }, ops };
 }
+
+const EOL_BYTES: Record<"" | Eol, Buffer> = { "": Buffer.alloc(0), "\n": Buffer.from("\n"), "\r\n": Buffer.from("\r\n") };
+
+/**
+ * The bytes of `applied.doc`, made from `oldBytes`, the bytes `old` was parsed from: runs of untouched lines are copied
+ * as they are and only the added lines are encoded, so a small batch on a big file costs its edits rather than an
+ * encoding of the whole file. The same bytes as `serialize(applied.doc)` (a property test holds them equal). A copied
+ * run's last terminator is written from the new document, since the former last line may gain one and the new last
+ * line may lose it.
+ */
+export function editedBytes(oldBytes: Buffer, old: TextDoc, applied: Applied): Buffer {
+  const n = old.lines.length;
+  // starts[i]: the byte offset of old line i; starts[n]: the end of the file.
+  const starts = new Array<number>(n + 1);
+  starts[0] = old.bom ? 3 : 0;
+  for (let i = 0; i < n; i++) starts[i + 1] = old.eols[i] === "" ? oldBytes.length : oldBytes.indexOf(10, starts[i]) + 1;
+  const doc = applied.doc;
+  const pieces: Buffer[] = [];
+  if (doc.bom) pieces.push(oldBytes.subarray(0, 3));
+  let cursor = 0;
+  let at = 0;
+  const copy = (end: number) => {
+    if (end <= cursor) return;
+    at += end - cursor;
+    pieces.push(oldBytes.subarray(starts[cursor], starts[end] - old.eols[end - 1].length), EOL_BYTES[doc.eols[at - 1]]);
+    cursor = end;
+  };
+  for (const op of applied.ops) {
+    copy(op.start);
+    let added = "";
+    for (let k = 0; k < op.added.length; k++) added += doc.lines[at + k] + doc.eols[at + k];
+    if (added) pieces.push(Buffer.from(added, "utf8"));
+    at += op.added.length;
+    cursor = op.start + op.removed;
+  }
+  copy(n);
+  return Buffer.concat(pieces);
+}

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { tagOf } from "../core/hash.js";
-import { type Edit, type Op, applyEdits } from "../core/edits.js";
+import { type Edit, type Op, applyEdits, editedBytes } from "../core/edits.js";
 import { EMPTY_DOC, type Shift, type Span, capDiff, changedSpans, docDiff, lineShifts, opShifts, renderRegions, renderShifts } from "../core/render.js";
 import { LineIds } from "../core/line-diff.js";
 import { LineTags } from "../core/line-tags.js";
@@ -115,7 +115,7 @@ export const fileWriteTool = defineTool({
         if (!edits) return overwrite(cur, params.content!);
         const applied = applyEdits(cur!.doc!, new LineTags(cur!.bytes), edits);
         ops = applied.ops;
-        return { doc: applied.doc, bytes: serialize(applied.doc) };
+        return { doc: applied.doc, bytes: editedBytes(cur!.bytes, cur!.doc!, applied) };
       },
     });
     // The line table of the version edited (kept from the write that made it), so only new lines are hashed.

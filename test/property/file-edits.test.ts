@@ -7,7 +7,7 @@
  */
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
-import { type Edit, applyEdits } from "../../src/core/edits.js";
+import { type Edit, applyEdits, editedBytes } from "../../src/core/edits.js";
 import { initHash, tagOf } from "../../src/core/hash.js";
 import { docDiff } from "../../src/core/render.js";
 import { type Eol, serialize } from "../../src/core/text.js";
@@ -133,6 +133,9 @@ function implementation(doc: Version, specs: readonly EditSpec[]): Outcome & { d
   try {
     const applied = applyEdits({ bom: doc.bom, lines: doc.lines.slice(), eols: doc.eols.slice() }, tags, edits);
     const bytes = serialize(applied.doc);
+    // file_write writes the spliced bytes: they must be the document's, byte for byte.
+    const spliced = editedBytes(bytesOf(doc), doc, applied);
+    if (!spliced.equals(bytes)) return { code: `SPLICE_DIFFERS: ${JSON.stringify(spliced.toString("latin1"))} vs ${JSON.stringify(bytes.toString("latin1"))}` };
     return bytes.equals(bytesOf(doc)) ? { code: "NO_CHANGE" } : { bytes, doc: applied.doc };
   } catch (e) {
     if (e instanceof ToolError) return { code: e.code };
