@@ -62,60 +62,93 @@ export class IndexFiles {
 
 /** Every entry by path, or null for what is not read here. */
 export function parseIndex(bytes: Buffer): Map<string, IndexEntry[]> | null {
-  if (bytes.length < 12 + SHA1_BYTES || bytes.toString("latin1", 0, 4) !== "DIRC") return null;
-  const version = bytes.readUInt32BE(4);
-  if (version < 2 || version > 4) return null;
+  if (bytes.length < 12 + SHA1_BYTES) return null;
   const body = bytes.subarray(0, bytes.length - SHA1_BYTES);
   // The trailer is SHA-1 of everything before it: anything else is another format.
   if (!createHash("sha1").update(body).digest().equals(bytes.subarray(body.length))) return null;
-  const count = bytes.readUInt32BE(8);
   const entries = new Map<string, IndexEntry[]>();
+  const read = walkIndex(bytes, (start, mode, flags, name) => {
+    const path = name.toString("utf8");
+    const list = entries.get(path) ?? [];
+    const sha = bytes.toString("hex", start + STAT_BYTES, start + STAT_BYTES + SHA1_BYTES);
+    list.push({ mode: mode.toString(8).padStart(6, "0"), sha, stage: (flags >> 12) & 3 });
+    entries.set(path, list);
+  });
+  return read ? entries : null;
+}
+
+/**
+ * What of the index a `git status` answer depends on, as one digest: each entry's mode, blob id, flags (stage,
+ * assume-unchanged, skip-worktree, intent-to-add) and path, without its stat data. `git status`, `update-index
+ * --refresh` and the daemon's own refresh rewrite the index with new stat data only: the digest stays, so a kept
+ * status stays true. null for what is not read here (see the header).
+ */
+export function indexContentKey(bytes: Buffer): string | null {
+  const kept = Buffer.allocUnsafe(bytes.length);
+  let o = 0;
+  const read = walkIndex(bytes, (start, _mode, _flags, _name, end) => {
+    o += bytes.copy(kept, o, start + 24, start + 28); // mode
+    o += bytes.copy(kept, o, start + STAT_BYTES, end); // id, flags, the path as stored (v4: its prefix count), its NUL
+  });
+  if (!read) return null;
+  return createHash("sha1").update(bytes.subarray(0, 12)).update(kept.subarray(0, o)).digest("hex");
+}
+
+/**
+ * Visits every entry of an index file in order (`end`: the offset past the path's NUL) and checks the extensions;
+ * false for what is not read here (see the header). The checksum is the caller's to check.
+ */
+function walkIndex(bytes: Buffer, visit: (start: number, mode: number, flags: number, name: Buffer, end: number) => void): boolean {
+  if (bytes.length < 12 + SHA1_BYTES || bytes.toString("latin1", 0, 4) !== "DIRC") return false;
+  const version = bytes.readUInt32BE(4);
+  if (version < 2 || version > 4) return false;
+  const bodyEnd = bytes.length - SHA1_BYTES;
+  const count = bytes.readUInt32BE(8);
   let at = 12;
   let previous: Buffer = Buffer.alloc(0);
   for (let k = 0; k < count; k++) {
     const start = at;
-    if (start + STAT_BYTES + SHA1_BYTES + 2 > body.length) return null;
+    if (start + STAT_BYTES + SHA1_BYTES + 2 > bodyEnd) return false;
     const mode = bytes.readUInt32BE(start + 24);
-    const sha = bytes.toString("hex", start + STAT_BYTES, start + STAT_BYTES + SHA1_BYTES);
     const flags = bytes.readUInt16BE(start + STAT_BYTES + SHA1_BYTES);
     at = start + STAT_BYTES + SHA1_BYTES + 2;
     if (flags & EXTENDED) {
-      if (version < 3) return null;
+      if (version < 3) return false;
       at += 2;
     }
     let name: Buffer;
+    let end: number;
     if (version === 4) {
       // The number of bytes to drop from the previous path, as a varint (index-format.txt's offset encoding), then the rest.
       let strip = bytes[at] & 0x7f;
       while (bytes[at++] & 0x80) strip = ((strip + 1) << 7) | (bytes[at] & 0x7f);
       const nul = bytes.indexOf(0, at);
-      if (nul < 0 || strip > previous.length) return null;
+      if (nul < 0 || nul >= bodyEnd || strip > previous.length) return false;
       name = Buffer.concat([previous.subarray(0, previous.length - strip), bytes.subarray(at, nul)]);
-      at = nul + 1;
+      end = nul + 1;
+      at = end;
     } else {
       const nul = bytes.indexOf(0, at);
-      if (nul < 0) return null;
+      if (nul < 0 || nul >= bodyEnd) return false;
       name = bytes.subarray(at, nul);
       const length = flags & 0xfff;
-      if (length !== 0xfff && length !== name.length) return null;
+      if (length !== 0xfff && length !== name.length) return false;
+      end = nul + 1;
       // Entries are padded with 1 to 8 NULs to a multiple of eight bytes.
       at = start + ((nul - start + 8) & ~7);
     }
     previous = name;
     // A sparse index's folder entry: this parse does not expand it.
-    if ((mode & 0o170000) === 0o040000) return null;
-    const path = name.toString("utf8");
-    const list = entries.get(path) ?? [];
-    list.push({ mode: mode.toString(8).padStart(6, "0"), sha, stage: (flags >> 12) & 3 });
-    entries.set(path, list);
+    if ((mode & 0o170000) === 0o040000) return false;
+    visit(start, mode, flags, name, end);
   }
   // Extensions: four-byte name, four-byte size. A split index keeps its entries elsewhere.
-  while (at + 8 <= body.length) {
+  while (at + 8 <= bodyEnd) {
     const name = bytes.toString("latin1", at, at + 4);
-    if (name === "link" || name === "sdir") return null;
+    if (name === "link" || name === "sdir") return false;
     at += 8 + bytes.readUInt32BE(at + 4);
   }
-  return entries;
+  return true;
 }
 
 /**

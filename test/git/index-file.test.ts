@@ -1,8 +1,8 @@
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdirSync, readFileSync, symlinkSync } from "node:fs";
+import { mkdirSync, readFileSync, symlinkSync, utimesSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseIndex } from "../../src/git/index-file.js";
+import { indexContentKey, parseIndex } from "../../src/git/index-file.js";
 import { attributesAlong, storedAsIs, writeLooseBlob } from "../../src/git/loose-objects.js";
 import { tmpWorkspace } from "../helpers/tmp.js";
 import { git, writeFile } from "./fixture.js";
@@ -64,6 +64,49 @@ describe("the index file, read as git reads it", () => {
   it("refuses what is not an index", () => {
     expect(parseIndex(Buffer.from("DIRC not really an index at all, no"))).toBeNull();
     expect(parseIndex(Buffer.alloc(0))).toBeNull();
+  });
+});
+
+describe("the index's content key (what a kept git_status depends on)", () => {
+  const ws = tmpWorkspace({ git: true });
+  afterAll(() => ws.cleanup());
+  const dir = ws.dir;
+  const key = () => indexContentKey(readFileSync(path.join(dir, ".git", "index")));
+  beforeAll(() => {
+    for (let k = 0; k < 5; k++) writeFile(dir, `f${k}.txt`, `content ${k}\n`);
+    git(dir, "add", "-A");
+    git(dir, "commit", "-qm", "base");
+  });
+
+  it.each([2, 3, 4])("stays when only stat data is refreshed, and moves with a blob, a mode or a flag (version %i)", (version) => {
+    git(dir, "update-index", "--index-version", String(version));
+    const before = key();
+    expect(before).not.toBeNull();
+    const later = new Date(Date.now() + 3_600_000 * version);
+    for (let k = 0; k < 5; k++) utimesSync(path.join(dir, `f${k}.txt`), later, later);
+    git(dir, "update-index", "-q", "--refresh");
+    expect(key()).toBe(before);
+
+    git(dir, "update-index", "--assume-unchanged", "f1.txt");
+    expect(key()).not.toBe(before);
+    git(dir, "update-index", "--no-assume-unchanged", "f1.txt");
+    expect(key()).toBe(before);
+    git(dir, "update-index", "--chmod=+x", "f2.txt");
+    expect(key()).not.toBe(before);
+    git(dir, "update-index", "--chmod=-x", "f2.txt");
+    expect(key()).toBe(before);
+    writeFile(dir, "f3.txt", "other\n");
+    git(dir, "add", "f3.txt");
+    expect(key()).not.toBe(before);
+    git(dir, "reset", "-q");
+    git(dir, "checkout", "-q", "--", "f3.txt");
+  });
+
+  it("is null for a split index, which keeps its entries in another file", () => {
+    git(dir, "update-index", "--split-index");
+    expect(key()).toBeNull();
+    git(dir, "update-index", "--no-split-index");
+    expect(key()).not.toBeNull();
   });
 });
 

@@ -59,6 +59,46 @@ describe("git_status from memory", () => {
   });
 });
 
+describe("git_status and an index rewritten outside the daemon", () => {
+  const ws = committed({ "a.txt": "a\n", "b.txt": "b\n" });
+  let d: DaemonClient;
+  daemonForSuite(ws, (c) => (d = c));
+  const indexWritten = async (from: number) =>
+    d.waitFor((l) => l.event === "git.changed" && d.lines.indexOf(l) >= from && l.data.index === true && l.data.refs === false);
+
+  it("keeps its answer when only the index's stat data was refreshed (a touch, then update-index --refresh)", async () => {
+    const touch = (hours: number) => {
+      const later = new Date(Date.now() + hours * 3_600_000);
+      utimesSync(path.join(ws.dir, "a.txt"), later, later);
+    };
+    // The first touch is reported (the daemon had not hashed a.txt yet); from then on it knows the content is the same.
+    let from = d.lines.length;
+    touch(1);
+    await d.waitFor((l) => l.event === "fs.changed" && d.lines.indexOf(l) >= from && l.data.changes.some((c: { path: string }) => c.path === "a.txt"));
+    const first = await d.ok("git_status");
+    touch(2);
+    from = d.lines.length;
+    git(ws.dir, "update-index", "-q", "--refresh");
+    await indexWritten(from);
+    const again = await d.ok("git_status");
+    expect(again.cached).toBe(true);
+    expect(again.text).toBe(first.text);
+  });
+
+  it("runs git again when a flag of an entry changed (assume-unchanged hides a modification)", async () => {
+    let from = d.lines.length;
+    writeFileSync(path.join(ws.dir, "b.txt"), "b changed\n");
+    await d.waitFor((l) => l.event === "fs.changed" && d.lines.indexOf(l) >= from && l.data.changes.some((c: { path: string }) => c.path === "b.txt"));
+    expect((await d.ok("git_status")).unstaged).toEqual([{ path: "b.txt", xy: ".M" }]);
+    from = d.lines.length;
+    git(ws.dir, "update-index", "--assume-unchanged", "b.txt");
+    await indexWritten(from);
+    const s = await d.ok("git_status");
+    expect(s.cached).toBeUndefined();
+    expect(s.unstaged).toEqual([]);
+  });
+});
+
 describe("git_status and files touched but unchanged", () => {
   const files = Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`f${i}.txt`, `content ${i}\n`]));
   const ws = committed(files);
