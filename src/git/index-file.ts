@@ -84,15 +84,27 @@ export function parseIndex(bytes: Buffer): Map<string, IndexEntry[]> | null {
  * status stays true. null for what is not read here (see the header).
  */
 export function indexContentKey(bytes: Buffer): string | null {
-  const kept = Buffer.allocUnsafe(bytes.length);
+  const digest = createHash("sha1").update(bytes.subarray(0, 12));
+  // Gathered in a small buffer and hashed a chunk at a time: one update per entry costs more than the copy.
+  const chunk = Buffer.allocUnsafe(KEY_CHUNK_BYTES);
   let o = 0;
   const read = walkIndex(bytes, (start, _mode, _flags, _name, end) => {
-    o += bytes.copy(kept, o, start + 24, start + 28); // mode
-    o += bytes.copy(kept, o, start + STAT_BYTES, end); // id, flags, the path as stored (v4: its prefix count), its NUL
+    if (o + 4 + (end - start) > chunk.length) {
+      digest.update(chunk.subarray(0, o));
+      o = 0;
+    }
+    const from = start + STAT_BYTES;
+    if (4 + end - from > chunk.length) {
+      digest.update(bytes.subarray(start + 24, start + 28)).update(bytes.subarray(from, end)); // a path longer than the chunk
+      return;
+    }
+    o += bytes.copy(chunk, o, start + 24, start + 28); // mode
+    o += bytes.copy(chunk, o, from, end); // id, flags, the path as stored (v4: its prefix count), its NUL
   });
-  if (!read) return null;
-  return createHash("sha1").update(bytes.subarray(0, 12)).update(kept.subarray(0, o)).digest("hex");
+  return read ? digest.update(chunk.subarray(0, o)).digest("hex") : null;
 }
+
+const KEY_CHUNK_BYTES = 64 * 1024;
 
 /**
  * Visits every entry of an index file in order (`end`: the offset past the path's NUL) and checks the extensions;
