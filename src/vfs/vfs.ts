@@ -1,3 +1,4 @@
+import { rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { EventBus } from "../platform/bus.js";
 import type { Supervisor } from "../platform/supervisor.js";
@@ -38,6 +39,13 @@ const SETTLE_MARGIN_MS = 25;
  */
 const PARCEL_QUIET_MS = 500;
 const QUIET_SETTLE_MS = 10;
+/**
+ * settle() in a repository writes this file in the git dir (a name of the daemon's own, `.pid` added, removed at stop)
+ * and waits for parcel to report it: one inotify queue holds the events of both watched trees in the order they
+ * happened, and parcel hands them over in that order, so once the marker's event is here, every change made before it
+ * was written is too, with no fixed wait. git ignores what it does not know in its folder.
+ */
+export const SETTLE_MARKER = "tool-layer-settle";
 /** Errors kept for `info`. */
 const KEPT_ERRORS = 5;
 
@@ -81,6 +89,11 @@ export class Vfs {
   private folderCache?: { gen: number; count: number };
   /** When an engine last handed over a batch (Date.now()): see settle(). */
   private lastBatchAt = 0;
+  /** settle()'s marker file, once written, and the settles waiting for its event. */
+  private marker?: string;
+  private readonly markerWaiters = new Set<() => void>();
+  /** How settles ended: on the marker's event, or on the timed wait (no marker here, or it did not come in time). */
+  private readonly settles = { marker: 0, timed: 0 };
 
   private readonly git: GitReader;
   /** Where parcel runs (a process of its own: watcher-host.ts says why); chokidar runs in the daemon. */
@@ -102,6 +115,14 @@ export class Vfs {
    */
   async settle(since?: number): Promise<void> {
     const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    if (await this.markerSeen(ENGINE_BATCH_DELAY_MS.parcel + SETTLE_MARGIN_MS)) {
+      // Batches of one round of parcel's come one per watched tree: the host's answer to a ping follows them all.
+      await this.watcherHost.ping();
+      await this.pipeline?.idle();
+      this.settles.marker++;
+      return;
+    }
+    this.settles.timed++;
     const quiet = () => since !== undefined && this.ws.watcherEngine === "parcel" && this.lastBatchAt < since - PARCEL_QUIET_MS;
     if (quiet()) {
       const fullMs = ENGINE_BATCH_DELAY_MS.parcel + SETTLE_MARGIN_MS;
@@ -167,8 +188,42 @@ export class Vfs {
     return Math.max(HASH_MAX_BYTES, this.ws.maxFileBytes);
   }
 
+  /**
+   * Writes the settle marker and resolves true once parcel reports it, false when it cannot be used (no repository,
+   * chokidar, the git watcher down or stopped) or did not come within `timeoutMs` (then the timed settle follows).
+   */
+  private async markerSeen(timeoutMs: number): Promise<boolean> {
+    if (this.stopped || !this.gitDir || this.ws.watcherEngine !== "parcel" || !this.engines.has("git") || !this.pipeline) return false;
+    this.marker ??= path.join(this.gitDir, `${SETTLE_MARKER}.${process.pid}`);
+    let timer: NodeJS.Timeout | undefined;
+    let seen!: () => void;
+    const reported = new Promise<boolean>((resolve) => {
+      seen = () => resolve(true);
+      this.markerWaiters.add(seen);
+      timer = setTimeout(() => resolve(false), timeoutMs);
+    });
+    try {
+      writeFileSync(this.marker, String(Date.now()));
+    } catch {
+      this.markerWaiters.delete(seen);
+      clearTimeout(timer);
+      return false; // a read-only git dir, say
+    }
+    const ok = await reported;
+    this.markerWaiters.delete(seen);
+    clearTimeout(timer);
+    return ok;
+  }
+
   async stop(): Promise<void> {
     this.stopped = true;
+    if (this.marker) {
+      try {
+        rmSync(this.marker, { force: true });
+      } catch {
+        // the git dir went away or became read-only: nothing of ours is left to tidy
+      }
+    }
     this.movedIn.stop();
     this.walked.stop();
     await Promise.all([...this.engines.values()].map((e) => e.stop().catch(() => undefined)));
@@ -191,6 +246,7 @@ export class Vfs {
       window_ms: WINDOW_MS,
       hash_max_bytes: this.hashMax(),
       restarts: this.restarts,
+      settles: { ...this.settles },
       inotify_limit_hit: this.inotifyLimitHit,
       errors: [...this.errors],
     };
@@ -244,6 +300,10 @@ export class Vfs {
         (events: RawEvent[]) => {
           this.lastBatchAt = Date.now();
           this.pipeline.push(events);
+          if (role === "git" && this.markerWaiters.size && events.some((e) => e.path === this.marker)) {
+            for (const seen of this.markerWaiters) seen();
+            this.markerWaiters.clear();
+          }
         },
         (e, keptWatching) => this.onError(role, engine, e, keptWatching),
       );

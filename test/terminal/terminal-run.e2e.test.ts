@@ -298,6 +298,43 @@ describe("terminal_run", () => {
   });
 });
 
+describe("the wait for the watcher after a command", () => {
+  const settles = async (k: DaemonClient) => (await k.ok("info", { tool_id: "file_read" })).state.settles as { marker: number; timed: number };
+
+  it("in a repository, ends on the daemon's marker in the git dir (no timed wait), which no event shows and shutdown removes", async () => {
+    const w = tmpWorkspace({ git: true, files: { "a.txt": "a\n" } });
+    const k = await startDaemon(w.dir);
+    try {
+      const before = await settles(k);
+      const r = await k.ok("terminal_run", { command: "node -e \"require('fs').writeFileSync('made.txt', 'm\\n')\"" });
+      expect(r.changed_files).toEqual([{ path: "made.txt", kind: "created", hash: fileHash(Buffer.from("m\n")) }]);
+      expect(await settles(k)).toEqual({ marker: before.marker + 1, timed: before.timed });
+      const marker = path.join(w.dir, ".git", `tool-layer-settle.${k.child.pid}`);
+      expect(existsSync(marker)).toBe(true);
+      expect(k.events.some((e) => JSON.stringify(e.data).includes("tool-layer-settle"))).toBe(false);
+      await k.close();
+      expect(existsSync(marker)).toBe(false);
+    } finally {
+      await k.close();
+      w.cleanup();
+    }
+  });
+
+  it("outside a repository, is the timed wait, and still sees what the command made", async () => {
+    const w = tmpWorkspace({ files: { "a.txt": "a\n" } });
+    const k = await startDaemon(w.dir);
+    try {
+      const before = await settles(k);
+      const r = await k.ok("terminal_run", { command: "node -e \"require('fs').writeFileSync('made.txt', 'm\\n')\"" });
+      expect(r.changed_files.map((c: { path: string }) => c.path)).toEqual(["made.txt"]);
+      expect(await settles(k)).toEqual({ marker: before.marker, timed: before.timed + 1 });
+    } finally {
+      await k.close();
+      w.cleanup();
+    }
+  });
+});
+
 describe("when the daemon is SIGKILLed", () => {
   it("leaves no command or job running", async () => {
     const w = tmpWorkspace({ files: { "a.txt": "a\n" } });
