@@ -9,6 +9,7 @@
  * - a 10-edit file_write on a 10,000-line file (p50, and the daemon's CPU per call);
  * - the first lsp_diagnostics and the first lsp_symbols of a cold daemon on a generated TypeScript project, against a
  *   bare client of the same language server.
+ * BENCH_CALLER=terminal (names among terminal, lineGit, reads, writes, lsp, comma-separated) runs only those parts.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
@@ -58,12 +59,13 @@ const LSP_MODULES = 150;
 
 export default async function main(): Promise<void> {
   const figures = new Figures();
+  const parts = { terminal, lineGit, reads, writes, lsp };
+  // BENCH_CALLER=terminal,writes: only those parts (to iterate on one figure); default all of them.
+  const only = process.env.BENCH_CALLER?.split(",").map((s) => s.trim());
+  const unknown = only?.filter((name) => !(name in parts));
+  if (unknown?.length) throw new Error(`BENCH_CALLER: unknown part ${unknown.join(", ")}; parts: ${Object.keys(parts).join(", ")}`);
   try {
-    await terminal(figures);
-    await lineGit(figures);
-    await reads(figures);
-    await writes(figures);
-    await lsp(figures);
+    for (const [name, part] of Object.entries(parts)) if (!only || only.includes(name)) await part(figures);
   } finally {
     figures.print(`caller: figures from the caller's side (load = 1/5/15 min averages when measured; ${new Date().toISOString()})`);
   }

@@ -44,6 +44,9 @@ export interface ProcessSpec {
   output?: number;
   /** Descriptors the child gets as 3, 4, … in this order (folders the sandbox binds by descriptor); the caller closes its copies. */
   fds?: readonly number[];
+  /** Socket pairs the child gets after `fds` (as 3 + fds.length, …), to talk with it (bwrap's --info-fd and --block-fd);
+   * the daemon's ends are `child.stdio[3 + fds.length + i]`. */
+  pipes?: number;
   /**
    * Own process group (default), so a kill reaches its children too (hooks, ssh, a test runner); a long-lived one also
    * gets its own cgroup (cgroup-tree.ts), so what leaves the group with setsid() is still reached. Node makes a group only
@@ -387,7 +390,7 @@ export class Supervisor {
       spawn(cmd, args, {
         cwd: spec.cwd,
         env,
-        stdio: [spec.stdin ?? "ignore", spec.output ?? "pipe", spec.output ?? "pipe", ...(spec.fds ?? [])],
+        stdio: [spec.stdin ?? "ignore", spec.output ?? "pipe", spec.output ?? "pipe", ...(spec.fds ?? []), ...Array<"pipe">(spec.pipes ?? 0).fill("pipe")],
         detached: group,
       }) as PipedChild;
     // setsid() leaves a process group, never a cgroup.

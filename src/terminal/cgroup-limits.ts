@@ -1,6 +1,7 @@
 import { mkdir, readFile, readdir, rmdir, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import type { Readable, Writable } from "node:stream";
 import { isNodeError } from "../errors.js";
 import { cgroupsOffForTests, mountedPath, ownV2Cgroup, parseMountinfo, uniqueSuffix } from "../platform/cgroup-tree.js";
 import { pidAlive } from "../platform/pid-alive.js";
@@ -9,7 +10,8 @@ import { pidAlive } from "../platform/pid-alive.js";
  * Per-command process and memory limits through cgroups (SPEC 11 "where the machine's cgroups allow it").
  * RLIMIT_NPROC cannot do it: root is exempt, and it counts every process of the user, not one command's. A cgroup is
  * created per command under the daemon's own cgroup (never beside it, so the limits the machine put on the daemon
- * still hold), and the command joins it before bwrap starts, so everything it forks is counted.
+ * still hold), and the command joins it before it starts (a sandbox while bwrap sets it up: CommandCgroup.admit; an
+ * unsandboxed command through wrap()'s shell), so everything it forks is counted.
  */
 
 export interface Limits {
@@ -96,6 +98,32 @@ export function commandCgroupPid(name: string): number | undefined {
   return m ? Number(m[1]) : undefined;
 }
 
+/** The socket pairs a held sandbox takes after its pins: bwrap's --info-fd, then its --block-fd (see heldBwrapArgv). */
+export const HELD_PIPES = 2;
+
+/**
+ * A bwrap command line started held: bwrap writes the host pid of the child it cloned to `firstFd` (--info-fd), and
+ * that child sets up the whole sandbox, drops its capabilities, then waits for a byte on `firstFd + 1` (--block-fd)
+ * before it goes on (chdir, setsid, the fork of the command under its init, exec). CommandCgroup.admit lets it go.
+ */
+export function heldBwrapArgv(argv: readonly string[], firstFd: number): string[] {
+  return [argv[0], "--info-fd", String(firstFd), "--block-fd", String(firstFd + 1), ...argv.slice(1)];
+}
+
+/** The host pid of a held bwrap's child, from its --info-fd once closed; undefined when bwrap never cloned it. */
+function sandboxChildPid(info: Readable): Promise<number | undefined> {
+  return new Promise((resolve) => {
+    let text = "";
+    info.setEncoding("utf8");
+    info.on("data", (d: string) => (text += d));
+    info.on("error", () => undefined); // then it closes: what came is all there is
+    info.once("close", () => {
+      const m = /"child-pid":\s*(\d+)/.exec(text);
+      resolve(m ? Number(m[1]) : undefined);
+    });
+  });
+}
+
 /** One command's cgroups (one per controller in v1, one in v2). */
 export class CommandCgroup {
   constructor(readonly dirs: string[]) {}
@@ -103,6 +131,37 @@ export class CommandCgroup {
   /** The argv that puts the process into these cgroups and then runs `argv`. */
   wrap(argv: readonly string[]): string[] {
     return ["/bin/sh", "-c", JOIN_SCRIPT, "sh", ...this.dirs.map((d) => path.join(d, "cgroup.procs")), "--", ...argv];
+  }
+
+  /** Moves process `pid` into these cgroups; one gone meanwhile (ESRCH: bwrap failed, or was killed) runs nothing more. */
+  private async join(pid: number): Promise<void> {
+    for (const d of this.dirs) {
+      try {
+        await writeFile(path.join(d, "cgroup.procs"), String(pid));
+      } catch (e) {
+        if (!isNodeError(e, "ESRCH")) throw e;
+      }
+    }
+  }
+
+  /**
+   * Moves a bwrap started held (heldBwrapArgv; `info` and `block` are the daemon's ends of its two descriptors) into
+   * these cgroups, then lets its child go on: so the command and all it starts are born inside, as with wrap(). The
+   * kernel's move waits for an RCU grace period when no move happened on the machine for a few milliseconds (10-15 ms
+   * here): wrap() pays it before bwrap starts, here it runs beside bwrap's own setup of the sandbox. bwrap is moved at
+   * once, its child once --info-fd names it. Rejects when the kernel refuses a move: the child is still held then
+   * (nothing of the command ran), and the caller kills it. One thing shows the difference: bwrap's child is cloned
+   * (with its cgroup namespace) before its move, so the command's /proc/self/cgroup names its cgroup below the
+   * daemon's (`/tool-layer-…`) where wrap() gave `/`; the limits, and what can reach them, are the same.
+   */
+  async admit(bwrapPid: number, info: Readable, block: Writable): Promise<void> {
+    const outer = this.join(bwrapPid);
+    outer.catch(() => undefined); // awaited below, after the child's pid
+    const child = await sandboxChildPid(info);
+    await outer;
+    if (child !== undefined) await this.join(child);
+    block.on("error", () => undefined); // bwrap ended meanwhile (a timeout, a bind that failed): nothing waits for it
+    block.end("1");
   }
 
   /** Every process still in the cgroups (host pids). */
@@ -207,6 +266,44 @@ export async function createCommandCgroup(parents: CgroupParents, limits: Limits
   } catch (e) {
     await group.release();
     throw e;
+  }
+}
+
+/**
+ * The next command's cgroups, made ahead (when the terminal starts, then as each command takes its own), so that a
+ * command does not wait for their mkdir and limit writes. One made ahead and not taken is removed by close().
+ */
+export class CgroupReserve {
+  private next?: Promise<CommandCgroup>;
+  private closed = false;
+
+  constructor(
+    private readonly parents: CgroupParents,
+    private readonly limits: Limits,
+  ) {}
+
+  /** Starts making the next one, unless one is made or on its way. */
+  warm(): void {
+    if (this.next || this.closed) return;
+    this.next = createCommandCgroup(this.parents, this.limits);
+    this.next.catch(() => undefined); // take() makes another then
+  }
+
+  /** Fresh, empty cgroups with the limits: the ones made ahead (or, when those failed, made now); throws as
+   * createCommandCgroup does. */
+  async take(): Promise<CommandCgroup> {
+    const ahead = this.next;
+    this.next = undefined;
+    const group = await (ahead ?? Promise.reject(new Error("none made ahead"))).catch(() => createCommandCgroup(this.parents, this.limits));
+    this.warm();
+    return group;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const ahead = this.next;
+    this.next = undefined;
+    await (await ahead?.catch(() => undefined))?.release();
   }
 }
 

@@ -11,8 +11,9 @@
  *   shown: it changes with the daemon's environment).
  * - Open the pins (`openPins`, platform/sandbox/host.ts) and hand them over as descriptors 3, 4, …; spawn `argv[0]`
  *   with `argv.slice(1)` and that env as the whole environment. When cgroup limits hold, spawn
- *   `CommandCgroup.wrap(argv)` instead (cgroup-limits.ts), so the process is in its cgroup before bwrap starts, and
- *   `release()` the cgroup after it exits.
+ *   `heldBwrapArgv(argv, 3 + pins)` with HELD_PIPES socket pairs after the pins and `CommandCgroup.admit` it
+ *   (cgroup-limits.ts), so the sandbox is in its cgroup before the command starts, and `release()` the cgroup after it
+ *   exits.
  * - `detached: true` (its own process group). On timeout or cancel, SIGKILL the group (`process.kill(-pid)`): killing
  *   the outer bwrap is enough, because `--die-with-parent` kills the sandbox's init and, with it, its PID namespace
  *   (every process the command started, background ones included). The same happens when the daemon dies, SIGKILL

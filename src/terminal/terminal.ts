@@ -2,12 +2,14 @@ import { existsSync } from "node:fs";
 import { stat } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import type { Readable, Writable } from "node:stream";
 import { ToolError } from "../errors.js";
+import { FIRST_PIN_FD } from "../platform/sandbox/bwrap-argv.js";
 import { openPins } from "../platform/sandbox/host.js";
 import { KILL_GRACE_MS, type LimitOptions, type ManagedChild } from "../platform/supervisor.js";
 import type { EventBus } from "../platform/bus.js";
 import type { FileIndexView } from "../vfs/types.js";
-import { type CommandCgroup, type Limits, createCommandCgroup } from "./cgroup-limits.js";
+import { CgroupReserve, type CommandCgroup, HELD_PIPES, type Limits, heldBwrapArgv } from "./cgroup-limits.js";
 import { GitDirScan } from "./git-dirs.js";
 import { type IgnoredChanges, UnwatchedSnapshot, type Watched, filesPerFolder, startStamp } from "./ignored-changes.js";
 import { Job, type Launched } from "./jobs.js";
@@ -122,6 +124,8 @@ export class Terminal {
   /** Numbers for output files and job ids, per kind. */
   private readonly sequences = { run: 0, job: 0, check: 0 };
   private readonly releases = new Set<Promise<unknown>>();
+  /** The next command's cgroups, made ahead once the setup says limits hold. */
+  private cgroups?: CgroupReserve;
   private cgroupFailureLogged = false;
   /** The FIFOs commands write their output into (output-pipe.ts), and the copies of those running now. */
   private readonly pipes: FifoPool;
@@ -151,7 +155,13 @@ export class Terminal {
   }
 
   ready(): Promise<Setup> {
-    this.setup ??= prepareSetup(this.ws, { network: !!this.options.network, limits: this.options.limits, hide: this.hidden() });
+    this.setup ??= prepareSetup(this.ws, { network: !!this.options.network, limits: this.options.limits, hide: this.hidden() }).then((s) => {
+      if (s.held.pids || s.held.memory) {
+        this.cgroups = new CgroupReserve(s.parents, s.limits);
+        this.cgroups.warm();
+      }
+      return s;
+    });
     return this.setup;
   }
 
@@ -306,21 +316,23 @@ export class Terminal {
   /** Starts a planned command (output pipe and file, cgroup, supervisor); the caller waits for `exited`. `limits`: the
    * supervisor kills its whole tree on the timeout or the signal's abort (a foreground command; a job has neither). */
   async launch(plan: Plan, name: string, label: string, limits: LimitOptions = {}): Promise<Launched> {
-    const s = await this.ready();
+    await this.ready(); // and with it the cgroup reserve
     let managed: ManagedChild | undefined;
     const { file, changesSince, writeFd, copy, copied } = await this.output(name, () => managed?.stop());
     let cgroup: CommandCgroup | undefined;
     let pins: number[] = [];
+    let startedAt = 0;
     try {
       pins = openPins(plan.pins);
-      if (s.held.pids || s.held.memory) {
-        cgroup = await createCommandCgroup(s.parents, s.limits).catch((e: unknown) => {
-          if (!this.cgroupFailureLogged) this.ws.log(`commands run without their cgroup limits: ${e instanceof Error ? e.message : String(e)}`);
-          this.cgroupFailureLogged = true;
-          return undefined;
-        });
-      }
-      const argv = cgroup ? cgroup.wrap(plan.argv) : plan.argv;
+      cgroup = await this.cgroups?.take().catch((e: unknown) => {
+        if (!this.cgroupFailureLogged) this.ws.log(`commands run without their cgroup limits: ${e instanceof Error ? e.message : String(e)}`);
+        this.cgroupFailureLogged = true;
+        return undefined;
+      });
+      // A sandbox joins its cgroups while bwrap sets it up (CommandCgroup.admit); a bare command first, through a shell.
+      const held = cgroup !== undefined && plan.sandboxed;
+      const firstPipe = FIRST_PIN_FD + pins.length;
+      const argv = !cgroup ? plan.argv : held ? heldBwrapArgv(plan.argv, firstPipe) : cgroup.wrap(plan.argv);
       managed = await this.ws.processes.spawnLong(
         {
           cmd: argv[0],
@@ -330,11 +342,14 @@ export class Terminal {
           stdin: plan.stdin !== undefined ? "pipe" : "ignore",
           output: writeFd,
           fds: pins,
+          pipes: held ? HELD_PIPES : 0,
           label,
           isolated: plan.sandboxed,
         },
         limits,
       );
+      startedAt = Date.now();
+      if (held) await this.admit(cgroup!, managed, firstPipe);
     } catch (e) {
       if (cgroup) this.release(cgroup);
       void copied.then(() => this.store.done(file)); // no writer left: the copy ends at once
@@ -342,7 +357,6 @@ export class Terminal {
     } finally {
       for (const d of [writeFd, ...pins]) closeQuietly(d); // the child has its own copies
     }
-    const startedAt = Date.now();
     if (plan.stdin !== undefined) {
       managed.child.stdin!.on("error", () => undefined); // a command that exits without reading it
       managed.child.stdin!.end(plan.stdin);
@@ -393,6 +407,21 @@ export class Terminal {
     if (timedOut && !this.drainLogged) {
       this.drainLogged = true;
       this.ws.log(`${label}: a process it started still holds its output open after it exited; what it writes goes on into output_file`);
+    }
+  }
+
+  /** Lets a held sandbox into its cgroups (CommandCgroup.admit); when the kernel refuses, kills it before the command
+   * ran, and says so. */
+  private async admit(cgroup: CommandCgroup, managed: ManagedChild, firstPipe: number): Promise<void> {
+    const stdio = managed.child.stdio;
+    try {
+      await cgroup.admit(managed.pid, stdio[firstPipe] as Readable, stdio[firstPipe + 1] as Writable);
+    } catch (e) {
+      await managed.stop({ graceMs: 0 });
+      throw new ToolError(
+        "SANDBOX_UNAVAILABLE",
+        `The kernel refused to move the command into its cgroup (${e instanceof Error ? e.message : String(e)}); nothing ran. Run it again; if it persists, start the daemon in a cgroup it may make children in.`,
+      );
     }
   }
 
@@ -470,7 +499,7 @@ export class Terminal {
     const running = [...this.jobs.values()].filter((j) => j.running);
     for (const j of running) j.detach();
     await Promise.race([Promise.all(running.map((j) => j.kill())), new Promise((r) => setTimeout(r, KILL_GRACE_MS + 500).unref())]);
-    await Promise.allSettled([...this.releases]);
+    await Promise.allSettled([...this.releases, this.cgroups?.close()]);
     for (const copy of this.copies) copy.close();
     this.store.dispose();
   }

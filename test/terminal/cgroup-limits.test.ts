@@ -1,5 +1,17 @@
+import { existsSync, readFileSync, readdirSync } from "node:fs";
+import path from "node:path";
 import { describe, expect, test } from "vitest";
-import { CommandCgroup, DEFAULT_PIDS_MAX, cgroupParents, commandCgroupName, commandCgroupPid, defaultLimits } from "../../src/terminal/cgroup-limits.js";
+import {
+  CgroupReserve,
+  CommandCgroup,
+  DEFAULT_PIDS_MAX,
+  cgroupParents,
+  commandCgroupName,
+  commandCgroupPid,
+  defaultLimits,
+  heldBwrapArgv,
+  hostCgroupParents,
+} from "../../src/terminal/cgroup-limits.js";
 
 const V1_MOUNTS = [
   "31 23 0:28 / /sys/fs/cgroup rw,relatime - tmpfs tmpfs rw,mode=755",
@@ -57,6 +69,55 @@ describe("cgroup parents", () => {
       "-c",
       "echo -- $1",
     ]);
+  });
+});
+
+describe("held bwrap", () => {
+  test("--info-fd and --block-fd go before the rest, on the two descriptors after the pins", () => {
+    expect(heldBwrapArgv(["bwrap", "--ro-bind", "/", "/", "--", "bash", "-c", "true"], 5)).toEqual([
+      "bwrap",
+      "--info-fd",
+      "5",
+      "--block-fd",
+      "6",
+      "--ro-bind",
+      "/",
+      "/",
+      "--",
+      "bash",
+      "-c",
+      "true",
+    ]);
+  });
+});
+
+const parents = await hostCgroupParents();
+/** This process's command cgroups under the parents now. */
+const ours = () =>
+  [...new Set([parents.pids, parents.memory])]
+    .filter((d): d is string => !!d)
+    .flatMap((d) =>
+      readdirSync(d)
+        .filter((e) => commandCgroupPid(e) === process.pid)
+        .map((e) => path.join(d, e)),
+    );
+
+describe.skipIf(!!parents.reason)(`the cgroup reserve (${parents.reason ?? "cgroups here"})`, () => {
+  test("takes fresh cgroups with the limits, makes the next ahead, and removes the one left on close", async () => {
+    const before = ours();
+    const reserve = new CgroupReserve(parents, { pids: 77, memoryBytes: 2 ** 30 });
+    reserve.warm();
+    const first = await reserve.take();
+    const second = await reserve.take();
+    expect(second.dirs).not.toEqual(first.dirs);
+    for (const d of [...first.dirs, ...second.dirs]) expect(existsSync(d)).toBe(true);
+    const pidsDir = [...first.dirs, ...second.dirs].find((d) => existsSync(path.join(d, "pids.max")));
+    if (pidsDir) expect(readFileSync(path.join(pidsDir, "pids.max"), "utf8").trim()).toBe("77");
+    await Promise.all([first.release(), second.release()]);
+    await reserve.close(); // the one made ahead after the second take
+    expect(ours()).toEqual(before);
+    reserve.warm(); // closed: makes none
+    expect(ours()).toEqual(before);
   });
 });
 

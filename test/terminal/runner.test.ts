@@ -99,6 +99,40 @@ describe("Terminal.runArgv: an argv through the terminal's runner", () => {
   });
 });
 
+describe("a command's cgroup: joined while bwrap sets the sandbox up", () => {
+  /** Forks up to 100 `sleep 30.MARK` (bounded: never a real fork bomb), reports how many started before the first failure. */
+  const FORK_LOOP = [
+    'const { spawn } = require("child_process"); const kids = []; let err = null;',
+    "const done = () => { console.log(JSON.stringify({ started: kids.length, err })); for (const k of kids) k.kill('SIGKILL'); process.exit(0); };",
+    "const next = (i) => { if (i >= 100 || err) return done(); const c = spawn('sleep', [process.env.MARK]);",
+    "c.on('error', (e) => { err = e.code; next(i + 1); }); c.on('spawn', () => { kids.push(c); next(i + 1); }); };",
+    "next(0);",
+  ].join(" ");
+  const limited = new Terminal(ws, { stateDir: state, limits: { pids: 24, memoryBytes: 2 ** 30 } });
+  afterAll(() => limited.dispose());
+
+  test("what the command forks is counted against its limit, in one command after another", async () => {
+    const s = await limited.ready();
+    if (!s.probe.available || !s.held.pids) return; // no sandbox or no pids controller here: nothing to hold
+    for (const round of [1, 2]) {
+      const mark = `30.${process.pid}${round}`;
+      const r = await limited.runArgv({ argv: [process.execPath, "-e", FORK_LOOP], env: { MARK: mark }, timeoutMs: 60_000 });
+      const report = JSON.parse(r.output.trim().split("\n").pop()!) as { started: number; err: string | null };
+      expect(report.err).toBe("EAGAIN");
+      expect(report.started).toBeGreaterThan(0);
+      expect(report.started).toBeLessThan(24);
+      await until(() => mine(`sleep ${mark}`).length === 0, "the sleepers to be gone");
+    }
+  });
+
+  test("a timeout while the sandbox is still being set up is a timeout, not a failure to join", async () => {
+    // 1 ms: the kill comes while bwrap still waits for its cgroups (or, on a loaded machine, just after).
+    const r = await limited.runArgv({ argv: ["sh", "-c", "sleep 1014"], timeoutMs: 1 });
+    expect(r).toMatchObject({ timed_out: true, output: "" });
+    await until(() => mine("sleep 1014").length === 0, "nothing left");
+  });
+});
+
 describe("plan: the shell check before anything", () => {
   test("a write from the shell is SHELL_WRITE_REFUSED; code hidden in the env is refused too", async () => {
     await expect(terminal.plan({ command: "echo x > a.txt" })).rejects.toMatchObject({ code: "SHELL_WRITE_REFUSED" });

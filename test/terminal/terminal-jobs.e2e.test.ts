@@ -28,9 +28,13 @@ describe("background jobs", () => {
   it("terminal_output returns the buffered output from an offset; terminal_kill stops the job and its tree", async () => {
     const r = await d.ok("terminal_run", { command: "echo abc; echo def; sleep 1041 & wait", background: true });
     await d.waitFor((l) => l.event === "terminal.output" && l.data.job === r.job && l.data.next >= 8);
-    const mine = new Set(descendants(d.child.pid!));
-    const sleeper = processes().find((p) => mine.has(p.pid) && p.cmd === "sleep 1041")!;
-    expect(sleeper).toBeTruthy();
+    // The output can come before the background sleep has exec'd (bash forks it, then echoes on).
+    const findSleeper = () => {
+      const mine = new Set(descendants(d.child.pid!));
+      return processes().find((p) => mine.has(p.pid) && p.cmd === "sleep 1041");
+    };
+    await until(() => findSleeper() !== undefined, "the job's sleep to start");
+    const sleeper = findSleeper()!;
 
     expect(await d.ok("terminal_output", { job: r.job })).toMatchObject({ data: "abc\ndef\n", since: 0, next: 8, size: 8, more: false, running: true });
     expect(await d.ok("terminal_output", { job: r.job, since: 4 })).toMatchObject({ data: "def\n", next: 8 });
