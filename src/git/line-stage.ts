@@ -21,6 +21,7 @@ import { type Eol, serialize } from "../core/text.js";
 import { ToolError } from "../errors.js";
 import { sweep } from "./line-sweep.js";
 import { readIndexEntries } from "./index-file.js";
+import { replaceIndexEntries } from "./index-write.js";
 import { attributesAlong, storedAsIs, worktreeTop, writeLooseBlob } from "./loose-objects.js";
 import { type IndexWrite, gitRaw, writeBlob, writeIndex } from "./objects.js";
 import type { RepoCtx } from "./repo.js";
@@ -151,25 +152,29 @@ export function blobBytes(bom: boolean, seq: LineSeq): Buffer {
 
 /**
  * Writes the plans: blobs and their entries, then the whole-file adds or resets (each kind in one process). `alongside`
- * (the answer) runs once the last git process has started, so its CPU is spent while git works, not after it.
+ * (the answer) is built while the writes wait: on the files when the daemon writes the entries itself (index-write.ts),
+ * else once the last git process has started, so its CPU is spent while git works, not after it.
  */
 export async function applyPlans<T>(ctx: RepoCtx, action: IndexAction, plans: readonly IndexPlan[], alongside: () => Promise<T>): Promise<T> {
-  const writes: IndexWrite[] = [];
-  for (const p of plans.filter((p) => !p.whole))
-    writes.push({ gitPath: p.gitPath, entry: { mode: p.mode!, sha: await storeBlob(ctx, p.gitPath, blobBytes(p.bom, p.next!), !p.file!.rawBlobs) } });
+  const answerSoon = () => new Promise<T>((resolve, reject) => setImmediate(() => alongside().then(resolve, reject)));
   const whole = plans.filter((p) => p.whole);
-  const steps: (() => Promise<unknown>)[] = [];
-  if (writes.length) steps.push(() => writeIndex(ctx, writes));
-  if (whole.length) {
-    const specs = whole.map((p) => `:(top,literal)${p.gitPath}\0`).join("");
-    const args = action === "stage" ? ["add", "-A"] : ["reset", "-q"];
-    steps.push(() => gitRaw(ctx, [...args, "--pathspec-from-file=-", "--pathspec-file-nul"], { input: specs }));
+  const entries = async () => {
+    const writes: IndexWrite[] = [];
+    for (const p of plans.filter((p) => !p.whole))
+      writes.push({ gitPath: p.gitPath, entry: { mode: p.mode!, sha: await storeBlob(ctx, p.gitPath, blobBytes(p.bom, p.next!), !p.file!.rawBlobs) } });
+    // A git process costs the daemon a fork of its heap: the entries are replaced here where that is all git would do.
+    if (writes.length && !(await replaceIndexEntries(ctx, writes))) await writeIndex(ctx, writes);
+  };
+  if (!whole.length) {
+    const [, answer] = await Promise.all([entries(), answerSoon()]);
+    return answer;
   }
-  for (const step of steps.slice(0, -1)) await step();
-  const last = steps.at(-1)?.() ?? Promise.resolve();
+  await entries();
+  const specs = whole.map((p) => `:(top,literal)${p.gitPath}\0`).join("");
+  const args = action === "stage" ? ["add", "-A"] : ["reset", "-q"];
+  const added = gitRaw(ctx, [...args, "--pathspec-from-file=-", "--pathspec-file-nul"], { input: specs });
   // A free pool slot starts the process within this turn's microtasks; the answer is built after them.
-  const built = new Promise<T>((resolve, reject) => setImmediate(() => alongside().then(resolve, reject)));
-  const [, answer] = await Promise.all([last, built]);
+  const [, answer] = await Promise.all([added, answerSoon()]);
   return answer;
 }
 
