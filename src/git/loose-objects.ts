@@ -16,7 +16,6 @@ import { access, link, mkdir, unlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { deflateSync } from "node:zlib";
 import { isNodeError } from "../errors.js";
-import { childEnv } from "../platform/child-env.js";
 import type { IndexEntry } from "./index-file.js";
 import type { RepoLocation } from "./location.js";
 
@@ -50,9 +49,11 @@ export async function writeLooseBlob(objectsDir: string, bytes: Buffer): Promise
   return sha;
 }
 
-let childEnvironment: Record<string, string> | undefined;
-/** The environment git runs with, made once: each read of process.env asks the C library again, and the daemon keeps its own. */
-const gitEnv = () => (childEnvironment ??= childEnv());
+/**
+ * The variables read here as git sees them: childEnv (the environment git runs with) leaves these as the daemon has
+ * them, and reading them alone costs less than copying the whole environment on every call.
+ */
+const gitEnv = (): Record<string, string | undefined> => process.env;
 
 /** Configuration that could make git store a blob otherwise than writeLooseBlob does (see the header). */
 const CONFIG_THAT_MATTERS = /attributesfile|include|sharedrepository|objectformat|compatobjectformat/i;
