@@ -187,10 +187,9 @@ export type EntryWrites = ReadonlyMap<string, { mode: string; sha: string }>;
  * every other entry that is racy against the old index (modified in its second or later) gets its size smudged to 0
  * so git checks its content (git does this only after seeing the content differ: zeroing a clean one costs git one
  * read, never a wrong answer); the cache tree (TREE) loses the ids of the paths' folders; the resolve-undo record
- * (REUC) is kept. Other optional extensions are dropped (the untracked cache, the
- * fsmonitor token, the offset tables: each only speeds git up, and git rebuilds it); a required (lowercase) one sends
- * the write to git. A version 3 index keeps its version (git writes 2 when no entry needs the extended flags: then git
- * is asked).
+ * (REUC) is kept. Other optional extensions are dropped (the untracked cache, the fsmonitor token, the offset tables:
+ * each only speeds git up, and git rebuilds it); a required (lowercase) one sends the write to git. A version 3 index
+ * keeps its version (git writes 2 when no entry needs the extended flags: then git is asked).
  */
 export function withEntriesReplaced(bytes: Buffer, indexMtimeSec: number, writes: EntryWrites): Buffer | null {
   if (bytes.length < 12 + SHA1_BYTES) return null;
