@@ -79,7 +79,8 @@ function tempDir(cleanup: Cleanup, name: string): string {
 
 /** A daemon on `dir`, closed by `cleanup`, ready. */
 async function daemon(cleanup: Cleanup, dir: string, args: string[] = []): Promise<BenchDaemon> {
-  const d = new BenchDaemon(dir, args, { quiet: true });
+  const nodeArgs = process.env.BENCH_DAEMON_NODE_ARGS?.split(" ").filter(Boolean); // e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"
+  const d = new BenchDaemon(dir, args, { quiet: true, nodeArgs });
   cleanup.add("daemon", () => d.close());
   await d.ready;
   return d;
@@ -124,6 +125,16 @@ async function terminal(figures: Figures): Promise<void> {
       note: `p90 ${fmt(percentile(times.off, 90))} ms; the answer's duration_ms median ${fmt(median(reported.get(off)!))} ms`,
     });
   });
+}
+
+/** `npm run bench -- line-git-caller`: only the line-git figures of this suite. */
+export async function lineGitOnly(): Promise<void> {
+  const figures = new Figures();
+  try {
+    await lineGit(figures);
+  } finally {
+    figures.print(`line-git-caller: figures from the caller's side (${new Date().toISOString()})`);
+  }
 }
 
 async function lineGit(figures: Figures): Promise<void> {

@@ -22,6 +22,7 @@ const SUITES: Record<string, () => Promise<{ default: () => Promise<void> }>> = 
   "line-git": () => import("./line-git.js"),
   burst: () => import("./burst.js"),
   caller: () => import("./caller.js"),
+  "line-git-caller": () => import("./caller.js").then((m) => ({ default: m.lineGitOnly })),
   scale: () => import("./scale.js"),
   "profile-reads": () => import("./profile-reads.js"),
 };

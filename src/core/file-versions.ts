@@ -43,10 +43,14 @@ export class FileVersions {
     return next;
   }
 
-  /** The same HEAD and worktree with another index (what staging leaves): HEAD -> worktree and its pairing are reused. */
-  withIndex(index: LineSeq): FileVersions {
+  /**
+   * The same HEAD and worktree with another index (what staging leaves): HEAD -> worktree and its pairing are reused,
+   * and HEAD -> the new index when the caller has it already.
+   */
+  withIndex(index: LineSeq, headToIndex?: LineDiff): FileVersions {
     const next = new FileVersions(this.head, index, this.worktree, this.worktreeCr, this.ids);
     next.hw = this.hw;
+    next.hi = headToIndex;
     return next;
   }
 

@@ -13,7 +13,7 @@
 import path from "node:path";
 import { type FileMarks, selectionOf } from "../core/changelist-marks.js";
 import { EMPTY } from "../core/file-versions.js";
-import { type LineSeq, diffLines } from "../core/line-diff.js";
+import { type LineDiff, type LineSeq, diffLines } from "../core/line-diff.js";
 import { patchOf, withBom } from "../core/render.js";
 import { type RangeState, lineStatus } from "../core/line-status.js";
 import { type Selection, stageLines, unstageLines } from "../core/stage-lines.js";
@@ -21,6 +21,7 @@ import { type Eol, serialize } from "../core/text.js";
 import { ToolError } from "../errors.js";
 import { sweep } from "./line-sweep.js";
 import { readIndexEntries } from "./index-file.js";
+import { replaceIndexEntries } from "./index-write.js";
 import { attributesAlong, storedAsIs, worktreeTop, writeLooseBlob } from "./loose-objects.js";
 import { type IndexWrite, gitRaw, writeBlob, writeIndex } from "./objects.js";
 import type { RepoCtx } from "./repo.js";
@@ -52,6 +53,8 @@ export interface IndexPlan {
   bom: boolean;
   mode: string | null;
   diff: string;
+  /** The diff of the index's lines to `next` that `diff` shows (BOMs on the first lines). */
+  indexToNext?: LineDiff;
   /** Changes the selection took in this file. */
   selected: number;
   marks?: FileMarks;
@@ -80,7 +83,7 @@ export function planFile(action: IndexAction, file: LineFile, sel: Selection | u
         next,
         bom: file.worktree.bom,
         mode: next ? file.worktreeMode : null,
-        diff: diffOf(file, next, file.worktree.bom, indexMode, next ? file.worktreeMode : null),
+        ...diffOf(file, next, file.worktree.bom, indexMode, next ? file.worktreeMode : null),
         selected: 1,
       };
     }
@@ -91,12 +94,12 @@ export function planFile(action: IndexAction, file: LineFile, sel: Selection | u
     const mode = indexMode ?? file.worktreeMode ?? "100644";
     const next = { lines: built.lines, eols: built.eols };
     const bom = file.index.sha ? file.index.bom : file.worktree.bom;
-    return { ...base, whole: false, next, bom, mode, diff: diffOf(file, next, bom, indexMode, mode), selected: built.selected };
+    return { ...base, whole: false, next, bom, mode, ...diffOf(file, next, bom, indexMode, mode), selected: built.selected };
   }
   if (!sel) {
     if (file.head.sha === file.index.sha && headMode === indexMode) return null;
     const next = file.head.sha === null ? null : file.head.seq;
-    return { ...base, whole: true, next, bom: file.head.bom, mode: headMode, diff: diffOf(file, next, file.head.bom, indexMode, headMode), selected: 1 };
+    return { ...base, whole: true, next, bom: file.head.bom, mode: headMode, ...diffOf(file, next, file.head.bom, indexMode, headMode), selected: 1 };
   }
   const built = unstageLines(v, sel);
   if (!built.selected) return null;
@@ -104,17 +107,24 @@ export function planFile(action: IndexAction, file: LineFile, sel: Selection | u
   const mode = indexMode ?? headMode ?? file.worktreeMode ?? "100644";
   const next = { lines: built.lines, eols: built.eols };
   const bom = file.index.sha ? file.index.bom : file.head.bom;
-  return { ...base, whole: false, next, bom, mode, diff: diffOf(file, next, bom, indexMode, mode), selected: built.selected };
+  return { ...base, whole: false, next, bom, mode, ...diffOf(file, next, bom, indexMode, mode), selected: built.selected };
 }
 
 /** The unified diff the index gains (a mode change as git writes it, above the hunks; the BOMs on the first lines). */
-function diffOf(file: LineFile, after: LineSeq | null, afterBom: boolean, oldMode: string | null, newMode: string | null): string {
+function diffOf(
+  file: LineFile,
+  after: LineSeq | null,
+  afterBom: boolean,
+  oldMode: string | null,
+  newMode: string | null,
+): { diff: string; indexToNext: LineDiff } {
   const modeLine = oldMode && newMode && oldMode !== newMode ? `old mode ${oldMode}\nnew mode ${newMode}\n` : "";
   const before = withBom(file.index.seq, file.index.bom);
-  const diff = patchOf(file.rel, diffLines(before, withBom(after ?? EMPTY, afterBom), { ids: file.versions.ids })).diff;
+  const indexToNext = diffLines(before, withBom(after ?? EMPTY, afterBom), { ids: file.versions.ids });
+  const diff = patchOf(file.rel, indexToNext).diff;
   const gone = after === null && file.index.sha !== null ? `deleted file ${file.rel}\n` : "";
   const added = file.index.sha === null && after !== null ? `new file ${file.rel}\n` : "";
-  return `${gone}${added}${modeLine}${diff}`;
+  return { diff: `${gone}${added}${modeLine}${diff}`, indexToNext };
 }
 
 export interface Modes {
@@ -151,25 +161,29 @@ export function blobBytes(bom: boolean, seq: LineSeq): Buffer {
 
 /**
  * Writes the plans: blobs and their entries, then the whole-file adds or resets (each kind in one process). `alongside`
- * (the answer) runs once the last git process has started, so its CPU is spent while git works, not after it.
+ * (the answer) is built while the writes wait: on the files when the daemon writes the entries itself (index-write.ts),
+ * else once the last git process has started, so its CPU is spent while git works, not after it.
  */
 export async function applyPlans<T>(ctx: RepoCtx, action: IndexAction, plans: readonly IndexPlan[], alongside: () => Promise<T>): Promise<T> {
-  const writes: IndexWrite[] = [];
-  for (const p of plans.filter((p) => !p.whole))
-    writes.push({ gitPath: p.gitPath, entry: { mode: p.mode!, sha: await storeBlob(ctx, p.gitPath, blobBytes(p.bom, p.next!), !p.file!.rawBlobs) } });
+  const answerSoon = () => new Promise<T>((resolve, reject) => setImmediate(() => alongside().then(resolve, reject)));
   const whole = plans.filter((p) => p.whole);
-  const steps: (() => Promise<unknown>)[] = [];
-  if (writes.length) steps.push(() => writeIndex(ctx, writes));
-  if (whole.length) {
-    const specs = whole.map((p) => `:(top,literal)${p.gitPath}\0`).join("");
-    const args = action === "stage" ? ["add", "-A"] : ["reset", "-q"];
-    steps.push(() => gitRaw(ctx, [...args, "--pathspec-from-file=-", "--pathspec-file-nul"], { input: specs }));
+  const entries = async () => {
+    const writes: IndexWrite[] = [];
+    for (const p of plans.filter((p) => !p.whole))
+      writes.push({ gitPath: p.gitPath, entry: { mode: p.mode!, sha: await storeBlob(ctx, p.gitPath, blobBytes(p.bom, p.next!), !p.file!.rawBlobs) } });
+    // A git process costs the daemon a fork of its heap: the entries are replaced here where that is all git would do.
+    if (writes.length && !(await replaceIndexEntries(ctx, writes))) await writeIndex(ctx, writes);
+  };
+  if (!whole.length) {
+    const [, answer] = await Promise.all([entries(), answerSoon()]);
+    return answer;
   }
-  for (const step of steps.slice(0, -1)) await step();
-  const last = steps.at(-1)?.() ?? Promise.resolve();
+  await entries();
+  const specs = whole.map((p) => `:(top,literal)${p.gitPath}\0`).join("");
+  const args = action === "stage" ? ["add", "-A"] : ["reset", "-q"];
+  const added = gitRaw(ctx, [...args, "--pathspec-from-file=-", "--pathspec-file-nul"], { input: specs });
   // A free pool slot starts the process within this turn's microtasks; the answer is built after them.
-  const built = new Promise<T>((resolve, reject) => setImmediate(() => alongside().then(resolve, reject)));
-  const [, answer] = await Promise.all([last, built]);
+  const [, answer] = await Promise.all([added, answerSoon()]);
   return answer;
 }
 
@@ -194,8 +208,12 @@ export async function storeBlob(ctx: RepoCtx, gitPath: string, bytes: Buffer, fi
 
 /** The new `ranges` status of a planned file: its HEAD and worktree with the index the plan leaves. */
 export function rangesAfter(plan: IndexPlan, marks?: FileMarks): RangeState[] {
+  const file = plan.file!;
+  const v = file.versions;
+  // An index at HEAD's lines: HEAD -> the new index is the diff the preview made (when no BOM was put on either side).
+  const headToNext = v.index === v.head && !file.index.bom && !plan.bom ? plan.indexToNext : undefined;
   // No line asked: only the ranges are worked out, not each line's words.
-  return lineStatus(plan.file!.versions.withIndex(plan.next ?? EMPTY), { marks, lines: [] }).ranges;
+  return lineStatus(v.withIndex(plan.next ?? EMPTY, headToNext), { marks, lines: [] }).ranges;
 }
 
 /** INVALID_PARAMS for selections that cannot mean anything, HASH_MISMATCH for a selection made on another version. */

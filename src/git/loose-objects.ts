@@ -11,11 +11,11 @@
  * against git.
  */
 import { createHash, randomBytes } from "node:crypto";
-import { access, link, mkdir, readFile, unlink, writeFile } from "node:fs/promises";
+import { accessSync, readFileSync } from "node:fs";
+import { access, link, mkdir, unlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { deflateSync } from "node:zlib";
 import { isNodeError } from "../errors.js";
-import { childEnv } from "../platform/child-env.js";
 import type { IndexEntry } from "./index-file.js";
 import type { RepoLocation } from "./location.js";
 
@@ -49,6 +49,12 @@ export async function writeLooseBlob(objectsDir: string, bytes: Buffer): Promise
   return sha;
 }
 
+/**
+ * The variables read here as git sees them: childEnv (the environment git runs with) leaves these as the daemon has
+ * them, and reading them alone costs less than copying the whole environment on every call.
+ */
+const gitEnv = (): Record<string, string | undefined> => process.env;
+
 /** Configuration that could make git store a blob otherwise than writeLooseBlob does (see the header). */
 const CONFIG_THAT_MATTERS = /attributesfile|include|sharedrepository|objectformat|compatobjectformat/i;
 
@@ -59,7 +65,7 @@ const CONFIG_THAT_MATTERS = /attributesfile|include|sharedrepository|objectforma
 export async function storedAsIs(repo: RepoLocation, top: string, gitPath: string, bytes: Buffer, index: ReadonlyMap<string, IndexEntry[]>): Promise<boolean> {
   if (bytes.indexOf(13) !== -1) return false;
   if (attributesAlong(gitPath).some((p) => index.has(p))) return false;
-  const env = childEnv();
+  const env = gitEnv();
   const home = env.HOME ?? "";
   const xdg = env.XDG_CONFIG_HOME || path.join(home, ".config");
   const attributeFiles = [
@@ -69,8 +75,19 @@ export async function storedAsIs(repo: RepoLocation, top: string, gitPath: strin
     path.join(xdg, "git", "attributes"),
     ...(env.GIT_ATTR_NOSYSTEM ? [] : ["/etc/gitattributes", "/usr/local/etc/gitattributes"]),
   ];
-  const found = await Promise.all(attributeFiles.map(exists));
-  if (found.some(Boolean)) return false;
+  if (attributeFiles.some(exists)) return false;
+  return configFree(repo, CONFIG_THAT_MATTERS);
+}
+
+/**
+ * Whether no configuration file git reads here (the repository's, the worktree's, the global and system ones) matches
+ * `pattern` (an unreadable one could hold anything; git runs without GIT_CONFIG_PARAMETERS, see childEnv). Read synchronously, as the
+ * attribute files are looked for: a few small files, where each asynchronous read costs more than the read itself.
+ */
+export function configFree(repo: RepoLocation, pattern: RegExp): boolean {
+  const env = gitEnv();
+  const home = env.HOME ?? "";
+  const xdg = env.XDG_CONFIG_HOME || path.join(home, ".config");
   const configs = [
     path.join(repo.commonDir, "config"),
     path.join(repo.gitDir, "config.worktree"),
@@ -78,11 +95,13 @@ export async function storedAsIs(repo: RepoLocation, top: string, gitPath: strin
     path.join(xdg, "git", "config"),
     ...(env.GIT_CONFIG_NOSYSTEM ? [] : [env.GIT_CONFIG_SYSTEM ?? "/etc/gitconfig", "/usr/local/etc/gitconfig"]),
   ];
-  const texts = await Promise.all(
-    configs.map((f) => readFile(f, "utf8").catch((e: unknown) => (isNodeError(e, "ENOENT") || isNodeError(e, "ENOTDIR") ? "" : null))),
-  );
-  // An unreadable one could hold anything.
-  return texts.every((t) => t !== null && !CONFIG_THAT_MATTERS.test(t));
+  return configs.every((f) => {
+    try {
+      return !pattern.test(readFileSync(f, "utf8"));
+    } catch (e) {
+      return isNodeError(e, "ENOENT") || isNodeError(e, "ENOTDIR");
+    }
+  });
 }
 
 /** The `.gitattributes` paths git reads for gitPath: the top's and each folder's on the way down. */
@@ -91,11 +110,14 @@ export function attributesAlong(gitPath: string): string[] {
   return [".gitattributes", ...parts.map((_, k) => `${parts.slice(0, k + 1).join("/")}/.gitattributes`)];
 }
 
-function exists(file: string): Promise<boolean> {
-  return access(file).then(
-    () => true,
-    (e: unknown) => !(isNodeError(e, "ENOENT") || isNodeError(e, "ENOTDIR")),
-  );
+/** Whether `file` may exist: an error other than its absence says yes. */
+function exists(file: string): boolean {
+  try {
+    accessSync(file);
+    return true;
+  } catch (e) {
+    return !(isNodeError(e, "ENOENT") || isNodeError(e, "ENOTDIR"));
+  }
 }
 
 /** The top of the worktree from the root and its prefix in the repository ("" or "sub/dir/"). */

@@ -1,12 +1,15 @@
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
 import { type DaemonClient, daemonForSuite, startDaemon } from "../helpers/daemon.js";
 import { alive, waitDead } from "../helpers/process.js";
 import { tmpWorkspace } from "../helpers/tmp.js";
-import { commitFile, git, lines, writeFile } from "./fixture.js";
+import { commitFile, git, hook, lines, writeFile } from "./fixture.js";
 
 /**
  * The line tools' git processes (issue 23): blobs come from one long-lived `git cat-file` per repository and index
- * entries from the index file, so a status starts no process and a staging one (update-index), with git's answer
+ * entries from the index file, so a status starts no process and neither does a staging (the daemon writes the index
+ * itself where git's update-index would only replace entries; else update-index), with git's answer
  * after git changed the index or HEAD behind the daemon's back.
  */
 describe("line tools' git processes", () => {
@@ -49,15 +52,64 @@ describe("line tools' git processes", () => {
     expect(since(before, await state(), LINE_GIT)).toEqual({ "git cat-file": 0, "git hash-object": 0, "git update-index": 0, "git cat-file (line tools)": 0 });
   });
 
-  it("git_stage_lines starts one process (update-index) and stages what git apply would", async () => {
-    commitFile(dir, "s.txt", lines("a", "b", "c", "d"));
-    writeFile(dir, "s.txt", lines("A", "b", "c", "D"));
-    const status = await d.ok("git_line_status", { path: "s.txt" });
+  /** Stages range 2 of a new file `rel` and answers how many update-index processes that started. */
+  async function stageSecond(rel: string, beforeStaging = () => {}): Promise<number> {
+    commitFile(dir, rel, lines("a", "b", "c", "d"));
+    writeFile(dir, rel, lines("A", "b", "c", "D"));
+    const status = await d.ok("git_line_status", { path: rel });
+    beforeStaging();
     const before = await state();
-    await d.ok("git_stage_lines", { path: "s.txt", hash: status.hash, ranges: [2] });
-    expect(since(before, await state(), LINE_GIT)).toEqual({ "git cat-file": 0, "git hash-object": 0, "git update-index": 1, "git cat-file (line tools)": 0 });
-    expect(git(dir, "show", ":s.txt")).toBe(lines("a", "b", "c", "D"));
+    await d.ok("git_stage_lines", { path: rel, hash: status.hash, ranges: [2] });
+    const started = since(before, await state(), LINE_GIT);
+    expect({ ...started, "git update-index": 0 }).toEqual({ "git cat-file": 0, "git hash-object": 0, "git update-index": 0, "git cat-file (line tools)": 0 });
+    expect(git(dir, "show", `:${rel}`)).toBe(lines("a", "b", "c", "D"));
+    expect(git(dir, "diff", "--cached", "--name-only")).toBe(`${rel}\n`);
     expect(git(dir, "fsck", "--no-dangling")).toBe("");
+    return started["git update-index"];
+  }
+
+  it("git_stage_lines starts no process: the daemon writes the blob and the index entry (v2 and v4 indexes)", async () => {
+    expect(await stageSecond("s.txt")).toBe(0);
+    git(dir, "commit", "-qm", "staged");
+    git(dir, "update-index", "--index-version", "4");
+    expect(await stageSecond("s4.txt")).toBe(0);
+    expect(git(dir, "status", "--porcelain")).toBe(" M s.txt\nMM s4.txt\n");
+  });
+
+  it("leaves to git update-index a split index, a post-index-change hook and configuration git writes the index by", async () => {
+    git(dir, "update-index", "--split-index");
+    expect(await stageSecond("split.txt")).toBe(1);
+    git(dir, "update-index", "--no-split-index");
+    hook(dir, "post-index-change", `echo ran >> "${dir}/.git/hook-ran"`);
+    try {
+      expect(await stageSecond("hooked.txt", () => rmSync(path.join(dir, ".git", "hook-ran")))).toBe(1);
+      expect(readFileSync(path.join(dir, ".git", "hook-ran"), "utf8")).toBe("ran\n");
+    } finally {
+      rmSync(path.join(dir, ".git", "hooks", "post-index-change"));
+    }
+    git(dir, "config", "core.fsync", "index");
+    try {
+      expect(await stageSecond("fsynced.txt")).toBe(1);
+    } finally {
+      git(dir, "config", "--unset", "core.fsync");
+    }
+  });
+
+  it("an index.lock another writer holds fails the staging as git does, and stays", async () => {
+    commitFile(dir, "l.txt", lines("a", "b"));
+    writeFile(dir, "l.txt", lines("A", "b"));
+    const status = await d.ok("git_line_status", { path: "l.txt" });
+    const lock = path.join(dir, ".git", "index.lock");
+    writeFileSync(lock, "");
+    try {
+      const r = await d.call("git_stage_lines", { path: "l.txt", hash: status.hash, ranges: [1] });
+      expect(r.success).toBe(false);
+      expect(JSON.stringify(r.result)).toContain("index.lock");
+      expect(existsSync(lock)).toBe(true);
+    } finally {
+      rmSync(lock);
+    }
+    expect(git(dir, "diff", "--cached", "--name-only")).toBe("");
   });
 
   it("a reader that dies is started again by the next call, which answers", async () => {
