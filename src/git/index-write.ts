@@ -48,7 +48,7 @@ function replaceUnderLock(index: string, entries: EntryWrites): boolean {
   try {
     const next = nextIndex(index, entries);
     if (!next) return false;
-    writeSync(fd, next);
+    for (let at = 0; at < next.length; ) at += writeSync(fd, next, at); // a write may take less than all
     closeSync(fd);
     fd = -1;
     renameSync(lock, index);
