@@ -23,6 +23,7 @@ const SUITES: Record<string, () => Promise<{ default: () => Promise<void> }>> = 
   burst: () => import("./burst.js"),
   caller: () => import("./caller.js"),
   scale: () => import("./scale.js"),
+  "scale-find": () => import("./scale-find.js"),
   "profile-reads": () => import("./profile-reads.js"),
 };
 /**

@@ -391,7 +391,7 @@ async function gitStatus(d: BenchDaemon, tree: Tree, scale: keyof typeof TREES, 
   });
 }
 
-async function findFile(d: BenchDaemon, tree: Tree, scale: keyof typeof TREES, figures: Figures): Promise<void> {
+export async function findFile(d: BenchDaemon, tree: Tree, scale: keyof typeof TREES, figures: Figures): Promise<void> {
   const first = await d.call("find_file", { query: "usrsvc" });
   if (!first.success) {
     console.log(`find_file: skipped (${first.result.code}: ${first.result.message})`);
