@@ -2,7 +2,8 @@
  * `npm run bench -- scale-find`: only the scale suite's find_file figures (and the daemon's RSS at ready), on the same
  * cached trees (BENCH_SCALE=100k, 1M or both, as for scale), without its floods: a quick loop while working on the
  * fuzzy index. The figures are the scale suite's own (the same queries, the same peer), so they compare.
- * BENCH_CPU_PROF=DIR runs the daemon with --cpu-prof, its profile written to DIR when it exits.
+ * BENCH_CPU_PROF=DIR runs the daemon with --cpu-prof, its profile written to DIR when it exits. BENCH_BASELINE=FILE
+ * (another build's dist/src/main.js) runs the same figures on that daemon too, after ours, for a before/after in one run.
  */
 import { performance } from "node:perf_hooks";
 import { TREES, bigTree } from "./big-tree.js";
@@ -10,6 +11,7 @@ import { BenchDaemon, Figures, load, rssMb, withCleanup } from "./lib.js";
 import { findFile } from "./scale.js";
 
 const cpuProf = process.env.BENCH_CPU_PROF;
+const baseline = process.env.BENCH_BASELINE;
 
 export default async function main(): Promise<void> {
   const scales = (process.env.BENCH_SCALE ?? "100k").split(",").map((s) => s.trim());
@@ -20,16 +22,23 @@ export default async function main(): Promise<void> {
       console.log(`\n### ${scale} files (load ${load()})`);
       const tree = await bigTree(TREES[scale]);
       try {
-        await withCleanup(async (cleanup) => {
-          const t0 = performance.now();
-          const d = new BenchDaemon(tree.dir, [], { quiet: true, nodeArgs: cpuProf ? ["--cpu-prof", "--cpu-prof-dir", cpuProf] : [] });
-          cleanup.add("daemon", () => d.close());
-          await d.ready;
-          figures.add({ scale, figure: "time to ready", ours: performance.now() - t0, unit: "ms" });
-          figures.add({ scale, figure: "RSS at ready", ours: rssMb(d.child.pid!), unit: "MB" });
-          await findFile(d, tree, scale, figures);
-          figures.add({ scale, figure: "RSS after find_file", ours: rssMb(d.child.pid!), unit: "MB" });
-        });
+        for (const [label, main] of [
+          ["", undefined],
+          [" (baseline)", baseline],
+        ] as const) {
+          if (label && !main) continue;
+          await withCleanup(async (cleanup) => {
+            const t0 = performance.now();
+            const nodeArgs = cpuProf ? ["--cpu-prof", "--cpu-prof-dir", cpuProf] : [];
+            const d = new BenchDaemon(tree.dir, [], { quiet: true, nodeArgs, main });
+            cleanup.add("daemon", () => d.close());
+            await d.ready;
+            figures.add({ scale, figure: `time to ready${label}`, ours: performance.now() - t0, unit: "ms" });
+            figures.add({ scale, figure: `RSS at ready${label}`, ours: rssMb(d.child.pid!), unit: "MB" });
+            await findFile(d, tree, scale, figures, label);
+            figures.add({ scale, figure: `RSS after find_file${label}`, ours: rssMb(d.child.pid!), unit: "MB" });
+          });
+        }
       } finally {
         await tree.release();
       }

@@ -7,10 +7,13 @@ import { TYPO_MIN_TERM, commonPrefix, dropsNeeded, maxTypoEdits, substringEditDi
  *
  * Incremental: paths are added and removed one by one as the VFS index changes (no rebuild on a new file). Paths are
  * kept by folder: a folder's lower-cased path and character mask once, and per file its name, the name's lower-cased
- * form, masks and depth penalty in typed arrays (slots, reused after a remove). A query is one cheap pass over the
- * slots that sorts the matching ones into tiers, working out what the terms find in each folder's own path once for
- * all its files; fuzzysort only scores the tiers that can still reach the top `limit`, its prepared targets built
- * lazily in a bounded cache. A query that narrows the last one (typing on) scans only the last one's matches.
+ * form (also in one byte buffer, NameBytes), its mask, first letter and depth penalty in typed arrays (slots, reused
+ * after a remove). A query works out what its terms find in each folder's path once (FolderFacts), and with it the
+ * letters a name in that folder must hold for the path to match at all: one AND per file rejects most, and only the
+ * rest are tested, on the name's bytes, and sorted into tiers. Within a substring tier only the files whose first
+ * letter can still reach the top `limit` are scored; fuzzysort only scores the tiers that can still reach it, its
+ * prepared targets built lazily in a bounded cache. A query that narrows the last one (typing on) scans only the last
+ * one's matches.
  *
  * Tiers, best first (OCR's file_find semantics are the first one):
  *   1. every term is a substring of the file name (`service` -> `UserService.ts`);
@@ -247,7 +250,7 @@ export class FuzzyIndex {
     const approximate: string[] = [];
     let scattered = tiers[3];
     if (hits.length < Math.min(limit, TYPO_FALLBACK_BELOW)) {
-      const typos = this.typoCandidates(terms, accept);
+      const typos = this.typoCandidates(terms, new Set([...tiers[0], ...tiers[1]]), accept);
       for (const i of typos) if (!this.allSubsequencesOfPath(terms, i)) total++; // the others are counted in tier 4
       const shown = new Set<number>();
       for (const [i, h] of this.bestTypos(typos, terms, limit - hits.length)) {
@@ -362,14 +365,15 @@ export class FuzzyIndex {
 
   /**
    * Paths no exact tier took whose file name holds every term once one letter of it is dropped. A path fragment (a term
-   * with `/`) has no typo form. The masks let a name lacking two of a term's letters out without a scan.
+   * with `/`) has no typo form. The masks let a name lacking two of a term's letters out without a scan. `inExactTier`:
+   * the substring tiers' slots, the paths that hold every term (a handful: this runs when the exact tiers found little).
    */
-  private typoCandidates(terms: string[], accept?: (path: string) => boolean): number[] {
+  private typoCandidates(terms: string[], inExactTier: Set<number>, accept?: (path: string) => boolean): number[] {
     if (!terms.some((t) => t.length >= TYPO_MIN_TERM) || terms.some((t) => t.includes("/"))) return [];
     const termMasks = terms.map(maskOf);
     const out: number[] = [];
     for (let i = 0; i < this.names.length; i++) {
-      if (this.names[i] === undefined) continue; // a free slot
+      if (this.folderOf[i] < 0) continue; // a free slot
       const name = this.nameLower[i];
       const nameMask = this.nameMasks[i];
       let typos = 0; // one typo per query: two, and nearly any name matches a short query
@@ -387,8 +391,8 @@ export class FuzzyIndex {
         }
       }
       // typos 0: the name holds every term, an exact tier has it; a path whose terms are only scattered across folders
-      // (tier 5) is taken here too, as the better match
-      if (typos !== 1 || allSubstrings(terms, this.lowerOf(i), 0)) continue;
+      // (tier 5) is taken here too, as the better match, but not one whose path holds every term (a substring tier)
+      if (typos !== 1 || inExactTier.has(i)) continue;
       if (substringEditDistance(typoTerm, name, 0) > maxTypoEdits(typoTerm.length)) continue; // held scattered, not near
       if (accept && !accept(this.pathOf(i))) continue;
       out.push(i);
