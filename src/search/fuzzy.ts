@@ -606,11 +606,6 @@ function maskOf(lower: string): number {
   return mask;
 }
 
-function allSubstrings(terms: string[], lower: string, from: number): boolean {
-  for (let k = 0; k < terms.length; k++) if (lower.indexOf(terms[k], from) < 0) return false;
-  return true;
-}
-
 function allSubsequences(terms: string[], lower: string, from: number): boolean {
   for (let k = 0; k < terms.length; k++) if (!isSubsequence(terms[k], lower, from)) return false;
   return true;
