@@ -24,6 +24,7 @@ const SUITES: Record<string, () => Promise<{ default: () => Promise<void> }>> = 
   caller: () => import("./caller.js"),
   "line-git-caller": () => import("./caller.js").then((m) => ({ default: m.lineGitOnly })),
   scale: () => import("./scale.js"),
+  "scale-find": () => import("./scale-find.js"),
   "profile-reads": () => import("./profile-reads.js"),
 };
 /**

@@ -391,7 +391,8 @@ async function gitStatus(d: BenchDaemon, tree: Tree, scale: keyof typeof TREES, 
   });
 }
 
-async function findFile(d: BenchDaemon, tree: Tree, scale: keyof typeof TREES, figures: Figures): Promise<void> {
+/** `label` follows each figure's name (scale-find's baseline daemon). */
+export async function findFile(d: BenchDaemon, tree: Tree, scale: keyof typeof TREES, figures: Figures, label = ""): Promise<void> {
   const first = await d.call("find_file", { query: "usrsvc" });
   if (!first.success) {
     console.log(`find_file: skipped (${first.result.code}: ${first.result.message})`);
@@ -407,7 +408,7 @@ async function findFile(d: BenchDaemon, tree: Tree, scale: keyof typeof TREES, f
   }
   figures.add({
     scale,
-    figure: `find_file, ${FIND_QUERIES.length} queries + ${TYPO_QUERIES.length} typos, median`,
+    figure: `find_file, ${FIND_QUERIES.length} queries + ${TYPO_QUERIES.length} typos, median${label}`,
     ours: median(times),
     peer: peer.length ? median(peer) : undefined,
     peerName: "fzf --filter (a process per query)",
@@ -418,18 +419,19 @@ async function findFile(d: BenchDaemon, tree: Tree, scale: keyof typeof TREES, f
   const afterAdd: number[] = [];
   const normal: number[] = [];
   for (let k = 0; k < ADD_REPS; k++) {
-    const rel = `src/NewlyAddedBench${k}.ts`;
+    const stem = `NewlyAddedBench${k}${label ? "Baseline" : ""}`; // a new file for each daemon
+    const rel = `src/${stem}.ts`;
     const from = d.events.length;
     writeFileSync(path.join(tree.dir, rel), "export {};\n");
     await d.waitFor((e) => e.event === "fs.changed" && e.data.changes.some((c: { path: string }) => c.path === rel), from);
-    const [ms, found] = await timed(() => d.ok("find_file", { query: `newlyaddedbench${k}` }));
+    const [ms, found] = await timed(() => d.ok("find_file", { query: stem.toLowerCase() }));
     afterAdd.push(ms);
     if (found.paths?.[0] !== rel) console.log(`  (the new file was not found first: ${JSON.stringify(found.paths)})`);
-    normal.push(await callMs(d, "find_file", { query: `newlyaddedbench${k}` }));
+    normal.push(await callMs(d, "find_file", { query: stem.toLowerCase() }));
   }
   figures.add({
     scale,
-    figure: "find_file, first query after a file is added",
+    figure: `find_file, first query after a file is added${label}`,
     ours: median(afterAdd),
     peer: median(normal),
     peerName: "the same query again",

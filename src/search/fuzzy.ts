@@ -1,4 +1,5 @@
 import fuzzysort from "fuzzysort";
+import { NameBytes, encodeTerm } from "./name-bytes.js";
 import { TYPO_MIN_TERM, commonPrefix, dropsNeeded, maxTypoEdits, substringEditDistance } from "./typo.js";
 
 /**
@@ -6,10 +7,13 @@ import { TYPO_MIN_TERM, commonPrefix, dropsNeeded, maxTypoEdits, substringEditDi
  *
  * Incremental: paths are added and removed one by one as the VFS index changes (no rebuild on a new file). Paths are
  * kept by folder: a folder's lower-cased path and character mask once, and per file its name, the name's lower-cased
- * form, masks and depth penalty in typed arrays (slots, reused after a remove). A query is one cheap pass over the
- * slots that sorts the matching ones into tiers, working out what the terms find in each folder's own path once for
- * all its files; fuzzysort only scores the tiers that can still reach the top `limit`, its prepared targets built
- * lazily in a bounded cache. A query that narrows the last one (typing on) scans only the last one's matches.
+ * form (also in one byte buffer, NameBytes), its mask, first letter and depth penalty in typed arrays (slots, reused
+ * after a remove). A query works out what its terms find in each folder's path once (FolderFacts), and with it the
+ * letters a name in that folder must hold for the path to match at all: one AND per file rejects most, and only the
+ * rest are tested, on the name's bytes, and sorted into tiers. Within a substring tier only the files whose first
+ * letter can still reach the top `limit` are scored; fuzzysort only scores the tiers that can still reach it, its
+ * prepared targets built lazily in a bounded cache. A query that narrows the last one (typing on) scans only the last
+ * one's matches.
  *
  * Tiers, best first (OCR's file_find semantics are the first one):
  *   1. every term is a substring of the file name (`service` -> `UserService.ts`);
@@ -68,6 +72,8 @@ interface Folder {
   mask: number;
   /** Its mask and its files' (kept through removes: a superset), so a query lacking a letter of it skips them all. */
   union: number;
+  /** Its files' name masks alone (a superset too), so a folder whose files cannot hold what its path lacks is skipped. */
+  nameUnion: number;
   /** The slots of its files. */
   slots: number[];
 }
@@ -92,9 +98,12 @@ export class FuzzyIndex {
   private folderOf = new Int32Array(1024);
   private readonly names: (string | undefined)[] = [];
   private readonly nameLower: string[] = [];
-  private masks = new Int32Array(1024);
+  /** nameLower again, in one buffer: what the scan tests. */
+  private readonly nameBytes = new NameBytes();
   private nameMasks = new Int32Array(1024);
   private penalty = new Float32Array(1024);
+  /** The first character of the name's matching form: whether a term can start the name, without the string. */
+  private firstChar = new Uint16Array(1024);
   private readonly free: number[] = [];
   private count = 0;
   private readonly preparedPath = new Map<number, Fuzzysort.Prepared>();
@@ -124,11 +133,13 @@ export class FuzzyIndex {
     this.folderOf[slot] = f;
     this.names[slot] = name;
     this.nameLower[slot] = lower;
+    this.nameBytes.set(slot, lower);
     this.nameMasks[slot] = maskOf(lower);
-    this.masks[slot] = this.nameMasks[slot] | folder.mask;
     this.penalty[slot] = depthPenalty(path);
+    this.firstChar[slot] = lower.charCodeAt(0) || 0;
     folder.slots.push(slot);
     folder.union |= this.nameMasks[slot];
+    folder.nameUnion |= this.nameMasks[slot];
     this.count++;
     if (this.last && this.last.added.push(slot) > ADDED_SINCE_SCAN_MAX) this.last = undefined;
   }
@@ -145,7 +156,8 @@ export class FuzzyIndex {
     folder.slots.splice(at, 1);
     this.names[slot] = undefined;
     this.nameLower[slot] = "";
-    this.masks[slot] = 0; // no query's mask is 0: scans skip the slot
+    this.nameBytes.clear(slot);
+    this.folderOf[slot] = -1; // a narrowed scan skips it
     this.preparedPath.delete(slot);
     this.preparedName.delete(slot);
     this.free.push(slot);
@@ -173,7 +185,7 @@ export class FuzzyIndex {
     if (f === undefined) {
       const lower = dir ? `${normalized(dir.toLowerCase())}/` : "";
       const mask = maskOf(lower);
-      f = this.folders.push({ path: dir, lower, mask, union: mask, slots: [] }) - 1;
+      f = this.folders.push({ path: dir, lower, mask, union: mask, nameUnion: 0, slots: [] }) - 1;
       this.folderIds.set(dir, f);
     }
     return f;
@@ -181,15 +193,15 @@ export class FuzzyIndex {
 
   private grow(): void {
     const n = this.folderOf.length * 2;
-    const grown = <T extends Int32Array | Float32Array>(a: T, make: (n: number) => T): T => {
+    const grown = <T extends Int32Array | Float32Array | Uint16Array>(a: T, make: (n: number) => T): T => {
       const b = make(n);
       b.set(a);
       return b;
     };
     this.folderOf = grown(this.folderOf, (k) => new Int32Array(k));
-    this.masks = grown(this.masks, (k) => new Int32Array(k));
     this.nameMasks = grown(this.nameMasks, (k) => new Int32Array(k));
     this.penalty = grown(this.penalty, (k) => new Float32Array(k));
+    this.firstChar = grown(this.firstChar, (k) => new Uint16Array(k));
   }
 
   private pathOf(slot: number): string {
@@ -225,12 +237,20 @@ export class FuzzyIndex {
       (i: number) => TIER_PATH_FUZZY + this.fuzzyScore(fuzzyQuery, i, false),
     ];
     const pathOf = (i: number) => this.pathOf(i);
+    // what substringScore can give at most, from the name's first letter alone: most candidates never reach the strings
+    const firsts = terms.map((t) => t.charCodeAt(0));
+    const substringBound = (i: number) => {
+      let bound = 0;
+      for (const c of firsts) bound += this.firstChar[i] === c ? 400 : 200;
+      return bound / terms.length - this.penalty[i];
+    };
+    const bounds = [(i: number) => TIER_NAME_SUBSTRING + substringBound(i), (i: number) => TIER_PATH_SUBSTRING + substringBound(i)];
     // exact matches of the name or a path fragment, then typos of the name, then exact subsequences scattered across folders
-    for (let t = 0; t < 3 && hits.length < limit; t++) hits.push(...best(tiers[t], scorers[t], limit - hits.length, pathOf));
+    for (let t = 0; t < 3 && hits.length < limit; t++) hits.push(...best(tiers[t], scorers[t], limit - hits.length, pathOf, bounds[t]));
     const approximate: string[] = [];
     let scattered = tiers[3];
     if (hits.length < Math.min(limit, TYPO_FALLBACK_BELOW)) {
-      const typos = this.typoCandidates(terms, accept);
+      const typos = this.typoCandidates(terms, new Set([...tiers[0], ...tiers[1]]), accept);
       for (const i of typos) if (!this.allSubsequencesOfPath(terms, i)) total++; // the others are counted in tier 4
       const shown = new Set<number>();
       for (const [i, h] of this.bestTypos(typos, terms, limit - hits.length)) {
@@ -247,67 +267,89 @@ export class FuzzyIndex {
 
   /**
    * Sorts every path matching an exact tier into `tiers` and returns them all. What the terms find in a folder's own
-   * path is worked out once per folder (on its first file), so each file looks at its name only.
+   * path is worked out once per folder, and with it the letters a file's name must then hold for the path to match at
+   * all (see FolderFacts): most files are rejected by that one AND, before any string is looked at.
    */
   private scan(terms: string[], tiers: number[][], accept: ((path: string) => boolean) | undefined, scope: string | undefined): Int32Array {
     const mask = maskOf(terms.join(""));
     const narrowed = this.narrows(terms, scope);
-    const k = terms.length;
-    const folderCount = this.folders.length;
-    /** Per folder: 1 + whether each term is in its path (bit t), 0 until worked out; and each term's letters it holds. */
-    const folderIn = new Int32Array(folderCount);
-    const folderSeq = new Int32Array(folderCount * k);
-    /** Per folder and term: the letters of what is left of the term once the folder's path took what it could. */
-    const folderRest = new Int32Array(folderCount * k);
-    const masks = this.masks;
-    const nameMasks = this.nameMasks;
-    const termMasks = terms.map(maskOf);
+    const facts = new FolderFacts(terms, this.folders.length);
     const folderOf = this.folderOf;
+    const nameMasks = this.nameMasks;
     const nameLower = this.nameLower;
-    const matched: number[] = [];
-    const visit = (i: number): void => {
-      const f = folderOf[i];
-      let inDir = folderIn[f];
-      const folderLower = this.folders[f].lower;
-      if (inDir === 0) {
-        inDir = 1;
-        for (let t = 0; t < k; t++) {
-          if (folderLower.indexOf(terms[t]) >= 0) inDir |= 2 << t;
-          folderSeq[f * k + t] = subsequencePrefix(terms[t], folderLower);
-          folderRest[f * k + t] = maskOf(terms[t].slice(folderSeq[f * k + t]));
-        }
-        folderIn[f] = inDir;
+    const k = terms.length;
+    const termMasks = facts.termMasks;
+    const bytes = this.nameBytes;
+    const encoded = terms.map(encodeTerm);
+    // the name tests, on the name's bytes; on the strings when the name or the term has a character past Latin-1
+    const includes = (i: number, t: number): boolean => {
+      const term = encoded[t];
+      return term === null || bytes.wide(i) ? nameLower[i].indexOf(terms[t]) >= 0 : bytes.includes(i, term);
+    };
+    const subsequenceFrom = (i: number, t: number, from: number): boolean => {
+      const term = encoded[t];
+      return term === null || bytes.wide(i) ? isSubsequenceFrom(terms[t], from, nameLower[i]) : bytes.subsequenceFrom(i, term, from);
+    };
+    const inNameAll = (i: number): boolean => {
+      for (let t = 0; t < k; t++) if (!includes(i, t)) return false;
+      return true;
+    };
+    const fragmentMatch = (i: number, nameMask: number, f: number, folderLower: string): boolean => {
+      const inDir = facts.inDir[f];
+      for (let t = 0; t < k; t++) {
+        if (inDir & (2 << t) || ((nameMask & termMasks[t]) === termMasks[t] && includes(i, t))) continue;
+        if (terms[t].indexOf("/") < 0 || (folderLower + nameLower[i]).indexOf(terms[t]) < 0) return false;
       }
-      const name = nameLower[i];
-      // a name lacking a letter of a term holds it neither as a substring nor as a subsequence: no need to look
+      return true;
+    };
+    const visit = (i: number, f: number, folderLower: string): void => {
       const nameMask = nameMasks[i];
+      // a name lacking a letter of the query is in no name tier, and one lacking a letter of a term its folder's path
+      // does not hold is in no fragment tier either: only the scattered tier is left, without a look at the name
       const inName = (nameMask & mask) === mask;
+      const fragment = facts.fragmentNeed[f];
       let tier: number;
-      if (inName && allSubstrings(terms, name, 0)) tier = 0;
-      else if (allSubstringsOfPath(terms, termMasks, name, nameMask, folderLower, inDir)) tier = 1;
+      if (inName && inNameAll(i)) tier = 0;
+      else if ((fragment < 0 || (nameMask & fragment) === fragment) && fragmentMatch(i, nameMask, f, folderLower)) tier = 1;
       else {
-        for (let t = 0; t < k; t++) {
-          const from = folderSeq[f * k + t];
-          const rest = folderRest[f * k + t];
-          if (from < terms[t].length && ((nameMask & rest) !== rest || !isSubsequenceFrom(terms[t], from, name))) return;
-        }
-        tier = inName && allSubsequences(terms, name, 0) ? 2 : 3;
+        if (facts.need[f] !== 0)
+          for (let t = 0; t < k; t++) {
+            const from = facts.seq[f * k + t];
+            if (from < terms[t].length && !subsequenceFrom(i, t, from)) return;
+          }
+        if (inName) {
+          tier = 2;
+          for (let t = 0; t < k && tier === 2; t++) if (!subsequenceFrom(i, t, 0)) tier = 3;
+        } else tier = 3;
       }
       if (accept && !accept(this.pathOf(i))) return;
       tiers[tier].push(i);
-      matched.push(i);
     };
-    // Hot loop: the masks first (a free slot's is 0), then the cheap native indexOf tests (a substring is also a subsequence).
+    // Hot loop: the folder's need against each name's mask (a free slot's folder is -1), then the strings.
     if (narrowed) {
-      for (const i of narrowed.slots) if ((masks[i] & mask) === mask) visit(i);
-      for (const i of narrowed.added) if ((masks[i] & mask) === mask) visit(i);
+      for (const list of [narrowed.slots, narrowed.added])
+        for (const i of list) {
+          const f = folderOf[i];
+          if (f < 0) continue;
+          const folder = this.folders[f];
+          const need = facts.needOf(f, folder.lower);
+          if ((nameMasks[i] & need) === need) visit(i, f, folder.lower);
+        }
     } else {
-      for (const folder of this.folders) {
+      for (let f = 0; f < this.folders.length; f++) {
+        const folder = this.folders[f];
         if ((folder.union & mask) !== mask) continue;
-        for (const i of folder.slots) if ((masks[i] & mask) === mask) visit(i);
+        const need = facts.needOf(f, folder.lower);
+        if ((folder.nameUnion & need) !== need) continue;
+        const slots = folder.slots;
+        for (let j = 0; j < slots.length; j++) if ((nameMasks[slots[j]] & need) === need) visit(slots[j], f, folder.lower);
       }
     }
-    return Int32Array.from(matched);
+    // the tiers' order within is not the ranking's (that is a total order on score, length and path): one after another
+    const matched = new Int32Array(tiers[0].length + tiers[1].length + tiers[2].length + tiers[3].length);
+    let at = 0;
+    for (const tier of tiers) for (let j = 0; j < tier.length; j++) matched[at++] = tier[j];
+    return matched;
   }
 
   /** The last scan, when every path these terms match is among its matches (each of its terms inside one of these). */
@@ -323,14 +365,15 @@ export class FuzzyIndex {
 
   /**
    * Paths no exact tier took whose file name holds every term once one letter of it is dropped. A path fragment (a term
-   * with `/`) has no typo form. The masks let a name lacking two of a term's letters out without a scan.
+   * with `/`) has no typo form. The masks let a name lacking two of a term's letters out without a scan. `inExactTier`:
+   * the substring tiers' slots, the paths that hold every term (a handful: this runs when the exact tiers found little).
    */
-  private typoCandidates(terms: string[], accept?: (path: string) => boolean): number[] {
+  private typoCandidates(terms: string[], inExactTier: Set<number>, accept?: (path: string) => boolean): number[] {
     if (!terms.some((t) => t.length >= TYPO_MIN_TERM) || terms.some((t) => t.includes("/"))) return [];
     const termMasks = terms.map(maskOf);
     const out: number[] = [];
     for (let i = 0; i < this.names.length; i++) {
-      if (this.masks[i] === 0) continue; // a free slot
+      if (this.folderOf[i] < 0) continue; // a free slot
       const name = this.nameLower[i];
       const nameMask = this.nameMasks[i];
       let typos = 0; // one typo per query: two, and nearly any name matches a short query
@@ -348,8 +391,8 @@ export class FuzzyIndex {
         }
       }
       // typos 0: the name holds every term, an exact tier has it; a path whose terms are only scattered across folders
-      // (tier 5) is taken here too, as the better match
-      if (typos !== 1 || allSubstrings(terms, this.lowerOf(i), 0)) continue;
+      // (tier 5) is taken here too, as the better match, but not one whose path holds every term (a substring tier)
+      if (typos !== 1 || inExactTier.has(i)) continue;
       if (substringEditDistance(typoTerm, name, 0) > maxTypoEdits(typoTerm.length)) continue; // held scattered, not near
       if (accept && !accept(this.pathOf(i))) continue;
       out.push(i);
@@ -423,19 +466,96 @@ export class FuzzyIndex {
   }
 }
 
-/** The `need` best of `slots`: only the scores at or above the need-th best are built into hits and sorted. */
-function best(slots: number[], score: (i: number) => number, need: number, pathOf: (i: number) => string): FuzzyHit[] {
-  return bestSlots(slots, score, need, pathOf).map(({ path, score }) => ({ path, score }));
+/**
+ * What a query's terms find in each folder's own path, worked out on a folder's first file and kept for the rest of
+ * the query. A path matches an exact tier only if each term is a subsequence of it (a substring is one too), and
+ * greedy matching is exact for that: the folder's part takes what it can of the term, and the name must then hold the
+ * rest in order. So a name lacking a letter of any term's rest (`need`) cannot match, whatever its tier.
+ */
+class FolderFacts {
+  readonly termMasks: number[];
+  /** Per folder: 1 + whether each term is a substring of its path (bit t+1); 0 until worked out. */
+  readonly inDir: Int32Array;
+  /** Per folder and term: how many of the term's first letters the folder's path holds in order. */
+  readonly seq: Int32Array;
+  /** Per folder: the letters its files' names must hold (the union of the terms' rests' masks). */
+  readonly need: Int32Array;
+  /**
+   * Per folder: the letters a name must hold for the path to be a fragment match (the terms its path lacks), or -1
+   * when a term with `/` could span the folder and the name (then only the strings tell).
+   */
+  readonly fragmentNeed: Int32Array;
+
+  constructor(
+    private readonly terms: string[],
+    folderCount: number,
+  ) {
+    this.termMasks = terms.map(maskOf);
+    this.inDir = new Int32Array(folderCount);
+    this.seq = new Int32Array(folderCount * terms.length);
+    this.need = new Int32Array(folderCount);
+    this.fragmentNeed = new Int32Array(folderCount);
+  }
+
+  needOf(f: number, folderLower: string): number {
+    if (this.inDir[f] !== 0) return this.need[f];
+    const terms = this.terms;
+    const k = terms.length;
+    let inDir = 1;
+    let need = 0;
+    let fragmentNeed = 0;
+    for (let t = 0; t < k; t++) {
+      const from = subsequencePrefix(terms[t], folderLower);
+      this.seq[f * k + t] = from;
+      if (from < terms[t].length) need |= maskOf(terms[t].slice(from));
+      if (folderLower.indexOf(terms[t]) >= 0) inDir |= 2 << t;
+      else if (fragmentNeed >= 0) fragmentNeed = terms[t].includes("/") ? -1 : fragmentNeed | this.termMasks[t];
+    }
+    this.inDir[f] = inDir;
+    this.need[f] = need;
+    this.fragmentNeed[f] = fragmentNeed;
+    return need;
+  }
 }
 
-function bestSlots(slots: number[], score: (i: number) => number, need: number, pathOf: (i: number) => string): (FuzzyHit & { slot: number })[] {
+/**
+ * The `need` best of `slots`: only the scores at or above the need-th best are built into hits and sorted. With `bound`
+ * (at least the score, and cheap), the slots whose bound is the best it gives are scored first, and the rest only when
+ * their bound reaches the need-th best of those: the others cannot be among the best.
+ */
+function best(slots: number[], score: (i: number) => number, need: number, pathOf: (i: number) => string, bound?: (i: number) => number): FuzzyHit[] {
+  return bestSlots(slots, score, need, pathOf, bound).map(({ path, score }) => ({ path, score }));
+}
+
+function bestSlots(
+  slots: number[],
+  score: (i: number) => number,
+  need: number,
+  pathOf: (i: number) => string,
+  bound?: (i: number) => number,
+): (FuzzyHit & { slot: number })[] {
   const scores = new Float64Array(slots.length);
-  for (let k = 0; k < slots.length; k++) scores[k] = score(slots[k]);
-  const cut = slots.length > need ? kthLargest(scores, need) : -Infinity;
+  if (bound && slots.length > need) {
+    const bounds = new Float64Array(slots.length);
+    let top = -Infinity;
+    for (let k = 0; k < slots.length; k++) top = Math.max(top, (bounds[k] = bound(slots[k])));
+    // the first pass: the slots within a whole class step of the top bound (scores below every bound are never reached)
+    let scored = 0;
+    for (let k = 0; k < slots.length; k++)
+      if (bounds[k] > top - BOUND_FIRST_PASS) {
+        scores[k] = score(slots[k]);
+        scored++;
+      } else scores[k] = Number.NEGATIVE_INFINITY;
+    const floor = scored >= need ? kthLargest(scores, need) : Number.NEGATIVE_INFINITY;
+    for (let k = 0; k < slots.length; k++) if (bounds[k] <= top - BOUND_FIRST_PASS && bounds[k] >= floor) scores[k] = score(slots[k]);
+  } else for (let k = 0; k < slots.length; k++) scores[k] = score(slots[k]);
+  const cut = slots.length > need ? kthLargest(scores, need) : Number.NEGATIVE_INFINITY;
   const hits: (FuzzyHit & { slot: number })[] = [];
   for (let k = 0; k < slots.length; k++) if (scores[k] >= cut) hits.push({ path: pathOf(slots[k]), score: scores[k], slot: slots[k] });
   return hits.sort(compareHits).slice(0, need);
 }
+/** How far below the best bound bestSlots' first pass reaches: one substring class (a name start, 300, against 200). */
+const BOUND_FIRST_PASS = 100;
 
 /** The k-th largest score: one pass keeping the k best in a small sorted array (k is a result limit, usually 20). */
 function kthLargest(scores: Float64Array, k: number): number {
@@ -484,20 +604,6 @@ function maskOf(lower: string): number {
     else if (c !== 32) mask |= 1 << 27;
   }
   return mask;
-}
-
-/** Every term a substring of the path: of its folder's part (bit t+1 of `inDir`), of its name, or (with `/`) across both. */
-function allSubstringsOfPath(terms: string[], termMasks: number[], name: string, nameMask: number, folderLower: string, inDir: number): boolean {
-  for (let t = 0; t < terms.length; t++) {
-    if (inDir & (2 << t) || ((nameMask & termMasks[t]) === termMasks[t] && name.indexOf(terms[t]) >= 0)) continue;
-    if (terms[t].indexOf("/") < 0 || (folderLower + name).indexOf(terms[t]) < 0) return false;
-  }
-  return true;
-}
-
-function allSubstrings(terms: string[], lower: string, from: number): boolean {
-  for (let k = 0; k < terms.length; k++) if (lower.indexOf(terms[k], from) < 0) return false;
-  return true;
 }
 
 function allSubsequences(terms: string[], lower: string, from: number): boolean {

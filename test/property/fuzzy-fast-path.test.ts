@@ -1,0 +1,73 @@
+/**
+ * find_file's matcher against the plain one it replaced (fuzzy-plain.ts: every path's strings tested, no folder masks,
+ * no name buffer): the same hits, scores, totals and typo notes on seeded random trees and queries, with adds,
+ * removes, narrowing queries and a folder filter between them. Names mix case, separators, digits and characters past
+ * Latin-1 (those take the string path), and queries are cut from the paths, so every tier is reached.
+ */
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { FuzzyIndex } from "../../src/search/fuzzy.js";
+import { PlainFuzzyIndex } from "./fuzzy-plain.js";
+import { check } from "./runs.js";
+
+const word = fc.constantFrom("src", "user", "Service", "auth", "login", "cfg", "Config", "a_b", "a-b", "x", "main", "test", "名前", "é", "Ωmega", "v2");
+const segment = fc.array(word, { minLength: 1, maxLength: 3 }).map((w) => w.join(""));
+const nameArb = fc.tuple(segment, fc.constantFrom("", ".ts", ".test.ts", ".md", "_x.json", " y.go")).map(([s, e]) => s + e);
+const pathArb = fc.tuple(fc.array(segment, { maxLength: 4 }), nameArb).map(([dirs, name]) => [...dirs, name].join("/"));
+
+/** A query cut from a path: a piece of it, a subsequence of it, or either with one letter swapped, dropped or changed. */
+function queryFrom(path: string, r: number[]): string {
+  const lower = r[0] % 2 ? path : path.toLowerCase();
+  const from = r[1] % lower.length;
+  const to = Math.min(lower.length, from + 1 + (r[2] % 12));
+  let q = lower.slice(from, to);
+  if (r[3] % 3 === 0) q = [...q].filter((_, k) => (r[4] >> k) & 1 || k === 0).join(""); // a subsequence
+  if (r[5] % 4 === 0 && q.length > 2) {
+    const k = r[6] % (q.length - 1);
+    q = r[7] % 2 ? q.slice(0, k) + q[k + 1] + q[k] + q.slice(k + 2) : q.slice(0, k) + q.slice(k + 1); // a swap, a drop
+  }
+  if (r[8] % 5 === 0) q = `${q} ${lower.slice(0, 3)}`; // two terms
+  return q.trim() || "x";
+}
+const cut = fc.array(fc.nat(), { minLength: 9, maxLength: 9 });
+const op = fc.oneof(
+  fc.record({ kind: fc.constant("add" as const), path: pathArb }),
+  fc.record({ kind: fc.constant("remove" as const), at: fc.nat() }),
+  fc.record({ kind: fc.constant("search" as const), at: fc.nat(), cut, limit: fc.integer({ min: 1, max: 25 }) }),
+  fc.record({ kind: fc.constant("narrow" as const), at: fc.nat(), cut }),
+);
+
+describe("FuzzyIndex against the plain matcher it replaced", () => {
+  it("ranks every query exactly as the plain matcher does, through adds, removes and narrowing queries", async () => {
+    await check(
+      fc.property(fc.uniqueArray(pathArb, { minLength: 1, maxLength: 120 }), fc.array(op, { maxLength: 40 }), (initial, ops) => {
+        const index = new FuzzyIndex(initial);
+        const paths = new Set(initial);
+        const plain = () => new PlainFuzzyIndex([...paths]);
+        const some = (at: number) => [...paths][at % Math.max(1, paths.size)] ?? "src/x.ts";
+        for (const o of ops) {
+          if (o.kind === "add") {
+            index.add(o.path);
+            paths.add(o.path);
+          } else if (o.kind === "remove") {
+            const gone = some(o.at);
+            expect(index.remove(gone)).toBe(paths.delete(gone));
+          } else if (o.kind === "search") {
+            const q = queryFrom(some(o.at), o.cut);
+            expect(index.search(q, o.limit), q).toEqual(plain().search(q, o.limit));
+          } else {
+            // typing on: each prefix of the query in turn, in the scope of a folder filter and without one
+            const q = queryFrom(some(o.at), o.cut);
+            const under = (p: string) => p.startsWith("src");
+            const reference = plain();
+            for (let end = 1; end <= q.length; end++) {
+              expect(index.search(q.slice(0, end), 10), q.slice(0, end)).toEqual(reference.search(q.slice(0, end), 10));
+              expect(index.search(q.slice(0, end), 10, under, "src")).toEqual(reference.search(q.slice(0, end), 10, under));
+            }
+          }
+        }
+      }),
+      150,
+    );
+  });
+});
