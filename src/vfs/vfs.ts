@@ -40,10 +40,12 @@ const SETTLE_MARGIN_MS = 25;
 const PARCEL_QUIET_MS = 500;
 const QUIET_SETTLE_MS = 10;
 /**
- * settle() in a repository writes this file in the git dir (a name of the daemon's own, `.pid` added, removed at stop)
- * and waits for parcel to report it: one inotify queue holds the events of both watched trees in the order they
- * happened, and parcel hands them over in that order, so once the marker's event is here, every change made before it
- * was written is too, with no fixed wait. git ignores what it does not know in its folder.
+ * Once a batch has come, settle() in a repository writes this file in the git dir (a name of the daemon's own, `.pid`
+ * added, removed at stop) and waits for parcel to report it: one inotify queue holds the events of both watched trees
+ * in the order they happened, and parcel hands them over in that order, so once the marker's event is here, every
+ * change made before it was written is too, with no fixed wait. Not when parcel was quiet: its event would be handed
+ * over at once, but it would start parcel's 500 ms of batching (Debounce.cc), and every settle in that time would wait
+ * for a 50 ms batch where a quiet one takes 10 ms. git ignores what it does not know in its folder.
  */
 export const SETTLE_MARKER = "tool-layer-settle";
 /** Errors kept for `info`. */
@@ -92,8 +94,11 @@ export class Vfs {
   /** settle()'s marker file, once written, and the settles waiting for its event. */
   private marker?: string;
   private readonly markerWaiters = new Set<() => void>();
-  /** How settles ended: on the marker's event, or on the timed wait (no marker here, or it did not come in time). */
-  private readonly settles = { marker: 0, timed: 0 };
+  /**
+   * How settles ended: quiet (parcel idle before and after, see QUIET_SETTLE_MS), on the marker's event, or on the
+   * timed wait (no marker here, or it did not come in time).
+   */
+  private readonly settles = { quiet: 0, marker: 0, timed: 0 };
 
   private readonly git: GitReader;
   /** Where parcel runs (a process of its own: watcher-host.ts says why); chokidar runs in the daemon. */
@@ -115,21 +120,23 @@ export class Vfs {
    */
   async settle(since?: number): Promise<void> {
     const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-    if (await this.markerSeen(ENGINE_BATCH_DELAY_MS.parcel + SETTLE_MARGIN_MS)) {
-      // Batches of one round of parcel's come one per watched tree: the host's answer to a ping follows them all.
-      await this.watcherHost.ping();
-      await this.pipeline?.idle();
-      this.settles.marker++;
-      return;
-    }
-    this.settles.timed++;
+    const fullMs = ENGINE_BATCH_DELAY_MS[this.ws.watcherEngine] + SETTLE_MARGIN_MS;
     const quiet = () => since !== undefined && this.ws.watcherEngine === "parcel" && this.lastBatchAt < since - PARCEL_QUIET_MS;
     if (quiet()) {
-      const fullMs = ENGINE_BATCH_DELAY_MS.parcel + SETTLE_MARGIN_MS;
       await Promise.all([sleep(QUIET_SETTLE_MS), Promise.race([this.watcherHost.ping(), sleep(fullMs)])]);
-      if (!quiet()) await sleep(fullMs); // a change came: the rest of its batch may trail
+      if (quiet()) {
+        this.settles.quiet++;
+        return this.pipeline?.idle();
+      }
+    }
+    // A batch came, so parcel holds what follows for its 50 ms batch: the marker's event says when that is here.
+    if (await this.markerSeen(fullMs)) {
+      // Batches of one round of parcel's come one per watched tree: the host's answer to a ping follows them all.
+      await this.watcherHost.ping();
+      this.settles.marker++;
     } else {
-      await sleep(ENGINE_BATCH_DELAY_MS[this.ws.watcherEngine] + SETTLE_MARGIN_MS);
+      await sleep(fullMs);
+      this.settles.timed++;
     }
     await this.pipeline?.idle();
   }

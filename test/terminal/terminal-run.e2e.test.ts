@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { fileHash, initHash } from "../../src/core/hash.js";
@@ -299,17 +299,25 @@ describe("terminal_run", () => {
 });
 
 describe("the wait for the watcher after a command", () => {
-  const settles = async (k: DaemonClient) => (await k.ok("info", { tool_id: "file_read" })).state.settles as { marker: number; timed: number };
+  const settles = async (k: DaemonClient) => (await k.ok("info", { tool_id: "file_read" })).state.settles as { quiet: number; marker: number; timed: number };
+  const make = (name: string) => `node -e "require('fs').writeFileSync('${name}', 'm\\n')"`;
 
-  it("in a repository, ends on the daemon's marker in the git dir (no timed wait), which no event shows and shutdown removes", async () => {
+  it("in a repository: quiet, no marker written; once parcel batches, it ends on the daemon's marker in the git dir, which no event shows and shutdown removes", async () => {
     const w = tmpWorkspace({ git: true, files: { "a.txt": "a\n" } });
     const k = await startDaemon(w.dir);
+    const marker = path.join(w.dir, ".git", `tool-layer-settle.${k.child.pid}`);
     try {
-      const before = await settles(k);
-      const r = await k.ok("terminal_run", { command: "node -e \"require('fs').writeFileSync('made.txt', 'm\\n')\"" });
-      expect(r.changed_files).toEqual([{ path: "made.txt", kind: "created", hash: fileHash(Buffer.from("m\n")) }]);
-      expect(await settles(k)).toEqual({ marker: before.marker + 1, timed: before.timed });
-      const marker = path.join(w.dir, ".git", `tool-layer-settle.${k.child.pid}`);
+      let before = await settles(k);
+      await k.ok("terminal_run", { command: "true" });
+      expect(await settles(k)).toEqual({ ...before, quiet: before.quiet + 1 });
+      expect(existsSync(marker)).toBe(false); // it would have made parcel batch for the next half second
+      // A change just before the command makes parcel batch (for half a second), so the settle cannot be a quiet one.
+      writeFileSync(path.join(w.dir, "before.txt"), "b\n");
+      await k.waitFor((l) => l.event === "fs.changed" && l.data.changes.some((c: { path: string }) => c.path === "before.txt"));
+      before = await settles(k);
+      const r = await k.ok("terminal_run", { command: make("made.txt") });
+      expect(r.changed_files).toContainEqual({ path: "made.txt", kind: "created", hash: fileHash(Buffer.from("m\n")) });
+      expect(await settles(k)).toEqual({ ...before, marker: before.marker + 1 });
       expect(existsSync(marker)).toBe(true);
       expect(k.events.some((e) => JSON.stringify(e.data).includes("tool-layer-settle"))).toBe(false);
       await k.close();
@@ -320,14 +328,16 @@ describe("the wait for the watcher after a command", () => {
     }
   });
 
-  it("outside a repository, is the timed wait, and still sees what the command made", async () => {
+  it("outside a repository, never a marker, and it still sees what the command made", async () => {
     const w = tmpWorkspace({ files: { "a.txt": "a\n" } });
     const k = await startDaemon(w.dir);
     try {
       const before = await settles(k);
-      const r = await k.ok("terminal_run", { command: "node -e \"require('fs').writeFileSync('made.txt', 'm\\n')\"" });
+      const r = await k.ok("terminal_run", { command: make("made.txt") });
       expect(r.changed_files.map((c: { path: string }) => c.path)).toEqual(["made.txt"]);
-      expect(await settles(k)).toEqual({ marker: before.marker, timed: before.timed + 1 });
+      const after = await settles(k);
+      expect(after.marker).toBe(before.marker);
+      expect(after.quiet + after.timed).toBe(before.quiet + before.timed + 1);
     } finally {
       await k.close();
       w.cleanup();
