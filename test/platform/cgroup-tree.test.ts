@@ -89,12 +89,16 @@ describe("the supervisor's cgroup tree", () => {
   it("kills and removes the tree of a daemon that died with its watchdog", async () => {
     const own = ownV2Cgroup(readFileSync("/proc/self/mountinfo", "utf8"), readFileSync("/proc/self/cgroup", "utf8"));
     if (!("dir" in own)) throw new Error(own.reason);
-    const dead = spawnSync("true").pid!;
-    const stale = path.join(own.dir, `tool-layer-tree-${dead}-1`);
+    // Named after a process alive while the tree is set up: a daemon of another test file starting meanwhile sweeps the
+    // trees of dead pids, and would take this one before its leftover joined (seen in CI). Stale once the holder dies.
+    const holder = spawn("sleep", ["60"], { stdio: "ignore" });
+    const stale = path.join(own.dir, `tool-layer-tree-${holder.pid}-1`);
     mkdirSync(path.join(stale, "c1"), { recursive: true });
     const left = spawn("sh", ["-c", 'echo $$ > "$1"; exec sleep 30', "sh", path.join(stale, "c1", "cgroup.procs")], { stdio: "ignore" });
     try {
       await until(() => readFileSync(path.join(stale, "c1", "cgroup.procs"), "utf8").trim() === String(left.pid), "the leftover to join");
+      holder.kill("SIGKILL");
+      await waitDead(holder.pid!);
       const tree = new CgroupTree();
       tree.start("true", [], { PATH: "/usr/bin:/bin" }, "/", (cmd, args) => spawnSync(cmd, args)); // the first leaf makes the tree
       await waitDead(left.pid!);
@@ -102,6 +106,7 @@ describe("the supervisor's cgroup tree", () => {
       await tree.close();
     } finally {
       if (alive(left.pid!)) left.kill("SIGKILL");
+      if (alive(holder.pid!)) holder.kill("SIGKILL");
     }
   });
 });
