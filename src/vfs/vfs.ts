@@ -47,7 +47,7 @@ const QUIET_SETTLE_MS = 10;
  * over at once, but it would start parcel's 500 ms of batching (Debounce.cc), and every settle in that time would wait
  * for a 50 ms batch where a quiet one takes 10 ms. git ignores what it does not know in its folder.
  */
-export const SETTLE_MARKER = "tool-layer-settle";
+const SETTLE_MARKER = "tool-layer-settle";
 /** Errors kept for `info`. */
 const KEPT_ERRORS = 5;
 
@@ -206,20 +206,18 @@ export class Vfs {
     let seen!: () => void;
     const reported = new Promise<boolean>((resolve) => {
       seen = () => resolve(true);
-      this.markerWaiters.add(seen);
       timer = setTimeout(() => resolve(false), timeoutMs);
     });
+    this.markerWaiters.add(seen);
     try {
       writeFileSync(this.marker, String(Date.now()));
+      return await reported;
     } catch {
+      return false; // a read-only git dir, say
+    } finally {
       this.markerWaiters.delete(seen);
       clearTimeout(timer);
-      return false; // a read-only git dir, say
     }
-    const ok = await reported;
-    this.markerWaiters.delete(seen);
-    clearTimeout(timer);
-    return ok;
   }
 
   async stop(): Promise<void> {
