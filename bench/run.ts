@@ -25,6 +25,7 @@ const SUITES: Record<string, () => Promise<{ default: () => Promise<void> }>> = 
   "line-git-caller": () => import("./caller.js").then((m) => ({ default: m.lineGitOnly })),
   scale: () => import("./scale.js"),
   "scale-find": () => import("./scale-find.js"),
+  rss: () => import("./rss.js"),
   "profile-reads": () => import("./profile-reads.js"),
 };
 /**

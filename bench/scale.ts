@@ -296,7 +296,7 @@ function headMoved(dir: string): { at?: number; close(): void } {
 }
 
 /** @parcel/watcher alone in a process of its own (raw-watcher.ts), its batches as lines. */
-class RawWatcher implements Observer {
+export class RawWatcher implements Observer {
   private readonly batches: Observed[] = [];
   private wake?: () => void;
   private constructor(

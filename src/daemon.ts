@@ -10,6 +10,7 @@ import type { ConfirmMode } from "./protocol/mcp/confirm.js";
 import { LspService } from "./lsp/service.js";
 import { EventBus } from "./platform/bus.js";
 import { Supervisor } from "./platform/supervisor.js";
+import { holdYoungGeneration, releaseYoungGeneration } from "./platform/young-generation.js";
 import { Terminal, type TerminalOptions } from "./terminal/terminal.js";
 import { JsonlTransport } from "./protocol/jsonl/transport.js";
 import { debugSleepTool } from "./tools/debug-sleep.js";
@@ -148,15 +149,20 @@ export class Daemon {
    * that connects transports of its own (test/helpers/in-process.ts) calls it and `stop` itself.
    */
   async start(): Promise<void> {
-    this.services.terminal.start(); // the sandbox probe and the bash grammar load while the watcher starts
-    await this.ws.init();
-    this.ws.git.start();
-    // Stopped before the VFS and the terminal (disposers run newest first).
-    this.ws.onDispose(() => this.lsp.stop());
-    this.ws.onDispose(() => this.mcp.stop());
-    // The user's MCP servers and CodeGraph: their tools join the registry as the servers come up (SPEC 12).
-    this.registry.addProvider(new PassthroughTools(this.mcp));
-    await this.mcp.start();
+    holdYoungGeneration(); // main.ts holds it from its first line; held here too for a daemon started in a test
+    try {
+      this.services.terminal.start(); // the sandbox probe runs while the watcher starts
+      await this.ws.init();
+      this.ws.git.start();
+      // Stopped before the VFS and the terminal (disposers run newest first).
+      this.ws.onDispose(() => this.lsp.stop());
+      this.ws.onDispose(() => this.mcp.stop());
+      // The user's MCP servers and CodeGraph: their tools join the registry as the servers come up (SPEC 12).
+      this.registry.addProvider(new PassthroughTools(this.mcp));
+      await this.mcp.start();
+    } finally {
+      releaseYoungGeneration();
+    }
   }
 
   /** After ready (its lsp.state events follow the ready line): see lsp/warm.ts. */

@@ -1,7 +1,10 @@
 #!/usr/bin/env node
 import { accessSync, constants, existsSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { Daemon, type DaemonOptions } from "./daemon.js";
+import type { Daemon, DaemonOptions } from "./daemon.js";
+import { holdYoungGeneration } from "./platform/young-generation.js";
+
+holdYoungGeneration(); // before the daemon's modules load (below): see young-generation.ts
 
 /** Every flag, with what `--help` says of it. */
 const FLAGS = {
@@ -165,6 +168,7 @@ try {
     process.stdout.write(`${version()}\n`);
     process.exit(0);
   }
+  const { Daemon } = await import("./daemon.js");
   daemon = new Daemon({ ...parsed.options, version: version() });
 } catch (e) {
   // One line naming what is wrong (SPEC 1); --help has the rest.

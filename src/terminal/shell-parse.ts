@@ -1,6 +1,6 @@
 import { createRequire } from "node:module";
 import v8 from "node:v8";
-import { Language, Parser } from "web-tree-sitter";
+import type { Parser } from "web-tree-sitter";
 import { once } from "../core/once.js";
 import { ToolError } from "../errors.js";
 import { type CheckOptions, type Verdict, verdictOf } from "./shell-rules.js";
@@ -9,7 +9,10 @@ export type { CheckOptions, Verdict } from "./shell-rules.js";
 
 const require = createRequire(import.meta.url);
 
-const grammar = once(async () => {
+const grammar = once(async (): Promise<Parser> => {
+  // Imported here, not at the top: the module and the grammar's WebAssembly cost the daemon about 18 MB, paid only by
+  // a daemon that checks a command.
+  const { Language, Parser } = await import("web-tree-sitter");
   v8.setFlagsFromString("--liftoff-only");
   try {
     await Parser.init();
@@ -23,7 +26,8 @@ const grammar = once(async () => {
 });
 
 /**
- * The bash grammar, loaded once (about 16 ms); every later check parses synchronously.
+ * The bash grammar, loaded once, on the first check (about 16 ms on a quiet machine, 180 ms at load 10; the first
+ * terminal_run waits for it); every later check parses synchronously.
  * Its WebAssembly is compiled by V8's baseline compiler only (Liftoff): with tiering on, V8 goes on optimizing the
  * grammar's huge parse function in the background for seconds, and a daemon cannot exit until that is done (1-5 s
  * after its first terminal command here). The flag is set only around these compilations: the file hasher's module,

@@ -17,7 +17,7 @@ import { FifoPool, PipeCopy, openPipe } from "./output-pipe.js";
 import { MAX_FILE_BYTES, OutputStore, closeQuietly, readCapped } from "./output-store.js";
 import { type View, bashArgv, buildSandbox, notFoundHint, sandboxEnv, sandboxHome } from "./sandbox.js";
 import { type Setup, type SetupHost, prepareSetup } from "./setup.js";
-import { checkCommand, initShellParser, shellWriteRefused } from "./shell-parse.js";
+import { checkCommand, shellWriteRefused } from "./shell-parse.js";
 
 /** SPEC 11: a foreground command's default and longest timeout (Claude Code's Bash has the same, which models know). */
 export const DEFAULT_COMMAND_TIMEOUT_MS = 120_000;
@@ -147,11 +147,13 @@ export class Terminal {
     return this.options.sandbox ?? "on";
   }
 
-  /** Starts the probe and the parser's load in the background, so the first command does not wait for them. */
+  /**
+   * Starts the probe in the background, so the first command does not wait for it. The bash grammar is not loaded here:
+   * it would hold about 18 MB from the start in a daemon that may never run a command; the first check loads it, once.
+   */
   start(): void {
     this.pipes.warm(this.ws.log);
     this.ready().catch((e: unknown) => this.ws.log(`terminal setup failed: ${e instanceof Error ? e.message : String(e)}`));
-    initShellParser().catch((e: unknown) => this.ws.log(`the bash grammar did not load: ${e instanceof Error ? e.message : String(e)}`));
   }
 
   ready(): Promise<Setup> {
