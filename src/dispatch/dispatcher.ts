@@ -4,6 +4,7 @@ import { MAX_TEXT_CHARS } from "../core/limits.js";
 import { ToolError, toolErrorOf } from "../errors.js";
 import type { AnyTool, DaemonApi, ToolContext, ToolResult } from "./tool.js";
 import type { Services } from "./services.js";
+import { CallAbort } from "./call-abort.js";
 import { previewId } from "./preview.js";
 import { PREVIEW_PARAM, type Registry, unknownToolError } from "./registry.js";
 
@@ -26,11 +27,11 @@ export interface CallRequest {
 export type Outcome = { success: true; result: ToolResult } | { success: false; result: { code: string; message: string; [detail: string]: unknown } };
 
 interface Running {
-  controller: AbortController;
+  abort: CallAbort;
   committing: boolean;
 }
 
-/** A run identical calls share (single flight): its own controller and outcome, and how many callers still wait on it. */
+/** A run identical calls share (single flight): its own abort and outcome, and how many callers still wait on it. */
 interface Flight {
   run: Running;
   outcome: Promise<Outcome>;
@@ -84,7 +85,7 @@ export class Dispatcher implements DaemonApi {
     this.closing = true;
     const all = Promise.allSettled([...this.settled]);
     await Promise.race([all, delay(graceMs)]);
-    for (const r of this.running.values()) r.controller.abort(new Aborted("the daemon is shutting down"));
+    for (const r of this.running.values()) r.abort.abort(new Aborted("the daemon is shutting down"));
     // An aborted call answers at once (raceAbort); only a commit in progress is worth waiting for, briefly.
     await Promise.race([all, delay(ABORT_GRACE_MS)]);
   }
@@ -107,8 +108,8 @@ export class Dispatcher implements DaemonApi {
 
   cancel(callId: CallId): boolean {
     const running = this.running.get(keyOf(callId));
-    if (!running || running.committing || running.controller.signal.aborted) return false;
-    running.controller.abort(new Aborted("cancelled"));
+    if (!running || running.committing || running.abort.aborted) return false;
+    running.abort.abort(new Aborted("cancelled"));
     return true;
   }
 
@@ -133,7 +134,7 @@ export class Dispatcher implements DaemonApi {
     if (registered.previewParam) delete params[PREVIEW_PARAM];
 
     if (tool.shareable && !tool.mutating) return this.join(request, key, tool, params);
-    const entry: Running = { controller: new AbortController(), committing: false };
+    const entry: Running = { abort: new CallAbort(), committing: false };
     this.running.set(key, entry);
     try {
       return await this.execute(request, tool, params, bound, entry);
@@ -149,15 +150,15 @@ export class Dispatcher implements DaemonApi {
    * cancelled meanwhile. Answers the failure when the wait ends in one; undefined to go on with the call.
    */
   private async awaitListed(request: CallRequest, key: string): Promise<Outcome | undefined> {
-    const entry: Running = { controller: new AbortController(), committing: false };
-    const listed = this.registry.awaitTool(request.tool_id, entry.controller.signal);
+    const entry: Running = { abort: new CallAbort(), committing: false };
+    const listed = this.registry.awaitTool(request.tool_id, entry.abort.signal);
     if (!listed) return undefined;
     this.running.set(key, entry);
     try {
       await listed;
       return undefined;
     } catch (e) {
-      if (entry.controller.signal.aborted) return abortedOutcome(request.tool_id, entry.controller.signal.reason, 0);
+      if (entry.abort.aborted) return abortedOutcome(request.tool_id, entry.abort.reason, 0);
       return failure(toolErrorOf(e) ?? new ToolError("INTERNAL", `Waiting for ${request.tool_id} failed unexpectedly (${String(e)}).`));
     } finally {
       this.running.delete(key);
@@ -172,40 +173,38 @@ export class Dispatcher implements DaemonApi {
     const id = `${tool.id}\n${canonicalJson(params)}`;
     let flight = this.flights.get(id);
     if (!flight) {
-      const run: Running = { controller: new AbortController(), committing: false };
+      const run: Running = { abort: new CallAbort(), committing: false };
       const started: Flight = { run, joiners: 0, outcome: this.execute(request, tool, params, undefined, run) };
       void started.outcome.finally(() => this.flights.get(id) === started && this.flights.delete(id));
       this.flights.set(id, (flight = started));
     }
     const shared = flight;
     shared.joiners++;
-    const mine: Running = { controller: new AbortController(), committing: false };
+    const mine: Running = { abort: new CallAbort(), committing: false };
     this.running.set(key, mine);
-    const { signal } = mine.controller;
-    let onAbort!: () => void;
+    let takeBack!: () => void;
     const left = new Promise<Outcome>((resolve) => {
-      onAbort = () => {
+      takeBack = mine.abort.onAbort(() => {
         if (--shared.joiners === 0) {
           if (this.flights.get(id) === shared) this.flights.delete(id);
-          shared.run.controller.abort(signal.reason);
+          shared.run.abort.abort(mine.abort.reason);
         }
-        resolve(abortedOutcome(tool.id, signal.reason, tool.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS));
-      };
-      signal.addEventListener("abort", onAbort, { once: true });
+        resolve(abortedOutcome(tool.id, mine.abort.reason, tool.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS));
+      });
     });
     try {
       return await Promise.race([shared.outcome, left]);
     } finally {
-      signal.removeEventListener("abort", onAbort);
+      takeBack();
       this.running.delete(key);
     }
   }
 
-  /** Runs one call under `entry`'s controller (cancel, timeout, shutdown) and turns whatever happens into an Outcome. */
+  /** Runs one call under `entry`'s abort (cancel, timeout, shutdown) and turns whatever happens into an Outcome. */
   private async execute(request: CallRequest, tool: AnyTool, params: Record<string, unknown>, bound: string | undefined, entry: Running): Promise<Outcome> {
-    const { controller } = entry;
+    const { abort } = entry;
     const timeoutMs = tool.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
-    const stopTimer = this.startTimeout(controller, timeoutMs);
+    const stopTimer = this.startTimeout(abort, timeoutMs);
     const dryRun = tool.mutating && !request.approved;
     const context = (dry: boolean, holdsTree: boolean): ToolContext => ({
       ws: this.ws,
@@ -213,11 +212,14 @@ export class Dispatcher implements DaemonApi {
       sessionId: request.session_id,
       callId: request.call_id,
       toolId: tool.id,
-      signal: controller.signal,
+      get signal() {
+        return abort.signal;
+      },
+      throwIfAborted: () => abort.throwIfAborted(),
       dryRun: dry,
       daemon: this,
       commit: async (step) => {
-        if (controller.signal.aborted) throw new Aborted("aborted before commit");
+        if (abort.aborted) throw new Aborted("aborted before commit");
         entry.committing = true;
         return step();
       },
@@ -261,10 +263,10 @@ export class Dispatcher implements DaemonApi {
       } else {
         work = tool.run(params, context(false, false));
       }
-      const result = await raceAbort(work, controller.signal, entry);
+      const result = await raceAbort(work, entry);
       return { success: true, result: capText(result) };
     } catch (e) {
-      if (controller.signal.aborted && !entry.committing) return abortedOutcome(tool.id, controller.signal.reason, timeoutMs);
+      if (abort.aborted && !entry.committing) return abortedOutcome(tool.id, abort.reason, timeoutMs);
       const known = toolErrorOf(e);
       if (known) return failure(known);
       this.ws.log(`INTERNAL in ${tool.id} (call ${JSON.stringify(request.call_id)}): ${e instanceof Error ? e.stack : String(e)}`);
@@ -283,13 +285,13 @@ export class Dispatcher implements DaemonApi {
    * Aborts the call once it has run `timeoutMs`. Time its work spent waiting for a pool slot does not count: a call
    * queued behind a burst gets its whole timeout once its process starts, and still answers CANCELLED to a cancel.
    */
-  private startTimeout(controller: AbortController, timeoutMs: number): () => void {
+  private startTimeout(abort: CallAbort, timeoutMs: number): () => void {
     const start = performance.now();
     let timer: NodeJS.Timeout;
     const check = () => {
-      const left = timeoutMs - (performance.now() - start - this.ws.processes.waitedMs(controller.signal));
+      const left = timeoutMs - (performance.now() - start - (abort.madeSignal ? this.ws.processes.waitedMs(abort.madeSignal) : 0));
       if (left >= 1) timer = setTimeout(check, left);
-      else controller.abort(new Aborted(`timeout after ${timeoutMs} ms`));
+      else abort.abort(new Aborted(`timeout after ${timeoutMs} ms`));
     };
     timer = setTimeout(check, timeoutMs);
     return () => clearTimeout(timer);
@@ -319,19 +321,19 @@ function delay(ms: number): Promise<void> {
 }
 
 /** Settles with the tool's result, or rejects the moment the call is aborted, unless it is committing: then it waits. */
-function raceAbort<T>(work: Promise<T>, signal: AbortSignal, entry: Running): Promise<T> {
-  if (signal.aborted && !entry.committing) {
+function raceAbort<T>(work: Promise<T>, entry: Running): Promise<T> {
+  const { abort } = entry;
+  if (abort.aborted && !entry.committing) {
     work.catch(() => undefined);
-    return Promise.reject(signal.reason);
+    return Promise.reject(abort.reason);
   }
   return new Promise<T>((resolve, reject) => {
-    const onAbort = () => {
+    const takeBack = abort.onAbort(() => {
       if (entry.committing) return; // the step in progress finishes and answers for itself
       work.catch(() => undefined);
-      reject(signal.reason);
-    };
-    signal.addEventListener("abort", onAbort, { once: true });
-    work.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+      reject(abort.reason);
+    });
+    work.then(resolve, reject).finally(takeBack);
   });
 }
 

@@ -13,8 +13,10 @@ export interface ToolContext {
   sessionId: string;
   callId: string | number;
   toolId: string;
-  /** Aborted on cancel, timeout or shutdown; check it after every await that can take long. */
-  signal: AbortSignal;
+  /** Aborted on cancel, timeout or shutdown; check it after every await that can take long. Made when first read. */
+  readonly signal: AbortSignal;
+  /** Throws once the call is aborted: the check without making the signal (see CallAbort). */
+  throwIfAborted(): void;
   /** True when the tool is mutating and the call was not approved: check everything, change nothing, return a preview. */
   dryRun: boolean;
   /** Runs the irreversible step (a rename, a ref update). A cancel that arrives during it waits for it to finish. */

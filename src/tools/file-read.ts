@@ -46,13 +46,14 @@ export const fileReadTool = defineTool({
   },
   mutating: false,
   state: ({ workspace: ws }) => ({ ...ws.vfsState(), max_file_bytes: ws.maxFileBytes }),
-  async run(params, { ws, sessionId, signal }) {
+  async run(params, ctx) {
+    const { ws, sessionId } = ctx;
     if (params.lines && (params.offset !== undefined || params.limit !== undefined)) {
       throw new ToolError("INVALID_PARAMS", "lines: give either lines (tag mode) or offset/limit (a window), not both.");
     }
     const target = await ws.paths.resolve(params.path);
     const { bytes, hash, lines } = await readLines(target, ws.maxFileBytes);
-    signal.throwIfAborted();
+    ctx.throwIfAborted();
     ws.recordSeen(sessionId, target.realRel, hash, bytes);
     const total = lines.length;
     const base = { path: target.rel, hash, total_lines: total, eol: lines.eolStyle() };
