@@ -7,7 +7,9 @@
  * - its anonymous memory (RssAnon): without the pages of node's binary, about 42 MB that every Node process maps and
  *   shares;
  * - the process tree's RSS (the daemon, its watcher host, which holds parcel's own memory, its watchdog, and the
- *   sandbox probe's bwrap while it runs), and the same 3 s later.
+ *   sandbox probe's bwrap while it runs), and the same 3 s later;
+ * - the tree's PSS (each page divided among the processes that map it, smaps_rollup): the tree's RSS counts node's
+ *   binary once per Node process, which the three processes share.
  */
 import { readFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
@@ -29,6 +31,16 @@ function statusMb(pid: number, field: string): number {
   }
 }
 
+/** The process's proportional set size in MB (/proc/PID/smaps_rollup); 0 once it is gone. */
+function pssMb(pid: number): number {
+  try {
+    const m = /^Pss:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, "utf8"));
+    return m ? Number(m[1]) / 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
 function descendants(pid: number): number[] {
   let kids: number[] = [];
   try {
@@ -42,12 +54,15 @@ interface Sample {
   own: number;
   anon: number;
   tree: number;
+  treePss: number;
   treeLater: number;
 }
 
 function sample(pid: number): Omit<Sample, "treeLater" | "readyMs"> {
-  const tree = [pid, ...descendants(pid)].reduce((sum, p) => sum + statusMb(p, "VmRSS"), 0);
-  return { own: statusMb(pid, "VmRSS"), anon: statusMb(pid, "RssAnon"), tree };
+  const all = [pid, ...descendants(pid)];
+  const tree = all.reduce((sum, p) => sum + statusMb(p, "VmRSS"), 0);
+  const treePss = all.reduce((sum, p) => sum + pssMb(p), 0);
+  return { own: statusMb(pid, "VmRSS"), anon: statusMb(pid, "RssAnon"), tree, treePss };
 }
 
 const later = async (pid: number) => (
@@ -110,6 +125,14 @@ export default async function main(): Promise<void> {
             figure: `  its process tree (with the watcher host)${label}`,
             ours: m(side, "tree"),
             peer: m("raw", "tree"),
+            peerName: "raw parcel",
+            unit: "MB",
+          });
+          figures.add({
+            scale,
+            figure: `  its process tree's PSS${label}`,
+            ours: m(side, "treePss"),
+            peer: m("raw", "treePss"),
             peerName: "raw parcel",
             unit: "MB",
           });
