@@ -9,10 +9,8 @@
  * index.skipHash), or one that does not parse.
  */
 import { createHash } from "node:crypto";
-import { type BigIntStats, readFileSync, statSync } from "node:fs";
-import { readFile } from "node:fs/promises";
+import { readFile, stat } from "node:fs/promises";
 import path from "node:path";
-import { SYNC_READ_MAX_BYTES } from "../fs/read-text.js";
 import { indexEntries } from "./objects.js";
 import type { GitCtx } from "./run.js";
 
@@ -42,18 +40,12 @@ export class IndexFiles {
 
   /** Entries of the index file `file` for `paths` (git paths), or null when git must be asked (see the header). */
   async entries(file: string, paths: readonly string[]): Promise<Map<string, IndexEntry[]> | null> {
-    // Synchronous where the index is small (as the file tools read files: read-text.ts): a stat and a read of a few
-    // KiB take microseconds, a thread-pool round trip each costs more under load, and a call asks several times.
-    let st: BigIntStats | undefined;
-    try {
-      st = statSync(file, { bigint: true });
-    } catch {
-      return new Map(); // no index yet: git reads it as empty
-    }
+    const st = await stat(file, { bigint: true }).catch(() => null);
+    if (!st) return new Map(); // no index yet: git reads it as empty
     const identity = `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
     let known = this.parsed.get(file);
     if (known?.identity !== identity) {
-      known = { identity, entries: parseIndex(st.size <= SYNC_READ_MAX_BYTES ? readFileSync(file) : await readFile(file)) };
+      known = { identity, entries: parseIndex(await readFile(file)) };
       this.parsed.delete(file);
       this.parsed.set(file, known);
       if (this.parsed.size > FILES_KEPT) this.parsed.delete(this.parsed.keys().next().value!);

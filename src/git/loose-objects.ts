@@ -11,7 +11,8 @@
  * against git.
  */
 import { createHash, randomBytes } from "node:crypto";
-import { accessSync, existsSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
+import { accessSync, readFileSync } from "node:fs";
+import { access, link, mkdir, unlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { deflateSync } from "node:zlib";
 import { isNodeError } from "../errors.js";
@@ -21,29 +22,29 @@ import type { RepoLocation } from "./location.js";
 /** git's default for loose objects (core.looseCompression): the id does not depend on it. */
 const LOOSE_COMPRESSION = 1;
 
-/**
- * Writes `bytes` as a loose blob in `objectsDir` (nothing when it is there already) and returns its id. Synchronous, as
- * git writes it: the deflate runs on this thread anyway, and each of the five file operations through the thread pool
- * cost more than the operation itself under load.
- */
-export function writeLooseBlob(objectsDir: string, bytes: Buffer): string {
+/** Writes `bytes` as a loose blob in `objectsDir` (nothing when it is there already) and returns its id. */
+export async function writeLooseBlob(objectsDir: string, bytes: Buffer): Promise<string> {
   const header = Buffer.from(`blob ${bytes.length}\0`);
   const sha = createHash("sha1").update(header).update(bytes).digest("hex");
   const dir = path.join(objectsDir, sha.slice(0, 2));
   const file = path.join(dir, sha.slice(2));
-  if (existsSync(file)) return sha;
+  if (
+    await access(file).then(
+      () => true,
+      () => false,
+    )
+  )
+    return sha;
   const deflated = deflateSync(Buffer.concat([header, bytes]), { level: LOOSE_COMPRESSION });
-  mkdirSync(dir, { recursive: true });
+  await mkdir(dir, { recursive: true });
   const temp = path.join(dir, `tmp_obj_${randomBytes(6).toString("hex")}`);
-  writeFileSync(temp, deflated, { mode: 0o444, flag: "wx" });
+  await writeFile(temp, deflated, { mode: 0o444, flag: "wx" });
   try {
-    linkSync(temp, file);
+    await link(temp, file);
   } catch (e) {
     if (!isNodeError(e, "EEXIST")) throw e; // another writer made the same object
   } finally {
-    try {
-      unlinkSync(temp);
-    } catch {}
+    await unlink(temp).catch(() => undefined);
   }
   return sha;
 }

@@ -3,7 +3,7 @@
  * of what was read from it (the conflicted index's listing, stage merges, parsed file versions) and the changelist
  * tracker (SPEC 8). Everything git keeps per root lives here, so two roots in one process share nothing.
  */
-import { statSync } from "node:fs";
+import { stat } from "node:fs/promises";
 import type { PathResolver } from "../paths.js";
 import type { EventBus } from "../platform/bus.js";
 import type { Supervisor } from "../platform/supervisor.js";
@@ -102,7 +102,7 @@ export class GitRepo {
   async location(): Promise<RepoLocation> {
     const known = this.known;
     if (known) {
-      if (isDirectory(known.gitDir)) return known;
+      if (await isDirectory(known.gitDir)) return known;
       if (this.known === known) this.forget(); // only the first to see it gone; the others share its new search
     }
     this.found ??= discoverRepo({ repo: this }).then(
@@ -171,14 +171,9 @@ export class GitRepo {
   }
 }
 
-/**
- * Synchronous on purpose, as realOf's realpath (paths.ts): a stat of the git dir takes microseconds, and every git call
- * asks where its repository is, some several times; a thread-pool round trip each cost more under load.
- */
-function isDirectory(p: string): boolean {
-  try {
-    return statSync(p).isDirectory();
-  } catch {
-    return false;
-  }
+function isDirectory(p: string): Promise<boolean> {
+  return stat(p).then(
+    (s) => s.isDirectory(),
+    () => false,
+  );
 }

@@ -126,10 +126,10 @@ describe("blobs written by the daemon", () => {
       Buffer.from([0, 1, 2, 255]),
     ];
     for (const bytes of samples) {
-      const sha = writeLooseBlob(objects, bytes);
+      const sha = await writeLooseBlob(objects, bytes);
       expect(sha).toBe(execFileSync("git", ["hash-object", "--stdin", "--no-filters"], { cwd: dir, input: bytes }).toString().trim());
       expect(execFileSync("git", ["cat-file", "blob", sha], { cwd: dir }).equals(bytes)).toBe(true);
-      expect(writeLooseBlob(objects, bytes)).toBe(sha); // already there
+      expect(await writeLooseBlob(objects, bytes)).toBe(sha); // already there
     }
     expect(git(dir, "fsck", "--no-dangling", "--unreachable").trim()).toMatch(/^(unreachable blob [0-9a-f]{40}\n?)*$/);
   });
