@@ -10,6 +10,8 @@
  * - the first lsp_diagnostics and the first lsp_symbols of a cold daemon on a generated TypeScript project, against a
  *   bare client of the same language server.
  * BENCH_CALLER=terminal (names among terminal, lineGit, reads, writes, lsp, comma-separated) runs only those parts.
+ * BENCH_BASELINE=FILE (another build's dist/src/main.js) adds git_stage_lines through that build's daemon, on a
+ * repository of its own, beside this build's and git apply's in the same rounds: a before/after in one run.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
@@ -77,10 +79,10 @@ function tempDir(cleanup: Cleanup, name: string): string {
   return dir;
 }
 
-/** A daemon on `dir`, closed by `cleanup`, ready. */
-async function daemon(cleanup: Cleanup, dir: string, args: string[] = []): Promise<BenchDaemon> {
+/** A daemon on `dir` (of another build when `main` names one), closed by `cleanup`, ready. */
+async function daemon(cleanup: Cleanup, dir: string, args: string[] = [], main?: string): Promise<BenchDaemon> {
   const nodeArgs = process.env.BENCH_DAEMON_NODE_ARGS?.split(" ").filter(Boolean); // e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"
-  const d = new BenchDaemon(dir, args, { quiet: true, nodeArgs });
+  const d = new BenchDaemon(dir, args, { quiet: true, nodeArgs, main });
   cleanup.add("daemon", () => d.close());
   await d.ready;
   return d;
@@ -193,7 +195,63 @@ async function lineGit(figures: Figures): Promise<void> {
       unit: "ms",
       note: `daemon CPU per call ${fmt(sg.cpuPerCall)} ms`,
     });
+    const baseline = process.env.BENCH_BASELINE;
+    if (baseline) await stagingBesideBaseline(figures, cleanup, { dir, halfPatch, d, half, hash: status.hash }, baseline);
   });
+}
+
+/**
+ * git_stage_lines of this build (`ours`, as in lineGit) and of the `baseline` build's daemon on a repository of its own,
+ * and git apply on ours, each round from an index at HEAD; the two daemons take turns going first.
+ */
+async function stagingBesideBaseline(
+  figures: Figures,
+  cleanup: Cleanup,
+  ours: { dir: string; halfPatch: string; d: BenchDaemon; half: number[]; hash: string },
+  baseline: string,
+): Promise<void> {
+  const other = await lineGitRepo();
+  cleanup.removeLater(other.dir);
+  const base = await daemon(cleanup, other.dir, [], baseline);
+  const baseHash = (await base.ok("git_line_status", { path: "big.ts" })).hash;
+  const sides = [
+    { name: "ours", d: ours.d, dir: ours.dir, hash: ours.hash },
+    { name: "baseline", d: base, dir: other.dir, hash: baseHash },
+  ];
+  const gitOut = async (dir: string, args: string[], input?: string) => exec("git", args, { cwd: dir, input });
+  const reset = (dir: string) => gitOut(dir, ["reset", "-q", "--", "big.ts"]);
+  const times: Record<string, number[]> = { ours: [], baseline: [], git: [] };
+  const cpu: Record<string, number> = { ours: 0, baseline: 0 };
+  for (let i = 0; i < LINE_GIT_WARMUP + LINE_GIT_SAMPLES; i++) {
+    const staged: string[] = [];
+    for (const side of i % 2 ? [...sides].reverse() : sides) {
+      await reset(side.dir);
+      const c0 = cpuMs(side.d.child.pid);
+      const [ms] = await timed(() => side.d.ok("git_stage_lines", { path: "big.ts", hash: side.hash, ranges: ours.half }));
+      if (i >= LINE_GIT_WARMUP) times[side.name].push(ms), (cpu[side.name] += cpuMs(side.d.child.pid) - c0);
+      staged.push((await gitOut(side.dir, ["diff", "--cached", "--", "big.ts"])).stdout);
+    }
+    await reset(ours.dir);
+    const applied = await gitOut(ours.dir, ["apply", "--cached", "-"], ours.halfPatch);
+    if (i >= LINE_GIT_WARMUP) times.git.push(applied.ms);
+    const expected = (await gitOut(ours.dir, ["diff", "--cached", "--", "big.ts"])).stdout;
+    if (staged.some((s) => s !== expected)) throw new Error("a git_stage_lines staged something else than git apply of the same ranges");
+  }
+  const perCall = (name: string) => fmt(cpu[name] / LINE_GIT_SAMPLES);
+  for (const [name, peer, peerName] of [
+    ["ours", times.git, "git apply --cached"],
+    ["ours", times.baseline, "the baseline build"],
+    ["baseline", times.git, "git apply --cached"],
+  ] as const) {
+    figures.add({
+      figure: `git_stage_lines, ${ours.half.length} ranges${name === "baseline" ? " (baseline build)" : ""}, beside the baseline`,
+      ours: median(times[name]),
+      peer: median(peer),
+      peerName,
+      unit: "ms",
+      note: `daemon CPU per call ${perCall(name)} ms`,
+    });
+  }
 }
 
 /** An MCP client over stdio (node running `args`, in the SDK's default environment plus `env`), and the server's pid. */

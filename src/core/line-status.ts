@@ -111,8 +111,12 @@ export function lineStatus(v: FileVersions, opts: { lines?: readonly number[]; m
 
   const near = opts.lines ? new Set(asked.flatMap((w) => [w, w + 1])) : undefined;
   const deletions = deletionPoints(v, opts.marks).filter((d) => !near || near.has(d.after));
-  const ranges = hw.ranges.map((r) => rangeState(v, r, opts.marks));
-  return { lines, deletions, ranges };
+  return { lines, deletions, ranges: rangeStates(v, opts.marks) };
+}
+
+/** The `ranges` of lineStatus alone: what the tools that change lines answer with (no line's words, no deletion). */
+export function rangeStates(v: FileVersions, marks?: FileMarks): RangeState[] {
+  return v.headToWorktree.ranges.map((r) => rangeState(v, r, marks));
 }
 
 /** HEAD lines deleted in the worktree, grouped by the place they sat, as deletion points. */

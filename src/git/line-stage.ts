@@ -15,7 +15,7 @@ import { type FileMarks, selectionOf } from "../core/changelist-marks.js";
 import { EMPTY } from "../core/file-versions.js";
 import { type LineDiff, type LineSeq, diffLines } from "../core/line-diff.js";
 import { patchOf, withBom } from "../core/render.js";
-import { type RangeState, lineStatus } from "../core/line-status.js";
+import { type RangeState, rangeStates } from "../core/line-status.js";
 import { type Selection, stageLines, unstageLines } from "../core/stage-lines.js";
 import { type Eol, serialize } from "../core/text.js";
 import { ToolError } from "../errors.js";
@@ -212,8 +212,7 @@ export function rangesAfter(plan: IndexPlan, marks?: FileMarks): RangeState[] {
   const v = file.versions;
   // An index at HEAD's lines: HEAD -> the new index is the diff the preview made (when no BOM was put on either side).
   const headToNext = v.index === v.head && !file.index.bom && !plan.bom ? plan.indexToNext : undefined;
-  // No line asked: only the ranges are worked out, not each line's words.
-  return lineStatus(v.withIndex(plan.next ?? EMPTY, headToNext), { marks, lines: [] }).ranges;
+  return rangeStates(v.withIndex(plan.next ?? EMPTY, headToNext), marks);
 }
 
 /** INVALID_PARAMS for selections that cannot mean anything, HASH_MISMATCH for a selection made on another version. */

@@ -208,9 +208,13 @@ export class LineFiles {
       if (!obj.bytes) throw tooLarge(rel, obj.size, max);
       read.set(missing[k], obj.bytes);
     });
+    // One parse per blob: an index at HEAD's blob is then the same LineSeq as HEAD, which FileVersions and the
+    // staging answer take for one version (one diff serves both, see FileVersions.indexToWorktree).
+    const parsedNow = new Map<string, ParsedVersion>();
     return wanted.map((w, k) => {
       if (!w.sha) return { sha: null, bom: false, seq: EMPTY, cr: false };
-      const v = known[k] ?? this.parse(`b:${w.sha}`, rel, read.get(w.sha)!, w.where);
+      let v = known[k] ?? parsedNow.get(w.sha);
+      if (!v) parsedNow.set(w.sha, (v = this.parse(`b:${w.sha}`, rel, read.get(w.sha)!, w.where)));
       return { sha: w.sha, bom: v.bom, seq: v.seq, cr: v.cr };
     });
   }

@@ -1,4 +1,4 @@
-import { lineStatus } from "../core/line-status.js";
+import { rangeStates } from "../core/line-status.js";
 import { changelistParam, filePathParam, hashParam, optionalLinesParam, optionalRangesParam } from "../git/line-params.js";
 import { checkHash } from "../git/line-stage.js";
 import { defineTool } from "../dispatch/tool.js";
@@ -27,15 +27,15 @@ export const gitChangelistMarkTool = defineTool({
     const hw = file.versions.headToWorktree;
     const sel = lines || ranges ? { lines, ranges } : { ranges: hw.ranges.map((r) => r.id) };
     const r = await svc.changelists.mark(file, sel, changelist);
-    const status = lineStatus(file.versions, { marks: r.marks, lines: [] });
-    const ranges2 = status.ranges.map((x) => `${x.range} ${x.changelist ?? "split"}`).join(", ");
+    const states = rangeStates(file.versions, r.marks);
+    const ranges2 = states.map((x) => `${x.range} ${x.changelist ?? "split"}`).join(", ");
     return {
       path: file.rel,
       hash: file.hash,
       changelist,
       created: r.created,
       marked: r.marked,
-      ranges: status.ranges,
+      ranges: states,
       text: `marked ${r.marked} change${r.marked === 1 ? "" : "s"} of ${file.rel} as changelist ${changelist}${r.created ? " (new list)" : ""} · ranges: ${ranges2}`,
     };
   },

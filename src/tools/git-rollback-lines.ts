@@ -1,6 +1,6 @@
 import { remapMarks } from "../core/changelist-marks.js";
 import { diffLines } from "../core/line-diff.js";
-import { lineStatus } from "../core/line-status.js";
+import { rangeStates } from "../core/line-status.js";
 import { rollbackLines } from "../core/stage-lines.js";
 import { patchOf, withBom } from "../core/render.js";
 import { type Eol, dominantEol, eolStyle, serialize } from "../core/text.js";
@@ -48,7 +48,7 @@ export const gitRollbackLinesTool = defineTool({
     const cr = file.versions.worktreeCr;
     const edit = diffLines(file.worktree.seq, next, { cr, ids: file.versions.ids });
     const marksAfter = remapMarks(marks, edit, after.headToWorktree, svc.changelists.active);
-    const { ranges: left } = lineStatus(after, { marks: marksAfter, lines: [] });
+    const left = rangeStates(after, marksAfter);
     // The patch shows every byte written, a CR and the BOM too: the same diff unless CRs are ignored or there is a BOM.
     const exact = cr === "exact" && !file.worktree.bom && !bom;
     const diff = patchOf(
