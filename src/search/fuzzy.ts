@@ -8,9 +8,11 @@ import { TYPO_MIN_TERM, commonPrefix, dropsNeeded, maxTypoEdits, substringEditDi
  * Incremental: paths are added and removed one by one as the VFS index changes (no rebuild on a new file). Paths are
  * kept by folder: a folder's lower-cased path and character mask once, and per file its name, the name's lower-cased
  * form (also in one byte buffer, NameBytes), its mask, first letter and depth penalty in typed arrays (slots, reused
- * after a remove). A query works out what its terms find in each folder's path once (FolderFacts), and with it the
- * letters a name in that folder must hold for the path to match at all: one AND per file rejects most, and only the
- * rest are tested, on the name's bytes, and sorted into tiers. Within a substring tier only the files whose first
+ * after a remove); a folder keeps its files' slots and name masks side by side in one typed array, so the scan reads
+ * them in one run. A query works out what its terms find in each folder's path once (FolderFacts, from the parent
+ * folder's facts and the one name the folder adds), and with it the letters a name in that folder must hold for the
+ * path to match at all: one AND per file rejects most, and only the rest are tested, on the name's bytes (whether the
+ * path matches at all first), and sorted into tiers. Within a substring tier only the files whose first
  * letter can still reach the top `limit` are scored; fuzzysort only scores the tiers that can still reach it, its
  * prepared targets built lazily in a bounded cache. A query that narrows the last one (typing on) scans only the last
  * one's matches.
@@ -74,8 +76,11 @@ interface Folder {
   union: number;
   /** Its files' name masks alone (a superset too), so a folder whose files cannot hold what its path lacks is skipped. */
   nameUnion: number;
-  /** The slots of its files. */
-  slots: number[];
+  /** The folder it is in (made with it, so of a lower id); -1 for the root. */
+  parent: number;
+  /** Its files, `size` of them, side by side: slot, name mask, slot, name mask... (the scan reads them in one run). */
+  files: Int32Array;
+  size: number;
 }
 
 /** The last query's candidates (every path that matched an exact tier), for a query that narrows it. */
@@ -137,7 +142,7 @@ export class FuzzyIndex {
     this.nameMasks[slot] = maskOf(lower);
     this.penalty[slot] = depthPenalty(path);
     this.firstChar[slot] = lower.charCodeAt(0) || 0;
-    folder.slots.push(slot);
+    appendFile(folder, slot, this.nameMasks[slot]);
     folder.union |= this.nameMasks[slot];
     folder.nameUnion |= this.nameMasks[slot];
     this.count++;
@@ -152,8 +157,9 @@ export class FuzzyIndex {
     const folder = this.folders[f];
     const at = this.slotIn(folder, path.slice(cut + 1));
     if (at < 0) return false;
-    const slot = folder.slots[at];
-    folder.slots.splice(at, 1);
+    const slot = folder.files[2 * at];
+    folder.files.copyWithin(2 * at, 2 * at + 2, 2 * folder.size);
+    folder.size--;
     this.names[slot] = undefined;
     this.nameLower[slot] = "";
     this.nameBytes.clear(slot);
@@ -167,8 +173,8 @@ export class FuzzyIndex {
   }
 
   private slotIn(folder: Folder, name: string): number {
-    const slots = folder.slots;
-    for (let k = 0; k < slots.length; k++) if (this.names[slots[k]] === name) return k;
+    const files = folder.files;
+    for (let k = 0; k < folder.size; k++) if (this.names[files[2 * k]] === name) return k;
     return -1;
   }
 
@@ -183,9 +189,13 @@ export class FuzzyIndex {
   private folderId(dir: string): number {
     let f = this.folderIds.get(dir);
     if (f === undefined) {
+      // its parent first (the root's is none): a query works out what its terms find in a path from its parent's, when
+      // the path's matching form starts with the parent's (lower-casing can depend on what follows: a final sigma)
+      let parent = dir ? this.folderId(dir.slice(0, Math.max(0, dir.lastIndexOf("/")))) : -1;
       const lower = dir ? `${normalized(dir.toLowerCase())}/` : "";
+      if (parent >= 0 && !lower.startsWith(this.folders[parent].lower)) parent = -1;
       const mask = maskOf(lower);
-      f = this.folders.push({ path: dir, lower, mask, union: mask, nameUnion: 0, slots: [] }) - 1;
+      f = this.folders.push({ path: dir, lower, mask, union: mask, nameUnion: 0, parent, files: new Int32Array(8), size: 0 }) - 1;
       this.folderIds.set(dir, f);
     }
     return f;
@@ -273,7 +283,7 @@ export class FuzzyIndex {
   private scan(terms: string[], tiers: number[][], accept: ((path: string) => boolean) | undefined, scope: string | undefined): Int32Array {
     const mask = maskOf(terms.join(""));
     const narrowed = this.narrows(terms, scope);
-    const facts = new FolderFacts(terms, this.folders.length);
+    const facts = new FolderFacts(terms, this.folders);
     const folderOf = this.folderOf;
     const nameMasks = this.nameMasks;
     const nameLower = this.nameLower;
@@ -308,15 +318,17 @@ export class FuzzyIndex {
       // does not hold is in no fragment tier either: only the scattered tier is left, without a look at the name
       const inName = (nameMask & mask) === mask;
       const fragment = facts.fragmentNeed[f];
+      // first whether the path matches at all (each term a subsequence of it: what its folder left to the name), as most
+      // names that pass the masks do not; a name or path that holds a term holds it as a subsequence too
+      if (facts.need[f] !== 0)
+        for (let t = 0; t < k; t++) {
+          const from = facts.seq[f * k + t];
+          if (from < terms[t].length && !subsequenceFrom(i, t, from)) return;
+        }
       let tier: number;
       if (inName && inNameAll(i)) tier = 0;
       else if ((fragment < 0 || (nameMask & fragment) === fragment) && fragmentMatch(i, nameMask, f, folderLower)) tier = 1;
       else {
-        if (facts.need[f] !== 0)
-          for (let t = 0; t < k; t++) {
-            const from = facts.seq[f * k + t];
-            if (from < terms[t].length && !subsequenceFrom(i, t, from)) return;
-          }
         if (inName) {
           tier = 2;
           for (let t = 0; t < k && tier === 2; t++) if (!subsequenceFrom(i, t, 0)) tier = 3;
@@ -332,17 +344,18 @@ export class FuzzyIndex {
           const f = folderOf[i];
           if (f < 0) continue;
           const folder = this.folders[f];
-          const need = facts.needOf(f, folder.lower);
+          const need = facts.needOf(f);
           if ((nameMasks[i] & need) === need) visit(i, f, folder.lower);
         }
     } else {
       for (let f = 0; f < this.folders.length; f++) {
         const folder = this.folders[f];
         if ((folder.union & mask) !== mask) continue;
-        const need = facts.needOf(f, folder.lower);
+        const need = facts.needOf(f);
         if ((folder.nameUnion & need) !== need) continue;
-        const slots = folder.slots;
-        for (let j = 0; j < slots.length; j++) if ((nameMasks[slots[j]] & need) === need) visit(slots[j], f, folder.lower);
+        const files = folder.files;
+        const end = 2 * folder.size;
+        for (let j = 1; j < end; j += 2) if ((files[j] & need) === need) visit(files[j - 1], f, folder.lower);
       }
     }
     // the tiers' order within is not the ranking's (that is a total order on score, length and path): one after another
@@ -486,30 +499,52 @@ class FolderFacts {
    */
   readonly fragmentNeed: Int32Array;
 
+  /** Per term: the mask of its letters from each position on (what a name must hold once a folder took the rest). */
+  private readonly restMasks: Int32Array[];
+
   constructor(
     private readonly terms: string[],
-    folderCount: number,
+    private readonly folders: readonly Folder[],
   ) {
+    const folderCount = folders.length;
     this.termMasks = terms.map(maskOf);
+    this.restMasks = terms.map((t) => {
+      const rest = new Int32Array(t.length + 1);
+      for (let j = t.length - 1; j >= 0; j--) rest[j] = rest[j + 1] | maskOf(t[j]);
+      return rest;
+    });
     this.inDir = new Int32Array(folderCount);
     this.seq = new Int32Array(folderCount * terms.length);
     this.need = new Int32Array(folderCount);
     this.fragmentNeed = new Int32Array(folderCount);
   }
 
-  needOf(f: number, folderLower: string): number {
+  /**
+   * Folder f's facts, from its parent's (worked out first): its path is the parent's and one more name, so the greedy
+   * match of a term goes on from where the parent's stopped, and a term is in it if in the parent's or in what it adds.
+   */
+  needOf(f: number): number {
     if (this.inDir[f] !== 0) return this.need[f];
     const terms = this.terms;
     const k = terms.length;
+    const folder = this.folders[f];
+    const lower = folder.lower;
+    const parent = folder.parent;
+    if (parent >= 0) this.needOf(parent);
+    const parentInDir = parent >= 0 ? this.inDir[parent] : 0;
+    const start = parent >= 0 ? this.folders[parent].lower.length : 0;
     let inDir = 1;
     let need = 0;
     let fragmentNeed = 0;
     for (let t = 0; t < k; t++) {
-      const from = subsequencePrefix(terms[t], folderLower);
-      this.seq[f * k + t] = from;
-      if (from < terms[t].length) need |= maskOf(terms[t].slice(from));
-      if (folderLower.indexOf(terms[t]) >= 0) inDir |= 2 << t;
-      else if (fragmentNeed >= 0) fragmentNeed = terms[t].includes("/") ? -1 : fragmentNeed | this.termMasks[t];
+      const term = terms[t];
+      let matched = parent >= 0 ? this.seq[parent * k + t] : 0;
+      for (let at = start; at < lower.length && matched < term.length; at++) if (lower.charCodeAt(at) === term.charCodeAt(matched)) matched++;
+      this.seq[f * k + t] = matched;
+      need |= this.restMasks[t][matched];
+      // a term in the path is a subsequence of it too: only then is the string looked at
+      if (parentInDir & (2 << t) || (matched === term.length && lower.indexOf(term, Math.max(0, start - term.length + 1)) >= 0)) inDir |= 2 << t;
+      else if (fragmentNeed >= 0) fragmentNeed = term.includes("/") ? -1 : fragmentNeed | this.termMasks[t];
     }
     this.inDir[f] = inDir;
     this.need[f] = need;
@@ -606,21 +641,21 @@ function maskOf(lower: string): number {
   return mask;
 }
 
+/** Puts a file into its folder's run, which doubles when full. */
+function appendFile(folder: Folder, slot: number, mask: number): void {
+  if (2 * folder.size === folder.files.length) {
+    const grown = new Int32Array(2 * folder.files.length);
+    grown.set(folder.files);
+    folder.files = grown;
+  }
+  folder.files[2 * folder.size] = slot;
+  folder.files[2 * folder.size + 1] = mask;
+  folder.size++;
+}
+
 function allSubsequences(terms: string[], lower: string, from: number): boolean {
   for (let k = 0; k < terms.length; k++) if (!isSubsequence(terms[k], lower, from)) return false;
   return true;
-}
-
-/** How many of `term`'s first letters are a subsequence of `text` (matched greedily, as far as they go). */
-function subsequencePrefix(term: string, text: string): number {
-  let at = 0;
-  let k = 0;
-  for (; k < term.length; k++) {
-    at = text.indexOf(term[k], at);
-    if (at < 0) break;
-    at++;
-  }
-  return k;
 }
 
 /** Whether `term` from its letter `from` on is a subsequence of `text`. */

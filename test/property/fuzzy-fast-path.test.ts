@@ -2,7 +2,9 @@
  * find_file's matcher against the plain one it replaced (fuzzy-plain.ts: every path's strings tested, no folder masks,
  * no name buffer): the same hits, scores, totals and typo notes on seeded random trees and queries, with adds,
  * removes, narrowing queries and a folder filter between them. Names mix case, separators, digits and characters past
- * Latin-1 (those take the string path), and queries are cut from the paths, so every tier is reached.
+ * Latin-1 (those take the string path; a Σ lower-cases by what follows it, so a folder's matching form might not start
+ * with its parent's, which the folder facts worked out from the parent's must not assume), and queries are cut from the
+ * paths, so every tier is reached. Folders nest up to four deep, so facts are chained through parents.
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -10,7 +12,9 @@ import { FuzzyIndex } from "../../src/search/fuzzy.js";
 import { PlainFuzzyIndex } from "./fuzzy-plain.js";
 import { check } from "./runs.js";
 
-const word = fc.constantFrom("src", "user", "Service", "auth", "login", "cfg", "Config", "a_b", "a-b", "x", "main", "test", "名前", "é", "Ωmega", "v2");
+const LATIN_WORDS = ["src", "user", "Service", "auth", "login", "cfg", "Config", "a_b", "a-b", "x", "main", "test", "v2"];
+const WIDER_WORDS = ["名前", "é", "Ωmega", "ΟΔΟΣ", "aΣ."];
+const word = fc.constantFrom(...LATIN_WORDS, ...WIDER_WORDS);
 const segment = fc.array(word, { minLength: 1, maxLength: 3 }).map((w) => w.join(""));
 const nameArb = fc.tuple(segment, fc.constantFrom("", ".ts", ".test.ts", ".md", "_x.json", " y.go")).map(([s, e]) => s + e);
 const pathArb = fc.tuple(fc.array(segment, { maxLength: 4 }), nameArb).map(([dirs, name]) => [...dirs, name].join("/"));
