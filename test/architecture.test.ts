@@ -20,7 +20,7 @@ const LAYERS: readonly (readonly string[])[] = [
   // entry: the composition root, the CLI, the tools.json generator's module
   ["main.ts", "daemon.ts", "manifest.ts"],
   ["protocol/"],
-  ["dispatch/dispatcher.ts", "dispatch/registry.ts", "dispatch/preview.ts", "dispatch/error-text.ts"],
+  ["dispatch/dispatcher.ts", "dispatch/registry.ts", "dispatch/preview.ts", "dispatch/error-text.ts", "dispatch/call-abort.ts"],
   ["tools/"],
   // the tool contract: what a tool is and what it is handed (ToolDef, ToolContext, Services)
   ["dispatch/tool.ts", "dispatch/services.ts"],
