@@ -124,7 +124,9 @@ export class DiskResolver {
     confirm: boolean,
   ): Promise<DiskChange[] | typeof HELD> {
     if (TEMP_FILE_PATTERN.test(rel)) return []; // a file tool's write in progress: its rename is the change
-    const found = await probe(this.root, rel, this.hashMax);
+    // The bytes are read for the history only where a tool may have made the change, and while the window's budget lasts.
+    const keep = this.keptBytes < KEPT_CONTENT_MAX_BYTES && this.hooks.keepContent(rel);
+    const found = await probe(this.root, rel, this.hashMax, keep);
     switch (found.kind) {
       case "gone":
         // Gone now may be a replacement caught between its unlink and its create (git checkout does that to every file
@@ -146,7 +148,7 @@ export class DiskResolver {
     this.index.set(rel, { size, mtimeMs, hash });
     if (prev && (hash !== null ? prev.hash === hash : prev.hash === null && prev.size === size && prev.mtimeMs === mtimeMs)) return [];
     let content: Buffer | undefined;
-    if (found.content && this.keptBytes + found.content.length <= KEPT_CONTENT_MAX_BYTES && this.hooks.keepContent(rel)) {
+    if (found.content && this.keptBytes + found.content.length <= KEPT_CONTENT_MAX_BYTES) {
       content = found.content;
       this.keptBytes += content.length;
     }

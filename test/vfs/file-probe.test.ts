@@ -39,6 +39,33 @@ describe("file-probe", () => {
     expect(big).toMatchObject({ kind: "file", size: SYNC_READ_MAX_BYTES * 3 + 17, hash: fileHash(Buffer.alloc(SYNC_READ_MAX_BYTES * 3 + 17, 7)) });
   });
 
+  it("without `keep`, hashes a file and hands back no content; a kept one's bytes stay its own", async () => {
+    const kept = await probe(root, "small.txt", MAX);
+    writeFile(root, "other.txt", "another file\n");
+    const small = await probe(root, "small.txt", MAX, false);
+    const other = await probe(root, "other.txt", MAX, false);
+    const big = await probe(root, "big.bin", MAX, false);
+    expect(small).toEqual({ ...kept, content: undefined });
+    expect(small).not.toHaveProperty("content");
+    expect(other).toMatchObject({ kind: "file", size: 13, hash: fileHash(Buffer.from("another file\n")) });
+    expect(other).not.toHaveProperty("content");
+    expect(big).toMatchObject({ hash: fileHash(Buffer.alloc(SYNC_READ_MAX_BYTES * 3 + 17, 7)) });
+    expect(big).not.toHaveProperty("content");
+    expect(kept.kind === "file" && kept.content?.toString()).toBe("hello\n"); // not overwritten by the reads after it
+  });
+
+  it("reads a file longer than its stat said whole, in the scratch buffer or not", async () => {
+    const expected = Buffer.alloc(SYNC_READ_MAX_BYTES * 3 + 17, 7);
+    for (const transient of [false, true]) {
+      const fd = openSync(path.join(root, "big.bin"), constants.O_RDONLY);
+      try {
+        expect((await readCapped(fd, 10, MAX, transient))?.equals(expected), `transient ${transient}`).toBe(true);
+      } finally {
+        closeSync(fd);
+      }
+    }
+  });
+
   it("does not read a file over the limit", async () => {
     expect(await probe(root, "huge.bin", MAX)).toMatchObject({ kind: "file", size: MAX + 1, hash: null });
   });
