@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import path from "node:path";
 import type { BusEvents } from "../platform/bus.js";
 import { Attribution } from "./attribution.js";
@@ -36,9 +36,11 @@ export const GIT_LOCK_HOLD_MAX_MS = 10_000;
  * loaded machine git writes a 50,000-file checkout over minutes, at times fewer than FLOOD_EVENTS a window, and each
  * window that looked like the end read the flood's folders again, found the files whose events were still on their
  * way, took them for lost and had the tree re-crawled: dozens of times a checkout. A lock left by a git that crashed
- * holds a flood no longer than this.
+ * holds a flood no longer than this; one older than GIT_LOCK_FRESH_MS when the flood began holds none.
  */
 export const GIT_LOCK_FLOOD_MAX_MS = 10 * 60_000;
+/** git takes the index lock as it starts and writes files soon after: a lock made this long before a flood is not its. */
+export const GIT_LOCK_FRESH_MS = 2 * 60_000;
 /** Files above this get `hash: null` (not read to hash); the file tools' own limit (SPEC 4) when that is higher. */
 export const HASH_MAX_BYTES = 10 * 1024 * 1024;
 
@@ -214,7 +216,9 @@ export class Pipeline {
   /** Whether the flood in progress is git's, still writing (see GIT_LOCK_FLOOD_MAX_MS). */
   private gitStillWriting(now: number): boolean {
     const since = this.flood.since;
-    return this.gitDir !== null && since !== undefined && now - since < GIT_LOCK_FLOOD_MAX_MS && existsSync(path.join(this.gitDir, "index.lock"));
+    if (this.gitDir === null || since === undefined || now - since >= GIT_LOCK_FLOOD_MAX_MS) return false;
+    const lock = statSync(path.join(this.gitDir, "index.lock"), { throwIfNoEntry: false });
+    return lock !== undefined && lock.mtimeMs >= since - GIT_LOCK_FRESH_MS;
   }
 
   private async process(batch: Batch): Promise<void> {
