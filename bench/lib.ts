@@ -1,5 +1,5 @@
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
-import { appendFileSync, readFileSync, rmSync } from "node:fs";
+import { appendFileSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { loadavg } from "node:os";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
@@ -164,6 +164,19 @@ export function rssMb(pid: number): number {
   } catch {
     return 0;
   }
+}
+
+/** cpuMs of a process and its living descendants (the daemon's watcher host): the work a flood cost, whatever the load. */
+export function treeCpuMs(pid: number): number {
+  let ms = cpuMs(pid);
+  try {
+    for (const task of readdirSync(`/proc/${pid}/task`)) {
+      for (const child of readFileSync(`/proc/${pid}/task/${task}/children`, "utf8").split(" ").filter(Boolean)) ms += treeCpuMs(Number(child));
+    }
+  } catch {
+    // gone meanwhile
+  }
+  return ms;
 }
 
 /** An MCP server over stdio JSON-RPC (newline-delimited), spoken to as a bare MCP client would. */

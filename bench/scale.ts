@@ -9,6 +9,9 @@
  * - git_status with nothing changed, and after 2,500 files were touched (mtime only), against `git status --porcelain=v2`;
  * - find_file over ordinary and typo queries against `fzf --filter`, and the first query after a file is added;
  * - (100k) file_read p99 while a slow git_log runs, against file_read on the idle daemon.
+ * To iterate on the floods: BENCH_SCALE_PARTS=flood runs only those (and time to ready, RSS); BENCH_DAEMON_NODE_ARGS go
+ * to the daemon's node ("--cpu-prof --cpu-prof-dir=/tmp/prof"); BENCH_SCALE_BEFORE_MAIN (another build's
+ * dist/src/main.js) runs that daemon too, after this build's, in the same run (its figures marked "(before)").
  */
 import { type FSWatcher, utimesSync, watch, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -18,7 +21,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { rgPath } from "@vscode/ripgrep";
 import { RARE_IDENTIFIER, TREES, type Tree, bigTree, git } from "./big-tree.js";
-import { BenchDaemon, type Cleanup, Figures, exec, fmt, load, middle as median, percentile, rssMb, timed, withCleanup } from "./lib.js";
+import { BenchDaemon, type Cleanup, Figures, exec, fmt, load, middle as median, percentile, rssMb, timed, treeCpuMs, withCleanup } from "./lib.js";
 import { FIND_QUERIES, TYPO_QUERIES } from "./search-paths.js";
 
 const RAW_WATCHER = fileURLToPath(new URL("./raw-watcher.js", import.meta.url));
@@ -76,97 +79,118 @@ async function onTree(tree: Tree, scale: keyof typeof TREES, figures: Figures): 
     const [readyMs, w] = await timed(() => RawWatcher.start(dir, cleanup));
     const rss = rssMb(w.pid);
     const floods = [];
+    const cpuBefore = treeCpuMs(w.pid);
     for (let r = 0; r < FLOOD_ROUNDS[scale]; r++) floods.push(await flood(w, tree, r, false));
-    return { readyMs, rss, rssAfter: rssMb(w.pid), floods };
+    return { readyMs, rss, rssAfter: rssMb(w.pid), floods, cpuPerFlood: (treeCpuMs(w.pid) - cpuBefore) / floods.length };
   });
   // Caches cannot be dropped here, and this machine reclaims idle page cache: a tree not read for a while is read from
   // the disk again. rg goes first and last, with the daemon's own search timeout, so each side meets what it meets.
   const rgBefore = await rg(dir);
 
-  await withCleanup(async (cleanup) => {
-    const t0 = performance.now();
-    const d = new BenchDaemon(dir, [], { quiet: true });
-    cleanup.add("daemon", () => d.close());
-    await d.ready;
-    const readyMs = performance.now() - t0;
-    const pid = d.child.pid!;
-    const rssReady = rssMb(pid);
-    await new Promise((r) => setTimeout(r, SETTLE_MS));
-    const rssSettled = rssMb(pid);
-    figures.add({ scale, figure: "time to ready", ours: readyMs, peer: raw.readyMs, peerName: "raw parcel subscribe", unit: "ms" });
-    figures.add({ scale, figure: "RSS at ready", ours: rssReady, peer: raw.rss, peerName: "raw parcel", unit: "MB" });
-    figures.add({ scale, figure: `RSS ${SETTLE_MS / 1000} s after ready`, ours: rssSettled, peer: raw.rss, peerName: "raw parcel", unit: "MB" });
+  const parts = process.env.BENCH_SCALE_PARTS?.split(",").map((s) => s.trim());
+  if (parts && parts.join() !== "flood") throw new Error("BENCH_SCALE_PARTS: only `flood` is known");
+  const floodsOnly = parts !== undefined;
+  const nodeArgs = process.env.BENCH_DAEMON_NODE_ARGS?.split(" ").filter(Boolean);
+  const daemons: { label: string; main?: string }[] = [{ label: "" }];
+  if (process.env.BENCH_SCALE_BEFORE_MAIN) daemons.push({ label: " (before)", main: process.env.BENCH_SCALE_BEFORE_MAIN });
+  for (const { label, main } of daemons)
+    await withCleanup(async (cleanup) => {
+      const t0 = performance.now();
+      const d = new BenchDaemon(dir, [], { quiet: true, main, nodeArgs });
+      cleanup.add("daemon", () => d.close());
+      await d.ready;
+      const readyMs = performance.now() - t0;
+      const pid = d.child.pid!;
+      const rssReady = rssMb(pid);
+      await new Promise((r) => setTimeout(r, SETTLE_MS));
+      const rssSettled = rssMb(pid);
+      figures.add({ scale, figure: `time to ready${label}`, ours: readyMs, peer: raw.readyMs, peerName: "raw parcel subscribe", unit: "ms" });
+      figures.add({ scale, figure: `RSS at ready${label}`, ours: rssReady, peer: raw.rss, peerName: "raw parcel", unit: "MB" });
+      figures.add({ scale, figure: `RSS ${SETTLE_MS / 1000} s after ready${label}`, ours: rssSettled, peer: raw.rss, peerName: "raw parcel", unit: "MB" });
 
-    // Cold search: the first one this daemon runs, on a pattern only a few files hold (every file must be read).
-    const [coldMs, cold] = await timed(() => d.call("search", { pattern: RARE_IDENTIFIER }));
-    const [warmMs] = await timed(() => d.call("search", { pattern: RARE_IDENTIFIER }));
-    const rgAfter = await rg(dir);
-    const answer = cold.success ? `${cold.result.total ?? "?"} lines${cold.result.truncated ? ", truncated" : ""}` : cold.result.code;
-    const expected = tree.paths.filter((_, i) => i >= 2 && (i - 2) % 50_000 === 25_000).length;
-    const rgNote = (r: { ms: number; timedOut: boolean }) => `${fmt(r.ms)} ms${r.timedOut ? " (stopped: TIMEOUT)" : ""}`;
-    figures.add({
-      scale,
-      figure: "cold search, rare identifier (first search after start)",
-      ours: coldMs,
-      peer: median([rgBefore.ms, rgAfter.ms]),
-      peerName: "rg --json",
-      unit: "ms",
-      note: `answer: ${answer} (${expected} files hold it); rg before the daemon ${rgNote(rgBefore)}, after ${rgNote(rgAfter)}; the same search again ${fmt(warmMs)} ms`,
-    });
+      // Cold search: the first one this daemon runs, on a pattern only a few files hold (every file must be read).
+      if (!floodsOnly) await coldSearch();
+      async function coldSearch(): Promise<void> {
+        const [coldMs, cold] = await timed(() => d.call("search", { pattern: RARE_IDENTIFIER }));
+        const [warmMs] = await timed(() => d.call("search", { pattern: RARE_IDENTIFIER }));
+        const rgAfter = await rg(dir);
+        const answer = cold.success ? `${cold.result.total ?? "?"} lines${cold.result.truncated ? ", truncated" : ""}` : cold.result.code;
+        const expected = tree.paths.filter((_, i) => i >= 2 && (i - 2) % 50_000 === 25_000).length;
+        const rgNote = (r: { ms: number; timedOut: boolean }) => `${fmt(r.ms)} ms${r.timedOut ? " (stopped: TIMEOUT)" : ""}`;
+        figures.add({
+          scale,
+          figure: "cold search, rare identifier (first search after start)",
+          ours: coldMs,
+          peer: median([rgBefore.ms, rgAfter.ms]),
+          peerName: "rg --json",
+          unit: "ms",
+          note: `answer: ${answer} (${expected} files hold it); rg before the daemon ${rgNote(rgBefore)}, after ${rgNote(rgAfter)}; the same search again ${fmt(warmMs)} ms`,
+        });
+      }
 
-    const floods = [];
-    for (let r = 0; r < FLOOD_ROUNDS[scale]; r++) floods.push(await flood(daemonObserver(d), tree, r, true));
-    const ok = floods.filter((f) => f.lastPathMs !== undefined);
-    const rawOk = raw.floods.filter((f) => f.lastPathMs !== undefined);
-    const missing = (fs: FloodFigures[]) => fs.map((f) => f.missing).join(", ");
-    const note = `${ok.length}/${floods.length} floods complete (raw ${rawOk.length}/${raw.floods.length}; paths never reported per flood: ours ${missing(floods)}, raw ${missing(raw.floods)}); git checkout itself median ${fmt(median(floods.map((f) => f.gitMs)))} ms; fs.changed lines per flood ${floods.map((f) => f.lines).join(", ")}; per flood ours ${floods.map((f) => (f.lastPathMs === undefined ? "never" : fmt(f.lastPathMs))).join(", ")} ms, raw ${raw.floods.map((f) => (f.lastPathMs === undefined ? "never" : fmt(f.lastPathMs))).join(", ")} ms (raw git ${raw.floods.map((f) => fmt(f.gitMs)).join(", ")} ms)`;
-    figures.add({
-      scale,
-      figure: `${tree.params.flood}-file checkout: git exit -> last path in fs.changed`,
-      ours: median(ok.map((f) => f.lastPathMs!)),
-      peer: median(rawOk.map((f) => f.lastPathMs!)),
-      peerName: "raw parcel's last path",
-      unit: "ms",
-      note,
-      compare: "difference",
-    });
-    figures.add({
-      scale,
-      figure: "  HEAD moved -> git.changed",
-      ours: median(floods.filter((f) => f.gitChangedMs !== undefined).map((f) => f.gitChangedMs!)),
-      unit: "ms",
-      note: `per flood: ${floods.map((f) => (f.gitChangedMs === undefined ? "none" : fmt(f.gitChangedMs))).join(", ")} ms`,
-    });
-    const unrelated = (fs: FloodFigures[]) => median(fs.map((f) => f.unrelatedMs ?? NaN).filter((x) => !Number.isNaN(x)));
-    const perFlood = (fs: FloodFigures[]) =>
-      fs
-        .map(
-          (f) =>
-            `${f.unrelatedMs === undefined ? "never" : fmt(f.unrelatedMs)} ms (written ${fmt(Math.abs(f.unrelatedWrittenMs))} ms ${f.unrelatedWrittenMs < 0 ? "before" : "after"} git's exit, reported ${f.unrelatedBeforeLast ? "before" : "after"} the flood's last path)`,
-        )
-        .join("; ");
-    figures.add({
-      scale,
-      figure: "  unrelated edit during the flood -> its event",
-      ours: unrelated(floods),
-      peer: unrelated(raw.floods),
-      peerName: "raw parcel",
-      unit: "ms",
-      note: `ours: ${perFlood(floods)}\n  raw: ${perFlood(raw.floods)}`,
-    });
-    figures.add({ scale, figure: "RSS after the floods", ours: rssMb(pid), peer: raw.rssAfter, peerName: "raw parcel after its floods", unit: "MB" });
+      const floods = [];
+      const cpuBefore = treeCpuMs(pid);
+      for (let r = 0; r < FLOOD_ROUNDS[scale]; r++) floods.push(await flood(daemonObserver(d), tree, r, true));
+      figures.add({
+        scale,
+        figure: `  CPU per flood (daemon and its watcher host)${label}`,
+        ours: (treeCpuMs(pid) - cpuBefore) / floods.length,
+        peer: raw.cpuPerFlood,
+        peerName: "raw parcel's process",
+        unit: "ms",
+      });
+      const ok = floods.filter((f) => f.lastPathMs !== undefined);
+      const rawOk = raw.floods.filter((f) => f.lastPathMs !== undefined);
+      const missing = (fs: FloodFigures[]) => fs.map((f) => f.missing).join(", ");
+      const note = `${ok.length}/${floods.length} floods complete (raw ${rawOk.length}/${raw.floods.length}; paths never reported per flood: ours ${missing(floods)}, raw ${missing(raw.floods)}); git checkout itself median ${fmt(median(floods.map((f) => f.gitMs)))} ms; fs.changed lines per flood ${floods.map((f) => f.lines).join(", ")}; per flood ours ${floods.map((f) => (f.lastPathMs === undefined ? "never" : fmt(f.lastPathMs))).join(", ")} ms, raw ${raw.floods.map((f) => (f.lastPathMs === undefined ? "never" : fmt(f.lastPathMs))).join(", ")} ms (raw git ${raw.floods.map((f) => fmt(f.gitMs)).join(", ")} ms)`;
+      figures.add({
+        scale,
+        figure: `${tree.params.flood}-file checkout: git exit -> last path in fs.changed${label}`,
+        ours: median(ok.map((f) => f.lastPathMs!)),
+        peer: median(rawOk.map((f) => f.lastPathMs!)),
+        peerName: "raw parcel's last path",
+        unit: "ms",
+        note,
+        compare: "difference",
+      });
+      figures.add({
+        scale,
+        figure: `  HEAD moved -> git.changed${label}`,
+        ours: median(floods.filter((f) => f.gitChangedMs !== undefined).map((f) => f.gitChangedMs!)),
+        unit: "ms",
+        note: `per flood: ${floods.map((f) => (f.gitChangedMs === undefined ? "none" : fmt(f.gitChangedMs))).join(", ")} ms`,
+      });
+      const unrelated = (fs: FloodFigures[]) => median(fs.map((f) => f.unrelatedMs ?? NaN).filter((x) => !Number.isNaN(x)));
+      const perFlood = (fs: FloodFigures[]) =>
+        fs
+          .map(
+            (f) =>
+              `${f.unrelatedMs === undefined ? "never" : fmt(f.unrelatedMs)} ms (written ${fmt(Math.abs(f.unrelatedWrittenMs))} ms ${f.unrelatedWrittenMs < 0 ? "before" : "after"} git's exit, reported ${f.unrelatedBeforeLast ? "before" : "after"} the flood's last path)`,
+          )
+          .join("; ");
+      figures.add({
+        scale,
+        figure: `  unrelated edit during the flood -> its event${label}`,
+        ours: unrelated(floods),
+        peer: unrelated(raw.floods),
+        peerName: "raw parcel",
+        unit: "ms",
+        note: `ours: ${perFlood(floods)}\n  raw: ${perFlood(raw.floods)}`,
+      });
+      figures.add({ scale, figure: `RSS after the floods${label}`, ours: rssMb(pid), peer: raw.rssAfter, peerName: "raw parcel after its floods", unit: "MB" });
+      if (floodsOnly) return;
 
-    // a section that fails (git_status past its time-out on a loaded machine) is reported, and the next still runs
-    for (const [name, section] of [
-      ["git_status", gitStatus],
-      ["find_file", findFile],
-    ] as const) {
-      await section(d, tree, scale, figures).catch((e) =>
-        figures.add({ scale, figure: `${name}: failed`, ours: NaN, unit: "", note: e instanceof Error ? e.message : String(e) }),
-      );
-    }
-    if (tree.params.history) await readsDuringGitLog(d, tree, scale, figures);
-  });
+      // a section that fails (git_status past its time-out on a loaded machine) is reported, and the next still runs
+      for (const [name, section] of [
+        ["git_status", gitStatus],
+        ["find_file", findFile],
+      ] as const) {
+        await section(d, tree, scale, figures).catch((e) =>
+          figures.add({ scale, figure: `${name}: failed`, ours: NaN, unit: "", note: e instanceof Error ? e.message : String(e) }),
+        );
+      }
+      if (tree.params.history) await readsDuringGitLog(d, tree, scale, figures);
+    });
 }
 
 interface FloodFigures {

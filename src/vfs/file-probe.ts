@@ -2,6 +2,7 @@ import { type Stats, closeSync, constants, fstatSync, lstatSync, openSync, read,
 import path from "node:path";
 import { fileHash } from "../core/hash.js";
 import { isInside } from "../paths.js";
+import { absOf } from "./rel-path.js";
 
 /**
  * Regular files up to this size are read synchronously: for the small files of a checkout the thread-pool hop of an async
@@ -10,6 +11,12 @@ import { isInside } from "../paths.js";
 export const SYNC_READ_MAX_BYTES = 256 * 1024;
 /** A larger file is read this much per asynchronous read, so no one read holds the thread pool or memory for long. */
 const CHUNK_BYTES = 1024 * 1024;
+
+/**
+ * Where a small file whose bytes are not kept is read to be hashed (see probe): a checkout's 50,000 files are then
+ * read without a buffer each. Its owner reads one file at a time; it is filled and hashed synchronously.
+ */
+export const newScratch = (): Buffer => Buffer.allocUnsafe(SYNC_READ_MAX_BYTES + 1);
 /**
  * O_NOFOLLOW: the path's last component must not be a link (links are resolved and checked first); O_NONBLOCK: a FIFO or
  * device swapped in after the lstat must not block the open; O_NOCTTY: a terminal never becomes the daemon's.
@@ -26,6 +33,7 @@ export type Probe =
       mtimeMs: number;
       /** null: not hashed (over the limit, or unreadable). */
       hash: string | null;
+      /** The bytes hashed, when asked for (see probe's `keep`). */
       content?: Buffer;
     }
   /** A folder (never one reached through a link: links to folders are not followed). */
@@ -72,10 +80,11 @@ export function linkTarget(root: string, abs: string): { real: string; stats: St
 /**
  * Looks at one path and, for a regular file, reads and hashes it through one descriptor whose fstat must agree with the
  * lstat (same device and inode, a regular file): a swap between the two is never read. Reads stop at `hashMax` bytes
- * actually read, whatever the stat said (a file that claims size 0 and never ends is capped like any other).
+ * actually read, whatever the stat said (a file that claims size 0 and never ends is capped like any other). The bytes
+ * come back in `content`, unless a `scratch` (newScratch) is given: then they are read there and only hashed.
  */
-export async function probe(root: string, rel: string, hashMax: number): Promise<Probe> {
-  const abs = path.join(root, rel);
+export async function probe(root: string, rel: string, hashMax: number, scratch?: Buffer): Promise<Probe> {
+  const abs = absOf(root, rel);
   let stats = lstatOrNull(abs);
   if (!stats) return GONE;
   if (stats.isDirectory()) return FOLDER;
@@ -87,14 +96,14 @@ export async function probe(root: string, rel: string, hashMax: number): Promise
   }
   if (!stats.isFile()) return OTHER;
   const realRel = real === abs ? rel : path.relative(root, real).split(path.sep).join("/");
-  return readRegular(real, realRel, stats, hashMax);
+  return readRegular(real, realRel, stats, hashMax, scratch);
 }
 
 /**
  * Reads and hashes the regular file at `real` that `stats` (its lstat) describes, through one descriptor that must be
  * that very file: opened without following a link or blocking, and fstat'ed to the same device and inode.
  */
-export async function readRegular(real: string, realRel: string, stats: Stats, hashMax: number): Promise<Probe> {
+export async function readRegular(real: string, realRel: string, stats: Stats, hashMax: number, scratch?: Buffer): Promise<Probe> {
   // Not hashed: over the limit, or there but unreadable (EACCES): reported by size and time.
   const unhashed = (size = stats.size, mtimeMs = stats.mtimeMs): Probe => ({ kind: "file", real: realRel, size, mtimeMs, hash: null });
   if (stats.size > hashMax) return unhashed();
@@ -110,9 +119,10 @@ export async function readRegular(real: string, realRel: string, stats: Stats, h
   try {
     const opened = fstatSync(fd);
     if (!opened.isFile() || opened.dev !== stats.dev || opened.ino !== stats.ino) return UNSTABLE;
-    const content = await readCapped(fd, opened.size, hashMax);
+    const content = await readCapped(fd, opened.size, hashMax, scratch);
     if (!content) return unhashed(opened.size, opened.mtimeMs);
-    return { kind: "file", real: realRel, size: content.length, mtimeMs: opened.mtimeMs, hash: fileHash(content), content };
+    const file = { kind: "file", real: realRel, size: content.length, mtimeMs: opened.mtimeMs, hash: fileHash(content) } as const;
+    return scratch ? file : { ...file, content };
   } catch {
     return unhashed();
   } finally {
@@ -127,19 +137,21 @@ function readAsync(fd: number, buffer: Buffer, length: number): Promise<number> 
 /**
  * Reads an open regular file to its end, or null once more than `max` bytes were read. `sizeHint` (the fstat) picks the
  * path: a small file in one synchronous read of its size plus one byte (to see it end), anything else, or a small one
- * that turns out longer, in asynchronous chunks.
+ * that turns out longer, in asynchronous chunks. With `scratch` a small file may come back in it, good only until the
+ * scratch's next read (the caller hashes it at once and keeps nothing).
  */
-export async function readCapped(fd: number, sizeHint: number, max: number): Promise<Buffer | null> {
+export async function readCapped(fd: number, sizeHint: number, max: number, scratch?: Buffer): Promise<Buffer | null> {
   const chunks: Buffer[] = [];
   let total = 0;
   if (sizeHint <= SYNC_READ_MAX_BYTES) {
-    const buffer = Buffer.allocUnsafe(Math.min(sizeHint, max) + 1);
+    const length = Math.min(sizeHint, max) + 1;
+    const buffer = scratch && scratch.length >= length ? scratch.subarray(0, length) : Buffer.allocUnsafe(length);
     while (total < buffer.length) {
       const got = readSync(fd, buffer, total, buffer.length - total, null);
       if (got === 0) return buffer.subarray(0, total);
       total += got;
     }
-    chunks.push(buffer);
+    chunks.push(buffer.buffer === scratch?.buffer ? Buffer.from(buffer) : buffer); // read on asynchronously: not the scratch then
   }
   for (;;) {
     if (total > max) return null;

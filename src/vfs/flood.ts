@@ -20,6 +20,11 @@ export class FloodTracker {
     return this.flood !== undefined;
   }
 
+  /** When the flood in progress began (its first window's first event). */
+  get since(): number | undefined {
+    return this.flood?.since;
+  }
+
   /** Folders that were walked (a new folder and those inside it). */
   touched(dirs: Iterable<string>): void {
     const now = Date.now();

@@ -1,9 +1,9 @@
-import path from "node:path";
 import type { RawEvent } from "./engine.js";
 import type { GitChanged } from "./events.js";
 import type { FileIndex } from "./file-index.js";
 import { type GitState, type GitTouch, emptyTouch, readGitState, touchGit } from "./git-state.js";
 import type { GitReader } from "./listing.js";
+import { relOf } from "./rel-path.js";
 import { filterByStat, gitChangedPaths } from "./rescan.js";
 
 /**
@@ -107,7 +107,7 @@ export class GitEvents {
       events,
       (e) => e.path,
       (e, st) => {
-        const entry = this.index.get(path.relative(this.root, e.path).split(path.sep).join("/"));
+        const entry = this.index.get(relOf(this.root, e.path));
         if (!entry || !st) return true;
         if (entry.mtimeMs === undefined) return st.mtimeMs >= this.openedAt();
         return st.mtimeMs !== entry.mtimeMs || (entry.size !== undefined && st.size !== entry.size);

@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import path from "node:path";
 import type { BusEvents } from "../platform/bus.js";
 import { Attribution } from "./attribution.js";
@@ -11,6 +11,7 @@ import { FloodTracker } from "./flood.js";
 import { GitEvents } from "./git-events.js";
 import type { ContentHistory } from "./history.js";
 import type { GitReader } from "./listing.js";
+import { absOf, relOf } from "./rel-path.js";
 import { rescanFolders } from "./rescan.js";
 import { DiskResolver, type ResolverHooks } from "./resolver.js";
 import type { Actor, ToolWrite } from "./types.js";
@@ -30,6 +31,16 @@ export const DELETE_CONFIRM_MS = 250;
  * that crashed stays until someone removes it).
  */
 export const GIT_LOCK_HOLD_MAX_MS = 10_000;
+/**
+ * A flood is not over while git holds the index lock (a checkout writing the worktree), however thin its windows: on a
+ * loaded machine git writes a 50,000-file checkout over minutes, at times fewer than FLOOD_EVENTS a window, and each
+ * window that looked like the end read the flood's folders again, found the files whose events were still on their
+ * way, took them for lost and had the tree re-crawled: dozens of times a checkout. A lock left by a git that crashed
+ * holds a flood no longer than this; one older than GIT_LOCK_FRESH_MS when the flood began holds none.
+ */
+export const GIT_LOCK_FLOOD_MAX_MS = 10 * 60_000;
+/** git takes the index lock as it starts and writes files soon after: a lock made this long before a flood is not its. */
+export const GIT_LOCK_FRESH_MS = 2 * 60_000;
 /** Files above this get `hash: null` (not read to hash); the file tools' own limit (SPEC 4) when that is higher. */
 export const HASH_MAX_BYTES = 10 * 1024 * 1024;
 
@@ -80,6 +91,8 @@ export class Pipeline {
   private readonly gitEvents?: GitEvents;
   private readonly index: FileIndex;
   private readonly gitDir: string | null;
+  /** The git dir with its separator: made once, not per event (a flood's hundred thousand of them). */
+  private readonly gitPrefix: string | null;
   private readonly hooks: PipelineHooks;
   /** Paths found gone and held back (see DELETE_CONFIRM_MS): since when, and when their event came. */
   private held = new Map<string, { since: number; seenAt: number | undefined }>();
@@ -96,6 +109,7 @@ export class Pipeline {
   ) {
     this.index = options.index;
     this.gitDir = options.gitDir;
+    this.gitPrefix = options.gitDir && options.gitDir + path.sep;
     this.hooks = options.hooks;
     this.window = new EventWindow((batch) => this.process(batch), { engineDelayMs: options.engineDelayMs, again: () => this.flood.active, log: sink.log });
     this.attribution = new Attribution(sink.views);
@@ -132,11 +146,11 @@ export class Pipeline {
    * git folder go to git's own lane (git-events.ts); info/exclude, which changes the rules, to the window too.
    */
   push(events: readonly RawEvent[], rescan = false): void {
-    const gitDir = this.gitDir;
-    if (!gitDir || !this.gitEvents) return this.window.push(events, rescan);
+    const { gitDir, gitPrefix } = this;
+    if (!gitDir || !gitPrefix || !this.gitEvents) return this.window.push(events, rescan);
     const tree: RawEvent[] = [];
     for (const e of events) {
-      if (e.path !== gitDir && !e.path.startsWith(gitDir + path.sep)) tree.push(e);
+      if (e.path !== gitDir && !e.path.startsWith(gitPrefix)) tree.push(e);
       else if (gitRel(gitDir, e.path) === "info/exclude")
         tree.push(e); // the window reloads the rules
       else if (this.opened) this.gitEvents.push(gitRel(gitDir, e.path)); // before, open() reads the state they made
@@ -199,17 +213,25 @@ export class Pipeline {
     return now - oldest < GIT_LOCK_HOLD_MAX_MS && existsSync(path.join(this.gitDir, "index.lock"));
   }
 
+  /** Whether the flood in progress is git's, still writing (see GIT_LOCK_FLOOD_MAX_MS). */
+  private gitStillWriting(now: number): boolean {
+    const since = this.flood.since;
+    if (this.gitDir === null || since === undefined || now - since >= GIT_LOCK_FLOOD_MAX_MS) return false;
+    const lock = statSync(path.join(this.gitDir, "index.lock"), { throwIfNoEntry: false });
+    return lock !== undefined && lock.mtimeMs >= since - GIT_LOCK_FRESH_MS;
+  }
+
   private async process(batch: Batch): Promise<void> {
     const flushedAt = Date.now();
     let ignoreChanged = false;
     const raw: RawChange[] = [];
     const { root } = this.sink;
     for (const e of batch.events) {
-      if (this.gitDir && (e.path === this.gitDir || e.path.startsWith(this.gitDir + path.sep))) {
+      if (this.gitDir && this.gitPrefix && (e.path === this.gitDir || e.path.startsWith(this.gitPrefix))) {
         ignoreChanged ||= gitRel(this.gitDir, e.path) === "info/exclude"; // the rest is git's lane's (see push)
         continue;
       }
-      const rel = path.relative(root, e.path).split(path.sep).join("/");
+      const rel = relOf(root, e.path);
       if (!rel || rel === ".." || rel.startsWith("../") || path.isAbsolute(rel)) continue;
       if (rel === ".git" || rel.startsWith(".git/")) continue;
       if (isIgnoreFile(rel)) ignoreChanged = true;
@@ -232,7 +254,7 @@ export class Pipeline {
     }
     const over = this.flood.afterWindow(
       raw.map((r) => parentOf(r.path)),
-      batch.flooding,
+      batch.flooding || this.gitStillWriting(flushedAt),
       batch.firstEventAt,
     );
     // Before this window is reported: once a .gitignore's change is out, the index follows it. A file this window found
@@ -288,7 +310,7 @@ function heldAt(held: Map<string, { seenAt: number | undefined }>, rel: string):
  */
 function seenAt(root: string, seen: Map<string, number>, rel: string): number | undefined {
   for (let p = rel; ; p = parentOf(p)) {
-    const at = seen.get(path.join(root, p));
+    const at = seen.get(absOf(root, p));
     if (at !== undefined) return at;
     if (p === "") break;
   }

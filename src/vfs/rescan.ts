@@ -5,6 +5,7 @@ import type { RawEvent } from "./engine.js";
 import type { FileIndex } from "./file-index.js";
 import type { IgnoreRules } from "./ignore-rules.js";
 import type { GitReader } from "./listing.js";
+import { absOf } from "./rel-path.js";
 
 /**
  * How far before a flood's first event a file's mtime may be and still count as touched by it (for files whose mtime
@@ -42,7 +43,7 @@ export async function rescanFolders(
     const known: string[] = [];
     for (const [k, dir] of batch.entries()) findChanged(root, dir, listed[k], index, rules, out, known);
     // the batch's files compared as they are stat'ed: nothing of the stats is kept (a flood's folders hold most files)
-    for (const rel of await filterByStat(known, (rel) => path.join(root, rel), changed)) out.push({ path: path.join(root, rel), kind: "update" });
+    for (const rel of await filterByStat(known, (rel) => absOf(root, rel), changed)) out.push({ path: absOf(root, rel), kind: "update" });
   }
   return out;
 }
@@ -56,11 +57,11 @@ function findChanged(root: string, dir: string, entries: Dirent[] | null, index:
     const isDir = e.isDirectory();
     if (!index.has(rel) && rules.ignores(rel, isDir)) continue;
     if (isDir) {
-      if (!index.hasFolder(rel)) out.push({ path: path.join(root, rel), kind: "create" }); // a new folder: the pipeline walks it
-    } else if (!index.has(rel)) out.push({ path: path.join(root, rel), kind: "create" });
+      if (!index.hasFolder(rel)) out.push({ path: absOf(root, rel), kind: "create" }); // a new folder: the pipeline walks it
+    } else if (!index.has(rel)) out.push({ path: absOf(root, rel), kind: "create" });
     else known.push(rel);
   }
-  for (const rel of index.children(dir)) if (!present.has(rel)) out.push({ path: path.join(root, rel), kind: "delete" });
+  for (const rel of index.children(dir)) if (!present.has(rel)) out.push({ path: absOf(root, rel), kind: "delete" });
 }
 
 /** Paths that differ between two commits (a checkout, a reset, a pull moved HEAD), as raw updates for the pipeline. */
@@ -69,7 +70,7 @@ export async function gitChangedPaths(git: GitReader, root: string, from: string
   return out
     .split("\0")
     .filter(Boolean)
-    .map((rel) => ({ path: path.join(root, rel), kind: "update" as const }));
+    .map((rel) => ({ path: absOf(root, rel), kind: "update" as const }));
 }
 
 /** Files lstat'ed between two yields to the event loop. */
@@ -110,6 +111,6 @@ export async function modifiedSince(root: string, index: FileIndex, sinceMs: num
     const known = index.get(rel)?.mtimeMs;
     return st !== null && (st.mtimeMs >= since || (known !== undefined && st.mtimeMs !== known));
   };
-  const found = await filterByStat(index.paths(), (rel) => path.join(root, rel), modified);
-  return found.map((rel) => ({ path: path.join(root, rel), kind: "update" as const }));
+  const found = await filterByStat(index.paths(), (rel) => absOf(root, rel), modified);
+  return found.map((rel) => ({ path: absOf(root, rel), kind: "update" as const }));
 }

@@ -4,7 +4,7 @@ import { TEMP_FILE_PATTERN } from "../fs/atomic-write.js";
 import { type ChangeKind, type RawChange, coalesce } from "./coalesce.js";
 import { type FileIndex, parentOf } from "./file-index.js";
 import { DEFAULT_HISTORY_BYTES } from "./history.js";
-import { probe } from "./file-probe.js";
+import { newScratch, probe } from "./file-probe.js";
 import type { IgnoreRules } from "./ignore-rules.js";
 import { walk } from "./listing.js";
 
@@ -61,6 +61,8 @@ export interface ResolverHooks {
 export class DiskResolver {
   /** Bytes of content kept in the window being resolved (see KEPT_CONTENT_MAX_BYTES). */
   private keptBytes = 0;
+  /** Where the files whose bytes are not kept are read (one at a time: resolveOne is awaited in turn). */
+  private scratch?: Buffer;
 
   constructor(
     private readonly root: string,
@@ -124,7 +126,9 @@ export class DiskResolver {
     confirm: boolean,
   ): Promise<DiskChange[] | typeof HELD> {
     if (TEMP_FILE_PATTERN.test(rel)) return []; // a file tool's write in progress: its rename is the change
-    const found = await probe(this.root, rel, this.hashMax);
+    // The bytes are read for the history only where a tool may have made the change, and while the window's budget lasts.
+    const keep = this.keptBytes < KEPT_CONTENT_MAX_BYTES && this.hooks.keepContent(rel);
+    const found = await probe(this.root, rel, this.hashMax, keep ? undefined : (this.scratch ??= newScratch()));
     switch (found.kind) {
       case "gone":
         // Gone now may be a replacement caught between its unlink and its create (git checkout does that to every file
@@ -146,7 +150,7 @@ export class DiskResolver {
     this.index.set(rel, { size, mtimeMs, hash });
     if (prev && (hash !== null ? prev.hash === hash : prev.hash === null && prev.size === size && prev.mtimeMs === mtimeMs)) return [];
     let content: Buffer | undefined;
-    if (found.content && this.keptBytes + found.content.length <= KEPT_CONTENT_MAX_BYTES && this.hooks.keepContent(rel)) {
+    if (found.content && this.keptBytes + found.content.length <= KEPT_CONTENT_MAX_BYTES) {
       content = found.content;
       this.keptBytes += content.length;
     }

@@ -3,7 +3,7 @@ import { closeSync, constants, lstatSync, openSync, symlinkSync, writeFileSync }
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fileHash, initHash } from "../../src/core/hash.js";
-import { SYNC_READ_MAX_BYTES, probe, readCapped, readRegular, readSmallText } from "../../src/vfs/file-probe.js";
+import { SYNC_READ_MAX_BYTES, newScratch, probe, readCapped, readRegular, readSmallText } from "../../src/vfs/file-probe.js";
 import { tmpWorkspace, writeFile } from "../helpers/tmp.js";
 
 const MAX = 4 * 1024 * 1024;
@@ -37,6 +37,34 @@ describe("file-probe", () => {
     expect(await probe(root, "small.txt", MAX)).toMatchObject({ kind: "file", real: "small.txt", size: 6, hash: fileHash(Buffer.from("hello\n")) });
     const big = await probe(root, "big.bin", MAX);
     expect(big).toMatchObject({ kind: "file", size: SYNC_READ_MAX_BYTES * 3 + 17, hash: fileHash(Buffer.alloc(SYNC_READ_MAX_BYTES * 3 + 17, 7)) });
+  });
+
+  it("with a scratch buffer, hashes a file and hands back no content; a kept one's bytes stay its own", async () => {
+    const kept = await probe(root, "small.txt", MAX);
+    writeFile(root, "other.txt", "another file\n");
+    const scratch = newScratch();
+    const small = await probe(root, "small.txt", MAX, scratch);
+    const other = await probe(root, "other.txt", MAX, scratch);
+    const big = await probe(root, "big.bin", MAX, scratch);
+    expect(small).toEqual({ ...kept, content: undefined });
+    expect(small).not.toHaveProperty("content");
+    expect(other).toMatchObject({ kind: "file", size: 13, hash: fileHash(Buffer.from("another file\n")) });
+    expect(other).not.toHaveProperty("content");
+    expect(big).toMatchObject({ hash: fileHash(Buffer.alloc(SYNC_READ_MAX_BYTES * 3 + 17, 7)) });
+    expect(big).not.toHaveProperty("content");
+    expect(kept.kind === "file" && kept.content?.toString()).toBe("hello\n"); // not overwritten by the reads after it
+  });
+
+  it("reads a file longer than its stat said whole, in the scratch buffer or not", async () => {
+    const expected = Buffer.alloc(SYNC_READ_MAX_BYTES * 3 + 17, 7);
+    for (const scratch of [undefined, newScratch()]) {
+      const fd = openSync(path.join(root, "big.bin"), constants.O_RDONLY);
+      try {
+        expect((await readCapped(fd, 10, MAX, scratch))?.equals(expected), `scratch ${scratch !== undefined}`).toBe(true);
+      } finally {
+        closeSync(fd);
+      }
+    }
   });
 
   it("does not read a file over the limit", async () => {

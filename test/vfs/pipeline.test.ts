@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { rmSync, symlinkSync } from "node:fs";
+import { rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { fileHash, initHash } from "../../src/core/hash.js";
@@ -331,6 +331,74 @@ describe("Pipeline with git", () => {
     for (const c of cleanups.splice(0).reverse()) await c();
   });
   afterAll(() => supervisor.stop());
+
+  it.each([
+    ["a fresh lock: one flood, its folders read once after the lock goes", 0, [1]],
+    ["a lock left an hour before (a git that crashed): it holds nothing, the thin window ends the flood", 3_600_000, [1, 1]],
+  ])("keeps a flood on while git holds the index lock: %s", async (_what, lockAgeMs, expectedFloods) => {
+    const ws = tmpWorkspace({ git: true, files: { "a.txt": "a\n" } });
+    cleanups.push(ws.cleanup);
+    const changed: string[] = [];
+    let changedNow: () => void = () => undefined;
+    const floodsOver: number[] = [];
+    const pipeline = new Pipeline(
+      {
+        root: ws.dir,
+        hashMaxBytes: 1024 * 1024,
+        views: new SessionViews(),
+        history: new ContentHistory(),
+        emit: (event, data) => {
+          if (event === "fs.changed") changed.push(...(data as { changes: FsChange[] }).changes.map((c) => c.path));
+          changedNow();
+        },
+        log: () => undefined,
+      },
+      {
+        index: new FileIndex(),
+        gitDir: path.join(ws.dir, ".git"),
+        git: gitReader(supervisor, ws.dir),
+        hooks: {
+          rules: () => new IgnoreRules(),
+          onFolderMovedIn: () => undefined,
+          onFolderWalked: () => undefined,
+          onFloodOver: (dirs) => floodsOver.push(dirs.size),
+          onIgnoreChanged: async () => undefined,
+        },
+      },
+    );
+    cleanups.push(() => pipeline.stop());
+    await pipeline.open();
+    const reported = (rel: string) => new Promise<void>((resolve) => (changedNow = () => changed.includes(rel) && resolve()));
+    const lock = path.join(ws.dir, ".git", "index.lock");
+    writeFileSync(lock, ""); // a checkout in progress
+    const lockTime = new Date(Date.now() - lockAgeMs);
+    utimesSync(lock, lockTime, lockTime);
+    const events: RawEvent[] = [];
+    for (let i = 0; i < FLOOD_EVENTS; i++) {
+      writeFile(ws.dir, `flood/f${i}.txt`, `${i}\n`);
+      events.push({ path: path.join(ws.dir, `flood/f${i}.txt`), kind: "create" });
+    }
+    let seen = reported(`flood/f${FLOOD_EVENTS - 1}.txt`);
+    pipeline.push(events);
+    await seen;
+    // git slows down: a window too thin for a flood, while the lock says git is still at it
+    writeFile(ws.dir, "flood/slow.txt", "slow\n");
+    seen = reported("flood/slow.txt");
+    pipeline.push([{ path: path.join(ws.dir, "flood/slow.txt"), kind: "create" }]);
+    await seen;
+    // and writes the rest: still the same flood
+    const rest: RawEvent[] = [];
+    for (let i = 0; i < FLOOD_EVENTS; i++) {
+      writeFile(ws.dir, `flood/g${i}.txt`, `${i}\n`);
+      rest.push({ path: path.join(ws.dir, `flood/g${i}.txt`), kind: "create" });
+    }
+    seen = reported(`flood/g${FLOOD_EVENTS - 1}.txt`);
+    pipeline.push(rest);
+    await seen;
+    rmSync(lock); // git is done: the next window finds the flood over, and its folders are read again once
+    await pipeline.idle();
+    expect(floodsOver).toEqual(expectedFloods);
+  });
 
   it("reports git.changed when HEAD moves, not after the files the same checkout wrote are resolved", async () => {
     const ws = tmpWorkspace({ git: true, files: { "a.txt": "a\n" } });
