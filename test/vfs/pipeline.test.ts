@@ -332,6 +332,24 @@ describe("Pipeline with git", () => {
   });
   afterAll(() => supervisor.stop());
 
+  /** A pipeline on the repository at `dir` with git's lane, emitting to `emit`; `onFloodOver` sees each flood's end. */
+  const gitPipeline = (dir: string, emit: (event: string, data: unknown) => void, onFloodOver: (dirs: Set<string>) => void = () => undefined) =>
+    new Pipeline(
+      { root: dir, hashMaxBytes: 1024 * 1024, views: new SessionViews(), history: new ContentHistory(), emit, log: () => undefined },
+      {
+        index: new FileIndex(),
+        gitDir: path.join(dir, ".git"),
+        git: gitReader(supervisor, dir),
+        hooks: {
+          rules: () => new IgnoreRules(),
+          onFolderMovedIn: () => undefined,
+          onFolderWalked: () => undefined,
+          onFloodOver,
+          onIgnoreChanged: async () => undefined,
+        },
+      },
+    );
+
   it.each([
     ["a fresh lock: one flood, its folders read once after the lock goes", 0, [1]],
     ["a lock left an hour before (a git that crashed): it holds nothing, the thin window ends the flood", 3_600_000, [1, 1]],
@@ -341,30 +359,13 @@ describe("Pipeline with git", () => {
     const changed: string[] = [];
     let changedNow: () => void = () => undefined;
     const floodsOver: number[] = [];
-    const pipeline = new Pipeline(
-      {
-        root: ws.dir,
-        hashMaxBytes: 1024 * 1024,
-        views: new SessionViews(),
-        history: new ContentHistory(),
-        emit: (event, data) => {
-          if (event === "fs.changed") changed.push(...(data as { changes: FsChange[] }).changes.map((c) => c.path));
-          changedNow();
-        },
-        log: () => undefined,
+    const pipeline = gitPipeline(
+      ws.dir,
+      (event, data) => {
+        if (event === "fs.changed") changed.push(...(data as { changes: FsChange[] }).changes.map((c) => c.path));
+        changedNow();
       },
-      {
-        index: new FileIndex(),
-        gitDir: path.join(ws.dir, ".git"),
-        git: gitReader(supervisor, ws.dir),
-        hooks: {
-          rules: () => new IgnoreRules(),
-          onFolderMovedIn: () => undefined,
-          onFolderWalked: () => undefined,
-          onFloodOver: (dirs) => floodsOver.push(dirs.size),
-          onIgnoreChanged: async () => undefined,
-        },
-      },
+      (dirs) => floodsOver.push(dirs.size),
     );
     cleanups.push(() => pipeline.stop());
     await pipeline.open();
@@ -406,28 +407,7 @@ describe("Pipeline with git", () => {
     git(ws.dir, "add", "-A");
     git(ws.dir, "commit", "-qm", "init");
     const emitted: string[] = [];
-    const pipeline = new Pipeline(
-      {
-        root: ws.dir,
-        hashMaxBytes: 1024 * 1024,
-        views: new SessionViews(),
-        history: new ContentHistory(),
-        emit: (event) => emitted.push(event),
-        log: () => undefined,
-      },
-      {
-        index: new FileIndex(),
-        gitDir: path.join(ws.dir, ".git"),
-        git: gitReader(supervisor, ws.dir),
-        hooks: {
-          rules: () => new IgnoreRules(),
-          onFolderMovedIn: () => undefined,
-          onFolderWalked: () => undefined,
-          onFloodOver: () => undefined,
-          onIgnoreChanged: async () => undefined,
-        },
-      },
-    );
+    const pipeline = gitPipeline(ws.dir, (event) => emitted.push(event));
     cleanups.push(() => pipeline.stop());
     await pipeline.open();
     const events: RawEvent[] = [];
