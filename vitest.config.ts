@@ -1,5 +1,6 @@
 import { defineConfig } from "vitest/config";
 import { GIT_TEST_ENV } from "./test/helpers/git-env.js";
+import SlowFirstSequencer from "./test/slow-first-sequencer.js";
 
 export default defineConfig({
   test: {
@@ -13,5 +14,7 @@ export default defineConfig({
     // the CPU half idle. Tests wait on events, not on time, so more of them at once only makes each slower.
     maxWorkers: 3,
     reporters: ["default", "./test/summary-reporter.ts"],
+    // the slowest files first, cache or not (test/slow-first-sequencer.ts)
+    sequence: { sequencer: SlowFirstSequencer },
   },
 });
