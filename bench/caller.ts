@@ -11,7 +11,8 @@
  *   bare client of the same language server.
  * BENCH_CALLER=terminal (names among terminal, lineGit, reads, writes, lsp, comma-separated) runs only those parts.
  * BENCH_BASELINE=FILE (another build's dist/src/main.js) adds git_stage_lines through that build's daemon, on a
- * repository of its own, beside this build's and git apply's in the same rounds: a before/after in one run.
+ * repository of its own, beside this build's and git apply's in the same rounds: a before/after in one run; and the
+ * same file_write batches through that build's daemon on a file of its own, the two daemons taking turns.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
@@ -372,36 +373,51 @@ async function writes(figures: Figures): Promise<void> {
   await withCleanup(async (cleanup) => {
     const { h32 } = await xxhash();
     const tag = (line: string) => (h32(line, 0) & 0xffff).toString(16).toUpperCase().padStart(4, "0");
-    const dir = tempDir(cleanup, "writes");
-    const big = Array.from({ length: BIG_LINES }, (_, i) => `  line ${i}: ${"lorem ipsum dolor sit amet ".repeat(2)}`);
-    writeFileSync(path.join(dir, "big.txt"), big.join("\n") + "\n");
-    const d = await daemon(cleanup, dir);
-    let hash = (await d.ok("file_read", { path: "big.txt", lines: [1] })).hash as string;
-    const times: number[] = [];
-    const cpu: number[] = [];
+    // BENCH_BASELINE: the same writes through that build's daemon on a file of its own, the two taking turns.
+    const baseline = process.env.BENCH_BASELINE;
+    const sides = await Promise.all(
+      (baseline ? [undefined, baseline] : [undefined]).map(async (main) => {
+        const dir = tempDir(cleanup, "writes");
+        const big = Array.from({ length: BIG_LINES }, (_, i) => `  line ${i}: ${"lorem ipsum dolor sit amet ".repeat(2)}`);
+        writeFileSync(path.join(dir, "big.txt"), big.join("\n") + "\n");
+        const d = await daemon(cleanup, dir, [], main);
+        const hash = (await d.ok("file_read", { path: "big.txt", lines: [1] })).hash as string;
+        return { dir, big, d, hash, times: [] as number[], cpu: [] as number[] };
+      }),
+    );
     const warmup = 10;
     for (let i = 0; i < warmup + WRITE_BATCHES; i++) {
-      const edits = Array.from({ length: 10 }, (_, k) => {
-        const line = k * (BIG_LINES / 10) + 1 + (i % 50);
-        const content = `  edited ${i} ${k}`;
-        const edit = { type: "replace", startline: `${line}:${tag(big[line - 1])}`, content };
-        big[line - 1] = content;
-        return edit;
-      });
-      const c0 = cpuMs(d.child.pid);
-      const [ms, r] = await timed(() => d.ok("file_write", { path: "big.txt", hash, edits }));
-      hash = r.hash;
-      if (i < warmup) continue;
-      times.push(ms);
-      cpu.push(cpuMs(d.child.pid) - c0);
+      for (const side of i % 2 ? [...sides].reverse() : sides) {
+        const { big, d } = side;
+        const edits = Array.from({ length: 10 }, (_, k) => {
+          const line = k * (BIG_LINES / 10) + 1 + (i % 50);
+          const content = `  edited ${i} ${k}`;
+          const edit = { type: "replace", startline: `${line}:${tag(big[line - 1])}`, content };
+          big[line - 1] = content;
+          return edit;
+        });
+        const c0 = cpuMs(d.child.pid);
+        const [ms, r] = await timed(() => d.ok("file_write", { path: "big.txt", hash: side.hash, edits }));
+        side.hash = r.hash;
+        if (i < warmup) continue;
+        side.times.push(ms);
+        side.cpu.push(cpuMs(d.child.pid) - c0);
+      }
     }
-    const written = readFileSync(path.join(dir, "big.txt"), "utf8");
-    if (written !== big.join("\n") + "\n") throw new Error("file_write left the file other than the edits say");
+    for (const { dir, big } of sides) {
+      const written = readFileSync(path.join(dir, "big.txt"), "utf8");
+      if (written !== big.join("\n") + "\n") throw new Error("file_write left the file other than the edits say");
+    }
+    const [ours, base] = sides;
+    const cpuNote = (cpu: number[]) => fmt(cpu.reduce((a, b) => a + b, 0) / cpu.length);
     figures.add({
       figure: `10-edit file_write on ${BIG_LINES} lines, p50`,
-      ours: median(times),
+      ours: median(ours.times),
+      ...(base ? { peer: median(base.times), peerName: "the baseline build" } : {}),
       unit: "ms",
-      note: `p99 ${fmt(percentile(times, 99))} ms; daemon CPU per call ${fmt(cpu.reduce((a, b) => a + b, 0) / cpu.length)} ms (10 ms clock ticks, averaged)`,
+      note:
+        `p90 ${fmt(percentile(ours.times, 90))} ms, p99 ${fmt(percentile(ours.times, 99))} ms; daemon CPU per call ${cpuNote(ours.cpu)} ms (10 ms clock ticks, averaged)` +
+        (base ? `; baseline p90 ${fmt(percentile(base.times, 90))} ms, CPU ${cpuNote(base.cpu)} ms` : ""),
     });
   });
 }
