@@ -385,10 +385,8 @@ export class FuzzyIndex {
     if (!terms.some((t) => t.length >= TYPO_MIN_TERM) || terms.some((t) => t.includes("/"))) return [];
     const termMasks = terms.map(maskOf);
     const out: number[] = [];
-    for (let i = 0; i < this.names.length; i++) {
-      if (this.folderOf[i] < 0) continue; // a free slot
+    const visit = (i: number, nameMask: number): void => {
       const name = this.nameLower[i];
-      const nameMask = this.nameMasks[i];
       let typos = 0; // one typo per query: two, and nearly any name matches a short query
       let typoTerm = "";
       for (let k = 0; k < terms.length && typos < 2; k++) {
@@ -405,10 +403,23 @@ export class FuzzyIndex {
       }
       // typos 0: the name holds every term, an exact tier has it; a path whose terms are only scattered across folders
       // (tier 5) is taken here too, as the better match, but not one whose path holds every term (a substring tier)
-      if (typos !== 1 || inExactTier.has(i)) continue;
-      if (substringEditDistance(typoTerm, name, 0) > maxTypoEdits(typoTerm.length)) continue; // held scattered, not near
-      if (accept && !accept(this.pathOf(i))) continue;
+      if (typos !== 1 || inExactTier.has(i)) return;
+      if (substringEditDistance(typoTerm, name, 0) > maxTypoEdits(typoTerm.length)) return; // held scattered, not near
+      if (accept && !accept(this.pathOf(i))) return;
       out.push(i);
+    };
+    // A folder whose names together lack two letters of one term, or a letter of each of two terms, holds no name one
+    // typo away: each of its names lacks at least those (nameUnion is a superset of every name's mask).
+    for (const folder of this.folders) {
+      let typos = 0;
+      for (let k = 0; k < terms.length && typos < 2; k++) {
+        const missing = termMasks[k] & ~folder.nameUnion;
+        if (missing !== 0) typos += (missing & (missing - 1)) !== 0 ? 2 : 1;
+      }
+      if (typos >= 2) continue;
+      const files = folder.files;
+      const end = 2 * folder.size;
+      for (let j = 1; j < end; j += 2) visit(files[j - 1], files[j]);
     }
     return out;
   }
