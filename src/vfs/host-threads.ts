@@ -15,6 +15,21 @@ const POLL_SYSCALLS: Record<string, readonly string[]> = { x64: ["7", "271"], ar
 
 const TASKS = "/proc/self/task";
 
+function threadIds(): string[] {
+  try {
+    return readdirSync(TASKS);
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Node's own threads, there before this module loaded and so before parcel could start any (V8's workers, which wake
+ * for garbage collection at any time, the inspector's): they carry no event, and looking at them costs a third of a
+ * look. parcel's, and anything started later, are looked at.
+ */
+const NODE_THREADS = new Set(threadIds());
+
 /** A thread's context switches while it sleeps, or null when it runs, waits to run, or is in the disk's wait. */
 function sleepingSwitches(tid: string): string | null {
   const status = readFileSync(`${TASKS}/${tid}/status`, "utf8");
@@ -29,14 +44,14 @@ function inParcelPoll(tid: string): boolean {
 }
 
 /**
- * True when every other thread of this process slept through the call (asleep at its first look and its last, with no
- * context switch between) and one of them sat in parcel's poll meanwhile; false when one ran, none polled, or /proc does
+ * True when every other thread of this process (but Node's own) slept through the call (asleep at its first look and
+ * its last, with no context switch between) and one of them sat in parcel's poll meanwhile; false when one ran, none polled, or /proc does
  * not say (another system: the caller waits as before).
  */
 export function parcelThreadsAsleep(): boolean {
   try {
     const caller = readlinkSync("/proc/thread-self").split("/").pop();
-    const tids = readdirSync(TASKS).filter((t) => t !== caller);
+    const tids = readdirSync(TASKS).filter((t) => t !== caller && !NODE_THREADS.has(t));
     const before = tids.map(sleepingSwitches);
     if (before.includes(null)) return false;
     const polling = tids.some(inParcelPoll);
