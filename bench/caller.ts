@@ -12,9 +12,10 @@
  * BENCH_CALLER=terminal (names among terminal, lineGit, reads, writes, lsp, comma-separated) runs only those parts.
  * BENCH_BASELINE=FILE (another build's dist/src/main.js) adds git_stage_lines through that build's daemon, on a
  * repository of its own, beside this build's and git apply's in the same rounds: a before/after in one run; and the
- * same file_write batches through that build's daemon on a file of its own, the two daemons taking turns.
+ * same file_write batches through that build's daemon on a file of its own, the two daemons taking turns; and
+ * terminal_run through that build's sandboxed daemon, taking turns with ours (BENCH_TERMINAL_RUNS rounds, default 30).
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -45,7 +46,7 @@ import { RANGES, againstGit, lineGitRepo } from "./line-git-fixture.js";
 const PACKAGES = fileURLToPath(new URL("../../node_modules/", import.meta.url));
 export const MCP_FILESYSTEM = path.join(PACKAGES, "@modelcontextprotocol/server-filesystem/dist/index.js");
 
-const TERMINAL_RUNS = 30;
+const TERMINAL_RUNS = Number(process.env.BENCH_TERMINAL_RUNS) || 30;
 const LINE_GIT_WARMUP = 3;
 const LINE_GIT_SAMPLES = 20;
 /** file_read: sessions at once (one request in flight each), runs per side alternating, calls per run. */
@@ -105,11 +106,14 @@ async function terminal(figures: Figures): Promise<void> {
       if (r.exit_code !== 0) throw new Error(`terminal_run true: ${JSON.stringify(r).slice(0, 300)}`);
       reported.get(d)!.push(r.duration_ms);
     };
-    const times = await interleaved(
-      { on: run(on), off: run(off), bare: () => bareSpawn("bash", ["--noprofile", "--norc", "-c", "true"], true) },
-      TERMINAL_RUNS,
-      2,
-    );
+    const bare = () => bareSpawn("bash", ["--noprofile", "--norc", "-c", "true"], true);
+    // BENCH_BASELINE: that build's sandboxed daemon on a folder of its own, taking turns with ours in going first.
+    const baseline = process.env.BENCH_BASELINE;
+    const base = baseline ? await daemon(cleanup, baselineRepo(cleanup), [], baseline) : undefined;
+    if (base) reported.set(base, []);
+    const times: Record<string, number[]> = base
+      ? await alternating({ on: run(on), base: run(base) }, { off: run(off), bare }, TERMINAL_RUNS, 2)
+      : await interleaved({ on: run(on), off: run(off), bare }, TERMINAL_RUNS, 2);
     const info = await on.ok("info", { tool_id: "terminal_run" });
     figures.add({
       figure: "terminal_run `true`, sandbox on",
@@ -127,7 +131,46 @@ async function terminal(figures: Figures): Promise<void> {
       unit: "ms",
       note: `p90 ${fmt(percentile(times.off, 90))} ms; the answer's duration_ms median ${fmt(median(reported.get(off)!))} ms`,
     });
+    if (base)
+      figures.add({
+        figure: "terminal_run `true`, sandbox on, BENCH_BASELINE's build",
+        ours: median(times.base),
+        peer: median(times.bare),
+        peerName: "bare bash -c true",
+        unit: "ms",
+        note: `p90 ${fmt(percentile(times.base, 90))} ms; the answer's duration_ms median ${fmt(median(reported.get(base)!))} ms; ours - baseline, paired by round: median ${fmt(median(times.on.map((t, i) => t - times.base[i])))} ms`,
+      });
   });
+}
+
+/** A git repository like terminal()'s, for the baseline's daemon. */
+function baselineRepo(cleanup: Cleanup): string {
+  const dir = tempDir(cleanup, "terminal-baseline");
+  execFileSync("git", ["init", "-q", dir]);
+  writeFileSync(path.join(dir, "a.txt"), "a\n");
+  return dir;
+}
+
+/**
+ * Rounds of `pair`'s two calls, the one going first swapped each round (a sandbox's cgroup move is cheaper right after
+ * another), then `rest` in order; ms per call, after `warmup` rounds.
+ */
+async function alternating<A extends string, R extends string>(
+  pair: Record<A, Call>,
+  rest: Record<R, Call>,
+  runs: number,
+  warmup: number,
+): Promise<Record<A | R, number[]>> {
+  const pairs = Object.entries(pair) as [A, Call][];
+  const others = Object.entries(rest) as [R, Call][];
+  const times = Object.fromEntries([...pairs, ...others].map(([k]) => [k, [] as number[]])) as Record<A | R, number[]>;
+  for (let i = 0; i < warmup + runs; i++) {
+    for (const [k, call] of [...(i % 2 ? [...pairs].reverse() : pairs), ...others]) {
+      const [ms] = await timed(call);
+      if (i >= warmup) times[k].push(ms);
+    }
+  }
+  return times;
 }
 
 /** `npm run bench -- line-git-caller`: only the line-git figures of this suite. */

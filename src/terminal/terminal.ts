@@ -439,15 +439,32 @@ export class Terminal {
     void p.finally(() => this.releases.delete(p));
   }
 
-  /** Runs a planned command in the foreground to its end, timeout or abort (both kill its whole tree). */
-  async run(plan: Plan, opts: { timeoutMs: number; signal?: AbortSignal; label?: string; kind?: "run" | "check" }): Promise<RunOutcome> {
+  /**
+   * Runs a planned command in the foreground to its end, timeout or abort (both kill its whole tree). `afterEnd` starts
+   * at the command's end (its exit, and its output's pipe drained: every writer gone), beside the read of its output,
+   * and is awaited before the outcome (not after an abort).
+   */
+  async run(
+    plan: Plan,
+    opts: { timeoutMs: number; signal?: AbortSignal; label?: string; kind?: "run" | "check"; afterEnd?: () => Promise<void> },
+  ): Promise<RunOutcome> {
     opts.signal?.throwIfAborted();
     const kind = opts.kind ?? "run";
     const l = await this.launch(plan, `${kind}-${++this.sequences[kind]}`, opts.label ?? "terminal", { timeoutMs: opts.timeoutMs, signal: opts.signal });
+    const { afterEnd } = opts;
+    const afterwards = afterEnd ? l.exited.then(() => (opts.signal?.aborted ? undefined : afterEnd())) : undefined;
+    try {
+      return await this.outcome(plan, l, opts.signal);
+    } finally {
+      await afterwards;
+    }
+  }
+
+  private async outcome(plan: Plan, l: Launched, signal: AbortSignal | undefined): Promise<RunOutcome> {
     const exit = await l.exited;
     const duration = Date.now() - l.startedAt;
     try {
-      opts.signal?.throwIfAborted();
+      signal?.throwIfAborted();
       const out = await readCapped(l.file);
       const hint =
         plan.sandboxed && exit.code === 127 ? notFoundHint(out.output, plan.env.PATH ?? "", plan.views, { homeFlag: !this.options.home }) : undefined;

@@ -82,8 +82,11 @@ export const terminalRunTool = defineTool({
     const changes = new ChangeCollector(ctx.ws.bus, actor).start();
     const startedAt = Date.now();
     try {
-      const r = await ctx.ws.attributeDuring(actor, () => terminal.run(plan, { timeoutMs, signal: ctx.signal, label: `terminal: ${p.command.slice(0, 60)}` }));
-      await ctx.ws.settle(startedAt); // the watcher has delivered everything up to the command's end
+      // The settle (the watcher has delivered everything up to the command's end) runs beside the read of its output.
+      const settle = () => ctx.ws.settle(startedAt);
+      const r = await ctx.ws.attributeDuring(actor, () =>
+        terminal.run(plan, { timeoutMs, signal: ctx.signal, label: `terminal: ${p.command.slice(0, 60)}`, afterEnd: settle }),
+      );
       const changed = changes.result();
       const ignored = terminal.ignoredChanges(plan, r);
       return {

@@ -34,8 +34,10 @@ const SETTLE_MARGIN_MS = 25;
 /**
  * parcel (its Debounce, 2.6.0) hands an event over at once when it handed none over for this long; later ones wait for
  * its 50 ms batch. So when no batch came in the half second before some work began, nor since, the work's first change
- * is on its way already: a round trip to the watcher host (its answer follows every batch it wrote), at least
- * QUIET_SETTLE_MS for parcel's own threads, and the rest of the batch delay only once a batch has come.
+ * is on its way already: the watcher host's word that parcel's threads are asleep (WatcherHost.drained: they have read
+ * and handed over everything the kernel queued) or, when it cannot say, a round trip to it (its answer follows every
+ * batch it wrote) and at least QUIET_SETTLE_MS for parcel's own threads; the rest of the batch delay only once a batch
+ * has come.
  */
 const PARCEL_QUIET_MS = 500;
 const QUIET_SETTLE_MS = 10;
@@ -96,9 +98,10 @@ export class Vfs {
   private readonly markerWaiters = new Set<() => void>();
   /**
    * How settles ended: quiet (parcel idle before and after, see QUIET_SETTLE_MS), on the marker's event, or on the
-   * timed wait (no marker here, or it did not come in time).
+   * timed wait (no marker here, or it did not come in time); `drained`: how many found parcel idle before and had the
+   * host's word that its threads slept (then quiet, or on to the marker when a batch came meanwhile).
    */
-  private readonly settles = { quiet: 0, marker: 0, timed: 0 };
+  private readonly settles = { quiet: 0, drained: 0, marker: 0, timed: 0 };
 
   private readonly git: GitReader;
   /** Where parcel runs (a process of its own: watcher-host.ts says why); chokidar runs in the daemon. */
@@ -123,7 +126,11 @@ export class Vfs {
     const fullMs = ENGINE_BATCH_DELAY_MS[this.ws.watcherEngine] + SETTLE_MARGIN_MS;
     const quiet = () => since !== undefined && this.ws.watcherEngine === "parcel" && this.lastBatchAt < since - PARCEL_QUIET_MS;
     if (quiet()) {
-      await Promise.all([sleep(QUIET_SETTLE_MS), Promise.race([this.watcherHost.ping(), sleep(fullMs)])]);
+      // The host saw parcel's threads asleep: what they had read is in, and a batch of it made quiet() false. Else the
+      // fixed wait, less what asking took.
+      const began = Date.now();
+      if (await Promise.race([this.watcherHost.drained(), sleep(fullMs).then(() => false)])) this.settles.drained++;
+      else await Promise.all([sleep(QUIET_SETTLE_MS - (Date.now() - began)), Promise.race([this.watcherHost.ping(), sleep(fullMs)])]);
       if (quiet()) {
         this.settles.quiet++;
         return this.pipeline?.idle();

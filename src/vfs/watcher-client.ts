@@ -27,11 +27,14 @@ function hostScript(): string {
   return existsSync(beside) ? beside : fileURLToPath(new URL("../../dist/src/vfs/watcher-host.js", import.meta.url));
 }
 
+/** The host's answer to a request. */
+type Answer = Extract<HostLine, { r: number }>;
+
 interface Host {
   child: ServerChild;
   /** The supervisor's stop of it. */
   stop: AttachedChild["stop"];
-  pending: Map<number, { resolve: () => void; reject: (e: Error) => void }>;
+  pending: Map<number, { resolve: (answer: Answer) => void; reject: (e: Error) => void }>;
   stderr: string[];
   gone: boolean;
 }
@@ -84,7 +87,23 @@ export class WatcherHost implements Subscriber {
    */
   ping(): Promise<void> {
     if (!this.host || this.host.gone) return Promise.resolve();
-    return this.request(this.host, { op: "ping" }).catch(() => undefined);
+    return this.request(this.host, { op: "ping" }).then(
+      () => undefined,
+      () => undefined,
+    );
+  }
+
+  /**
+   * True once the host saw parcel's threads asleep after this call: every event the kernel queued before it is then in
+   * (its batch came before the answer), or held in parcel's batch, which only follows a batch that came within its last
+   * half second. False without a running host, or when its threads were busy for a while (the caller waits as before).
+   */
+  drained(): Promise<boolean> {
+    if (!this.host || this.host.gone) return Promise.resolve(false);
+    return this.request(this.host, { op: "drained" }).then(
+      (answer) => answer.drained === true,
+      () => false,
+    );
   }
 
   /** Ends the host (the VFS has stopped every engine): it exits when its stdin ends. */
@@ -108,7 +127,7 @@ export class WatcherHost implements Subscriber {
     }
   }
 
-  private request(host: Host, req: RequestBody): Promise<void> {
+  private request(host: Host, req: RequestBody): Promise<Answer> {
     if (host.gone) return Promise.reject(new Error("the file watcher host is gone"));
     const r = ++this.requests;
     return new Promise((resolve, reject) => {
@@ -146,7 +165,7 @@ export class WatcherHost implements Subscriber {
       const waiter = host.pending.get(msg.r);
       host.pending.delete(msg.r);
       if (msg.error) waiter?.reject(errorFrom(msg.error));
-      else waiter?.resolve();
+      else waiter?.resolve(msg);
       return;
     }
     const sub = this.callbacks.get(msg.s);

@@ -10,14 +10,41 @@
  */
 import { createInterface } from "node:readline";
 import watcher, { type AsyncSubscription, type Event } from "@parcel/watcher";
+import { parcelThreadsAsleep } from "./host-threads.js";
 import { type HostLine, type HostRequest, encodeEvents } from "./watcher-protocol.js";
 
 const send = (line: HostLine) => process.stdout.write(`${JSON.stringify(line)}\n`);
 const errorOf = (e: unknown) => ({ message: e instanceof Error ? e.message : String(e), code: (e as NodeJS.ErrnoException | undefined)?.code });
 
+/** `drained` looks at parcel's threads every millisecond for this long, then answers false (the daemon's timed wait is 75 ms). */
+const DRAIN_LOOKS_MS = 50;
+
+const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+
+/**
+ * Whether parcel's threads were seen asleep (host-threads.ts), with every batch they had queued for this thread by then
+ * written first: such a batch is run in the loop's poll phase, and two turns hold at least one whole poll phase that
+ * began after the look.
+ */
+async function drained(): Promise<boolean> {
+  for (const until = Date.now() + DRAIN_LOOKS_MS; Date.now() < until; ) {
+    if (parcelThreadsAsleep()) {
+      await nextTurn();
+      await nextTurn();
+      return true;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+  return false;
+}
+
 /** Answers the requests of one daemon; `subscriptions`: its live ones by number. */
 async function handle(req: HostRequest, subscriptions: Map<number, AsyncSubscription>): Promise<void> {
   try {
+    if (req.op === "drained") {
+      send({ r: req.r, drained: await drained() });
+      return;
+    }
     if (req.op === "subscribe") {
       const sub = await watcher.subscribe(
         req.dir,

@@ -299,7 +299,8 @@ describe("terminal_run", () => {
 });
 
 describe("the wait for the watcher after a command", () => {
-  const settles = async (k: DaemonClient) => (await k.ok("info", { tool_id: "file_read" })).state.settles as { quiet: number; marker: number; timed: number };
+  const settles = async (k: DaemonClient) =>
+    (await k.ok("info", { tool_id: "file_read" })).state.settles as { quiet: number; drained: number; marker: number; timed: number };
   const make = (name: string) => `node -e "require('fs').writeFileSync('${name}', 'm\\n')"`;
 
   it("in a repository: a quiet settle writes no marker; once parcel batches, it ends on the daemon's marker in the git dir, which no event shows and shutdown removes", async () => {
@@ -325,6 +326,34 @@ describe("the wait for the watcher after a command", () => {
       expect(k.events.some((e) => JSON.stringify(e.data).includes("tool-layer-settle"))).toBe(false);
       await k.close();
       expect(existsSync(marker)).toBe(false);
+    } finally {
+      await k.close();
+      w.cleanup();
+    }
+  });
+
+  it("a file the command writes as its very last act is in changed_files, after the host's word that parcel's threads slept", async () => {
+    // No repository: no marker, so no settle makes parcel batch, and once the daemon's start is half a second behind,
+    // every settle finds parcel quiet.
+    const w = tmpWorkspace({ files: { "a.txt": "a\n" } });
+    const k = await startDaemon(w.dir);
+    try {
+      let before: Awaited<ReturnType<typeof settles>>;
+      let after = await settles(k);
+      for (let calls = 0; calls === 0 || after.quiet === before!.quiet; calls++) {
+        if (calls === 100) throw new Error("no quiet settle in 100 calls");
+        before = after;
+        await k.ok("terminal_run", { command: "true" });
+        after = await settles(k);
+      }
+      expect(after.drained).toBe(before!.drained + 1); // a quiet one asked the host, and its threads slept
+      // touch exits right after its write: the event may still be in parcel's threads when the daemon sees the exit.
+      before = after;
+      const r = await k.ok("terminal_run", { command: "touch last.txt" });
+      expect(r.changed_files).toEqual([{ path: "last.txt", kind: "created", hash: fileHash(Buffer.alloc(0)) }]);
+      after = await settles(k);
+      // Its batch came (before the settle began, or before the host's word), so the settle went on to the timed wait.
+      expect(after).toMatchObject({ quiet: before.quiet, marker: before.marker, timed: before.timed + 1 });
     } finally {
       await k.close();
       w.cleanup();
