@@ -365,19 +365,24 @@ export class FuzzyIndex {
   private typoCandidates(terms: string[], inExactTier: Set<number>, accept?: (path: string) => boolean): number[] {
     if (!terms.some((t) => t.length >= TYPO_MIN_TERM) || terms.some((t) => t.includes("/"))) return [];
     const termMasks = terms.map(maskOf);
+    const encoded = terms.map(encodeTerm);
+    const bytes = this.nameBytes;
     const out: number[] = [];
     const visit = (i: number, nameMask: number): void => {
       const name = this.nameLower[i];
+      const wide = bytes.wide(i);
       let typos = 0; // one typo per query: two, and nearly any name matches a short query
       let typoTerm = "";
       for (let k = 0; k < terms.length && typos < 2; k++) {
         const term = terms[k];
+        const code = encoded[k];
         const missing = termMasks[k] & ~nameMask;
         if ((missing & (missing - 1)) !== 0)
           typos = 2; // two of its letters absent
-        else if (term.length < TYPO_MIN_TERM) typos = missing === 0 && isSubsequence(term, name, 0) ? typos : 2;
+        else if (term.length < TYPO_MIN_TERM)
+          typos = missing === 0 && (code === null || wide ? isSubsequence(term, name, 0) : bytes.subsequenceFrom(i, code, 0)) ? typos : 2;
         else {
-          const drops = dropsNeeded(term, name, 0);
+          const drops = code === null || wide ? dropsNeeded(term, name, 0) : bytes.dropsNeeded(i, code);
           typos += drops;
           if (drops) typoTerm = term;
         }
