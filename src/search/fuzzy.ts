@@ -101,6 +101,8 @@ export class FuzzyIndex {
   private readonly folders: Folder[] = [];
   /** Each folder's files (slots and name masks, and the masks sideways), by folder id, in one buffer. */
   private readonly runs = new FolderRuns();
+  /** What each folder's matching form adds to its parent's, by folder id, in one buffer (what FolderFacts reads). */
+  private readonly tails = new FolderTails();
   private readonly folderIds = new Map<string, number>();
   /** Per slot (a file): its folder, name, the name's matching form, masks, depthPenalty. A free slot's name is undefined. */
   private folderOf = new Int32Array(1024);
@@ -198,6 +200,7 @@ export class FuzzyIndex {
       const mask = maskOf(lower);
       f = this.folders.push({ path: dir, lower, mask, union: mask, nameUnion: 0, parent }) - 1;
       this.runs.addFolder();
+      this.tails.add(parent, lower.slice(parent >= 0 ? this.folders[parent].lower.length : 0));
       this.folderIds.set(dir, f);
     }
     return f;
@@ -236,7 +239,7 @@ export class FuzzyIndex {
     const terms = [...new Set(words.map((w) => w.toLowerCase()))];
     if (!terms.length) return { hits: [], total: 0, approximate: [] };
     const fuzzyQuery = words.join(" ");
-    const tests = new NameTests(terms, this.folders, this.nameBytes, this.nameLower);
+    const tests = new NameTests(terms, this.folders, this.tails, this.nameBytes, this.nameLower);
     const { nameTier, rest } = this.scan(tests, accept, scope);
     let total = nameTier.length + rest.length;
     if (scope === undefined) this.last = undefined;
@@ -496,10 +499,11 @@ class NameTests {
   constructor(
     readonly terms: string[],
     folders: readonly Folder[],
+    tails: FolderTails,
     private readonly bytes: NameBytes,
     private readonly nameLower: readonly string[],
   ) {
-    this.facts = new FolderFacts(terms, folders);
+    this.facts = new FolderFacts(terms, folders, tails);
     this.mask = maskOf(terms.join(""));
     this.encoded = terms.map(encodeTerm);
   }
@@ -575,12 +579,17 @@ class FolderFacts {
   /** Per term: the mask of its letters from each position on (what a name must hold once a folder took the rest). */
   private readonly restMasks: Int32Array[];
 
+  /** Per term: its characters' codes. */
+  private readonly codes: Uint16Array[];
+
   constructor(
     private readonly terms: string[],
     private readonly folders: readonly Folder[],
+    private readonly tails: FolderTails,
   ) {
     const folderCount = folders.length;
     this.termMasks = terms.map(maskOf);
+    this.codes = terms.map((t) => Uint16Array.from({ length: t.length }, (_, j) => t.charCodeAt(j)));
     this.restMasks = terms.map((t) => {
       const rest = new Int32Array(t.length + 1);
       for (let j = t.length - 1; j >= 0; j--) rest[j] = rest[j + 1] | maskOf(t[j]);
@@ -600,30 +609,74 @@ class FolderFacts {
     if (this.inDir[f] !== 0) return this.need[f];
     const terms = this.terms;
     const k = terms.length;
-    const folder = this.folders[f];
-    const lower = folder.lower;
-    const parent = folder.parent;
+    const { parent: parents, from: tailFrom, to: tailTo, chars } = this.tails;
+    const parent = parents[f];
     if (parent >= 0) this.needOf(parent);
     const parentInDir = parent >= 0 ? this.inDir[parent] : 0;
-    const start = parent >= 0 ? this.folders[parent].lower.length : 0;
+    const end = tailTo[f];
     let inDir = 1;
     let need = 0;
     let fragmentNeed = 0;
     for (let t = 0; t < k; t++) {
-      const term = terms[t];
+      const term = this.codes[t];
       let matched = parent >= 0 ? this.seq[parent * k + t] : 0;
-      for (let at = start; at < lower.length && matched < term.length; at++) if (lower.charCodeAt(at) === term.charCodeAt(matched)) matched++;
+      for (let at = tailFrom[f]; at < end && matched < term.length; at++) if (chars[at] === term[matched]) matched++;
       this.seq[f * k + t] = matched;
       need |= this.restMasks[t][matched];
       // a term in the path is a subsequence of it too: only then is the string looked at
-      if (parentInDir & (2 << t) || (matched === term.length && lower.indexOf(term, Math.max(0, start - term.length + 1)) >= 0)) inDir |= 2 << t;
-      else if (fragmentNeed >= 0) fragmentNeed = term.includes("/") ? -1 : fragmentNeed | this.termMasks[t];
+      if (parentInDir & (2 << t) || (matched === term.length && this.inPathFrom(f, terms[t]))) inDir |= 2 << t;
+      else if (fragmentNeed >= 0) fragmentNeed = terms[t].includes("/") ? -1 : fragmentNeed | this.termMasks[t];
     }
     this.inDir[f] = inDir;
     this.need[f] = need;
     this.fragmentNeed[f] = fragmentNeed;
     return need;
   }
+
+  /** Whether `term` is in folder f's path where its parent's does not hold all of it: ending in what f adds. */
+  private inPathFrom(f: number, term: string): boolean {
+    const { lower, parent } = this.folders[f];
+    const start = parent >= 0 ? this.folders[parent].lower.length : 0;
+    return lower.indexOf(term, Math.max(0, start - term.length + 1)) >= 0;
+  }
+}
+
+/**
+ * Per folder, its parent (-1 for none) and the characters its matching form adds to its parent's (the whole form when
+ * it has none), side by side in one buffer in folder order: a query's FolderFacts reads them for every folder, and
+ * 44,000 strings scattered in the heap cost a cache miss each.
+ */
+class FolderTails {
+  parent = new Int32Array(256);
+  from = new Int32Array(256);
+  to = new Int32Array(256);
+  chars = new Uint16Array(4096);
+  private count = 0;
+
+  add(parent: number, tail: string): void {
+    const f = this.count++;
+    if (f === this.parent.length) {
+      this.parent = grownTo(this.parent, 2 * f);
+      this.from = grownTo(this.from, 2 * f);
+      this.to = grownTo(this.to, 2 * f);
+    }
+    const at = f > 0 ? this.to[f - 1] : 0;
+    if (at + tail.length > this.chars.length) {
+      const chars = new Uint16Array(Math.max(2 * this.chars.length, at + tail.length));
+      chars.set(this.chars);
+      this.chars = chars;
+    }
+    for (let k = 0; k < tail.length; k++) this.chars[at + k] = tail.charCodeAt(k);
+    this.parent[f] = parent;
+    this.from[f] = at;
+    this.to[f] = at + tail.length;
+  }
+}
+
+function grownTo(a: Int32Array, n: number): Int32Array<ArrayBuffer> {
+  const b = new Int32Array(n);
+  b.set(a);
+  return b;
 }
 
 /**
