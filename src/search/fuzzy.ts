@@ -1,4 +1,6 @@
 import fuzzysort from "fuzzysort";
+import { FolderRuns } from "./folder-runs.js";
+import { filesHolding, filesOneBitShort, lowestBit } from "./letter-bits.js";
 import { NameBytes, encodeTerm } from "./name-bytes.js";
 import { TYPO_MIN_TERM, commonPrefix, dropsNeeded, maxTypoEdits, substringEditDistance } from "./typo.js";
 
@@ -8,11 +10,13 @@ import { TYPO_MIN_TERM, commonPrefix, dropsNeeded, maxTypoEdits, substringEditDi
  * Incremental: paths are added and removed one by one as the VFS index changes (no rebuild on a new file). Paths are
  * kept by folder: a folder's lower-cased path and character mask once, and per file its name, the name's lower-cased
  * form (also in one byte buffer, NameBytes), its mask, first letter and depth penalty in typed arrays (slots, reused
- * after a remove); a folder keeps its files' slots and name masks side by side in one typed array, so the scan reads
- * them in one run. A query works out what its terms find in each folder's path once (FolderFacts, from the parent
- * folder's facts and the one name the folder adds), and with it the letters a name in that folder must hold for the
- * path to match at all: one AND per file rejects most, and only the rest are tested, on the name's bytes (whether the
- * path matches at all first), and sorted into tiers. Within a substring tier only the files whose first
+ * after a remove); every folder's files' slots and name masks, and the masks sideways (letter bits: which of 32 files
+ * hold each letter), are blocks of one buffer in folder order (FolderRuns), so the scan reads it front to back. A query
+ * works out what its terms find in each folder's path once (FolderFacts, from the parent folder's facts and the one
+ * name the folder adds), and with it the letters a name in that folder must hold for the path to match at all: the
+ * letter bits reject most files 32 at a time, and only the rest are tested, on the name's bytes (whether the path
+ * matches at all first, then whether the name holds every term); the tiers below the name's are sorted out of the rest
+ * only when the name tier leaves room in `limit`. Within a substring tier only the files whose first
  * letter can still reach the top `limit` are scored; fuzzysort only scores the tiers that can still reach it, its
  * prepared targets built lazily in a bounded cache. A query that narrows the last one (typing on) scans only the last
  * one's matches.
@@ -78,9 +82,6 @@ interface Folder {
   nameUnion: number;
   /** The folder it is in (made with it, so of a lower id); -1 for the root. */
   parent: number;
-  /** Its files, `size` of them, side by side: slot, name mask, slot, name mask... (the scan reads them in one run). */
-  files: Int32Array;
-  size: number;
 }
 
 /** The last query's candidates (every path that matched an exact tier), for a query that narrows it. */
@@ -98,6 +99,10 @@ const ADDED_SINCE_SCAN_MAX = 10_000;
 
 export class FuzzyIndex {
   private readonly folders: Folder[] = [];
+  /** Each folder's files (slots and name masks, and the masks sideways), by folder id, in one buffer. */
+  private readonly runs = new FolderRuns();
+  /** What each folder's matching form adds to its parent's, by folder id, in one buffer (what FolderFacts reads). */
+  private readonly tails = new FolderTails();
   private readonly folderIds = new Map<string, number>();
   /** Per slot (a file): its folder, name, the name's matching form, masks, depthPenalty. A free slot's name is undefined. */
   private folderOf = new Int32Array(1024);
@@ -119,6 +124,7 @@ export class FuzzyIndex {
 
   constructor(paths: Iterable<string> = []) {
     for (const p of paths) this.add(p);
+    this.runs.pack(); // in folder order, as the scan reads them
   }
 
   get size(): number {
@@ -131,7 +137,7 @@ export class FuzzyIndex {
     const name = path.slice(cut + 1);
     const f = this.folderOfPath(path, cut);
     const folder = this.folders[f];
-    if (this.slotIn(folder, name) >= 0) return;
+    if (this.slotIn(f, name) >= 0) return;
     const slot = this.free.pop() ?? this.names.length;
     if (slot >= this.folderOf.length) this.grow();
     const lower = normalized(name.toLowerCase());
@@ -142,7 +148,7 @@ export class FuzzyIndex {
     this.nameMasks[slot] = maskOf(lower);
     this.penalty[slot] = depthPenalty(path);
     this.firstChar[slot] = lower.charCodeAt(0) || 0;
-    appendFile(folder, slot, this.nameMasks[slot]);
+    this.runs.append(f, slot, this.nameMasks[slot]);
     folder.union |= this.nameMasks[slot];
     folder.nameUnion |= this.nameMasks[slot];
     this.count++;
@@ -154,12 +160,10 @@ export class FuzzyIndex {
     const cut = path.lastIndexOf("/");
     const f = this.folderIds.get(cut < 0 ? "" : path.slice(0, cut));
     if (f === undefined) return false;
-    const folder = this.folders[f];
-    const at = this.slotIn(folder, path.slice(cut + 1));
+    const at = this.slotIn(f, path.slice(cut + 1));
     if (at < 0) return false;
-    const slot = folder.files[2 * at];
-    folder.files.copyWithin(2 * at, 2 * at + 2, 2 * folder.size);
-    folder.size--;
+    const slot = this.runs.slot(f, at);
+    this.runs.removeAt(f, at);
     this.names[slot] = undefined;
     this.nameLower[slot] = "";
     this.nameBytes.clear(slot);
@@ -172,9 +176,8 @@ export class FuzzyIndex {
     return true;
   }
 
-  private slotIn(folder: Folder, name: string): number {
-    const files = folder.files;
-    for (let k = 0; k < folder.size; k++) if (this.names[files[2 * k]] === name) return k;
+  private slotIn(f: number, name: string): number {
+    for (let k = 0; k < this.runs.size(f); k++) if (this.names[this.runs.slot(f, k)] === name) return k;
     return -1;
   }
 
@@ -195,7 +198,9 @@ export class FuzzyIndex {
       const lower = dir ? `${normalized(dir.toLowerCase())}/` : "";
       if (parent >= 0 && !lower.startsWith(this.folders[parent].lower)) parent = -1;
       const mask = maskOf(lower);
-      f = this.folders.push({ path: dir, lower, mask, union: mask, nameUnion: 0, parent, files: new Int32Array(8), size: 0 }) - 1;
+      f = this.folders.push({ path: dir, lower, mask, union: mask, nameUnion: 0, parent }) - 1;
+      this.runs.addFolder();
+      this.tails.add(parent, lower.slice(parent >= 0 ? this.folders[parent].lower.length : 0));
       this.folderIds.set(dir, f);
     }
     return f;
@@ -234,10 +239,19 @@ export class FuzzyIndex {
     const terms = [...new Set(words.map((w) => w.toLowerCase()))];
     if (!terms.length) return { hits: [], total: 0, approximate: [] };
     const fuzzyQuery = words.join(" ");
-    const tiers: number[][] = [[], [], [], []];
-    const matched = this.scan(terms, tiers, accept, scope);
-    let total = tiers[0].length + tiers[1].length + tiers[2].length + tiers[3].length;
-    this.last = scope === undefined ? undefined : { terms, scope, slots: matched, added: [] };
+    const tests = new NameTests(terms, this.folders, this.tails, this.nameBytes, this.nameLower);
+    const { nameTier, rest } = this.scan(tests, accept, scope);
+    let total = nameTier.length + rest.length;
+    if (scope === undefined) this.last = undefined;
+    else {
+      const slots = new Int32Array(total);
+      slots.set(nameTier);
+      slots.set(rest, nameTier.length);
+      this.last = { terms, scope, slots, added: [] };
+    }
+    // the tiers below the name's, sorted only when the name tier leaves room in `limit` (for most queries it does not)
+    let below: number[][] | undefined;
+    const tier = (t: number): number[] => (t === 0 ? nameTier : (below ??= this.tiersBelowName(tests, rest))[t - 1]);
 
     const hits: FuzzyHit[] = [];
     const scorers = [
@@ -256,96 +270,55 @@ export class FuzzyIndex {
     };
     const bounds = [(i: number) => TIER_NAME_SUBSTRING + substringBound(i), (i: number) => TIER_PATH_SUBSTRING + substringBound(i)];
     // exact matches of the name or a path fragment, then typos of the name, then exact subsequences scattered across folders
-    for (let t = 0; t < 3 && hits.length < limit; t++) hits.push(...best(tiers[t], scorers[t], limit - hits.length, pathOf, bounds[t]));
+    for (let t = 0; t < 3 && hits.length < limit; t++) hits.push(...best(tier(t), scorers[t], limit - hits.length, pathOf, bounds[t]));
     const approximate: string[] = [];
-    let scattered = tiers[3];
+    const shown = new Set<number>();
     if (hits.length < Math.min(limit, TYPO_FALLBACK_BELOW)) {
-      const typos = this.typoCandidates(terms, new Set([...tiers[0], ...tiers[1]]), accept);
+      const typos = this.typoCandidates(terms, new Set([...nameTier, ...tier(1)]), accept);
       for (const i of typos) if (!this.allSubsequencesOfPath(terms, i)) total++; // the others are counted in tier 4
-      const shown = new Set<number>();
       for (const [i, h] of this.bestTypos(typos, terms, limit - hits.length)) {
         hits.push(h);
         approximate.push(h.path);
         shown.add(i);
       }
-      if (shown.size) scattered = scattered.filter((i) => !shown.has(i));
     }
-    if (hits.length < limit) hits.push(...best(scattered, scorers[3], limit - hits.length, pathOf));
+    if (hits.length < limit) {
+      const scattered = shown.size ? tier(3).filter((i) => !shown.has(i)) : tier(3);
+      hits.push(...best(scattered, scorers[3], limit - hits.length, pathOf));
+    }
     fuzzysort.cleanup(); // its cache of prepared queries would otherwise grow with every distinct query
     return { hits, total, approximate };
   }
 
   /**
-   * Sorts every path matching an exact tier into `tiers` and returns them all. What the terms find in a folder's own
-   * path is worked out once per folder, and with it the letters a file's name must then hold for the path to match at
-   * all (see FolderFacts): most files are rejected by that one AND, before any string is looked at.
+   * Every path the terms match at all (each a subsequence of the path), those whose name holds every term (the name
+   * tier) apart from the rest. What the terms find in a folder's own path is worked out once per folder, and with it
+   * the letters a file's name must then hold for the path to match at all (see FolderFacts): the folder's letter bits
+   * reject most of its files 32 at a time, before any string is looked at.
    */
-  private scan(terms: string[], tiers: number[][], accept: ((path: string) => boolean) | undefined, scope: string | undefined): Int32Array {
-    const mask = maskOf(terms.join(""));
-    const narrowed = this.narrows(terms, scope);
-    const facts = new FolderFacts(terms, this.folders);
+  private scan(tests: NameTests, accept: ((path: string) => boolean) | undefined, scope: string | undefined): { nameTier: number[]; rest: number[] } {
+    const { facts, mask } = tests;
+    const narrowed = this.narrows(tests.terms, scope);
     const folderOf = this.folderOf;
     const nameMasks = this.nameMasks;
-    const nameLower = this.nameLower;
-    const k = terms.length;
-    const termMasks = facts.termMasks;
-    const bytes = this.nameBytes;
-    const encoded = terms.map(encodeTerm);
-    // the name tests, on the name's bytes; on the strings when the name or the term has a character past Latin-1
-    const includes = (i: number, t: number): boolean => {
-      const term = encoded[t];
-      return term === null || bytes.wide(i) ? nameLower[i].indexOf(terms[t]) >= 0 : bytes.includes(i, term);
-    };
-    const subsequenceFrom = (i: number, t: number, from: number): boolean => {
-      const term = encoded[t];
-      return term === null || bytes.wide(i) ? isSubsequenceFrom(terms[t], from, nameLower[i]) : bytes.subsequenceFrom(i, term, from);
-    };
-    const inNameAll = (i: number): boolean => {
-      for (let t = 0; t < k; t++) if (!includes(i, t)) return false;
-      return true;
-    };
-    const fragmentMatch = (i: number, nameMask: number, f: number, folderLower: string): boolean => {
-      const inDir = facts.inDir[f];
-      for (let t = 0; t < k; t++) {
-        if (inDir & (2 << t) || ((nameMask & termMasks[t]) === termMasks[t] && includes(i, t))) continue;
-        if (terms[t].indexOf("/") < 0 || (folderLower + nameLower[i]).indexOf(terms[t]) < 0) return false;
-      }
-      return true;
-    };
-    const visit = (i: number, f: number, folderLower: string): void => {
-      const nameMask = nameMasks[i];
-      // a name lacking a letter of the query is in no name tier, and one lacking a letter of a term its folder's path
-      // does not hold is in no fragment tier either: only the scattered tier is left, without a look at the name
-      const inName = (nameMask & mask) === mask;
-      const fragment = facts.fragmentNeed[f];
-      // first whether the path matches at all (each term a subsequence of it: what its folder left to the name), as most
-      // names that pass the masks do not; a name or path that holds a term holds it as a subsequence too
-      if (facts.need[f] !== 0)
-        for (let t = 0; t < k; t++) {
-          const from = facts.seq[f * k + t];
-          if (from < terms[t].length && !subsequenceFrom(i, t, from)) return;
-        }
-      let tier: number;
-      if (inName && inNameAll(i)) tier = 0;
-      else if ((fragment < 0 || (nameMask & fragment) === fragment) && fragmentMatch(i, nameMask, f, folderLower)) tier = 1;
-      else {
-        if (inName) {
-          tier = 2;
-          for (let t = 0; t < k && tier === 2; t++) if (!subsequenceFrom(i, t, 0)) tier = 3;
-        } else tier = 3;
-      }
+    const nameTier: number[] = [];
+    const rest: number[] = [];
+    const runs = this.runs;
+    const data = runs.data;
+    const visit = (i: number, nameMask: number, f: number): void => {
+      // first whether the path matches at all, as most names that pass the letters do not
+      if (!tests.inPath(i, f)) return;
       if (accept && !accept(this.pathOf(i))) return;
-      tiers[tier].push(i);
+      if ((nameMask & mask) === mask && tests.inNameAll(i)) nameTier.push(i);
+      else rest.push(i);
     };
-    // Hot loop: the folder's need against each name's mask (a free slot's folder is -1), then the strings.
     if (narrowed) {
       for (const list of [narrowed.slots, narrowed.added])
         for (const i of list) {
           const f = folderOf[i];
-          if (f < 0) continue;
-          const folder = this.folders[f];
+          if (f < 0) continue; // a free slot
           const need = facts.needOf(f);
-          if ((nameMasks[i] & need) === need) visit(i, f, folder.lower);
+          if ((nameMasks[i] & need) === need) visit(i, nameMasks[i], f);
         }
     } else {
       for (let f = 0; f < this.folders.length; f++) {
@@ -353,16 +326,27 @@ export class FuzzyIndex {
         if ((folder.union & mask) !== mask) continue;
         const need = facts.needOf(f);
         if ((folder.nameUnion & need) !== need) continue;
-        const files = folder.files;
-        const end = 2 * folder.size;
-        for (let j = 1; j < end; j += 2) if ((files[j] & need) === need) visit(files[j - 1], f, folder.lower);
+        const size = runs.size(f);
+        const files = runs.filesAt(f);
+        const letters = runs.lettersAt(f);
+        for (let w = 0; w << 5 < size; w++)
+          for (let held = filesHolding(data, letters, w, size, need); held !== 0; held &= held - 1) {
+            const at = files + 2 * ((w << 5) + lowestBit(held));
+            visit(data[at], data[at + 1], f);
+          }
       }
     }
-    // the tiers' order within is not the ranking's (that is a total order on score, length and path): one after another
-    const matched = new Int32Array(tiers[0].length + tiers[1].length + tiers[2].length + tiers[3].length);
-    let at = 0;
-    for (const tier of tiers) for (let j = 0; j < tier.length; j++) matched[at++] = tier[j];
-    return matched;
+    return { nameTier, rest };
+  }
+
+  /** The paths of `rest` (matching, their names not holding every term) by tier: fragments, abbreviations, scattered. */
+  private tiersBelowName(tests: NameTests, rest: number[]): number[][] {
+    const tiers: number[][] = [[], [], []];
+    for (const i of rest) {
+      const f = this.folderOf[i];
+      tiers[tests.tierBelowName(i, this.nameMasks[i], f, this.folders[f].lower) - 1].push(i);
+    }
+    return tiers;
   }
 
   /** The last scan, when every path these terms match is among its matches (each of its terms inside one of these). */
@@ -384,19 +368,24 @@ export class FuzzyIndex {
   private typoCandidates(terms: string[], inExactTier: Set<number>, accept?: (path: string) => boolean): number[] {
     if (!terms.some((t) => t.length >= TYPO_MIN_TERM) || terms.some((t) => t.includes("/"))) return [];
     const termMasks = terms.map(maskOf);
+    const encoded = terms.map(encodeTerm);
+    const bytes = this.nameBytes;
     const out: number[] = [];
     const visit = (i: number, nameMask: number): void => {
       const name = this.nameLower[i];
+      const wide = bytes.wide(i);
       let typos = 0; // one typo per query: two, and nearly any name matches a short query
       let typoTerm = "";
       for (let k = 0; k < terms.length && typos < 2; k++) {
         const term = terms[k];
+        const code = encoded[k];
         const missing = termMasks[k] & ~nameMask;
         if ((missing & (missing - 1)) !== 0)
           typos = 2; // two of its letters absent
-        else if (term.length < TYPO_MIN_TERM) typos = missing === 0 && isSubsequence(term, name, 0) ? typos : 2;
+        else if (term.length < TYPO_MIN_TERM)
+          typos = missing === 0 && (code === null || wide ? isSubsequence(term, name, 0) : bytes.subsequenceFrom(i, code, 0)) ? typos : 2;
         else {
-          const drops = dropsNeeded(term, name, 0);
+          const drops = code === null || wide ? dropsNeeded(term, name, 0) : bytes.dropsNeeded(i, code);
           typos += drops;
           if (drops) typoTerm = term;
         }
@@ -408,18 +397,28 @@ export class FuzzyIndex {
       if (accept && !accept(this.pathOf(i))) return;
       out.push(i);
     };
-    // A folder whose names together lack two letters of one term, or a letter of each of two terms, holds no name one
-    // typo away: each of its names lacks at least those (nameUnion is a superset of every name's mask).
-    for (const folder of this.folders) {
+    // A name lacking two letters of one term, a letter of each of two terms, or a letter of a term too short for a typo
+    // is no typo away; a folder whose names together lack that much (nameUnion is a superset of every name's mask) is
+    // skipped whole, and the letter bits tell the names of the rest 32 at a time.
+    const whole = terms.map((t) => t.length < TYPO_MIN_TERM);
+    const runs = this.runs;
+    const data = runs.data;
+    for (let f = 0; f < this.folders.length; f++) {
+      const folder = this.folders[f];
       let typos = 0;
       for (let k = 0; k < terms.length && typos < 2; k++) {
         const missing = termMasks[k] & ~folder.nameUnion;
         if (missing !== 0) typos += (missing & (missing - 1)) !== 0 ? 2 : 1;
       }
       if (typos >= 2) continue;
-      const files = folder.files;
-      const end = 2 * folder.size;
-      for (let j = 1; j < end; j += 2) visit(files[j - 1], files[j]);
+      const size = runs.size(f);
+      const files = runs.filesAt(f);
+      const letters = runs.lettersAt(f);
+      for (let w = 0; w << 5 < size; w++)
+        for (let near = filesOneBitShort(data, letters, w, size, termMasks, whole); near !== 0; near &= near - 1) {
+          const at = files + 2 * ((w << 5) + lowestBit(near));
+          visit(data[at], data[at + 1]);
+        }
     }
     return out;
   }
@@ -490,6 +489,73 @@ export class FuzzyIndex {
   }
 }
 
+/** A query's tests of one file, on its name's bytes (on the strings when the name or a term has a character past Latin-1). */
+class NameTests {
+  readonly facts: FolderFacts;
+  /** Every letter of the query. */
+  readonly mask: number;
+  private readonly encoded: (Uint8Array | null)[];
+
+  constructor(
+    readonly terms: string[],
+    folders: readonly Folder[],
+    tails: FolderTails,
+    private readonly bytes: NameBytes,
+    private readonly nameLower: readonly string[],
+  ) {
+    this.facts = new FolderFacts(terms, folders, tails);
+    this.mask = maskOf(terms.join(""));
+    this.encoded = terms.map(encodeTerm);
+  }
+
+  /** Whether the path of file `i` (in folder `f`, its facts worked out) matches at all: each term a subsequence of it. */
+  inPath(i: number, f: number): boolean {
+    const { facts, terms } = this;
+    if (facts.need[f] === 0) return true;
+    const k = terms.length;
+    for (let t = 0; t < k; t++) {
+      const from = facts.seq[f * k + t];
+      if (from < terms[t].length && !this.subsequenceFrom(i, t, from)) return false;
+    }
+    return true;
+  }
+
+  /** Whether the name holds every term. */
+  inNameAll(i: number): boolean {
+    for (let t = 0; t < this.terms.length; t++) if (!this.includes(i, t)) return false;
+    return true;
+  }
+
+  /** The tier of a matching path whose name does not hold every term: 1 a path fragment, 2 an abbreviation of the name, 3 scattered. */
+  tierBelowName(i: number, nameMask: number, f: number, folderLower: string): 1 | 2 | 3 {
+    const fragment = this.facts.fragmentNeed[f];
+    if ((fragment < 0 || (nameMask & fragment) === fragment) && this.fragmentMatch(i, nameMask, f, folderLower)) return 1;
+    if ((nameMask & this.mask) !== this.mask) return 3;
+    for (let t = 0; t < this.terms.length; t++) if (!this.subsequenceFrom(i, t, 0)) return 3;
+    return 2;
+  }
+
+  private fragmentMatch(i: number, nameMask: number, f: number, folderLower: string): boolean {
+    const { facts, terms } = this;
+    const inDir = facts.inDir[f];
+    for (let t = 0; t < terms.length; t++) {
+      if (inDir & (2 << t) || ((nameMask & facts.termMasks[t]) === facts.termMasks[t] && this.includes(i, t))) continue;
+      if (terms[t].indexOf("/") < 0 || (folderLower + this.nameLower[i]).indexOf(terms[t]) < 0) return false;
+    }
+    return true;
+  }
+
+  private includes(i: number, t: number): boolean {
+    const term = this.encoded[t];
+    return term === null || this.bytes.wide(i) ? this.nameLower[i].indexOf(this.terms[t]) >= 0 : this.bytes.includes(i, term);
+  }
+
+  private subsequenceFrom(i: number, t: number, from: number): boolean {
+    const term = this.encoded[t];
+    return term === null || this.bytes.wide(i) ? isSubsequenceFrom(this.terms[t], from, this.nameLower[i]) : this.bytes.subsequenceFrom(i, term, from);
+  }
+}
+
 /**
  * What a query's terms find in each folder's own path, worked out on a folder's first file and kept for the rest of
  * the query. A path matches an exact tier only if each term is a subsequence of it (a substring is one too), and
@@ -513,12 +579,17 @@ class FolderFacts {
   /** Per term: the mask of its letters from each position on (what a name must hold once a folder took the rest). */
   private readonly restMasks: Int32Array[];
 
+  /** Per term: its characters' codes. */
+  private readonly codes: Uint16Array[];
+
   constructor(
     private readonly terms: string[],
     private readonly folders: readonly Folder[],
+    private readonly tails: FolderTails,
   ) {
     const folderCount = folders.length;
     this.termMasks = terms.map(maskOf);
+    this.codes = terms.map((t) => Uint16Array.from({ length: t.length }, (_, j) => t.charCodeAt(j)));
     this.restMasks = terms.map((t) => {
       const rest = new Int32Array(t.length + 1);
       for (let j = t.length - 1; j >= 0; j--) rest[j] = rest[j + 1] | maskOf(t[j]);
@@ -538,30 +609,74 @@ class FolderFacts {
     if (this.inDir[f] !== 0) return this.need[f];
     const terms = this.terms;
     const k = terms.length;
-    const folder = this.folders[f];
-    const lower = folder.lower;
-    const parent = folder.parent;
+    const { parent: parents, from: tailFrom, to: tailTo, chars } = this.tails;
+    const parent = parents[f];
     if (parent >= 0) this.needOf(parent);
     const parentInDir = parent >= 0 ? this.inDir[parent] : 0;
-    const start = parent >= 0 ? this.folders[parent].lower.length : 0;
+    const end = tailTo[f];
     let inDir = 1;
     let need = 0;
     let fragmentNeed = 0;
     for (let t = 0; t < k; t++) {
-      const term = terms[t];
+      const term = this.codes[t];
       let matched = parent >= 0 ? this.seq[parent * k + t] : 0;
-      for (let at = start; at < lower.length && matched < term.length; at++) if (lower.charCodeAt(at) === term.charCodeAt(matched)) matched++;
+      for (let at = tailFrom[f]; at < end && matched < term.length; at++) if (chars[at] === term[matched]) matched++;
       this.seq[f * k + t] = matched;
       need |= this.restMasks[t][matched];
       // a term in the path is a subsequence of it too: only then is the string looked at
-      if (parentInDir & (2 << t) || (matched === term.length && lower.indexOf(term, Math.max(0, start - term.length + 1)) >= 0)) inDir |= 2 << t;
-      else if (fragmentNeed >= 0) fragmentNeed = term.includes("/") ? -1 : fragmentNeed | this.termMasks[t];
+      if (parentInDir & (2 << t) || (matched === term.length && this.inPathFrom(f, terms[t]))) inDir |= 2 << t;
+      else if (fragmentNeed >= 0) fragmentNeed = terms[t].includes("/") ? -1 : fragmentNeed | this.termMasks[t];
     }
     this.inDir[f] = inDir;
     this.need[f] = need;
     this.fragmentNeed[f] = fragmentNeed;
     return need;
   }
+
+  /** Whether `term` is in folder f's path where its parent's does not hold all of it: ending in what f adds. */
+  private inPathFrom(f: number, term: string): boolean {
+    const { lower, parent } = this.folders[f];
+    const start = parent >= 0 ? this.folders[parent].lower.length : 0;
+    return lower.indexOf(term, Math.max(0, start - term.length + 1)) >= 0;
+  }
+}
+
+/**
+ * Per folder, its parent (-1 for none) and the characters its matching form adds to its parent's (the whole form when
+ * it has none), side by side in one buffer in folder order: a query's FolderFacts reads them for every folder, and
+ * 44,000 strings scattered in the heap cost a cache miss each.
+ */
+class FolderTails {
+  parent = new Int32Array(256);
+  from = new Int32Array(256);
+  to = new Int32Array(256);
+  chars = new Uint16Array(4096);
+  private count = 0;
+
+  add(parent: number, tail: string): void {
+    const f = this.count++;
+    if (f === this.parent.length) {
+      this.parent = grownTo(this.parent, 2 * f);
+      this.from = grownTo(this.from, 2 * f);
+      this.to = grownTo(this.to, 2 * f);
+    }
+    const at = f > 0 ? this.to[f - 1] : 0;
+    if (at + tail.length > this.chars.length) {
+      const chars = new Uint16Array(Math.max(2 * this.chars.length, at + tail.length));
+      chars.set(this.chars);
+      this.chars = chars;
+    }
+    for (let k = 0; k < tail.length; k++) this.chars[at + k] = tail.charCodeAt(k);
+    this.parent[f] = parent;
+    this.from[f] = at;
+    this.to[f] = at + tail.length;
+  }
+}
+
+function grownTo(a: Int32Array, n: number): Int32Array<ArrayBuffer> {
+  const b = new Int32Array(n);
+  b.set(a);
+  return b;
 }
 
 /**
@@ -650,18 +765,6 @@ function maskOf(lower: string): number {
     else if (c !== 32) mask |= 1 << 27;
   }
   return mask;
-}
-
-/** Puts a file into its folder's run, which doubles when full. */
-function appendFile(folder: Folder, slot: number, mask: number): void {
-  if (2 * folder.size === folder.files.length) {
-    const grown = new Int32Array(2 * folder.files.length);
-    grown.set(folder.files);
-    folder.files = grown;
-  }
-  folder.files[2 * folder.size] = slot;
-  folder.files[2 * folder.size + 1] = mask;
-  folder.size++;
 }
 
 function allSubsequences(terms: string[], lower: string, from: number): boolean {

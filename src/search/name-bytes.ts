@@ -67,6 +67,26 @@ export class NameBytes {
     return true;
   }
 
+  /** typo.ts' dropsNeeded(term, name, 0) on slot's name: how many letters of `term` must go for it to be a subsequence (2: more than one). */
+  dropsNeeded(slot: number, term: Uint8Array): 0 | 1 | 2 {
+    const bytes = this.bytes;
+    const n = term.length;
+    const end = this.start[slot] + this.length[slot];
+    let exact = 0;
+    let dropped = 1; // dropping the first letter costs nothing in the name
+    for (let i = this.start[slot]; i < end; i++) {
+      if (end - i < n - dropped) return 2;
+      const c = bytes[i];
+      if (dropped < n && term[dropped] === c) dropped++;
+      if (exact < n && term[exact] === c) {
+        exact++;
+        if (exact === n) return 0;
+        if (exact + 1 > dropped) dropped = exact + 1; // drop the letter after the exact part
+      }
+    }
+    return exact === n ? 0 : dropped >= n ? 1 : 2;
+  }
+
   /** Room for `more` bytes: the live names packed to the front when clears left enough garbage, else a larger buffer. */
   private makeRoom(more: number): void {
     const live = this.used - this.garbage;

@@ -57,21 +57,29 @@ export function substringEditDistance(term: string, text: string, from: number):
   const n = term.length;
   const m = text.length - from;
   if (n === 0) return 0;
-  let before = new Int32Array(m + 1); // row i-2
-  let previous = new Int32Array(m + 1); // row i-1: row 0 is all zeros, a match may start anywhere
-  let current = new Int32Array(m + 1);
+  // three rows of the reused scratch (a typo pass measures thousands of names): row i-2, row i-1, row i
+  if (scratch.length < 3 * (m + 1)) scratch = new Int32Array(6 * (m + 1));
+  let before = 0;
+  let previous = m + 1;
+  let current = 2 * (m + 1);
+  const rows = scratch;
+  rows.fill(0, previous, current); // row 0 is all zeros: a match may start anywhere
   for (let i = 1; i <= n; i++) {
-    current[0] = i;
+    rows[current] = i;
     const a = term.charCodeAt(i - 1);
     for (let j = 1; j <= m; j++) {
       const b = text.charCodeAt(from + j - 1);
-      let d = Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a === b ? 0 : 1));
-      if (i > 1 && j > 1 && a === text.charCodeAt(from + j - 2) && term.charCodeAt(i - 2) === b) d = Math.min(d, before[j - 2] + 1);
-      current[j] = d;
+      let d = Math.min(rows[previous + j] + 1, rows[current + j - 1] + 1, rows[previous + j - 1] + (a === b ? 0 : 1));
+      if (i > 1 && j > 1 && a === text.charCodeAt(from + j - 2) && term.charCodeAt(i - 2) === b) d = Math.min(d, rows[before + j - 2] + 1);
+      rows[current + j] = d;
     }
-    [before, previous, current] = [previous, current, before];
+    const oldest = before;
+    before = previous;
+    previous = current;
+    current = oldest;
   }
   let best = n;
-  for (let j = 0; j <= m; j++) best = Math.min(best, previous[j]);
+  for (let j = 0; j <= m; j++) best = Math.min(best, rows[previous + j]);
   return best;
 }
+let scratch = new Int32Array(256);

@@ -1,0 +1,58 @@
+/**
+ * The typo pass's fast forms against the plain ones: NameBytes.dropsNeeded (on the name's bytes) against typo.ts'
+ * dropsNeeded on the string, and substringEditDistance (rows in a scratch buffer reused from call to call, whatever
+ * the lengths before) against the textbook table built afresh for each call.
+ */
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { NameBytes, encodeTerm } from "../../src/search/name-bytes.js";
+import { dropsNeeded, substringEditDistance } from "../../src/search/typo.js";
+import { check } from "./runs.js";
+
+/** Few letters, so terms and names share many and typos of every kind come up. */
+const text = (max: number) => fc.string({ unit: fc.constantFrom("a", "b", "c", "d", "-", "é"), maxLength: max });
+
+/** Sellers' edit distance with transpositions, a fresh (n+1) x (m+1) table per call: what the scratch rows must equal. */
+function plainEditDistance(term: string, name: string, from: number): number {
+  const n = term.length;
+  const m = name.length - from;
+  if (n === 0) return 0;
+  const d = Array.from({ length: n + 1 }, (_, i) => Array.from({ length: m + 1 }, (_, j) => (j === 0 ? i : 0)));
+  for (let i = 1; i <= n; i++)
+    for (let j = 1; j <= m; j++) {
+      const a = term[i - 1];
+      const b = name[from + j - 1];
+      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a === b ? 0 : 1));
+      if (i > 1 && j > 1 && a === name[from + j - 2] && term[i - 2] === b) d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  return Math.min(...d[n]);
+}
+
+describe("typo tests on bytes and scratch rows", () => {
+  it("NameBytes.dropsNeeded is dropsNeeded on the name's string", async () => {
+    await check(
+      fc.property(fc.array(fc.tuple(text(8), text(14)), { minLength: 1, maxLength: 20 }), (pairs) => {
+        const bytes = new NameBytes();
+        pairs.forEach(([, name], slot) => bytes.set(slot, name));
+        pairs.forEach(([term, name], slot) => {
+          const code = encodeTerm(term);
+          if (term.length === 0 || code === null || bytes.wide(slot)) return; // those take the string form
+          expect(bytes.dropsNeeded(slot, code), `${term} in ${name}`).toBe(dropsNeeded(term, name, 0));
+        });
+      }),
+      300,
+    );
+  });
+
+  it("substringEditDistance equals the textbook table, call after call of any lengths", async () => {
+    await check(
+      fc.property(fc.array(fc.tuple(text(10), text(40), fc.nat(5)), { minLength: 1, maxLength: 20 }), (calls) => {
+        for (const [term, name, skip] of calls) {
+          const from = Math.min(skip, name.length);
+          expect(substringEditDistance(term, name, from), `${term} in ${name} from ${from}`).toBe(plainEditDistance(term, name, from));
+        }
+      }),
+      300,
+    );
+  });
+});
