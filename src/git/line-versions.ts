@@ -11,7 +11,6 @@
  */
 import { lstatSync } from "node:fs";
 import { LRUCache } from "lru-cache";
-import { fileHash } from "../core/hash.js";
 import { EMPTY, FileVersions } from "../core/file-versions.js";
 import { type CrPolicy, LineIds, type LineSeq } from "../core/line-diff.js";
 import { type Eol, decodeText, isBinary, splitText } from "../core/text.js";
@@ -139,7 +138,7 @@ export class LineFiles {
     if (opts.mustExist !== false && !disk && !head.sha && !index.sha) {
       throw new ToolError("NOT_FOUND", `${rel} is not in the worktree, the index or ${opts.base ? "that commit" : "HEAD"}; check the path with git_status.`);
     }
-    const hash = disk ? fileHash(disk.bytes) : null;
+    const hash = disk?.hash ?? null;
     // The worktree's id is its file hash (`hash`), not a blob id.
     const worktree = disk ? { ...this.parsed(`w:${hash}`, rel, disk.bytes, "the worktree"), sha: null } : { sha: null, bom: false, seq: EMPTY };
     // A native scan of the bytes (memchr), not of 15,000 lines; a cached blob's answer was kept with its lines.
@@ -257,10 +256,11 @@ function refuseLinks(target: ResolvedPath, realRel: string): void {
   if (link?.isDirectory()) throw new ToolError("NOT_A_FILE", `${target.rel} is a folder; line-level git works on one file at a time.`);
 }
 
-async function readWorktree(target: ResolvedPath, max: number): Promise<{ bytes: Buffer; mode: number } | null> {
+/** The worktree file's bytes, its hash (readRaw's: the bytes are hashed once) and mode; null when it does not exist. */
+async function readWorktree(target: ResolvedPath, max: number): Promise<{ bytes: Buffer; hash: string; mode: number } | null> {
   try {
     const raw = await readRaw(target, max);
-    return { bytes: raw.bytes, mode: raw.stats.mode };
+    return { bytes: raw.bytes, hash: raw.hash, mode: raw.stats.mode };
   } catch (e) {
     if (e instanceof ToolError && e.code === "NOT_FOUND") return null;
     throw e;
