@@ -45,13 +45,26 @@ export interface Built {
   selected: number;
   /** Every piece was taken: the result is the other version whole (stage: the worktree, unstage and rollback: HEAD). */
   complete: boolean;
+  /** For each line, the line of the diff's new version with the same content, -1 for none (see applyPieces). */
+  newLines: Int32Array;
 }
 
-/** Old lines, with the pieces `takeNew` picks replaced by their new lines; `base` is the version unchanged lines come from. */
-export function applyPieces(diff: LineDiff, takeNew: (p: Piece) => boolean, opts: { base: "old" | "new"; eol?: Eol }): { lines: string[]; eols: ("" | Eol)[] } {
+/**
+ * Old lines, with the pieces `takeNew` picks replaced by their new lines; `base` is the version unchanged lines come from.
+ * `newLines` names, for each line, the new version's line with the same content (its terminator may differ), -1 for
+ * none: a line taken from the new version, or one of the equal lines between ranges; so the bytes of a result that is
+ * mostly the new version can be copied from that version's bytes (splicedBytes).
+ */
+export function applyPieces(
+  diff: LineDiff,
+  takeNew: (p: Piece) => boolean,
+  opts: { base: "old" | "new"; eol?: Eol },
+): { lines: string[]; eols: ("" | Eol)[]; newLines: Int32Array } {
   const { old, new: now } = diff;
   const lines: string[] = [];
   const eols: ("" | Eol)[] = [];
+  // A row writes at most one line, and there are at most as many rows as lines on both sides.
+  const newLines = new Int32Array(old.lines.length + now.lines.length);
   // Rows written without a terminator (row, old line, new line; -1 for none): the ones settleEols may have to end.
   // Kept for those rows only: a row table for every line was most of this walk's allocations.
   const bare: number[] = [];
@@ -65,6 +78,7 @@ export function applyPieces(diff: LineDiff, takeNew: (p: Piece) => boolean, opts
     const foreign = fromNew === (opts.base === "old");
     const eol = foreign && opts.eol && side.eols[i] ? opts.eol : side.eols[i];
     if (eol === "") bare.push(lines.length, o, n);
+    newLines[lines.length] = fromNew ? n : -1;
     lines.push(side.lines[i]);
     eols.push(eol);
   };
@@ -76,6 +90,7 @@ export function applyPieces(diff: LineDiff, takeNew: (p: Piece) => boolean, opts
       const i = base === now ? n : o;
       const eol = base.eols[i];
       if (eol === "") bare.push(lines.length, o, n);
+      newLines[lines.length] = n;
       lines.push(base.lines[i]);
       eols.push(eol);
     }
@@ -101,7 +116,7 @@ export function applyPieces(diff: LineDiff, takeNew: (p: Piece) => boolean, opts
   equal(o, n, old.lines.length);
   const end = skippedNew && !skippedOld ? old : skippedOld && !skippedNew ? now : undefined;
   settleEols(diff, eols, bare, end, opts.eol, () => dominantEol(base.eols));
-  return { lines, eols };
+  return { lines, eols, newLines: newLines.subarray(0, lines.length) };
 }
 
 /**
