@@ -260,14 +260,12 @@ export function regionHit(from: number, to: number, s: number, e: number): boole
 export type RangeJson = { range: number; kind: RangeKind; start: number; end: number; after?: number; eol_changed?: true } & Record<string, unknown>;
 
 export function rangeJson(r: ChangeRange, oldName = "head"): RangeJson {
-  const out: RangeJson = {
-    range: r.id,
-    kind: r.kind,
-    start: r.start + 1,
-    end: r.end,
-    [`${oldName}_start`]: r.oldStart + 1,
-    [`${oldName}_end`]: r.oldEnd,
-  };
+  // HEAD's with literal keys: an object of computed keys is slow to build, copy and serialize, and the line-changing
+  // tools answer with one per range.
+  const out: RangeJson =
+    oldName === "head"
+      ? { range: r.id, kind: r.kind, start: r.start + 1, end: r.end, head_start: r.oldStart + 1, head_end: r.oldEnd }
+      : { range: r.id, kind: r.kind, start: r.start + 1, end: r.end, [`${oldName}_start`]: r.oldStart + 1, [`${oldName}_end`]: r.oldEnd };
   if (r.kind === "deleted") out.after = r.start;
   if (r.eolPairs.length) out.eol_changed = true;
   return out;
