@@ -165,7 +165,7 @@ export function diffLines(old: LineSeq, now: LineSeq, opts: { cr?: CrPolicy; old
   const ids = opts.ids ?? new LineIds();
   const a = ids.keysOf(old, opts.oldCr ?? cr);
   const b = ids.keysOf(now, cr, old);
-  const tables = new Occurrences(ids.keySpace, a.length);
+  const tables = new Occurrences(ids.keySpace);
   const diff = build(old, now, cr, diffBlocks({ keys: a, lines: old.lines }, { keys: b, lines: now.lines }, tables), a, b);
   for (const r of diff.ranges) if (r.kind === "modified") r.eolPairs = contentPairs(ids, tables, diff, r);
   return diff;
