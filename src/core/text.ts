@@ -70,12 +70,6 @@ export function serialize(doc: TextDoc): Buffer {
 
 const BOM_BYTES = Buffer.from(UTF8_BOM);
 
-/**
- * Byte offsets of each line of a version in the bytes it was parsed from (one past the end last), kept per lines array
- * (the versions cache hands out one per version) while it is the same bytes' (their length and BOM say so).
- */
-const startsOf = new WeakMap<readonly string[], Int32Array>();
-
 /** A version's lines as splicedBytes reads them (a TextDoc, or a LineSeq with its BOM). */
 interface Lines {
   bom: boolean;
@@ -83,27 +77,23 @@ interface Lines {
   readonly eols: readonly ("" | Eol)[];
 }
 
-function lineStarts(ref: Lines, bytes: Buffer): Int32Array {
+/** Byte offsets of each line of `ref` in `bytes`, the bytes it was parsed from, and one past the end last. */
+export function lineStarts(ref: Lines, bytes: Buffer): Int32Array {
   const n = ref.lines.length;
-  const first = ref.bom ? UTF8_BOM.length : 0;
-  let starts = startsOf.get(ref.lines);
-  if (starts && starts[0] === first && starts[n] === bytes.length) return starts;
-  starts = new Int32Array(n + 1);
-  starts[0] = first;
+  const starts = new Int32Array(n + 1);
+  starts[0] = ref.bom ? UTF8_BOM.length : 0;
   for (let i = 0; i < n; i++) starts[i + 1] = ref.eols[i] === "" ? bytes.length : bytes.indexOf(10, starts[i]) + 1;
-  startsOf.set(ref.lines, starts);
   return starts;
 }
 
 /**
  * The bytes of `doc`, as serialize makes them, when most of its lines are lines of `ref` (a version parsed from
- * `refBytes`): each run of lines that `from` maps to consecutive lines of `ref` with the same terminator is copied from
- * `refBytes`, and only the others are encoded. `from[k]` is the line of `ref` whose content line k of `doc` has, -1 for
+ * `refBytes`, its lineStarts `starts`): each run of lines that `from` maps to consecutive lines of `ref` with the same
+ * terminator is copied from `refBytes`, and only the others are encoded. `from[k]` is the line of `ref` whose content line k of `doc` has, -1 for
  * none: the caller vouches for the content (it is not compared), the terminators are compared here. A property test
  * holds the bytes equal to serialize's.
  */
-export function splicedBytes(doc: Lines, from: Int32Array, ref: Lines, refBytes: Buffer): Buffer {
-  const starts = lineStarts(ref, refBytes);
+export function splicedBytes(doc: Lines, from: Int32Array, ref: Lines, refBytes: Buffer, starts = lineStarts(ref, refBytes)): Buffer {
   const pieces: Buffer[] = doc.bom ? [BOM_BYTES] : [];
   // At most one of the two is pending: lines of ref [runStart, runEnd) to copy, or text to encode.
   let runStart = -1;

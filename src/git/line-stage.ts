@@ -163,10 +163,12 @@ export function blobBytes(bom: boolean, seq: LineSeq): Buffer {
 }
 
 /** A blob plan's bytes: a staged version is mostly the worktree's lines, copied from the worktree's bytes (splicedBytes). */
-function planBytes(p: IndexPlan): Buffer {
-  const { worktree, bytes } = p.file!;
+function planBytes(ctx: RepoCtx, p: IndexPlan): Buffer {
+  const file = p.file!;
+  const { worktree, bytes } = file;
   if (!p.worktreeLines || !bytes) return blobBytes(p.bom, p.next!);
-  return splicedBytes({ bom: p.bom, ...p.next! }, p.worktreeLines, { bom: worktree.bom, ...worktree.seq }, bytes);
+  const starts = ctx.repo.lines.worktreeStarts({ ...file, bytes });
+  return splicedBytes({ bom: p.bom, ...p.next! }, p.worktreeLines, { bom: worktree.bom, ...worktree.seq }, bytes, starts);
 }
 
 /**
@@ -180,7 +182,7 @@ export async function applyPlans<T>(ctx: RepoCtx, action: IndexAction, plans: re
   const entries = async () => {
     const writes: IndexWrite[] = [];
     for (const p of plans.filter((p) => !p.whole))
-      writes.push({ gitPath: p.gitPath, entry: { mode: p.mode!, sha: await storeBlob(ctx, p.gitPath, planBytes(p), !p.file!.rawBlobs) } });
+      writes.push({ gitPath: p.gitPath, entry: { mode: p.mode!, sha: await storeBlob(ctx, p.gitPath, planBytes(ctx, p), !p.file!.rawBlobs) } });
     // A git process costs the daemon a fork of its heap: the entries are replaced here where that is all git would do.
     if (writes.length && !(await replaceIndexEntries(ctx, writes))) await writeIndex(ctx, writes);
   };

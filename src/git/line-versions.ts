@@ -13,7 +13,7 @@ import { lstatSync } from "node:fs";
 import { LRUCache } from "lru-cache";
 import { EMPTY, FileVersions } from "../core/file-versions.js";
 import { type CrPolicy, LineIds, type LineSeq } from "../core/line-diff.js";
-import { type Eol, decodeText, isBinary, splitText } from "../core/text.js";
+import { type Eol, decodeText, isBinary, lineStarts, splitText } from "../core/text.js";
 import { ToolError } from "../errors.js";
 import { readRaw } from "../fs/read-text.js";
 import type { PathResolver, ResolvedPath } from "../paths.js";
@@ -99,6 +99,8 @@ export class LineFiles {
   /** Sized by characters; a version larger than the whole bound is parsed each time, not kept. */
   private readonly seqs = new LRUCache<string, ParsedVersion>({ maxSize: SEQ_CACHE_CHARS });
   private readonly files = new LRUCache<string, KeptFile>({ max: FILES_KEPT });
+  /** Byte offsets of the lines of worktree versions, kept with their lines (lineStarts). */
+  private readonly starts = new WeakMap<LineSeq, Int32Array>();
 
   constructor(private readonly repo: LineHost) {}
 
@@ -148,6 +150,14 @@ export class LineFiles {
     const versions = this.versionsOf(rel, head, index, worktree, hash, cr);
     const worktreeMode = disk ? ((disk.mode & 0o111) !== 0 ? "100755" : "100644") : null;
     return { rel, gitPath, target, hash, bytes: disk?.bytes ?? null, worktreeMode, head, index, worktree, versions, ...eol };
+  }
+
+  /** Byte offsets of the worktree version's lines in its bytes (lineStarts), worked out once per version. */
+  worktreeStarts(file: LineFile & { bytes: Buffer }): Int32Array {
+    const seq = file.worktree.seq;
+    let starts = this.starts.get(seq);
+    if (!starts) this.starts.set(seq, (starts = lineStarts({ bom: file.worktree.bom, ...seq }, file.bytes)));
+    return starts;
   }
 
   /** A worktree file's lines from its bytes (BINARY_FILE, ENCODING), cached by its hash like every version. */
