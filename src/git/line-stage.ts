@@ -209,6 +209,7 @@ export async function storeBlob(ctx: RepoCtx, gitPath: string, bytes: Buffer, fi
     !filters ||
     (await storedAsIs(
       repo,
+      ctx.repo.configFiles,
       worktreeTop(ctx.repo.root, repo.prefix),
       gitPath,
       bytes,
