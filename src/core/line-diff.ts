@@ -165,7 +165,7 @@ export function diffLines(old: LineSeq, now: LineSeq, opts: { cr?: CrPolicy; old
   const ids = opts.ids ?? new LineIds();
   const a = ids.keysOf(old, opts.oldCr ?? cr);
   const b = ids.keysOf(now, cr, old);
-  const tables = new Occurrences(ids.keySpace, a.length);
+  const tables = new Occurrences(ids.keySpace);
   const diff = build(old, now, cr, diffBlocks({ keys: a, lines: old.lines }, { keys: b, lines: now.lines }, tables), a, b);
   for (const r of diff.ranges) if (r.kind === "modified") r.eolPairs = contentPairs(ids, tables, diff, r);
   return diff;
@@ -260,14 +260,12 @@ export function regionHit(from: number, to: number, s: number, e: number): boole
 export type RangeJson = { range: number; kind: RangeKind; start: number; end: number; after?: number; eol_changed?: true } & Record<string, unknown>;
 
 export function rangeJson(r: ChangeRange, oldName = "head"): RangeJson {
-  const out: RangeJson = {
-    range: r.id,
-    kind: r.kind,
-    start: r.start + 1,
-    end: r.end,
-    [`${oldName}_start`]: r.oldStart + 1,
-    [`${oldName}_end`]: r.oldEnd,
-  };
+  // HEAD's with literal keys: an object of computed keys is slow to build, copy and serialize, and the line-changing
+  // tools answer with one per range.
+  const out: RangeJson =
+    oldName === "head"
+      ? { range: r.id, kind: r.kind, start: r.start + 1, end: r.end, head_start: r.oldStart + 1, head_end: r.oldEnd }
+      : { range: r.id, kind: r.kind, start: r.start + 1, end: r.end, [`${oldName}_start`]: r.oldStart + 1, [`${oldName}_end`]: r.oldEnd };
   if (r.kind === "deleted") out.after = r.start;
   if (r.eolPairs.length) out.eol_changed = true;
   return out;

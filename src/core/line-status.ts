@@ -116,7 +116,36 @@ export function lineStatus(v: FileVersions, opts: { lines?: readonly number[]; m
 
 /** The `ranges` of lineStatus alone: what the tools that change lines answer with (no line's words, no deletion). */
 export function rangeStates(v: FileVersions, marks?: FileMarks): RangeState[] {
-  return v.headToWorktree.ranges.map((r) => rangeState(v, r, marks));
+  const hits = { unstaged: new Hits(v.indexToWorktree.ranges, "new"), staged: new Hits(v.headToIndex.ranges, "old") };
+  return v.headToWorktree.ranges.map((r) => rangeState(v, r, marks, hits));
+}
+
+/**
+ * Whether a region of lines is hit by a change of a diff (regionHit), for regions asked about in ascending order: the
+ * changes before a region cannot hit the next one, so a walk over every range of HEAD -> worktree is one pass over the
+ * other diff's changes, not one per range.
+ */
+class Hits {
+  private first = 0;
+
+  constructor(
+    private readonly changes: readonly ChangeRange[],
+    private readonly side: "old" | "new",
+  ) {}
+
+  /** Does a change hit [from, to)? `from` never goes down from one question to the next. */
+  any(from: number, to: number): boolean {
+    const c = this.changes;
+    const old = this.side === "old";
+    // A change ending before `from` hits neither this region nor a later one (regionHit needs its end at `from` or after).
+    while (this.first < c.length && (old ? c[this.first].oldEnd : c[this.first].end) < from) this.first++;
+    for (let k = this.first; k < c.length; k++) {
+      const [s, e] = old ? [c[k].oldStart, c[k].oldEnd] : [c[k].start, c[k].end];
+      if (s > to) return false;
+      if (regionHit(from, to, s, e)) return true;
+    }
+    return false;
+  }
 }
 
 /** HEAD lines deleted in the worktree, grouped by the place they sat, as deletion points. */
@@ -150,10 +179,13 @@ function deletionPoints(v: FileVersions, marks: FileMarks | undefined): Deletion
   return points;
 }
 
-function rangeState(v: FileVersions, r: ChangeRange, marks: FileMarks | undefined): RangeState {
-  const unstaged = v.indexToWorktree.ranges.some((c) => regionHit(r.start, r.end, c.start, c.end));
-  const staged = v.headToIndex.ranges.some((c) => regionHit(r.oldStart, r.oldEnd, c.oldStart, c.oldEnd));
-  const state: RangeState = { ...rangeJson(r), staged: !unstaged ? "all" : !staged ? "none" : "partial", changelist: null };
+function rangeState(v: FileVersions, r: ChangeRange, marks: FileMarks | undefined, hits: { unstaged: Hits; staged: Hits }): RangeState {
+  const unstaged = hits.unstaged.any(r.start, r.end);
+  const staged = hits.staged.any(r.oldStart, r.oldEnd);
+  // Set on rangeJson's object, in the order a spread would give: no copy per range.
+  const state = rangeJson(r) as RangeState;
+  state.staged = !unstaged ? "all" : !staged ? "none" : "partial";
+  state.changelist = null;
   if (marks) {
     const runs = listsOfRange(marks, v.headToWorktree, r);
     if (runs.length === 1) state.changelist = runs[0].list;

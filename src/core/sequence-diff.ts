@@ -45,26 +45,116 @@ export class Interner {
 }
 
 /**
- * The occurrences of each value in the current region of a, as xhistogram.c's index: first[v] -> next[pos] in ascending
- * positions, with count[v]. Values are interned ids, so arrays indexed by value replace git's hash table; allocated once
- * per diff (for values below `values`, a of `length`) and cleared after each region, not per region.
+ * The occurrences of each value in a region of a, as xhistogram.c's index answers them: the first one, the ones after
+ * it in ascending positions, and their count. Values are interned ids, so arrays indexed by value replace git's hash
+ * table. Where git fills its table from the whole region and empties it after, this keeps the positions of the first
+ * region asked (the whole of a, for a diff; its recursion asks only regions inside it), grouped by value and ascending
+ * (`at[start[v]] ..`, `size[v]` of them), and works out a value's count in a region the first time the region asks,
+ * by binary search: a region then costs the values looked up in it, not two passes over its part of a. The arrays by
+ * value are scratch for values below `values`, made once per diff, valid where their stamp is the current one (so
+ * nothing is cleared: a small region indexed, as a range's contents pass asks, costs its own length).
  */
 export class Occurrences {
-  readonly first: Int32Array;
-  readonly count: Int32Array;
-  readonly next: Int32Array;
+  /** The indexed positions: per value, its stamp, where its positions start in `at`, how many. */
+  private readonly indexStamp: Int32Array;
+  private readonly start: Int32Array;
+  private readonly size: Int32Array;
+  private indexSerial = 0;
+  private indexed?: Int32Array;
+  private w0 = 0;
+  private w1 = 0;
+  /** Positions of the indexed region of a, grouped by value, ascending within a value. */
+  at = new Int32Array(0);
+  /** The current region: per value, its stamp, its count in the region, the index in `at` of its first position there. */
+  private readonly regionStamp: Int32Array;
+  private readonly counts: Int32Array;
+  readonly low: Int32Array;
+  private serial = 0;
+  private a0 = 0;
+  private a1 = 0;
 
-  constructor(values: number, length: number) {
-    this.first = new Int32Array(values).fill(-1);
-    this.count = new Int32Array(values);
-    this.next = new Int32Array(length);
+  constructor(readonly values: number) {
+    this.indexStamp = new Int32Array(values);
+    this.start = new Int32Array(values);
+    this.size = new Int32Array(values);
+    this.regionStamp = new Int32Array(values);
+    this.counts = new Int32Array(values);
+    this.low = new Int32Array(values);
   }
 
   /** Tables for a diff of a against b. */
   static of(a: Int32Array, b: Int32Array): Occurrences {
     let values = 0;
     for (const x of [a, b]) for (let i = 0; i < x.length; i++) if (x[i] >= values) values = x[i] + 1;
-    return new Occurrences(values, a.length);
+    return new Occurrences(values);
+  }
+
+  /** Starts the region a[a0, a1): indexed anew when it is not inside the last one indexed of this `a`. */
+  region(a: Int32Array, a0: number, a1: number): void {
+    if (this.indexed !== a || a0 < this.w0 || a1 > this.w1) this.index(a, a0, a1);
+    this.serial++;
+    this.a0 = a0;
+    this.a1 = a1;
+  }
+
+  private index(a: Int32Array, w0: number, w1: number): void {
+    const stamp = ++this.indexSerial;
+    const { indexStamp, start, size } = this;
+    for (let i = w0; i < w1; i++) {
+      const v = a[i];
+      if (indexStamp[v] !== stamp) {
+        indexStamp[v] = stamp;
+        size[v] = 0;
+      }
+      size[v]++;
+    }
+    // Each value's first slot, values in the order they first occur. `low` is scratch until a region asks: here it
+    // marks a value given its slot (-1 - stamp), then is its fill cursor.
+    const fill = this.low;
+    let next = 0;
+    for (let i = w0; i < w1; i++) {
+      const v = a[i];
+      if (fill[v] === -1 - stamp) continue;
+      start[v] = next;
+      fill[v] = -1 - stamp;
+      next += size[v];
+    }
+    if (this.at.length < w1 - w0) this.at = new Int32Array(w1 - w0);
+    const at = this.at;
+    for (let i = w0; i < w1; i++) {
+      const v = a[i];
+      if (fill[v] < 0) fill[v] = start[v];
+      at[fill[v]++] = i;
+    }
+    this.indexed = a;
+    this.w0 = w0;
+    this.w1 = w1;
+  }
+
+  /** How often value v occurs in the region (0: never, or a value a does not have); sets low[v]. */
+  count(v: number): number {
+    if (v >= this.values || this.indexStamp[v] !== this.indexSerial) return 0;
+    if (this.regionStamp[v] === this.serial) return this.counts[v];
+    const at = this.at;
+    let lo = this.start[v];
+    const end = lo + this.size[v];
+    let hi = end;
+    // The first position at or after a0, then the first at or after a1.
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (at[mid] < this.a0) lo = mid + 1;
+      else hi = mid;
+    }
+    const first = lo;
+    hi = end;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (at[mid] < this.a1) lo = mid + 1;
+      else hi = mid;
+    }
+    this.regionStamp[v] = this.serial;
+    this.low[v] = first;
+    return (this.counts[v] = lo - first);
   }
 }
 
@@ -77,13 +167,8 @@ type Region = [a0: number, a1: number, b0: number, b1: number];
  * skipped, as git does.
  */
 function rarestRun(a: Int32Array, b: Int32Array, tables: Occurrences, [a0, a1, b0, b1]: Region): Block | "fallback" | null {
-  const { first, count, next } = tables;
-  for (let i = a1 - 1; i >= a0; i--) {
-    const v = a[i];
-    next[i] = first[v];
-    first[v] = i;
-    count[v]++;
-  }
+  tables.region(a, a0, a1);
+  const { at, low } = tables;
   let cnt = MAX_CHAIN + 1;
   let hasCommon = false;
   let span = 0;
@@ -91,24 +176,27 @@ function rarestRun(a: Int32Array, b: Int32Array, tables: Occurrences, [a0, a1, b
   for (let bi = b0; bi < b1; ) {
     let nextB = bi + 1;
     const v = b[bi];
-    const head = v < first.length ? first[v] : -1;
-    if (head !== -1) hasCommon = true;
-    if (head !== -1 && count[v] <= cnt) {
-      for (let as = head; ; ) {
-        let np = next[as];
+    const count = tables.count(v);
+    if (count > 0) hasCommon = true;
+    if (count > 0 && count <= cnt) {
+      // v's positions in the region: at[k] for k in [low[v], end).
+      const end = low[v] + count;
+      for (let k = low[v]; ; ) {
+        let as = at[k];
+        let np = k + 1;
         let bs = bi;
         let ae = as;
         let be = bi;
-        let rc = count[v];
+        let rc = count;
         while (a0 < as && b0 < bs && a[as - 1] === b[bs - 1]) {
           as--;
           bs--;
-          if (rc > 1) rc = Math.min(rc, count[a[as]]);
+          if (rc > 1) rc = Math.min(rc, tables.count(a[as]));
         }
         while (ae < a1 - 1 && be < b1 - 1 && a[ae + 1] === b[be + 1]) {
           ae++;
           be++;
-          if (rc > 1) rc = Math.min(rc, count[a[ae]]);
+          if (rc > 1) rc = Math.min(rc, tables.count(a[ae]));
         }
         if (nextB <= be) nextB = be + 1;
         if (span < ae - as || rc < cnt) {
@@ -116,16 +204,12 @@ function rarestRun(a: Int32Array, b: Int32Array, tables: Occurrences, [a0, a1, b
           best = [as, bs, ae - as + 1];
           cnt = rc;
         }
-        while (np !== -1 && np <= ae) np = next[np];
-        if (np === -1) break;
-        as = np;
+        while (np < end && at[np] <= ae) np++;
+        if (np === end) break;
+        k = np;
       }
     }
     bi = nextB;
-  }
-  for (let i = a0; i < a1; i++) {
-    first[a[i]] = -1;
-    count[a[i]] = 0;
   }
   return hasCommon && cnt > MAX_CHAIN ? "fallback" : best;
 }

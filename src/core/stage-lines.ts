@@ -45,16 +45,29 @@ export interface Built {
   selected: number;
   /** Every piece was taken: the result is the other version whole (stage: the worktree, unstage and rollback: HEAD). */
   complete: boolean;
+  /** For each line, the line of the diff's new version with the same content, -1 for none (see applyPieces). */
+  newLines: Int32Array;
 }
 
-/** Old lines, with the pieces `takeNew` picks replaced by their new lines; `base` is the version unchanged lines come from. */
-export function applyPieces(diff: LineDiff, takeNew: (p: Piece) => boolean, opts: { base: "old" | "new"; eol?: Eol }): { lines: string[]; eols: ("" | Eol)[] } {
+/**
+ * Old lines, with the pieces `takeNew` picks replaced by their new lines; `base` is the version unchanged lines come from.
+ * `newLines` names, for each line, the new version's line with the same content (its terminator may differ), -1 for
+ * none: a line taken from the new version, or one of the equal lines between ranges; so the bytes of a result that is
+ * mostly the new version can be copied from that version's bytes (splicedBytes).
+ */
+export function applyPieces(
+  diff: LineDiff,
+  takeNew: (p: Piece) => boolean,
+  opts: { base: "old" | "new"; eol?: Eol },
+): { lines: string[]; eols: ("" | Eol)[]; newLines: Int32Array } {
   const { old, new: now } = diff;
   const lines: string[] = [];
   const eols: ("" | Eol)[] = [];
-  // The old and new line of each written row (-1 for none), for the terminators settled at the end.
-  const rowOld: number[] = [];
-  const rowNew: number[] = [];
+  // A row writes at most one line, and there are at most as many rows as lines on both sides.
+  const newLines = new Int32Array(old.lines.length + now.lines.length);
+  // Rows written without a terminator (row, old line, new line; -1 for none): the ones settleEols may have to end.
+  // Kept for those rows only: a row table for every line was most of this walk's allocations.
+  const bare: number[] = [];
   // Lone lines left out since the last line written: only new ones means the result ends where the old version does.
   let skippedOld = false;
   let skippedNew = false;
@@ -63,14 +76,24 @@ export function applyPieces(diff: LineDiff, takeNew: (p: Piece) => boolean, opts
     const side = fromNew ? now : old;
     const i = fromNew ? n : o;
     const foreign = fromNew === (opts.base === "old");
+    const eol = foreign && opts.eol && side.eols[i] ? opts.eol : side.eols[i];
+    if (eol === "") bare.push(lines.length, o, n);
+    newLines[lines.length] = fromNew ? n : -1;
     lines.push(side.lines[i]);
-    eols.push(foreign && opts.eol && side.eols[i] ? opts.eol : side.eols[i]);
-    rowOld.push(o);
-    rowNew.push(n);
+    eols.push(eol);
   };
+  const base = opts.base === "new" ? now : old;
   const equal = (o: number, n: number, to: number) => {
-    // Lines between ranges are equal on both sides (up to the CR policy and eolImplied): take the base's.
-    for (; o < to; o++, n++) write(opts.base === "new", o, n);
+    // Lines between ranges are equal on both sides (up to the CR policy and eolImplied): take the base's, as they are.
+    if (o < to) skippedOld = skippedNew = false;
+    for (; o < to; o++, n++) {
+      const i = base === now ? n : o;
+      const eol = base.eols[i];
+      if (eol === "") bare.push(lines.length, o, n);
+      newLines[lines.length] = n;
+      lines.push(base.lines[i]);
+      eols.push(eol);
+    }
   };
   let o = 0;
   let n = 0;
@@ -92,31 +115,24 @@ export function applyPieces(diff: LineDiff, takeNew: (p: Piece) => boolean, opts
   }
   equal(o, n, old.lines.length);
   const end = skippedNew && !skippedOld ? old : skippedOld && !skippedNew ? now : undefined;
-  settleEols(diff, eols, rowOld, rowNew, end, opts.eol, dominantEol((opts.base === "old" ? old : now).eols));
-  return { lines, eols };
+  settleEols(diff, eols, bare, end, opts.eol, () => dominantEol(base.eols));
+  return { lines, eols, newLines: newLines.subarray(0, lines.length) };
 }
 
 /**
- * Terminators that the mix of two versions leaves wrong. A line without one that is no longer last gets `eol` if
- * given, else its row's other terminator, else the base's majority one. When the result ends where one version ends
- * (`end`: the other's last lines were left out), its last line has that version's final newline or lack of it,
- * whichever version the line was written from: the final newline belongs to the end of the file, not to a line.
+ * Terminators that the mix of two versions leaves wrong. A line without one (`bare`: row, old line, new line) that is
+ * no longer last gets `eol` if given, else its row's other terminator, else the base's majority one. When the result
+ * ends where one version ends (`end`: the other's last lines were left out), its last line has that version's final
+ * newline or lack of it, whichever version the line was written from: the final newline belongs to the end of the
+ * file, not to a line.
  */
-function settleEols(
-  diff: LineDiff,
-  eols: ("" | Eol)[],
-  rowOld: number[],
-  rowNew: number[],
-  end: LineSeq | undefined,
-  eol: Eol | undefined,
-  fallback: Eol,
-): void {
+function settleEols(diff: LineDiff, eols: ("" | Eol)[], bare: readonly number[], end: LineSeq | undefined, eol: Eol | undefined, fallback: () => Eol): void {
   const { old, new: now } = diff;
   const last = eols.length - 1;
-  for (let k = 0; k < last; k++) {
-    if (eols[k] !== "") continue;
-    const other = (rowOld[k] >= 0 && old.eols[rowOld[k]]) || (rowNew[k] >= 0 && now.eols[rowNew[k]]) || fallback;
-    eols[k] = eol ?? other;
+  for (let b = 0; b < bare.length; b += 3) {
+    const [k, o, n] = [bare[b], bare[b + 1], bare[b + 2]];
+    if (k >= last) continue;
+    eols[k] = eol ?? ((o >= 0 && old.eols[o]) || (n >= 0 && now.eols[n]) || fallback());
   }
   if (last >= 0 && end && end.eols[end.eols.length - 1] === "") eols[last] = "";
 }
@@ -202,8 +218,18 @@ export function stageLines(v: FileVersions, sel?: Selection, opts: { eol?: Eol }
  * deleted beside an added one); selecting every range around such a change must take it.
  */
 function claimed(regions: readonly (readonly [number, number])[], chosen: ReadonlySet<number>, s: number, e: number): boolean {
+  // Regions are a diff's ranges, in order: only those from the first ending at or after s to the last starting at or
+  // before e can be near (a binary search, not a walk over every range for every piece).
+  let lo = 0;
+  let hi = regions.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (regions[mid][1] < s) lo = mid + 1;
+    else hi = mid;
+  }
   let beside = false;
-  for (const [k, [from, to]] of regions.entries()) {
+  for (let k = lo; k < regions.length && regions[k][0] <= e; k++) {
+    const [from, to] = regions[k];
     const near = regionHit(from, to, s, e) || s === to || e === from;
     if (!near) continue;
     if (!chosen.has(k)) return false;

@@ -68,6 +68,60 @@ export function serialize(doc: TextDoc): Buffer {
   return Buffer.from(out, "utf8");
 }
 
+const BOM_BYTES = Buffer.from(UTF8_BOM);
+
+/** A version's lines as splicedBytes reads them (a TextDoc, or a LineSeq with its BOM). */
+interface Lines {
+  bom: boolean;
+  readonly lines: readonly string[];
+  readonly eols: readonly ("" | Eol)[];
+}
+
+/** Byte offsets of each line of `ref` in `bytes`, the bytes it was parsed from, and one past the end last. */
+export function lineStarts(ref: Lines, bytes: Buffer): Int32Array {
+  const n = ref.lines.length;
+  const starts = new Int32Array(n + 1);
+  starts[0] = ref.bom ? UTF8_BOM.length : 0;
+  for (let i = 0; i < n; i++) starts[i + 1] = ref.eols[i] === "" ? bytes.length : bytes.indexOf(10, starts[i]) + 1;
+  return starts;
+}
+
+/**
+ * The bytes of `doc`, as serialize makes them, when most of its lines are lines of `ref` (a version parsed from
+ * `refBytes`, its lineStarts `starts`): each run of lines that `from` maps to consecutive lines of `ref` with the same
+ * terminator is copied from `refBytes`, and only the others are encoded. `from[k]` is the line of `ref` whose content line k of `doc` has, -1 for
+ * none: the caller vouches for the content (it is not compared), the terminators are compared here. A property test
+ * holds the bytes equal to serialize's.
+ */
+export function splicedBytes(doc: Lines, from: Int32Array, ref: Lines, refBytes: Buffer, starts = lineStarts(ref, refBytes)): Buffer {
+  const pieces: Buffer[] = doc.bom ? [BOM_BYTES] : [];
+  // At most one of the two is pending: lines of ref [runStart, runEnd) to copy, or text to encode.
+  let runStart = -1;
+  let runEnd = -1;
+  let text = "";
+  for (let k = 0; k < doc.lines.length; k++) {
+    const j = from[k];
+    if (j >= 0 && doc.eols[k] === ref.eols[j]) {
+      if (j === runEnd) {
+        runEnd++;
+        continue;
+      }
+      if (runStart >= 0) pieces.push(refBytes.subarray(starts[runStart], starts[runEnd]));
+      else if (text) pieces.push(Buffer.from(text, "utf8"));
+      text = "";
+      runStart = j;
+      runEnd = j + 1;
+      continue;
+    }
+    if (runStart >= 0) pieces.push(refBytes.subarray(starts[runStart], starts[runEnd]));
+    runStart = runEnd = -1;
+    text += doc.lines[k] + doc.eols[k];
+  }
+  if (runStart >= 0) pieces.push(refBytes.subarray(starts[runStart], starts[runEnd]));
+  else if (text) pieces.push(Buffer.from(text, "utf8"));
+  return Buffer.concat(pieces);
+}
+
 export type EolStyle = "lf" | "crlf" | "mixed" | "none";
 
 function countEols(eols: readonly string[]): { lf: number; crlf: number } {

@@ -20,7 +20,7 @@ import { fileHash } from "../core/hash.js";
 import { type FileMarks, NO_MARKS, decodeMarks, encodeMarks, markSelection, remapMarks, renameList, settleMarks } from "../core/changelist-marks.js";
 import type { Selection } from "../core/stage-lines.js";
 import { EMPTY } from "../core/file-versions.js";
-import { type CrPolicy, type LineSeq, diffLines } from "../core/line-diff.js";
+import { type CrPolicy, type LineDiff, type LineSeq, diffLines } from "../core/line-diff.js";
 import { ToolError, isNodeError } from "../errors.js";
 import { WorktreeLock } from "../platform/worktree-lock.js";
 import type { EventBus } from "../platform/bus.js";
@@ -90,6 +90,8 @@ export class Changelists {
   /** Files re-read because the bus said they changed (for `info`: a flood of unmarked files adds nothing here). */
   private followedCount = 0;
   private readonly unsubscribe: (() => void)[] = [];
+  /** The marks of a file no list has an entry for (every change in the active list), per HEAD -> worktree diff. */
+  private readonly unmarked = new WeakMap<LineDiff, { list: string; marks: FileMarks }>();
 
   constructor(
     private readonly repo: ChangelistHost,
@@ -159,7 +161,7 @@ export class Changelists {
   private sync(file: LineFile): FileMarks {
     const hw = file.versions.headToWorktree;
     const e = this.entries.get(file.rel);
-    if (!e) return settleMarks(NO_MARKS, hw, this.activeList);
+    if (!e) return this.allActive(hw);
     let marks = e.marks;
     const cr = file.versions.worktreeCr;
     if (file.hash !== e.baseHash) {
@@ -168,6 +170,15 @@ export class Changelists {
       marks = settleMarks(e.marks, hw, this.activeList);
     }
     this.put(file, marks);
+    return marks;
+  }
+
+  /** Marks putting every change of `hw` in the active list, made once per diff (a file's versions keep theirs). */
+  private allActive(hw: LineDiff): FileMarks {
+    const known = this.unmarked.get(hw);
+    if (known?.list === this.activeList) return known.marks;
+    const marks = settleMarks(NO_MARKS, hw, this.activeList);
+    this.unmarked.set(hw, { list: this.activeList, marks });
     return marks;
   }
 

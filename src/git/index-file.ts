@@ -37,6 +37,8 @@ const FILES_KEPT = 4;
 /** The last parse of each index file (the repository's, and a few temporary ones): one per repository (GitRepo.indexFiles). */
 export class IndexFiles {
   private readonly parsed = new Map<string, Parsed>();
+  /** Reads under way, by file: callers that find the same new identity meanwhile share one (a staging call asks twice at once). */
+  private readonly reading = new Map<string, { identity: string; entries: Promise<Map<string, IndexEntry[]> | null> }>();
 
   /** Entries of the index file `file` for `paths` (git paths), or null when git must be asked (see the header). */
   async entries(file: string, paths: readonly string[]): Promise<Map<string, IndexEntry[]> | null> {
@@ -45,7 +47,7 @@ export class IndexFiles {
     const identity = `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
     let known = this.parsed.get(file);
     if (known?.identity !== identity) {
-      known = { identity, entries: parseIndex(await readFile(file)) };
+      known = { identity, entries: await this.read(file, identity) };
       this.parsed.delete(file);
       this.parsed.set(file, known);
       if (this.parsed.size > FILES_KEPT) this.parsed.delete(this.parsed.keys().next().value!);
@@ -57,6 +59,18 @@ export class IndexFiles {
       if (list) out.set(p, list);
     }
     return out;
+  }
+
+  /** The parse of `file` as it is at `identity`: one read however many ask while it is under way. */
+  private read(file: string, identity: string): Promise<Map<string, IndexEntry[]> | null> {
+    const under = this.reading.get(file);
+    if (under?.identity === identity) return under.entries;
+    const entries = readFile(file).then(parseIndex);
+    const mine = { identity, entries };
+    this.reading.set(file, mine);
+    const done = () => void (this.reading.get(file) === mine && this.reading.delete(file));
+    entries.then(done, done);
+    return entries;
   }
 }
 

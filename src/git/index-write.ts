@@ -13,7 +13,6 @@ import { closeSync, constants, accessSync, fstatSync, openSync, readFileSync, re
 import path from "node:path";
 import { isNodeError } from "../errors.js";
 import { type EntryWrites, withEntriesReplaced } from "./index-file.js";
-import { configFree } from "./loose-objects.js";
 import type { IndexWrite } from "./objects.js";
 import type { RepoCtx } from "./repo.js";
 
@@ -31,7 +30,7 @@ export async function replaceIndexEntries(ctx: RepoCtx, writes: readonly IndexWr
     entries.set(w.gitPath, w.entry);
   }
   const repo = await ctx.repo.location();
-  if (!configFree(repo, INDEX_CONFIG) || executable(path.join(repo.commonDir, "hooks", "post-index-change"))) return false;
+  if (!ctx.repo.configFiles.free(repo, INDEX_CONFIG) || executable(path.join(repo.commonDir, "hooks", "post-index-change"))) return false;
   return replaceUnderLock(ctx.env?.GIT_INDEX_FILE ?? path.join(repo.gitDir, "index"), entries);
 }
 

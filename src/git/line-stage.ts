@@ -17,7 +17,7 @@ import { type LineDiff, type LineSeq, diffLines } from "../core/line-diff.js";
 import { patchOf, withBom } from "../core/render.js";
 import { type RangeState, rangeStates } from "../core/line-status.js";
 import { type Selection, stageLines, unstageLines } from "../core/stage-lines.js";
-import { type Eol, serialize } from "../core/text.js";
+import { type Eol, serialize, splicedBytes } from "../core/text.js";
 import { ToolError } from "../errors.js";
 import { sweep } from "./line-sweep.js";
 import { readIndexEntries } from "./index-file.js";
@@ -50,6 +50,8 @@ export interface IndexPlan {
   whole: boolean;
   /** The new index lines (null: the entry goes); for a blob plan, what is written. */
   next: LineSeq | null;
+  /** For each line of `next`, the worktree line with its content (-1: none), so its bytes come from the worktree's. */
+  worktreeLines?: Int32Array;
   bom: boolean;
   mode: string | null;
   diff: string;
@@ -94,7 +96,8 @@ export function planFile(action: IndexAction, file: LineFile, sel: Selection | u
     const mode = indexMode ?? file.worktreeMode ?? "100644";
     const next = { lines: built.lines, eols: built.eols };
     const bom = file.index.sha ? file.index.bom : file.worktree.bom;
-    return { ...base, whole: false, next, bom, mode, ...diffOf(file, next, bom, indexMode, mode), selected: built.selected };
+    const worktreeLines = built.newLines;
+    return { ...base, whole: false, next, worktreeLines, bom, mode, ...diffOf(file, next, bom, indexMode, mode), selected: built.selected };
   }
   if (!sel) {
     if (file.head.sha === file.index.sha && headMode === indexMode) return null;
@@ -159,6 +162,15 @@ export function blobBytes(bom: boolean, seq: LineSeq): Buffer {
   return serialize({ bom, lines: seq.lines as string[], eols: seq.eols as ("" | Eol)[] });
 }
 
+/** A blob plan's bytes: a staged version is mostly the worktree's lines, copied from the worktree's bytes (splicedBytes). */
+function planBytes(ctx: RepoCtx, p: IndexPlan): Buffer {
+  const file = p.file!;
+  const { worktree, bytes } = file;
+  if (!p.worktreeLines || !bytes) return blobBytes(p.bom, p.next!);
+  const starts = ctx.repo.lines.worktreeStarts({ ...file, bytes });
+  return splicedBytes({ bom: p.bom, ...p.next! }, p.worktreeLines, { bom: worktree.bom, ...worktree.seq }, bytes, starts);
+}
+
 /**
  * Writes the plans: blobs and their entries, then the whole-file adds or resets (each kind in one process). `alongside`
  * (the answer) is built while the writes wait: on the files when the daemon writes the entries itself (index-write.ts),
@@ -170,7 +182,7 @@ export async function applyPlans<T>(ctx: RepoCtx, action: IndexAction, plans: re
   const entries = async () => {
     const writes: IndexWrite[] = [];
     for (const p of plans.filter((p) => !p.whole))
-      writes.push({ gitPath: p.gitPath, entry: { mode: p.mode!, sha: await storeBlob(ctx, p.gitPath, blobBytes(p.bom, p.next!), !p.file!.rawBlobs) } });
+      writes.push({ gitPath: p.gitPath, entry: { mode: p.mode!, sha: await storeBlob(ctx, p.gitPath, planBytes(ctx, p), !p.file!.rawBlobs) } });
     // A git process costs the daemon a fork of its heap: the entries are replaced here where that is all git would do.
     if (writes.length && !(await replaceIndexEntries(ctx, writes))) await writeIndex(ctx, writes);
   };
@@ -197,6 +209,7 @@ export async function storeBlob(ctx: RepoCtx, gitPath: string, bytes: Buffer, fi
     !filters ||
     (await storedAsIs(
       repo,
+      ctx.repo.configFiles,
       worktreeTop(ctx.repo.root, repo.prefix),
       gitPath,
       bytes,

@@ -11,10 +11,9 @@
  */
 import { lstatSync } from "node:fs";
 import { LRUCache } from "lru-cache";
-import { fileHash } from "../core/hash.js";
 import { EMPTY, FileVersions } from "../core/file-versions.js";
 import { type CrPolicy, LineIds, type LineSeq } from "../core/line-diff.js";
-import { type Eol, decodeText, isBinary, splitText } from "../core/text.js";
+import { type Eol, decodeText, isBinary, lineStarts, splitText } from "../core/text.js";
 import { ToolError } from "../errors.js";
 import { readRaw } from "../fs/read-text.js";
 import type { PathResolver, ResolvedPath } from "../paths.js";
@@ -100,6 +99,8 @@ export class LineFiles {
   /** Sized by characters; a version larger than the whole bound is parsed each time, not kept. */
   private readonly seqs = new LRUCache<string, ParsedVersion>({ maxSize: SEQ_CACHE_CHARS });
   private readonly files = new LRUCache<string, KeptFile>({ max: FILES_KEPT });
+  /** Byte offsets of the lines of worktree versions, kept with their lines (lineStarts). */
+  private readonly starts = new WeakMap<LineSeq, Int32Array>();
 
   constructor(private readonly repo: LineHost) {}
 
@@ -139,7 +140,7 @@ export class LineFiles {
     if (opts.mustExist !== false && !disk && !head.sha && !index.sha) {
       throw new ToolError("NOT_FOUND", `${rel} is not in the worktree, the index or ${opts.base ? "that commit" : "HEAD"}; check the path with git_status.`);
     }
-    const hash = disk ? fileHash(disk.bytes) : null;
+    const hash = disk?.hash ?? null;
     // The worktree's id is its file hash (`hash`), not a blob id.
     const worktree = disk ? { ...this.parsed(`w:${hash}`, rel, disk.bytes, "the worktree"), sha: null } : { sha: null, bom: false, seq: EMPTY };
     // A native scan of the bytes (memchr), not of 15,000 lines; a cached blob's answer was kept with its lines.
@@ -149,6 +150,14 @@ export class LineFiles {
     const versions = this.versionsOf(rel, head, index, worktree, hash, cr);
     const worktreeMode = disk ? ((disk.mode & 0o111) !== 0 ? "100755" : "100644") : null;
     return { rel, gitPath, target, hash, bytes: disk?.bytes ?? null, worktreeMode, head, index, worktree, versions, ...eol };
+  }
+
+  /** Byte offsets of the worktree version's lines in its bytes (lineStarts), worked out once per version. */
+  worktreeStarts(file: LineFile & { bytes: Buffer }): Int32Array {
+    const seq = file.worktree.seq;
+    let starts = this.starts.get(seq);
+    if (!starts) this.starts.set(seq, (starts = lineStarts({ bom: file.worktree.bom, ...seq }, file.bytes)));
+    return starts;
   }
 
   /** A worktree file's lines from its bytes (BINARY_FILE, ENCODING), cached by its hash like every version. */
@@ -257,10 +266,11 @@ function refuseLinks(target: ResolvedPath, realRel: string): void {
   if (link?.isDirectory()) throw new ToolError("NOT_A_FILE", `${target.rel} is a folder; line-level git works on one file at a time.`);
 }
 
-async function readWorktree(target: ResolvedPath, max: number): Promise<{ bytes: Buffer; mode: number } | null> {
+/** The worktree file's bytes, its hash (readRaw's: the bytes are hashed once) and mode; null when it does not exist. */
+async function readWorktree(target: ResolvedPath, max: number): Promise<{ bytes: Buffer; hash: string; mode: number } | null> {
   try {
     const raw = await readRaw(target, max);
-    return { bytes: raw.bytes, mode: raw.stats.mode };
+    return { bytes: raw.bytes, hash: raw.hash, mode: raw.stats.mode };
   } catch (e) {
     if (e instanceof ToolError && e.code === "NOT_FOUND") return null;
     throw e;

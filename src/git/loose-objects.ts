@@ -11,7 +11,7 @@
  * against git.
  */
 import { createHash, randomBytes } from "node:crypto";
-import { accessSync, readFileSync } from "node:fs";
+import { type BigIntStats, accessSync, readFileSync, statSync } from "node:fs";
 import { access, link, mkdir, unlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { deflateSync } from "node:zlib";
@@ -62,7 +62,14 @@ const CONFIG_THAT_MATTERS = /attributesfile|include|sharedrepository|objectforma
  * Would `git hash-object -w --path=<gitPath>` store `bytes` as they are? `index` has the entries of the index for the
  * `.gitattributes` paths along gitPath (attributesAlong), which git reads where the worktree has none.
  */
-export async function storedAsIs(repo: RepoLocation, top: string, gitPath: string, bytes: Buffer, index: ReadonlyMap<string, IndexEntry[]>): Promise<boolean> {
+export async function storedAsIs(
+  repo: RepoLocation,
+  configs: ConfigFiles,
+  top: string,
+  gitPath: string,
+  bytes: Buffer,
+  index: ReadonlyMap<string, IndexEntry[]>,
+): Promise<boolean> {
   if (bytes.indexOf(13) !== -1) return false;
   if (attributesAlong(gitPath).some((p) => index.has(p))) return false;
   const env = gitEnv();
@@ -71,37 +78,66 @@ export async function storedAsIs(repo: RepoLocation, top: string, gitPath: strin
   const attributeFiles = [
     ...attributesAlong(gitPath).map((p) => path.join(top, p)),
     path.join(repo.gitDir, "info", "attributes"),
-    path.join(repo.commonDir, "info", "attributes"),
+    ...(repo.commonDir !== repo.gitDir ? [path.join(repo.commonDir, "info", "attributes")] : []),
     path.join(xdg, "git", "attributes"),
     ...(env.GIT_ATTR_NOSYSTEM ? [] : ["/etc/gitattributes", "/usr/local/etc/gitattributes"]),
   ];
   if (attributeFiles.some(exists)) return false;
-  return configFree(repo, CONFIG_THAT_MATTERS);
+  return configs.free(repo, CONFIG_THAT_MATTERS);
 }
 
 /**
- * Whether no configuration file git reads here (the repository's, the worktree's, the global and system ones) matches
- * `pattern` (an unreadable one could hold anything; git runs without GIT_CONFIG_PARAMETERS, see childEnv). Read synchronously, as the
- * attribute files are looked for: a few small files, where each asynchronous read costs more than the read itself.
+ * The configuration files git reads here (the repository's, the worktree's, the global and system ones), each kept as
+ * last read while it is the same file: its device, inode, size and modification and change times in nanoseconds, as
+ * IndexFiles tells an index (git writes a config by renaming a new file over it). A call asks twice (the blob, the
+ * index), and a stat costs a fraction of a read. One per repository (GitRepo.configFiles).
  */
-export function configFree(repo: RepoLocation, pattern: RegExp): boolean {
-  const env = gitEnv();
-  const home = env.HOME ?? "";
-  const xdg = env.XDG_CONFIG_HOME || path.join(home, ".config");
-  const configs = [
-    path.join(repo.commonDir, "config"),
-    path.join(repo.gitDir, "config.worktree"),
-    env.GIT_CONFIG_GLOBAL ?? path.join(home, ".gitconfig"),
-    path.join(xdg, "git", "config"),
-    ...(env.GIT_CONFIG_NOSYSTEM ? [] : [env.GIT_CONFIG_SYSTEM ?? "/etc/gitconfig", "/usr/local/etc/gitconfig"]),
-  ];
-  return configs.every((f) => {
+export class ConfigFiles {
+  private readonly texts = new Map<string, { identity: string; text: string | null }>();
+
+  /**
+   * Whether no configuration file git reads here matches `pattern` (an unreadable one could hold anything; git runs
+   * without GIT_CONFIG_PARAMETERS, see childEnv). Synchronous, as the attribute files are looked for: a few small
+   * files, where each asynchronous step costs more than the step itself.
+   */
+  free(repo: RepoLocation, pattern: RegExp): boolean {
+    const env = gitEnv();
+    const home = env.HOME ?? "";
+    const xdg = env.XDG_CONFIG_HOME || path.join(home, ".config");
+    const configs = [
+      path.join(repo.commonDir, "config"),
+      path.join(repo.gitDir, "config.worktree"),
+      env.GIT_CONFIG_GLOBAL ?? path.join(home, ".gitconfig"),
+      path.join(xdg, "git", "config"),
+      ...(env.GIT_CONFIG_NOSYSTEM ? [] : [env.GIT_CONFIG_SYSTEM ?? "/etc/gitconfig", "/usr/local/etc/gitconfig"]),
+    ];
+    return configs.every((f) => {
+      const text = this.text(f);
+      return text !== undefined && (text === null || !pattern.test(text));
+    });
+  }
+
+  /** A file's text, null when there is none, undefined when it cannot be read. */
+  private text(file: string): string | null | undefined {
+    let st: BigIntStats;
     try {
-      return !pattern.test(readFileSync(f, "utf8"));
+      st = statSync(file, { bigint: true });
     } catch (e) {
-      return isNodeError(e, "ENOENT") || isNodeError(e, "ENOTDIR");
+      return isNodeError(e, "ENOENT") || isNodeError(e, "ENOTDIR") ? null : undefined;
     }
-  });
+    const identity = `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
+    const known = this.texts.get(file);
+    if (known?.identity === identity) return known.text;
+    let text: string | null;
+    try {
+      text = readFileSync(file, "utf8");
+    } catch (e) {
+      if (!(isNodeError(e, "ENOENT") || isNodeError(e, "ENOTDIR"))) return undefined;
+      text = null;
+    }
+    this.texts.set(file, { identity, text });
+    return text;
+  }
 }
 
 /** The `.gitattributes` paths git reads for gitPath: the top's and each folder's on the way down. */

@@ -13,6 +13,7 @@ import { Changelists } from "./changelists.js";
 import { StageMerges } from "./conflicts-model.js";
 import { ConflictListing } from "./conflicts-stages.js";
 import { LineFiles } from "./line-versions.js";
+import { ConfigFiles } from "./loose-objects.js";
 import { LiveStatus } from "./live-status.js";
 import { type RepoLocation, discoverRepo } from "./location.js";
 import { type GitCtx, git } from "./run.js";
@@ -53,6 +54,8 @@ export class GitRepo {
   readonly catFile: CatFile;
   /** The index files the line tools read entries from (index-file.ts), parsed once per file identity. */
   readonly indexFiles = new IndexFiles();
+  /** The configuration files as last read, kept while they are the same files (the daemon's own blob and index writes ask). */
+  readonly configFiles = new ConfigFiles();
   /** The unmerged entries and their attributes, while the index file stays the same one. */
   readonly conflictIndex = new ConflictListing();
   /** Merges of conflicted stages, by their blob ids. */

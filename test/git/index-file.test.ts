@@ -1,9 +1,9 @@
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdirSync, readFileSync, symlinkSync, utimesSync } from "node:fs";
+import { appendFileSync, mkdirSync, readFileSync, symlinkSync, utimesSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { indexContentKey, parseIndex } from "../../src/git/index-file.js";
-import { attributesAlong, storedAsIs, writeLooseBlob } from "../../src/git/loose-objects.js";
+import { type IndexEntry, indexContentKey, parseIndex } from "../../src/git/index-file.js";
+import { ConfigFiles, attributesAlong, storedAsIs as storedAsIsIn, writeLooseBlob } from "../../src/git/loose-objects.js";
 import { tmpWorkspace } from "../helpers/tmp.js";
 import { git, writeFile } from "./fixture.js";
 
@@ -137,6 +137,10 @@ describe("blobs written by the daemon", () => {
   it("are left to git wherever an attribute or a line-ending rule could change them", async () => {
     const bytes = Buffer.from("plain\n");
     const none = new Map();
+    // One ConfigFiles throughout, as a repository keeps one: a configuration changed between the calls is read again.
+    const configs = new ConfigFiles();
+    const storedAsIs = (loc: typeof location, top: string, gitPath: string, b: Buffer, index: ReadonlyMap<string, IndexEntry[]>) =>
+      storedAsIsIn(loc, configs, top, gitPath, b, index);
     expect(await storedAsIs(location, dir, "sub/dir/f.txt", bytes, none)).toBe(true);
     expect(await storedAsIs(location, dir, "sub/dir/f.txt", Buffer.from("cr\r\n"), none)).toBe(false);
     // One in the index only (the worktree has none): git reads that one.
@@ -146,6 +150,11 @@ describe("blobs written by the daemon", () => {
     expect(await storedAsIs(location, dir, "sub/dir/f.txt", bytes, none)).toBe(false);
     expect(await storedAsIs(location, dir, "other/f.txt", bytes, none)).toBe(true);
     git(dir, "config", "core.attributesFile", path.join(dir, "nowhere"));
+    expect(await storedAsIs(location, dir, "other/f.txt", bytes, none)).toBe(false);
+    git(dir, "config", "--unset", "core.attributesFile");
+    expect(await storedAsIs(location, dir, "other/f.txt", bytes, none)).toBe(true);
+    // Written in place (the same file, longer), not renamed over as git does.
+    appendFileSync(path.join(dir, ".git", "config"), "[core]\n\tattributesFile = nowhere\n");
     expect(await storedAsIs(location, dir, "other/f.txt", bytes, none)).toBe(false);
     git(dir, "config", "--unset", "core.attributesFile");
     writeFile(dir, ".git/info/attributes", "* filter=x\n");

@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { FileVersions } from "../../src/core/file-versions.js";
 import { type CrPolicy, type LineDiff, LineIds } from "../../src/core/line-diff.js";
 import { type Built, rollbackLines, stageLines, unstageLines } from "../../src/core/stage-lines.js";
-import { type Eol, dominantEol, serialize } from "../../src/core/text.js";
+import { type Eol, dominantEol, parseText, serialize, splicedBytes } from "../../src/core/text.js";
 import { type Change, applyPatch, changesOf, gitDiff, scratch } from "./git-oracle.js";
 import { check } from "./runs.js";
 import { type Version, bytesOf, edited, seqOf, version, versionEdit, versionPair } from "./versions.js";
@@ -214,6 +214,36 @@ describe("line selections end where the whole file does (issue 20)", () => {
         expect(text(rest)).toBe(text(head));
       }),
       300,
+    );
+  });
+});
+
+describe("a staged blob's bytes spliced from the worktree's (issue 23)", () => {
+  // Lines with a `x` get characters of two, three and four UTF-8 bytes, so a byte offset taken for a character count fails.
+  const wide = (v: Version): Version => ({ ...v, lines: v.lines.map((l) => (l.includes("x") ? `${l} é€😀` : l)) });
+  const runs = fc
+    .tuple(version(), fc.array(versionEdit, { maxLength: 5 }), fc.array(versionEdit, { maxLength: 3 }), mask, mask, crPolicy, fc.boolean(), fc.boolean())
+    .map(([head, e1, e2, lines, ranges, cr, thirdIndex, indexBom]) => ({
+      head: wide(head),
+      index: wide({ ...(thirdIndex ? edited(head, e2) : head), bom: indexBom }),
+      worktree: wide(edited(head, e1)),
+      lines,
+      ranges,
+      cr,
+    }));
+
+  it("are serialize's bytes of the staged lines, whatever the selection, terminators and BOMs", async () => {
+    await check(
+      fc.property(runs, ({ head, index, worktree, lines, ranges, cr }) => {
+        const bytes = bytesOf(worktree);
+        const parsed = parseText(bytes, "f");
+        const v = new FileVersions(seqOf(head), seqOf(index), parsed, cr, new LineIds());
+        const sel = { lines: pickLines(parsed.lines.length, lines), ranges: pick(v.headToWorktree, ranges) };
+        const built = stageLines(v, sel, { eol: cr === "ignore" ? "\n" : undefined });
+        const doc = { bom: index.bom, lines: built.lines, eols: built.eols };
+        expect(splicedBytes(doc, built.newLines, parsed, bytes).equals(serialize(doc))).toBe(true);
+      }),
+      400,
     );
   });
 });
