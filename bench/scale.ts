@@ -96,7 +96,7 @@ async function onTree(tree: Tree, scale: keyof typeof TREES, figures: Figures): 
   for (const { label, main } of daemons)
     await withCleanup(async (cleanup) => {
       const t0 = performance.now();
-      const d = new BenchDaemon(dir, [], { quiet: true, main, nodeArgs });
+      const d = new BenchDaemon(dir, [], { quiet: process.env.TOOL_LAYER_TRACE_FLOOD !== "1", main, nodeArgs }); // the trace is on its stderr
       cleanup.add("daemon", () => d.close());
       await d.ready;
       const readyMs = performance.now() - t0;
@@ -271,6 +271,7 @@ async function flood(observer: Observer, tree: Tree, round: number, expectGitEve
   const gitStart = performance.now();
   const gitRun = git(tree.dir, "checkout", "-q", branch).then(() => {
     gitDoneAt = performance.now();
+    traceFlood(`git exit (round ${round})`);
     writeUnrelated();
   });
   try {
@@ -289,7 +290,10 @@ async function flood(observer: Observer, tree: Tree, round: number, expectGitEve
         if (unrelatedAt !== undefined && o.paths.includes(UNRELATED)) unrelatedSeenAt ??= now;
         writeUnrelated();
         for (const p of o.paths) left.delete(p);
-        if (!left.size) lastPathAt ??= now;
+        if (!left.size && lastPathAt === undefined) {
+          lastPathAt = now;
+          traceFlood(`last path seen (round ${round})`);
+        }
       }
     }
     await gitRun;
@@ -308,6 +312,11 @@ async function flood(observer: Observer, tree: Tree, round: number, expectGitEve
     unrelatedWrittenMs: unrelatedAt! - gitDone,
     unrelatedBeforeLast: unrelatedSeenAt !== undefined && (lastPathAt === undefined || unrelatedSeenAt <= lastPathAt),
   };
+}
+
+/** With TOOL_LAYER_TRACE_FLOOD=1 (the daemon's flood trace, pipeline.ts), the bench's own marks beside its lines. */
+function traceFlood(what: string): void {
+  if (process.env.TOOL_LAYER_TRACE_FLOOD === "1") process.stderr.write(`bench: flood-trace ${Date.now()} ${what}\n`);
 }
 
 /** The time git's HEAD file is replaced (the branch switch's last step), watched on the git folder. */

@@ -44,6 +44,9 @@ export const GIT_LOCK_FRESH_MS = 2 * 60_000;
 /** Files above this get `hash: null` (not read to hash); the file tools' own limit (SPEC 4) when that is higher. */
 export const HASH_MAX_BYTES = 10 * 1024 * 1024;
 
+/** TOOL_LAYER_TRACE_FLOOD=1: each window's and flood rescan's times go to the log (see docs/benchmarks.md). */
+const TRACE_FLOOD = process.env.TOOL_LAYER_TRACE_FLOOD === "1";
+
 /** What the pipeline needs from the daemon around it, and nothing more. */
 export interface PipelineSink {
   readonly root: string;
@@ -127,7 +130,15 @@ export class Pipeline {
         options.index,
         (data) => sink.emit("git.changed", data),
         () => this.openedAt,
-        (events) => this.afterWindows(() => this.gitEvents!.stale(events)),
+        (paths) => {
+          this.trace(`git recheck paths=${paths.length}`);
+          this.afterWindows(async () => {
+            this.trace("git stale start");
+            const stale = await this.gitEvents!.stale(paths, (rel) => this.flood.seen(parentOf(rel), this.index.get(rel)?.mtimeMs));
+            this.trace(`git stale end found=${stale.length}`);
+            return stale;
+          });
+        },
         delayMs,
       );
     }
@@ -221,6 +232,11 @@ export class Pipeline {
     return lock !== undefined && lock.mtimeMs >= since - GIT_LOCK_FRESH_MS;
   }
 
+  /** A line of the flood trace (TRACE_FLOOD), stamped with the wall clock a bench can match against git's exit. */
+  private trace(what: string): void {
+    if (TRACE_FLOOD) this.sink.log(`flood-trace ${Date.now()} ${what}`);
+  }
+
   private async process(batch: Batch): Promise<void> {
     const flushedAt = Date.now();
     let ignoreChanged = false;
@@ -266,6 +282,10 @@ export class Pipeline {
     for (let i = 0; i < changes.length; i += MAX_CHANGES_PER_LINE) {
       this.sink.emit("fs.changed", { changes: changes.slice(i, i + MAX_CHANGES_PER_LINE) });
     }
+    if (TRACE_FLOOD && (batch.flooding || this.flood.active || over || changes.length))
+      this.trace(
+        `window flushed=${flushedAt} events=${batch.events.length} flooding=${batch.flooding} active=${this.flood.active} over=${over !== undefined} changes=${changes.length}`,
+      );
     if (this.held.size)
       this.push(
         [...this.held.keys()].map((rel) => ({ path: path.join(root, rel), kind: "delete" as const })),
@@ -278,9 +298,23 @@ export class Pipeline {
     if (over) {
       const rules = this.hooks.rules();
       // once, after the windows in flight: a flood's last events may still be on their way
+      let lost = 0;
       this.afterWindows(
-        () => rescanFolders(root, over.dirs, over.since, this.index, rules, this.openedAt),
-        (found) => this.hooks.onFloodOver(over.dirs, over.since, found.length > 0 || [...over.dirs].some((d) => d !== "" && rules.ignores(d, true))),
+        async () => {
+          this.trace(`rescan start dirs=${over.dirs.size}`);
+          try {
+            // what each batch of folders finds goes through the window at once, not after the last folder is read
+            await rescanFolders(root, over.dirs, over.since, this.index, rules, this.openedAt, (found) => {
+              lost += found.length;
+              if (!this.stopped) this.push(found, true);
+            });
+            this.trace(`rescan end found=${lost}`);
+            return [];
+          } finally {
+            this.flood.reread(over);
+          }
+        },
+        () => this.hooks.onFloodOver(over.dirs, over.since, lost > 0 || [...over.dirs].some((d) => d !== "" && rules.ignores(d, true))),
       );
     }
   }

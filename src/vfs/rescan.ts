@@ -28,6 +28,8 @@ export async function rescanFolders(
   rules: IgnoreRules,
   /** When the watcher went live: what the first listing saw is the baseline, not a change. */
   notBeforeMs = 0,
+  /** Given each batch of folders' findings as they are found (then none are returned): a million-file flood's rescan takes seconds. */
+  onFound?: (found: RawEvent[]) => void,
 ): Promise<RawEvent[]> {
   const out: RawEvent[] = [];
   const since = Math.max(sinceMs - MTIME_SLACK_MS, notBeforeMs);
@@ -44,6 +46,7 @@ export async function rescanFolders(
     for (const [k, dir] of batch.entries()) findChanged(root, dir, listed[k], index, rules, out, known);
     // the batch's files compared as they are stat'ed: nothing of the stats is kept (a flood's folders hold most files)
     for (const rel of await filterByStat(known, (rel) => absOf(root, rel), changed)) out.push({ path: absOf(root, rel), kind: "update" });
+    if (onFound && out.length) onFound(out.splice(0));
   }
   return out;
 }
@@ -64,13 +67,10 @@ function findChanged(root: string, dir: string, entries: Dirent[] | null, index:
   for (const rel of index.children(dir)) if (!present.has(rel)) out.push({ path: absOf(root, rel), kind: "delete" });
 }
 
-/** Paths that differ between two commits (a checkout, a reset, a pull moved HEAD), as raw updates for the pipeline. */
-export async function gitChangedPaths(git: GitReader, root: string, from: string, to: string): Promise<RawEvent[]> {
+/** Root-relative paths that differ between two commits (a checkout, a reset, a pull moved HEAD). */
+export async function gitChangedPaths(git: GitReader, from: string, to: string): Promise<string[]> {
   const out = await git(["diff", "--name-only", "--no-renames", "--relative", "-z", from, to]).catch(() => "");
-  return out
-    .split("\0")
-    .filter(Boolean)
-    .map((rel) => ({ path: absOf(root, rel), kind: "update" as const }));
+  return out.split("\0").filter(Boolean);
 }
 
 /** Files lstat'ed between two yields to the event loop. */
