@@ -33,7 +33,7 @@ describe("typo tests on bytes and scratch rows", () => {
     await check(
       fc.property(fc.array(fc.tuple(text(8), text(14)), { minLength: 1, maxLength: 20 }), (pairs) => {
         const bytes = new NameBytes();
-        pairs.forEach(([, name], slot) => bytes.set(slot, name));
+        for (const [slot, [, name]] of pairs.entries()) bytes.set(slot, name);
         pairs.forEach(([term, name], slot) => {
           const code = encodeTerm(term);
           if (term.length === 0 || code === null || bytes.wide(slot)) return; // those take the string form
