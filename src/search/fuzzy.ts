@@ -2,7 +2,7 @@ import fuzzysort from "fuzzysort";
 import { FolderRuns } from "./folder-runs.js";
 import { filesHolding, filesOneBitShort, lowestBit } from "./letter-bits.js";
 import { NameBytes, encodeTerm } from "./name-bytes.js";
-import { TYPO_MIN_TERM, commonPrefix, dropsNeeded, maxTypoEdits, substringEditDistance } from "./typo.js";
+import { EditDistance, TYPO_MIN_TERM, commonPrefix, dropsNeeded, maxTypoEdits } from "./typo.js";
 
 /**
  * Fuzzy file-path matching over a workspace's paths (pure: strings in, ranked strings out).
@@ -110,6 +110,8 @@ export class FuzzyIndex {
   private readonly nameLower: string[] = [];
   /** nameLower again, in one buffer: what the scan tests. */
   private readonly nameBytes = new NameBytes();
+  /** The typo pass's edit distances, on rows kept from call to call. */
+  private readonly edits = new EditDistance();
   private nameMasks = new Int32Array(1024);
   private penalty = new Float32Array(1024);
   /** The first character of the name's matching form: whether a term can start the name, without the string. */
@@ -393,7 +395,7 @@ export class FuzzyIndex {
       // typos 0: the name holds every term, an exact tier has it; a path whose terms are only scattered across folders
       // (tier 5) is taken here too, as the better match, but not one whose path holds every term (a substring tier)
       if (typos !== 1 || inExactTier.has(i)) return;
-      if (substringEditDistance(typoTerm, name, 0) > maxTypoEdits(typoTerm.length)) return; // held scattered, not near
+      if (this.edits.substring(typoTerm, name, 0) > maxTypoEdits(typoTerm.length)) return; // held scattered, not near
       if (accept && !accept(this.pathOf(i))) return;
       out.push(i);
     };
@@ -435,7 +437,7 @@ export class FuzzyIndex {
       let edits = 0;
       for (const t of terms) {
         prefix = Math.max(prefix, commonPrefix(t, name, 0));
-        edits += substringEditDistance(t, name, 0);
+        edits += this.edits.substring(t, name, 0);
       }
       const dot = (this.names[i] as string).lastIndexOf(".");
       const stemLength = dot > 0 ? dot : name.length;

@@ -52,34 +52,43 @@ export function commonPrefix(a: string, b: string, bFrom: number): number {
  * The fewest edits (a letter changed, added or dropped, or two neighbours swapped) that make `term` a substring of
  * `text[from..]`: Sellers' edit distance with free start and end in the text, plus transpositions (optimal string
  * alignment). It ranks typo hits: `paymnetcontroller` is one edit from a part of `paymentcontrollerdiscount`.
+ * An instance keeps its rows from call to call (a typo pass measures thousands of names); substringEditDistance is one
+ * call on fresh rows.
  */
-export function substringEditDistance(term: string, text: string, from: number): number {
-  const n = term.length;
-  const m = text.length - from;
-  if (n === 0) return 0;
-  // three rows of the reused scratch (a typo pass measures thousands of names): row i-2, row i-1, row i
-  if (scratch.length < 3 * (m + 1)) scratch = new Int32Array(6 * (m + 1));
-  let before = 0;
-  let previous = m + 1;
-  let current = 2 * (m + 1);
-  const rows = scratch;
-  rows.fill(0, previous, current); // row 0 is all zeros: a match may start anywhere
-  for (let i = 1; i <= n; i++) {
-    rows[current] = i;
-    const a = term.charCodeAt(i - 1);
-    for (let j = 1; j <= m; j++) {
-      const b = text.charCodeAt(from + j - 1);
-      let d = Math.min(rows[previous + j] + 1, rows[current + j - 1] + 1, rows[previous + j - 1] + (a === b ? 0 : 1));
-      if (i > 1 && j > 1 && a === text.charCodeAt(from + j - 2) && term.charCodeAt(i - 2) === b) d = Math.min(d, rows[before + j - 2] + 1);
-      rows[current + j] = d;
+export class EditDistance {
+  private rows = new Int32Array(256);
+
+  substring(term: string, text: string, from: number): number {
+    const n = term.length;
+    const m = text.length - from;
+    if (n === 0) return 0;
+    // three rows of the reused buffer (a typo pass measures thousands of names): row i-2, row i-1, row i
+    if (this.rows.length < 3 * (m + 1)) this.rows = new Int32Array(6 * (m + 1));
+    let before = 0;
+    let previous = m + 1;
+    let current = 2 * (m + 1);
+    const rows = this.rows;
+    rows.fill(0, previous, current); // row 0 is all zeros: a match may start anywhere
+    for (let i = 1; i <= n; i++) {
+      rows[current] = i;
+      const a = term.charCodeAt(i - 1);
+      for (let j = 1; j <= m; j++) {
+        const b = text.charCodeAt(from + j - 1);
+        let d = Math.min(rows[previous + j] + 1, rows[current + j - 1] + 1, rows[previous + j - 1] + (a === b ? 0 : 1));
+        if (i > 1 && j > 1 && a === text.charCodeAt(from + j - 2) && term.charCodeAt(i - 2) === b) d = Math.min(d, rows[before + j - 2] + 1);
+        rows[current + j] = d;
+      }
+      const oldest = before;
+      before = previous;
+      previous = current;
+      current = oldest;
     }
-    const oldest = before;
-    before = previous;
-    previous = current;
-    current = oldest;
+    let best = n;
+    for (let j = 0; j <= m; j++) best = Math.min(best, rows[previous + j]);
+    return best;
   }
-  let best = n;
-  for (let j = 0; j <= m; j++) best = Math.min(best, rows[previous + j]);
-  return best;
 }
-let scratch = new Int32Array(256);
+
+export function substringEditDistance(term: string, text: string, from: number): number {
+  return new EditDistance().substring(term, text, from);
+}

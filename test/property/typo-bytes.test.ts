@@ -1,12 +1,12 @@
 /**
  * The typo pass's fast forms against the plain ones: NameBytes.dropsNeeded (on the name's bytes) against typo.ts'
- * dropsNeeded on the string, and substringEditDistance (rows in a scratch buffer reused from call to call, whatever
+ * dropsNeeded on the string, and EditDistance.substring (its rows reused from call to call, whatever
  * the lengths before) against the textbook table built afresh for each call.
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { NameBytes, encodeTerm } from "../../src/search/name-bytes.js";
-import { dropsNeeded, substringEditDistance } from "../../src/search/typo.js";
+import { EditDistance, dropsNeeded } from "../../src/search/typo.js";
 import { check } from "./runs.js";
 
 /** Few letters, so terms and names share many and typos of every kind come up. */
@@ -44,12 +44,13 @@ describe("typo tests on bytes and scratch rows", () => {
     );
   });
 
-  it("substringEditDistance equals the textbook table, call after call of any lengths", async () => {
+  it("EditDistance equals the textbook table, call after call of any lengths on the same rows", async () => {
     await check(
       fc.property(fc.array(fc.tuple(text(10), text(40), fc.nat(5)), { minLength: 1, maxLength: 20 }), (calls) => {
+        const edits = new EditDistance();
         for (const [term, name, skip] of calls) {
           const from = Math.min(skip, name.length);
-          expect(substringEditDistance(term, name, from), `${term} in ${name} from ${from}`).toBe(plainEditDistance(term, name, from));
+          expect(edits.substring(term, name, from), `${term} in ${name} from ${from}`).toBe(plainEditDistance(term, name, from));
         }
       }),
       300,
