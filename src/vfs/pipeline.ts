@@ -298,23 +298,18 @@ export class Pipeline {
     if (over) {
       const rules = this.hooks.rules();
       // once, after the windows in flight: a flood's last events may still be on their way
-      let lost = 0;
       this.afterWindows(
         async () => {
           this.trace(`rescan start dirs=${over.dirs.size}`);
           try {
-            // what each batch of folders finds goes through the window at once, not after the last folder is read
-            await rescanFolders(root, over.dirs, over.since, this.index, rules, this.openedAt, (found) => {
-              lost += found.length;
-              if (!this.stopped) this.push(found, true);
-            });
-            this.trace(`rescan end found=${lost}`);
-            return [];
+            const found = await rescanFolders(root, over.dirs, over.since, this.index, rules, this.openedAt);
+            this.trace(`rescan end found=${found.length}`);
+            return found;
           } finally {
             this.flood.reread(over);
           }
         },
-        () => this.hooks.onFloodOver(over.dirs, over.since, lost > 0 || [...over.dirs].some((d) => d !== "" && rules.ignores(d, true))),
+        (found) => this.hooks.onFloodOver(over.dirs, over.since, found.length > 0 || [...over.dirs].some((d) => d !== "" && rules.ignores(d, true))),
       );
     }
   }

@@ -28,8 +28,6 @@ export async function rescanFolders(
   rules: IgnoreRules,
   /** When the watcher went live: what the first listing saw is the baseline, not a change. */
   notBeforeMs = 0,
-  /** Given each batch of folders' findings as they are found (then none are returned): a million-file flood's rescan takes seconds. */
-  onFound?: (found: RawEvent[]) => void,
 ): Promise<RawEvent[]> {
   const out: RawEvent[] = [];
   const since = Math.max(sinceMs - MTIME_SLACK_MS, notBeforeMs);
@@ -46,7 +44,6 @@ export async function rescanFolders(
     for (const [k, dir] of batch.entries()) findChanged(root, dir, listed[k], index, rules, out, known);
     // the batch's files compared as they are stat'ed: nothing of the stats is kept (a flood's folders hold most files)
     for (const rel of await filterByStat(known, (rel) => absOf(root, rel), changed)) out.push({ path: absOf(root, rel), kind: "update" });
-    if (onFound && out.length) onFound(out.splice(0));
   }
   return out;
 }

@@ -59,19 +59,6 @@ describe("rescan after a flood", () => {
     ]);
   });
 
-  it("hands each batch of folders' findings to onFound as it goes, and returns none then", async () => {
-    const dirs = Array.from({ length: 40 }, (_, i) => `d${i}`);
-    const ws = tmpWorkspace({ files: Object.fromEntries(dirs.map((d) => [`${d}/new.txt`, "1"])) });
-    cleanups.push(ws.cleanup);
-    const batches: string[][] = [];
-    const rest = await rescanFolders(ws.dir, dirs, Date.now(), new FileIndex(), new IgnoreRules(), 0, (found) =>
-      batches.push(found.map((e) => path.relative(ws.dir, e.path))),
-    );
-    expect(rest).toEqual([]);
-    expect(batches.length).toBeGreaterThan(1); // not all at the end
-    expect(batches.flat().sort()).toEqual(dirs.map((d) => `${d}/new.txt`).sort());
-  });
-
   it("lists what a checkout changed from git", async () => {
     const ws = tmpWorkspace({ git: true, files: { "a.txt": "1", "b.txt": "1" } });
     cleanups.push(ws.cleanup);
