@@ -134,7 +134,7 @@ export class Pipeline {
           this.trace(`git recheck paths=${events.length}`);
           this.afterWindows(async () => {
             this.trace("git stale start");
-            const stale = await this.gitEvents!.stale(events);
+            const stale = await this.gitEvents!.stale(events, (rel) => this.flood.seen(parentOf(rel), this.index.get(rel)?.mtimeMs));
             this.trace(`git stale end found=${stale.length}`);
             return stale;
           });
@@ -301,9 +301,13 @@ export class Pipeline {
       this.afterWindows(
         async () => {
           this.trace(`rescan start dirs=${over.dirs.size}`);
-          const found = await rescanFolders(root, over.dirs, over.since, this.index, rules, this.openedAt);
-          this.trace(`rescan end found=${found.length}`);
-          return found;
+          try {
+            const found = await rescanFolders(root, over.dirs, over.since, this.index, rules, this.openedAt);
+            this.trace(`rescan end found=${found.length}`);
+            return found;
+          } finally {
+            this.flood.reread(over);
+          }
         },
         (found) => this.hooks.onFloodOver(over.dirs, over.since, found.length > 0 || [...over.dirs].some((d) => d !== "" && rules.ignores(d, true))),
       );

@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { fileHash, initHash } from "../../src/core/hash.js";
@@ -333,11 +333,16 @@ describe("Pipeline with git", () => {
   afterAll(() => supervisor.stop());
 
   /** A pipeline on the repository at `dir` with git's lane, emitting to `emit`; `onFloodOver` sees each flood's end. */
-  const gitPipeline = (dir: string, emit: (event: string, data: unknown) => void, onFloodOver: (dirs: Set<string>) => void = () => undefined) =>
+  const gitPipeline = (
+    dir: string,
+    emit: (event: string, data: unknown) => void,
+    onFloodOver: (dirs: Set<string>) => void = () => undefined,
+    index = new FileIndex(),
+  ) =>
     new Pipeline(
       { root: dir, hashMaxBytes: 1024 * 1024, views: new SessionViews(), history: new ContentHistory(), emit, log: () => undefined },
       {
-        index: new FileIndex(),
+        index,
         gitDir: path.join(dir, ".git"),
         git: gitReader(supervisor, dir),
         hooks: {
@@ -399,6 +404,41 @@ describe("Pipeline with git", () => {
     rmSync(lock); // git is done: the next window finds the flood over, and its folders are read again once
     await pipeline.idle();
     expect(floodsOver).toEqual(expectedFloods);
+  });
+
+  it("after a checkout's flood reports every path git moved, those whose events the kernel dropped too", async () => {
+    const moved = [...Array.from({ length: FLOOD_EVENTS + 10 }, (_, i) => `d${i}/f.txt`), "d0/dropped.txt", "quiet/dropped.txt"];
+    const ws = tmpWorkspace({ git: true, files: Object.fromEntries(moved.map((rel) => [rel, "main\n"])) });
+    cleanups.push(ws.cleanup);
+    git(ws.dir, "add", "-A");
+    git(ws.dir, "commit", "-qm", "main");
+    const main = git(ws.dir, "rev-parse", "--abbrev-ref", "HEAD").trim();
+    git(ws.dir, "checkout", "-qb", "other");
+    for (const rel of moved) writeFile(ws.dir, rel, "other\n");
+    git(ws.dir, "commit", "-qam", "other");
+    git(ws.dir, "checkout", "-q", main);
+    const index = new FileIndex();
+    for (const rel of moved) {
+      const st = statSync(path.join(ws.dir, rel));
+      index.set(rel, { size: st.size, mtimeMs: st.mtimeMs, hash: fileHash(Buffer.from("main\n")) });
+    }
+    const changed = new Set<string>();
+    const pipeline = gitPipeline(
+      ws.dir,
+      (event, data) => {
+        if (event === "fs.changed") for (const c of (data as { changes: FsChange[] }).changes) changed.add(c.path);
+      },
+      undefined,
+      index,
+    );
+    cleanups.push(() => pipeline.stop());
+    await pipeline.open();
+    git(ws.dir, "checkout", "-q", "other");
+    // the flood's events, less the two the kernel dropped: one in a folder of the flood, one in a folder it never touched
+    const events = moved.filter((rel) => !rel.endsWith("dropped.txt")).map((rel) => ({ path: path.join(ws.dir, rel), kind: "update" as const }));
+    pipeline.push([...events, { path: path.join(ws.dir, ".git", "HEAD"), kind: "update" }]);
+    await pipeline.idle();
+    expect([...changed].sort()).toEqual([...moved].sort());
   });
 
   it("reports git.changed when HEAD moves, not after the files the same checkout wrote are resolved", async () => {
