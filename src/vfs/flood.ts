@@ -65,7 +65,9 @@ export class FloodTracker {
    */
   seen(dir: string, mtimeMs: number | undefined): boolean {
     if (mtimeMs === undefined) return false;
-    for (const flood of [this.flood, ...this.unread]) if (flood && mtimeMs >= flood.since && flood.dirs.has(dir)) return true;
+    const seenIn = (flood: Flood) => mtimeMs >= flood.since && flood.dirs.has(dir);
+    if (this.flood && seenIn(this.flood)) return true;
+    for (const flood of this.unread) if (seenIn(flood)) return true;
     return false;
   }
 }

@@ -130,11 +130,11 @@ export class Pipeline {
         options.index,
         (data) => sink.emit("git.changed", data),
         () => this.openedAt,
-        (events) => {
-          this.trace(`git recheck paths=${events.length}`);
+        (paths) => {
+          this.trace(`git recheck paths=${paths.length}`);
           this.afterWindows(async () => {
             this.trace("git stale start");
-            const stale = await this.gitEvents!.stale(events, (rel) => this.flood.seen(parentOf(rel), this.index.get(rel)?.mtimeMs));
+            const stale = await this.gitEvents!.stale(paths, (rel) => this.flood.seen(parentOf(rel), this.index.get(rel)?.mtimeMs));
             this.trace(`git stale end found=${stale.length}`);
             return stale;
           });

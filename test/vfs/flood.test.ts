@@ -52,8 +52,8 @@ describe("GitEvents.stale", () => {
       () => undefined,
       0,
     );
-    const events = ["d/seen.txt", "d/missed.txt", "d/same.txt"].map((rel) => ({ path: path.join(ws.dir, rel), kind: "update" as const }));
-    expect((await lane.stale(events)).map((e) => path.basename(e.path))).toEqual(["seen.txt", "missed.txt"]);
-    expect((await lane.stale(events, (rel) => rel === "d/seen.txt")).map((e) => path.basename(e.path))).toEqual(["missed.txt"]);
+    const paths = ["d/seen.txt", "d/missed.txt", "d/same.txt"];
+    expect(await lane.stale(paths)).toEqual(["d/seen.txt", "d/missed.txt"].map((rel) => ({ path: path.join(ws.dir, rel), kind: "update" })));
+    expect(await lane.stale(paths, (rel) => rel === "d/seen.txt")).toEqual([{ path: path.join(ws.dir, "d/missed.txt"), kind: "update" }]);
   });
 });
