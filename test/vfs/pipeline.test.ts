@@ -406,6 +406,52 @@ describe("Pipeline with git", () => {
     expect(floodsOver).toEqual(expectedFloods);
   });
 
+  it("holds a file found empty while git holds the index lock (between its create and its write), and reports what git wrote", async () => {
+    const ws = tmpWorkspace({ git: true, files: { "a.txt": "main\n", "b.txt": "main\n" } });
+    cleanups.push(ws.cleanup);
+    const changes: FsChange[] = [];
+    let changedNow: () => void = () => undefined;
+    const pipeline = gitPipeline(ws.dir, (event, data) => {
+      if (event === "fs.changed") changes.push(...(data as { changes: FsChange[] }).changes);
+      changedNow();
+    });
+    cleanups.push(() => pipeline.stop());
+    await pipeline.open();
+    const reported = (rel: string) => new Promise<void>((resolve) => (changedNow = () => changes.some((c) => c.path === rel) && resolve()));
+    const lock = path.join(ws.dir, ".git", "index.lock");
+    writeFileSync(lock, ""); // a checkout in progress: a.txt created, not yet written; b.txt done
+    writeFileSync(path.join(ws.dir, "a.txt"), "");
+    writeFile(ws.dir, "b.txt", "other\n");
+    let seen = reported("b.txt");
+    pipeline.push(["a.txt", "b.txt"].map((rel) => ({ path: path.join(ws.dir, rel), kind: "update" as const })));
+    await seen;
+    expect(changes.map((c) => c.path)).toEqual(["b.txt"]);
+    // git writes a.txt and lets the lock go; the write's own event is lost: the held path is looked at again anyway
+    seen = reported("a.txt");
+    writeFile(ws.dir, "a.txt", "other\n");
+    rmSync(lock);
+    await seen;
+    expect(changes).toEqual([
+      expect.objectContaining({ path: "b.txt", hash: fileHash(Buffer.from("other\n")) }),
+      expect.objectContaining({ path: "a.txt", hash: fileHash(Buffer.from("other\n")) }),
+    ]);
+  });
+
+  it("reports a file emptied while no git command holds the index lock, at once", async () => {
+    const ws = tmpWorkspace({ git: true, files: { "a.txt": "main\n" } });
+    cleanups.push(ws.cleanup);
+    const changes: FsChange[] = [];
+    const pipeline = gitPipeline(ws.dir, (event, data) => {
+      if (event === "fs.changed") changes.push(...(data as { changes: FsChange[] }).changes);
+    });
+    cleanups.push(() => pipeline.stop());
+    await pipeline.open();
+    writeFileSync(path.join(ws.dir, "a.txt"), "");
+    pipeline.push([{ path: path.join(ws.dir, "a.txt"), kind: "update" }]);
+    await pipeline.idle();
+    expect(changes).toEqual([expect.objectContaining({ path: "a.txt", hash: fileHash(Buffer.alloc(0)) })]);
+  });
+
   it("after a checkout's flood reports every path git moved, those whose events the kernel dropped too", async () => {
     const moved = [...Array.from({ length: FLOOD_EVENTS + 10 }, (_, i) => `d${i}/f.txt`), "d0/dropped.txt", "quiet/dropped.txt"];
     const ws = tmpWorkspace({ git: true, files: Object.fromEntries(moved.map((rel) => [rel, "main\n"])) });
