@@ -13,6 +13,8 @@ export interface Flood {
  */
 export class FloodTracker {
   private flood?: Flood;
+  /** Floods over whose folders are not read again yet (see seen). */
+  private readonly unread = new Set<Flood>();
   /** Folders events touched lately (and folders walked), by when. */
   private readonly recent = new Map<string, number>();
 
@@ -47,6 +49,25 @@ export class FloodTracker {
     for (const [d, at] of this.recent) if (now - at > RECENT_DIRS_MS) this.recent.delete(d);
     const over = this.flood;
     this.flood = undefined;
+    if (over) this.unread.add(over);
     return over;
+  }
+
+  /** The rescan of a flood over is done (or failed): see seen. */
+  reread(flood: Flood): void {
+    this.unread.delete(flood);
+  }
+
+  /**
+   * Whether a file in folder `dir` that the index knows at `mtimeMs` came with an event of a flood whose folders are
+   * still to be read again (the flood in progress, or one over whose rescan has not ended): that rescan compares the
+   * file with the index anyway, so git's lane need not stat it.
+   */
+  seen(dir: string, mtimeMs: number | undefined): boolean {
+    if (mtimeMs === undefined) return false;
+    const seenIn = (flood: Flood) => mtimeMs >= flood.since && flood.dirs.has(dir);
+    if (this.flood && seenIn(this.flood)) return true;
+    for (const flood of this.unread) if (seenIn(flood)) return true;
+    return false;
   }
 }

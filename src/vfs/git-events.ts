@@ -3,7 +3,7 @@ import type { GitChanged } from "./events.js";
 import type { FileIndex } from "./file-index.js";
 import { type GitState, type GitTouch, emptyTouch, readGitState, touchGit } from "./git-state.js";
 import type { GitReader } from "./listing.js";
-import { relOf } from "./rel-path.js";
+import { absOf } from "./rel-path.js";
 import { filterByStat, gitChangedPaths } from "./rescan.js";
 
 /**
@@ -30,7 +30,7 @@ export class GitEvents {
     /** When the watcher went live (see changedSinceOpen). */
     private readonly openedAt: () => number,
     /** Paths to check again once the file events in flight are through (they are the likelier report of them). */
-    private readonly recheck: (events: RawEvent[]) => void,
+    private readonly recheck: (paths: string[]) => void,
     /** How long events are gathered before the state is read: a commit's index.lock, index and ref land together. */
     private readonly delayMs: number,
   ) {}
@@ -94,24 +94,29 @@ export class GitEvents {
     const moved = now.head !== before?.head || now.branch !== before?.branch || now.operation !== before?.operation;
     if (!index && !touch.refs && !moved) return; // e.g. `git status` rewrote an identical index
     this.emit({ head: now.head, branch: now.branch, index, refs: touch.refs, operation: now.operation });
-    if (before?.head && now.head && before.head !== now.head) this.recheck(await gitChangedPaths(this.git, this.root, before.head, now.head));
+    if (before?.head && now.head && before.head !== now.head) this.recheck(await gitChangedPaths(this.git, before.head, now.head));
   }
 
   /**
    * Of the paths a commit moved, those the index does not know as they are on disk (by mtime and size): the rest were
    * reported by their own events. A path whose mtime the index never learnt counts if modified since the watcher went
    * live (a file edited before the daemon started and now committed is not a change, and hashing could not tell).
+   * `seenInFlood`: paths the index learnt from a flood's events, whose folders its rescan reads again: not stat'ed (a
+   * checkout's 50,000 lstats at a million files held its last path back by 1.2 s, beside the flood's rescan).
    */
-  stale(events: RawEvent[]): Promise<RawEvent[]> {
-    return filterByStat(
-      events,
-      (e) => e.path,
-      (e, st) => {
-        const entry = this.index.get(relOf(this.root, e.path));
+  async stale(paths: string[], seenInFlood: (rel: string) => boolean = () => false): Promise<RawEvent[]> {
+    // Most of a checkout's paths came with their own events, in the flood it made: no stat for those.
+    const unseen = paths.filter((rel) => !seenInFlood(rel));
+    const stale = await filterByStat(
+      unseen,
+      (rel) => absOf(this.root, rel),
+      (rel, st) => {
+        const entry = this.index.get(rel);
         if (!entry || !st) return true;
         if (entry.mtimeMs === undefined) return st.mtimeMs >= this.openedAt();
         return st.mtimeMs !== entry.mtimeMs || (entry.size !== undefined && st.size !== entry.size);
       },
     );
+    return stale.map((rel) => ({ path: absOf(this.root, rel), kind: "update" }));
   }
 }

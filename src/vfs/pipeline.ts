@@ -97,7 +97,7 @@ export class Pipeline {
   /** The git dir with its separator: made once, not per event (a flood's hundred thousand of them). */
   private readonly gitPrefix: string | null;
   private readonly hooks: PipelineHooks;
-  /** Paths found gone and held back (see DELETE_CONFIRM_MS): since when, and when their event came. */
+  /** Paths found gone (see DELETE_CONFIRM_MS), or empty while git writes, held back: since when, and when their event came. */
   private held = new Map<string, { since: number; seenAt: number | undefined }>();
   /** When the pipeline opened (the watcher is live): the initial listing is the baseline for rescans. */
   openedAt = 0;
@@ -130,11 +130,11 @@ export class Pipeline {
         options.index,
         (data) => sink.emit("git.changed", data),
         () => this.openedAt,
-        (events) => {
-          this.trace(`git recheck paths=${events.length}`);
+        (paths) => {
+          this.trace(`git recheck paths=${paths.length}`);
           this.afterWindows(async () => {
             this.trace("git stale start");
-            const stale = await this.gitEvents!.stale(events);
+            const stale = await this.gitEvents!.stale(paths, (rel) => this.flood.seen(parentOf(rel), this.index.get(rel)?.mtimeMs));
             this.trace(`git stale end found=${stale.length}`);
             return stale;
           });
@@ -224,6 +224,15 @@ export class Pipeline {
     return now - oldest < GIT_LOCK_HOLD_MAX_MS && existsSync(path.join(this.gitDir, "index.lock"));
   }
 
+  /**
+   * Whether git may be between the create and the write of `rel` (an empty file, see DiskResolver.resolve): it holds the
+   * index lock, and has not held `rel` back longer than a deletion would be (GIT_LOCK_HOLD_MAX_MS).
+   */
+  private gitMayBeWriting(held: ReadonlyMap<string, { since: number }>, rel: string, now: number): boolean {
+    if (!this.gitDir || now - (held.get(rel)?.since ?? now) >= GIT_LOCK_HOLD_MAX_MS) return false;
+    return existsSync(path.join(this.gitDir, "index.lock"));
+  }
+
   /** Whether the flood in progress is git's, still writing (see GIT_LOCK_FLOOD_MAX_MS). */
   private gitStillWriting(now: number): boolean {
     const since = this.flood.since;
@@ -257,7 +266,7 @@ export class Pipeline {
     this.held = new Map();
     const due = new Set([...recheck].filter(([, h]) => flushedAt - h.since >= DELETE_CONFIRM_MS).map(([rel]) => rel));
     const holding = batch.flooding || this.flood.active || this.gitWriting(recheck, flushedAt);
-    const onDisk = await this.resolver.resolve(raw, batch.flooding, due, holding);
+    const onDisk = await this.resolver.resolve(raw, batch.flooding, due, holding, (rel) => this.gitMayBeWriting(recheck, rel, flushedAt));
     for (const rel of onDisk.held) this.held.set(rel, recheck.get(rel) ?? { since: flushedAt, seenAt: seenAt(root, batch.seenAt, rel) });
     // A .gitignore can have no event of its own: found by the walk of a new folder, or by listing a touched one.
     if (onDisk.changes.some((c) => isIgnoreFile(c.path))) ignoreChanged = true;
@@ -301,9 +310,13 @@ export class Pipeline {
       this.afterWindows(
         async () => {
           this.trace(`rescan start dirs=${over.dirs.size}`);
-          const found = await rescanFolders(root, over.dirs, over.since, this.index, rules, this.openedAt);
-          this.trace(`rescan end found=${found.length}`);
-          return found;
+          try {
+            const found = await rescanFolders(root, over.dirs, over.since, this.index, rules, this.openedAt);
+            this.trace(`rescan end found=${found.length}`);
+            return found;
+          } finally {
+            this.flood.reread(over);
+          }
         },
         (found) => this.hooks.onFloodOver(over.dirs, over.since, found.length > 0 || [...over.dirs].some((d) => d !== "" && rules.ignores(d, true))),
       );

@@ -64,13 +64,10 @@ function findChanged(root: string, dir: string, entries: Dirent[] | null, index:
   for (const rel of index.children(dir)) if (!present.has(rel)) out.push({ path: absOf(root, rel), kind: "delete" });
 }
 
-/** Paths that differ between two commits (a checkout, a reset, a pull moved HEAD), as raw updates for the pipeline. */
-export async function gitChangedPaths(git: GitReader, root: string, from: string, to: string): Promise<RawEvent[]> {
+/** Root-relative paths that differ between two commits (a checkout, a reset, a pull moved HEAD). */
+export async function gitChangedPaths(git: GitReader, from: string, to: string): Promise<string[]> {
   const out = await git(["diff", "--name-only", "--no-renames", "--relative", "-z", from, to]).catch(() => "");
-  return out
-    .split("\0")
-    .filter(Boolean)
-    .map((rel) => ({ path: absOf(root, rel), kind: "update" as const }));
+  return out.split("\0").filter(Boolean);
 }
 
 /** Files lstat'ed between two yields to the event loop. */

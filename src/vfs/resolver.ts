@@ -74,6 +74,9 @@ export class DiskResolver {
   /**
    * `recheck`: paths found gone earlier and held back long enough: reported deleted now if still gone, unless `holding`
    * (a flood is on: git may be between a file's unlink and its create). Others found gone are held (see pipeline.ts).
+   * `gitWriting(rel)`: whether an empty `rel` may be git between the create and the write of a file it checks out (it
+   * holds the index lock): such a file is held too, as its write's own event may come in a later window or never (the
+   * kernel drops events in a flood), and the empty hash it had for a moment is not a version to report.
    * Returns the changes, and the paths held back, to be looked at again in the next window.
    */
   async resolve(
@@ -81,6 +84,7 @@ export class DiskResolver {
     flooding: boolean,
     recheck: ReadonlySet<string> = new Set(),
     holding = flooding,
+    gitWriting: (rel: string) => boolean = () => false,
   ): Promise<{ changes: DiskChange[]; held: string[] }> {
     const coalesced = coalesce(raw);
     // Created and deleted within the window cancels out, unless it was known already (its creation reported by a
@@ -107,7 +111,7 @@ export class DiskResolver {
     let sinceYield = 0;
     for (let i = 0; i < queue.length; i++) {
       const rel = queue[i];
-      const found = await this.resolveOne(rel, todo, queue, flooding, recheck.has(rel) && !holding);
+      const found = await this.resolveOne(rel, todo, queue, flooding, recheck.has(rel) && !holding, gitWriting);
       if (found === HELD) held.push(rel);
       else for (const c of found) out.set(c.path, c);
       if (++sinceYield === SYNC_SLICE) {
@@ -124,6 +128,7 @@ export class DiskResolver {
     queue: string[],
     flooding: boolean,
     confirm: boolean,
+    gitWriting: (rel: string) => boolean,
   ): Promise<DiskChange[] | typeof HELD> {
     if (TEMP_FILE_PATTERN.test(rel)) return []; // a file tool's write in progress: its rename is the change
     // The bytes are read for the history only where a tool may have made the change, and while the window's budget lasts.
@@ -147,6 +152,7 @@ export class DiskResolver {
     const prev = this.index.get(rel);
     if (!prev && this.hooks.rules().ignores(rel, false)) return [];
     const { size, mtimeMs, hash } = found;
+    if (size === 0 && prev?.size !== 0 && gitWriting(rel)) return HELD; // see resolve
     this.index.set(rel, { size, mtimeMs, hash });
     if (prev && (hash !== null ? prev.hash === hash : prev.hash === null && prev.size === size && prev.mtimeMs === mtimeMs)) return [];
     let content: Buffer | undefined;

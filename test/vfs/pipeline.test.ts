@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { fileHash, initHash } from "../../src/core/hash.js";
@@ -333,11 +333,16 @@ describe("Pipeline with git", () => {
   afterAll(() => supervisor.stop());
 
   /** A pipeline on the repository at `dir` with git's lane, emitting to `emit`; `onFloodOver` sees each flood's end. */
-  const gitPipeline = (dir: string, emit: (event: string, data: unknown) => void, onFloodOver: (dirs: Set<string>) => void = () => undefined) =>
+  const gitPipeline = (
+    dir: string,
+    emit: (event: string, data: unknown) => void,
+    onFloodOver: (dirs: Set<string>) => void = () => undefined,
+    index = new FileIndex(),
+  ) =>
     new Pipeline(
       { root: dir, hashMaxBytes: 1024 * 1024, views: new SessionViews(), history: new ContentHistory(), emit, log: () => undefined },
       {
-        index: new FileIndex(),
+        index,
         gitDir: path.join(dir, ".git"),
         git: gitReader(supervisor, dir),
         hooks: {
@@ -399,6 +404,87 @@ describe("Pipeline with git", () => {
     rmSync(lock); // git is done: the next window finds the flood over, and its folders are read again once
     await pipeline.idle();
     expect(floodsOver).toEqual(expectedFloods);
+  });
+
+  it("holds a file found empty while git holds the index lock (between its create and its write), and reports what git wrote", async () => {
+    const ws = tmpWorkspace({ git: true, files: { "a.txt": "main\n", "b.txt": "main\n" } });
+    cleanups.push(ws.cleanup);
+    const changes: FsChange[] = [];
+    let changedNow: () => void = () => undefined;
+    const pipeline = gitPipeline(ws.dir, (event, data) => {
+      if (event === "fs.changed") changes.push(...(data as { changes: FsChange[] }).changes);
+      changedNow();
+    });
+    cleanups.push(() => pipeline.stop());
+    await pipeline.open();
+    const reported = (rel: string) => new Promise<void>((resolve) => (changedNow = () => changes.some((c) => c.path === rel) && resolve()));
+    const lock = path.join(ws.dir, ".git", "index.lock");
+    writeFileSync(lock, ""); // a checkout in progress: a.txt created, not yet written; b.txt done
+    writeFileSync(path.join(ws.dir, "a.txt"), "");
+    writeFile(ws.dir, "b.txt", "other\n");
+    let seen = reported("b.txt");
+    pipeline.push(["a.txt", "b.txt"].map((rel) => ({ path: path.join(ws.dir, rel), kind: "update" as const })));
+    await seen;
+    expect(changes.map((c) => c.path)).toEqual(["b.txt"]);
+    // git writes a.txt and lets the lock go; the write's own event is lost: the held path is looked at again anyway
+    seen = reported("a.txt");
+    writeFile(ws.dir, "a.txt", "other\n");
+    rmSync(lock);
+    await seen;
+    expect(changes).toEqual([
+      expect.objectContaining({ path: "b.txt", hash: fileHash(Buffer.from("other\n")) }),
+      expect.objectContaining({ path: "a.txt", hash: fileHash(Buffer.from("other\n")) }),
+    ]);
+  });
+
+  it("reports a file emptied while no git command holds the index lock, at once", async () => {
+    const ws = tmpWorkspace({ git: true, files: { "a.txt": "main\n" } });
+    cleanups.push(ws.cleanup);
+    const changes: FsChange[] = [];
+    const pipeline = gitPipeline(ws.dir, (event, data) => {
+      if (event === "fs.changed") changes.push(...(data as { changes: FsChange[] }).changes);
+    });
+    cleanups.push(() => pipeline.stop());
+    await pipeline.open();
+    writeFileSync(path.join(ws.dir, "a.txt"), "");
+    pipeline.push([{ path: path.join(ws.dir, "a.txt"), kind: "update" }]);
+    await pipeline.idle();
+    expect(changes).toEqual([expect.objectContaining({ path: "a.txt", hash: fileHash(Buffer.alloc(0)) })]);
+  });
+
+  it("after a checkout's flood reports every path git moved, those whose events the kernel dropped too", async () => {
+    const moved = [...Array.from({ length: FLOOD_EVENTS + 10 }, (_, i) => `d${i}/f.txt`), "d0/dropped.txt", "quiet/dropped.txt"];
+    const ws = tmpWorkspace({ git: true, files: Object.fromEntries(moved.map((rel) => [rel, "main\n"])) });
+    cleanups.push(ws.cleanup);
+    git(ws.dir, "add", "-A");
+    git(ws.dir, "commit", "-qm", "main");
+    const main = git(ws.dir, "rev-parse", "--abbrev-ref", "HEAD").trim();
+    git(ws.dir, "checkout", "-qb", "other");
+    for (const rel of moved) writeFile(ws.dir, rel, "other\n");
+    git(ws.dir, "commit", "-qam", "other");
+    git(ws.dir, "checkout", "-q", main);
+    const index = new FileIndex();
+    for (const rel of moved) {
+      const st = statSync(path.join(ws.dir, rel));
+      index.set(rel, { size: st.size, mtimeMs: st.mtimeMs, hash: fileHash(Buffer.from("main\n")) });
+    }
+    const changed = new Set<string>();
+    const pipeline = gitPipeline(
+      ws.dir,
+      (event, data) => {
+        if (event === "fs.changed") for (const c of (data as { changes: FsChange[] }).changes) changed.add(c.path);
+      },
+      undefined,
+      index,
+    );
+    cleanups.push(() => pipeline.stop());
+    await pipeline.open();
+    git(ws.dir, "checkout", "-q", "other");
+    // the flood's events, less the two the kernel dropped: one in a folder of the flood, one in a folder it never touched
+    const events = moved.filter((rel) => !rel.endsWith("dropped.txt")).map((rel) => ({ path: path.join(ws.dir, rel), kind: "update" as const }));
+    pipeline.push([...events, { path: path.join(ws.dir, ".git", "HEAD"), kind: "update" }]);
+    await pipeline.idle();
+    expect([...changed].sort()).toEqual([...moved].sort());
   });
 
   it("reports git.changed when HEAD moves, not after the files the same checkout wrote are resolved", async () => {
