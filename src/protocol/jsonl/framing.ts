@@ -77,10 +77,11 @@ export const MAX_BATCH_BYTES = 256 * 1024;
  * Writes whole JSON lines in order and waits for `drain`, so a slow reader never makes the stream buffer without bound.
  * `pendingBytes` is what waits here; the transport stops reading requests while it is large (backpressure). A write
  * error (EPIPE: the reader closed stdout) is reported once through `onClosed` and every later line is dropped.
- * Answers written in one turn of the event loop leave together once that turn's callbacks are done (process.nextTick),
- * as one corked batch: one writev for the answers of the requests one chunk of input brought, which wakes the reader
- * once instead of once per answer. writeNow (events) hands the line and everything before it over at once, so a
- * blocked stream is known at once, as the held events need.
+ * With `batchTurns` (the JSON-lines transport), the first line of a turn of the event loop leaves at once and the
+ * others of that turn together once its callbacks are done (process.nextTick), as one corked batch: one writev for the
+ * answers of the requests one chunk of input brought, which wakes the reader once or twice instead of once per answer.
+ * writeNow (events) hands the line and everything before it over at once, so a blocked stream is known at once, as
+ * the held events need. Without it (MCP mode, where holding the answers measured slower) every line leaves at once.
  */
 export class LineWriter {
   private readonly queue: (string | Buffer)[] = [];
@@ -95,6 +96,8 @@ export class LineWriter {
   constructor(
     private readonly output: Writable,
     private readonly onClosed: (error: Error) => void = () => undefined,
+    /** Hold a turn's lines after its first for one writev at its end (the JSON-lines transport; see the class). */
+    private readonly batchTurns = false,
   ) {
     output.on("drain", () => this.flush());
     output.on("error", (e) => this.close(e));
@@ -163,15 +166,14 @@ export class LineWriter {
     this.queue.push(line);
     this.pendingBytes += line.length;
     if (this.blocked) return;
-    if (this.flushScheduled && !now) return;
+    if (!this.batchTurns || now) return this.flush();
     // The turn's first line goes at once, so the reader can start on it; the rest of the turn waits for its end.
-    if (!this.flushScheduled) {
-      this.flushScheduled = true;
-      process.nextTick(() => {
-        this.flushScheduled = false;
-        if (!this.blocked) this.flush();
-      });
-    }
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    process.nextTick(() => {
+      this.flushScheduled = false;
+      if (!this.blocked) this.flush();
+    });
     this.flush();
   }
 

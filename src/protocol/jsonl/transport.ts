@@ -66,7 +66,7 @@ export class JsonlTransport {
     bus: EventBus,
     private readonly options: JsonlOptions,
   ) {
-    this.writer = new LineWriter(output, () => options.onEnd());
+    this.writer = new LineWriter(output, () => options.onEnd(), true);
     const inputEnd = () => {
       this.inputEnded = true;
       this.pump();
