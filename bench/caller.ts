@@ -13,7 +13,9 @@
  * BENCH_BASELINE=FILE (another build's dist/src/main.js) adds git_stage_lines through that build's daemon, on a
  * repository of its own, beside this build's and git apply's in the same rounds: a before/after in one run; and the
  * same file_write batches through that build's daemon on a file of its own, the two daemons taking turns; and
- * terminal_run through that build's sandboxed daemon, taking turns with ours (BENCH_TERMINAL_RUNS rounds, default 30).
+ * terminal_run through that build's sandboxed daemon, taking turns with ours (BENCH_TERMINAL_RUNS rounds, default 30);
+ * and file_read through that build's daemon over JSON lines and in MCP mode, on the same file, in every round of the
+ * reads with ours and the peer (BENCH_READ_RUNS rounds of BENCH_READ_CALLS calls, default 5 of 2,000).
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
