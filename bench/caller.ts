@@ -13,7 +13,9 @@
  * BENCH_BASELINE=FILE (another build's dist/src/main.js) adds git_stage_lines through that build's daemon, on a
  * repository of its own, beside this build's and git apply's in the same rounds: a before/after in one run; and the
  * same file_write batches through that build's daemon on a file of its own, the two daemons taking turns; and
- * terminal_run through that build's sandboxed daemon, taking turns with ours (BENCH_TERMINAL_RUNS rounds, default 30).
+ * terminal_run through that build's sandboxed daemon, taking turns with ours (BENCH_TERMINAL_RUNS rounds, default 30);
+ * and file_read through that build's daemon over JSON lines and in MCP mode, on the same file, in every round of the
+ * reads with ours and the peer (BENCH_READ_RUNS rounds of BENCH_READ_CALLS calls, default 5 of 2,000).
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
@@ -52,7 +54,8 @@ const LINE_GIT_SAMPLES = 20;
 /** file_read: sessions at once (one request in flight each), runs per side alternating, calls per run. */
 export const SESSIONS = 8;
 const READ_RUNS = 5;
-const READ_CALLS = 2_000;
+/** BENCH_READ_CALLS: calls per run (shorter runs, more of them, pair a before/after more closely on a busy machine). */
+const READ_CALLS = Number(process.env.BENCH_READ_CALLS) || 2_000;
 const READ_WARMUP = 300;
 /** The load generator: busy processes beside the benchmark, as other work on the machine would be. */
 const BUSY_PROCESSES = 2;
@@ -335,19 +338,34 @@ export async function readRun(side: ReadSide, total: number): Promise<{ perSecon
   return { perSecond: (total / (performance.now() - t)) * 1000, times };
 }
 
-/** READ_RUNS runs per side, the sides taking turns: median calls/s, pooled p50/p99, server CPU per call. */
-async function compareReads(sides: ReadSide[]) {
-  const acc = sides.map(() => ({ rates: [] as number[], times: [] as number[], cpu: 0 }));
-  for (let r = 0; r < READ_RUNS; r++) {
-    for (const [k, side] of sides.entries()) {
+/**
+ * READ_RUNS runs per side, the sides taking turns (in reverse order every other round when `alternate`, so no side
+ * always follows the same one): median calls/s, pooled p50/p99, server CPU per call, and each round's calls/s.
+ */
+async function compareReads(sides: ReadSide[], runs = READ_RUNS, alternate = false) {
+  const acc = sides.map(() => ({ rates: [] as number[], times: [] as number[], cpu: 0, clientCpu: 0 }));
+  for (let r = 0; r < runs; r++) {
+    const order = [...sides.entries()];
+    if (alternate && r % 2) order.reverse();
+    for (const [k, side] of order) {
       const c0 = cpuMs(side.pid);
+      const own = process.cpuUsage();
       const run = await readRun(side, READ_CALLS);
       acc[k].cpu += cpuMs(side.pid) - c0;
+      const used = process.cpuUsage(own);
+      acc[k].clientCpu += (used.user + used.system) / 1000;
       acc[k].rates.push(run.perSecond);
       acc[k].times.push(...run.times);
     }
   }
-  return acc.map((a) => ({ perSecond: median(a.rates), p50: median(a.times), p99: percentile(a.times, 99), cpuPerCall: a.cpu / (READ_RUNS * READ_CALLS) }));
+  return acc.map((a) => ({
+    perSecond: median(a.rates),
+    rates: a.rates,
+    p50: median(a.times),
+    p99: percentile(a.times, 99),
+    cpuPerCall: a.cpu / (runs * READ_CALLS),
+    clientCpuPerCall: a.clientCpu / (runs * READ_CALLS),
+  }));
 }
 
 export function checkRead(what: string, r: { isError?: unknown; content?: unknown }): void {
@@ -376,14 +394,35 @@ async function reads(figures: Figures): Promise<void> {
         call: () => async () => checkRead("read_text_file", await peer.client.callTool({ name: "read_text_file", arguments: { path: abs } })),
       },
     ];
+    // BENCH_BASELINE: that build's daemon over JSON lines and in MCP mode on the same file, taking turns with ours and
+    // the peer in every round (BENCH_READ_RUNS rounds, default READ_RUNS; the order reversed every other round).
+    const baseline = process.env.BENCH_BASELINE;
+    if (baseline) {
+      const baseJsonl = await daemon(cleanup, dir, [], baseline);
+      const baseMcp = await mcpClient(cleanup, [baseline, "--mcp", "--root", dir]);
+      sides.push(
+        {
+          name: "JSON lines, baseline",
+          pid: baseJsonl.child.pid!,
+          call: (k) => async () => void (await baseJsonl.ok("file_read", { path: "read150.ts" }, `s${k}`)),
+        },
+        {
+          name: "MCP mode, baseline",
+          pid: baseMcp.pid,
+          call: () => async () =>
+            checkRead("file_read over MCP (baseline)", await baseMcp.client.callTool({ name: "file_read", arguments: { path: "read150.ts" } })),
+        },
+      );
+    }
+    const runs = Number(process.env.BENCH_READ_RUNS) || READ_RUNS;
     for (const side of sides) await readRun(side, READ_WARMUP);
     for (const loaded of [false, true]) {
       await withCleanup(async (loadCleanup) => {
         if (loaded) cpuLoad(loadCleanup, BUSY_PROCESSES);
-        const [j, m, fs] = await compareReads(sides);
+        const [j, m, fs, bj, bm] = await compareReads(sides, runs, !!baseline);
         const when = loaded ? `beside ${BUSY_PROCESSES} busy processes` : "quiet";
         const note = (x: typeof j) =>
-          `p50 ${fmt(x.p50)} / p99 ${fmt(x.p99)} ms (peer ${fmt(fs.p50)} / ${fmt(fs.p99)} ms); server CPU per read ${fmt(x.cpuPerCall)} ms (peer ${fmt(fs.cpuPerCall)} ms)`;
+          `p50 ${fmt(x.p50)} / p99 ${fmt(x.p99)} ms (peer ${fmt(fs.p50)} / ${fmt(fs.p99)} ms); server CPU per read ${fmt(x.cpuPerCall)} ms (peer ${fmt(fs.cpuPerCall)} ms); the client's ${fmt(x.clientCpuPerCall)} ms (with the peer ${fmt(fs.clientCpuPerCall)} ms)`;
         figures.add({
           figure: `file_read 150 lines, ${SESSIONS} sessions, JSON lines, ${when}`,
           ours: j.perSecond,
@@ -407,6 +446,22 @@ async function reads(figures: Figures): Promise<void> {
           peerName: "MCP filesystem server",
           unit: "ms",
         });
+        if (!bj || !bm) return;
+        // Ours against the baseline's build, round by round (the two met the same load in each round).
+        const paired = (x: typeof j, b: typeof j) => `ours / baseline by round: median ${fmt(median(x.rates.map((v, i) => v / b.rates[i])))}x`;
+        for (const [mode, x, b] of [
+          ["JSON lines", j, bj],
+          ["MCP mode", m, bm],
+        ] as const) {
+          figures.add({
+            figure: `file_read 150 lines, ${mode}, BENCH_BASELINE's build, ${when}`,
+            ours: b.perSecond,
+            peer: fs.perSecond,
+            peerName: "MCP filesystem server",
+            unit: "/s",
+            note: `${note(b)}; ${paired(x, b)}; ours ${fmt(x.perSecond)} /s, server CPU per read ${fmt(x.cpuPerCall)} ms, the client's ${fmt(x.clientCpuPerCall)} ms`,
+          });
+        }
       });
     }
   });

@@ -1,6 +1,7 @@
 import { initHash } from "./core/hash.js";
 import { DEFAULT_MAX_FILE_BYTES } from "./core/limits.js";
 import { VersionedFiles } from "./fs/versioned-write.js";
+import { WindowCache } from "./fs/window-cache.js";
 import { GitRepo } from "./git/repo.js";
 import { PathResolver } from "./paths.js";
 import type { EventBus } from "./platform/bus.js";
@@ -35,6 +36,8 @@ export class Workspace {
   readonly watcherEngine: WatcherEngine;
   readonly views = new SessionViews();
   readonly history = new ContentHistory();
+  /** file_read's rendered windows, used only for bytes equal to what they were rendered from (fs/window-cache.ts). */
+  readonly windows = new WindowCache();
   readonly lock = new WorktreeLock();
   /** What search, find_file and list_dir keep between calls, for this root only. */
   readonly search = new SearchCaches();

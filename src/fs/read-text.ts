@@ -78,6 +78,12 @@ function notAFile(path: Pick<ResolvedPath, "rel">, what: string): ToolError {
  * (a file whose stat says 0 bytes is still read only up to the limit).
  */
 export async function readRaw(path: ResolvedPath, maxBytes: number): Promise<RawFile> {
+  const { bytes, stats } = await readBytes(path, maxBytes);
+  return { bytes, hash: fileHash(bytes), stats };
+}
+
+/** readRaw without the hash: for a caller that may not need it (file_read's cached windows). */
+export async function readBytes(path: ResolvedPath, maxBytes: number): Promise<Omit<RawFile, "hash">> {
   let fd: number;
   try {
     fd = openReadConfined(path);
@@ -90,7 +96,7 @@ export async function readRaw(path: ResolvedPath, maxBytes: number): Promise<Raw
     if (stats.size > maxBytes) throw tooLarge(path, stats.size, maxBytes);
     const bytes = stats.size <= SYNC_READ_MAX_BYTES ? readSmall(fd, stats.size, maxBytes) : await readLarge(fd, stats.size);
     if (bytes.length > maxBytes) throw tooLarge(path, bytes.length, maxBytes);
-    return { bytes, hash: fileHash(bytes), stats };
+    return { bytes, stats };
   } catch (e) {
     throw fileError(e, path, "read");
   } finally {
@@ -154,8 +160,12 @@ export function withText(raw: RawFile, rel: string): TextFile {
  * a validation pass and a newline scan, not a decode and a split of the whole file.
  */
 export async function readLines(path: ResolvedPath, maxBytes: number): Promise<RawFile & { lines: LineTags }> {
-  const raw = await readRaw(path, maxBytes);
-  checkText(raw, path.rel);
+  return textLines(await readRaw(path, maxBytes), path.rel);
+}
+
+/** A file read as its lines: refused (with its hash) unless UTF-8 text. */
+export function textLines(raw: RawFile, rel: string): RawFile & { lines: LineTags } {
+  checkText(raw, rel);
   return { ...raw, lines: new LineTags(raw.bytes) };
 }
 

@@ -2,7 +2,9 @@ import { z } from "zod";
 import { capDiff, changedSpans, docDiff, lineShifts, renderRegions, renderShifts } from "../core/render.js";
 import { type TextDoc, parseText, plural } from "../core/text.js";
 import { ToolError } from "../errors.js";
-import { readLines } from "../fs/read-text.js";
+import { fileHash } from "../core/hash.js";
+import { readBytes, textLines } from "../fs/read-text.js";
+import { WindowCache } from "../fs/window-cache.js";
 import { FILE_READ_MAX_LINES as MAX_LIMIT, MAX_TEXT_CHARS } from "../core/limits.js";
 import { defineTool } from "../dispatch/tool.js";
 
@@ -52,7 +54,17 @@ export const fileReadTool = defineTool({
       throw new ToolError("INVALID_PARAMS", "lines: give either lines (tag mode) or offset/limit (a window), not both.");
     }
     const target = await ws.paths.resolve(params.path);
-    const { bytes, hash, lines } = await readLines(target, ws.maxFileBytes);
+    const read = await readBytes(target, ws.maxFileBytes);
+    // A plain window of bytes rendered before is answered as then: the cache holds it only for equal bytes.
+    const plain = params.since === undefined && !params.lines;
+    const key = plain ? WindowCache.key(target.rel, params.offset ?? 1, Math.min(params.limit ?? DEFAULT_LIMIT, MAX_LIMIT)) : "";
+    const cached = plain ? ws.windows.get(key, read.bytes) : undefined;
+    if (cached) {
+      ctx.throwIfAborted();
+      ws.recordSeen(sessionId, target.realRel, cached.hash, cached.bytes);
+      return { ...cached.result };
+    }
+    const { bytes, hash, lines } = textLines({ ...read, hash: fileHash(read.bytes) }, target.rel);
     ctx.throwIfAborted();
     ws.recordSeen(sessionId, target.realRel, hash, bytes);
     const total = lines.length;
@@ -115,7 +127,7 @@ export const fileReadTool = defineTool({
     const to = lines.fit(offset - 1, Math.min(total, offset - 1 + limit), MAX_TEXT_CHARS, reserved);
     const next = to < total ? to + 1 : null;
     const header = `${head} · lines ${offset}-${to} of ${total}${next ? ` · next offset ${next}` : ""}`;
-    return {
+    const result = {
       ...base,
       start_line: offset,
       end_line: to,
@@ -123,6 +135,8 @@ export const fileReadTool = defineTool({
       ...(to < Math.min(total, offset - 1 + limit) ? { truncated: true } : {}),
       text: lines.render(offset - 1, to, header),
     };
+    if (plain) ws.windows.put(key, { bytes, hash, result });
+    return { ...result };
   },
 });
 

@@ -70,13 +70,22 @@ export class LineReader {
   }
 }
 
+/** Most bytes handed to the stream in one batch: past it the rest waits for the next batch (drain, if it is full). */
+export const MAX_BATCH_BYTES = 256 * 1024;
+
 /**
  * Writes whole JSON lines in order and waits for `drain`, so a slow reader never makes the stream buffer without bound.
  * `pendingBytes` is what waits here; the transport stops reading requests while it is large (backpressure). A write
  * error (EPIPE: the reader closed stdout) is reported once through `onClosed` and every later line is dropped.
+ * With `batchTurns` (the JSON-lines transport), the first line of a turn of the event loop leaves at once and the
+ * others of that turn together once its callbacks are done (process.nextTick), as one corked batch: one writev for the
+ * answers of the requests one chunk of input brought, which wakes the reader once or twice instead of once per answer.
+ * writeNow (events) hands the line and everything before it over at once, so a blocked stream is known at once, as
+ * the held events need. Without it (MCP mode, where holding the answers measured slower) every line leaves at once.
  */
 export class LineWriter {
   private readonly queue: (string | Buffer)[] = [];
+  private flushScheduled = false;
   private blocked = false;
   private closed = false;
   private idleWaiters: (() => void)[] = [];
@@ -87,6 +96,8 @@ export class LineWriter {
   constructor(
     private readonly output: Writable,
     private readonly onClosed: (error: Error) => void = () => undefined,
+    /** Hold a turn's lines after its first for one writev at its end (the JSON-lines transport; see the class). */
+    private readonly batchTurns = false,
   ) {
     output.on("drain", () => this.flush());
     output.on("error", (e) => this.close(e));
@@ -106,11 +117,16 @@ export class LineWriter {
     this.push(JSON.stringify(message) + "\n");
   }
 
+  /** A line handed to the stream now, after whatever waits for this turn's batch (not if the stream is blocked). */
+  writeNow(message: unknown): void {
+    this.push(JSON.stringify(message) + "\n", true);
+  }
+
   /** A successful call's answer; a JsonText `text` is spliced in as its bytes, as the result's last field. */
   writeResult(callId: string | number, result: Record<string, unknown>, text?: JsonText): void {
     if (!text) return this.write({ call_id: callId, success: true, result });
     const head = JSON.stringify({ call_id: callId, success: true, result }).slice(0, -2); // without "}}"
-    this.push(text.frame(`${head}${head.endsWith("{") ? "" : ","}"text":`, CLOSE_RESULT));
+    this.writeFramed(text, `${head}${head.endsWith("{") ? "" : ","}"text":`, CLOSE_RESULT);
   }
 
   /** A JSON line built by the caller (without its `\n`). */
@@ -118,9 +134,15 @@ export class LineWriter {
     this.push(`${line}\n`);
   }
 
-  /** head + a pre-encoded JSON literal + tail (which ends the line) as one line. */
-  writeFramed(literal: JsonText, head: string, tail: string): void {
-    this.push(literal.frame(head, Buffer.from(tail)));
+  /**
+   * head + a pre-encoded JSON literal + tail (which ends the line) as one line: three pieces queued together (one
+   * writev), the literal's bytes never copied nor written into, as other answers may be sending the same literal.
+   */
+  writeFramed(literal: JsonText, head: string, tail: string | Buffer): void {
+    if (this.closed) return;
+    this.queue.push(head, literal.literal);
+    this.pendingBytes += head.length + literal.literal.length;
+    this.push(tail);
   }
 
   /**
@@ -139,21 +161,41 @@ export class LineWriter {
     return new Promise((resolve) => this.drainWaiters.push(resolve));
   }
 
-  private push(line: string | Buffer): void {
+  private push(line: string | Buffer, now = false): void {
     if (this.closed) return;
     this.queue.push(line);
     this.pendingBytes += line.length;
-    if (!this.blocked) this.flush();
+    if (this.blocked) return;
+    if (!this.batchTurns || now) return this.flush();
+    // The turn's first line goes at once, so the reader can start on it; the rest of the turn waits for its end.
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    process.nextTick(() => {
+      this.flushScheduled = false;
+      if (!this.blocked) this.flush();
+    });
+    this.flush();
   }
 
+  /**
+   * Hands the queued lines to the stream in corked batches of up to MAX_BATCH_BYTES (one writev each), until the queue
+   * is empty or the stream says it is full; then waits for drain. The stream holds at most one batch past its mark.
+   */
   private flush(): void {
     this.blocked = false;
     while (this.queue.length && !this.closed) {
-      const line = this.queue.shift()!;
-      this.pendingBytes -= line.length;
-      if (!this.output.write(line)) {
-        this.blocked = true;
-        return;
+      let bytes = 0;
+      let n = 0;
+      while (n < this.queue.length && (n === 0 || bytes + this.queue[n].length <= MAX_BATCH_BYTES)) bytes += this.queue[n++].length;
+      const batch = this.queue.splice(0, n);
+      this.pendingBytes -= bytes;
+      let room = true;
+      if (n > 1) this.output.cork();
+      for (const line of batch) room = this.output.write(line);
+      if (n > 1) this.output.uncork();
+      if (!room) {
+        this.blocked = !this.closed;
+        if (this.blocked) return;
       }
     }
     this.wake();

@@ -5,10 +5,12 @@ import { MAX_RENDERED_LINE_CHARS } from "../../core/text.js";
  * A string value already encoded as a JSON string literal: UTF-8 bytes, quotes included. file_read builds its text from
  * the file's bytes straight into this form, so the text is never decoded to a string, scanned again by JSON.stringify
  * and encoded back to UTF-8 for stdout: that round trip was about a fifth of the daemon's CPU on a 150-line read.
- * LineWriter splices the bytes into the response line; anything else that meets one sees the plain string (toJSON).
+ * LineWriter writes the bytes as the response line's `text` (head, literal and tail in one writev, never copied into
+ * one buffer: a literal is shared by every answer of its window, see WindowCache); anything else that meets one sees
+ * the plain string (toJSON).
  */
 export class JsonText {
-  /** `buffer[start..end)` is the literal; the bytes around it are free room for frame(). */
+  /** `buffer[start..end)` is the literal. */
   constructor(
     private readonly buffer: Buffer,
     private readonly start: number,
@@ -32,28 +34,7 @@ export class JsonText {
   get maxLength(): number {
     return this.end - this.start - 2;
   }
-
-  /**
-   * head + literal + tail as one Buffer. When the producer left enough room around the literal (JSON_TEXT_HEADROOM,
-   * JSON_TEXT_TAILROOM) they are written in place, which saves allocating and copying the whole line once more; that
-   * room is reused, so frame a JsonText once.
-   */
-  frame(head: string, tail: Buffer): Buffer {
-    const headBytes = Buffer.byteLength(head);
-    if (headBytes > this.start || this.end + tail.length > this.buffer.length) {
-      return Buffer.concat([Buffer.from(head), this.literal, tail]);
-    }
-    const from = this.start - headBytes;
-    this.buffer.write(head, from, "utf8");
-    tail.copy(this.buffer, this.end);
-    return this.buffer.subarray(from, this.end + tail.length);
-  }
 }
-
-/** Bytes a producer should leave free before a literal for frame(): a response line's head, with a usual path. */
-export const JSON_TEXT_HEADROOM = 512;
-/** Bytes to leave free after it, for the line's end. */
-export const JSON_TEXT_TAILROOM = 8;
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -157,9 +138,9 @@ export function windowLiteral(window: RenderedWindow): JsonText | undefined {
   }
   // Room for escapes: source code's quotes and tabs rarely grow a window by a quarter; if they do, the plain path.
   const slack = (plain >> 2) + 64;
-  const out = Buffer.allocUnsafe(JSON_TEXT_HEADROOM + plain + slack + MAX_ESCAPE_GROWTH + JSON_TEXT_TAILROOM);
+  const out = Buffer.allocUnsafe(plain + slack + MAX_ESCAPE_GROWTH);
   const outView = viewOf(out);
-  let o = JSON_TEXT_HEADROOM;
+  let o = 0;
   let grown = 0; // bytes escapes added so far
   out[o++] = QUOTE;
   if (header) {
@@ -190,7 +171,7 @@ export function windowLiteral(window: RenderedWindow): JsonText | undefined {
     grown += o - contentStart - (end - start);
   }
   out[o++] = QUOTE;
-  return new JsonText(out, JSON_TEXT_HEADROOM, o);
+  return new JsonText(out, 0, o);
 }
 
 /** Writes `n` (a positive integer) in decimal at out[o], returning the offset after it. */
@@ -201,4 +182,22 @@ function writeDecimal(out: Buffer, o: number, n: number): number {
     n = Math.floor(n / 10);
   }
   return end;
+}
+
+/**
+ * windowLiteral once per window: file_read answers a window of unchanged bytes with the same RenderedWindow (see
+ * WindowCache), so its literal is made for the first answer and shared by the next ones. Held weakly: a window the
+ * cache dropped takes its literal with it.
+ */
+export class WindowLiterals {
+  private readonly made = new WeakMap<RenderedWindow, JsonText | null>();
+
+  of(window: RenderedWindow): JsonText | undefined {
+    let literal = this.made.get(window);
+    if (literal === undefined) {
+      literal = windowLiteral(window) ?? null;
+      this.made.set(window, literal);
+    }
+    return literal ?? undefined;
+  }
 }

@@ -7,7 +7,7 @@ import type { EventBus, EventName } from "../../platform/bus.js";
 import { STALE_SESSIONS_MAX } from "../../vfs/attribution.js";
 import type { FsChange } from "../../vfs/events.js";
 import { LineReader, LineWriter } from "./framing.js";
-import { windowLiteral } from "./json-text.js";
+import { WindowLiterals } from "./json-text.js";
 
 /**
  * Answers waiting to be written beyond this stop the reading of requests until the reader catches up: a Gateway that
@@ -56,6 +56,7 @@ export class JsonlTransport {
   private endReported = false;
   private seq = 0;
   private readonly events: HeldEvents;
+  private readonly literals = new WindowLiterals();
   private readonly unsubscribe: () => void;
 
   constructor(
@@ -65,7 +66,7 @@ export class JsonlTransport {
     bus: EventBus,
     private readonly options: JsonlOptions,
   ) {
-    this.writer = new LineWriter(output, () => options.onEnd());
+    this.writer = new LineWriter(output, () => options.onEnd(), true);
     const inputEnd = () => {
       this.inputEnded = true;
       this.pump();
@@ -146,7 +147,7 @@ export class JsonlTransport {
       this.writer.write({ call_id: callId, success: false, result: withText(outcome.result) });
     } else {
       const { text, ...rest } = outcome.result;
-      const literal = text instanceof RenderedWindow ? windowLiteral(text) : undefined;
+      const literal = text instanceof RenderedWindow ? this.literals.of(text) : undefined;
       if (literal) this.writer.writeResult(callId, rest, literal);
       else this.writer.write({ call_id: callId, success: true, result: outcome.result });
     }
@@ -185,7 +186,7 @@ export class JsonlTransport {
   }
 
   private emitLine(event: string, data: unknown, dropped = 0): void {
-    this.writer.write(dropped ? { event, seq: ++this.seq, dropped, data } : { event, seq: ++this.seq, data });
+    this.writer.writeNow(dropped ? { event, seq: ++this.seq, dropped, data } : { event, seq: ++this.seq, data });
   }
 
   private parseEnvelope(line: string): Envelope | undefined {

@@ -2,7 +2,7 @@ import type { Readable, Writable } from "node:stream";
 import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/server";
 import type { RenderedWindow } from "../../core/line-tags.js";
 import { LineReader, LineWriter } from "../jsonl/framing.js";
-import { windowLiteral } from "../jsonl/json-text.js";
+import { WindowLiterals } from "../jsonl/json-text.js";
 
 /** JSON-RPC's own codes for a line that is not JSON, and for JSON that is no JSON-RPC message. */
 const PARSE_ERROR = -32700;
@@ -35,6 +35,7 @@ export class McpStdioTransport implements Transport {
   private closed = false;
   private readonly deferred = new Map<string, RenderedWindow>();
   private nextDeferred = 0;
+  private readonly literals = new WindowLiterals();
 
   constructor(
     private readonly input: Readable,
@@ -72,7 +73,7 @@ export class McpStdioTransport implements Transport {
     this.deferred.delete(text as string);
     const line = JSON.stringify(message);
     const at = line.indexOf(JSON.stringify(text));
-    const literal = windowLiteral(window);
+    const literal = this.literals.of(window);
     const head = line.slice(0, at);
     const tail = line.slice(at + JSON.stringify(text).length);
     if (literal) this.writer.writeFramed(literal, head, `${tail}\n`);

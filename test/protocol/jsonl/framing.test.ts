@@ -80,6 +80,7 @@ describe("LineWriter", () => {
     });
     const w = new LineWriter(pipe);
     for (let i = 0; i < 5; i++) w.write({ i });
+    await new Promise((r) => setImmediate(r)); // answers leave at the end of the turn they were written in
     let idle = false;
     const done = w.idle().then(() => (idle = true));
     while (held.length) {
