@@ -131,7 +131,15 @@ export class FuzzyIndex {
   private lastFolder = -1;
 
   constructor(paths: Iterable<string> = []) {
-    for (const p of paths) this.add(p);
+    // the files added folder by folder (folders numbered as the paths come), so slots, and the names' bytes, are in
+    // the order the scan reads them: a sorted listing puts a folder's subfolders' files between its own
+    const list = [...paths];
+    const byFolder: number[][] = [];
+    for (let k = 0; k < list.length; k++) {
+      const f = this.folderOfPath(list[k], list[k].lastIndexOf("/"));
+      (byFolder[f] ??= []).push(k);
+    }
+    for (const files of byFolder) if (files) for (const k of files) this.add(list[k]);
     this.runs.pack(); // in folder order, as the scan reads them
   }
 
