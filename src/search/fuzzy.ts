@@ -626,6 +626,9 @@ class FolderFacts {
   /** Per term: its characters' codes. */
   private readonly codes: Uint16Array[];
 
+  /** Per term: whether it has a `/`. */
+  private readonly slashed: boolean[];
+
   constructor(
     private readonly terms: string[],
     private readonly folders: readonly Folder[],
@@ -633,6 +636,7 @@ class FolderFacts {
   ) {
     const folderCount = folders.length;
     this.termMasks = terms.map(maskOf);
+    this.slashed = terms.map((t) => t.includes("/"));
     this.codes = terms.map((t) => Uint16Array.from({ length: t.length }, (_, j) => t.charCodeAt(j)));
     this.restMasks = terms.map((t) => {
       const rest = new Int32Array(t.length + 1);
@@ -655,7 +659,7 @@ class FolderFacts {
     const k = terms.length;
     const { parent: parents, from: tailFrom, to: tailTo, chars } = this.tails;
     const parent = parents[f];
-    if (parent >= 0) this.needOf(parent);
+    if (parent >= 0 && this.inDir[parent] === 0) this.needOf(parent);
     const parentInDir = parent >= 0 ? this.inDir[parent] : 0;
     const end = tailTo[f];
     let inDir = 1;
@@ -669,7 +673,7 @@ class FolderFacts {
       need |= this.restMasks[t][matched];
       // a term in the path is a subsequence of it too: only then is the string looked at
       if (parentInDir & (2 << t) || (matched === term.length && this.inPathFrom(f, terms[t]))) inDir |= 2 << t;
-      else if (fragmentNeed >= 0) fragmentNeed = terms[t].includes("/") ? -1 : fragmentNeed | this.termMasks[t];
+      else if (fragmentNeed >= 0) fragmentNeed = this.slashed[t] ? -1 : fragmentNeed | this.termMasks[t];
     }
     this.inDir[f] = inDir;
     this.need[f] = need;
