@@ -133,13 +133,15 @@ export class FuzzyIndex {
   constructor(paths: Iterable<string> = []) {
     // the files added folder by folder (folders numbered as the paths come), so slots, and the names' bytes, are in
     // the order the scan reads them: a sorted listing puts a folder's subfolders' files between its own
-    const list = [...paths];
-    const byFolder: number[][] = [];
-    for (let k = 0; k < list.length; k++) {
-      const f = this.folderOfPath(list[k], list[k].lastIndexOf("/"));
-      (byFolder[f] ??= []).push(k);
-    }
-    for (const files of byFolder) if (files) for (const k of files) this.add(list[k]);
+    const list = Array.isArray(paths) ? (paths as readonly string[]) : [...paths];
+    const folderOf = new Int32Array(list.length);
+    for (let k = 0; k < list.length; k++) folderOf[k] = this.folderOfPath(list[k], list[k].lastIndexOf("/"));
+    const at = new Int32Array(this.folders.length + 1); // where each folder's paths go in `order` (a counting sort)
+    for (let k = 0; k < list.length; k++) at[folderOf[k] + 1]++;
+    for (let f = 0; f < this.folders.length; f++) at[f + 1] += at[f];
+    const order = new Int32Array(list.length);
+    for (let k = 0; k < list.length; k++) order[at[folderOf[k]]++] = k;
+    for (let k = 0; k < order.length; k++) this.add(list[order[k]]);
     this.runs.pack(); // in folder order, as the scan reads them
   }
 
