@@ -9,8 +9,8 @@ import { EditDistance, TYPO_MIN_TERM, commonPrefix, dropsNeeded, maxTypoEdits } 
  *
  * Incremental: paths are added and removed one by one as the VFS index changes (no rebuild on a new file). Paths are
  * kept by folder: a folder's lower-cased path and character mask once, and per file its name, the name's lower-cased
- * form (also in one byte buffer, NameBytes), its mask, first letter and depth penalty in typed arrays (slots, reused
- * after a remove); every folder's files' slots and name masks, and the masks sideways (letter bits: which of 32 files
+ * form (also in one byte buffer, NameBytes), its mask, first letter, lengths and depth penalty in typed arrays (slots,
+ * reused after a remove; the first listing's files take theirs folder by folder, so the scan reads them in order); every folder's files' slots and name masks, and the masks sideways (letter bits: which of 32 files
  * hold each letter), are blocks of one buffer in folder order (FolderRuns), so the scan reads it front to back. A query
  * works out what its terms find in each folder's path once (FolderFacts, from the parent folder's facts and the one
  * name the folder adds), and with it the letters a name in that folder must hold for the path to match at all: the
