@@ -9,8 +9,8 @@ import { EditDistance, TYPO_MIN_TERM, commonPrefix, dropsNeeded, maxTypoEdits } 
  *
  * Incremental: paths are added and removed one by one as the VFS index changes (no rebuild on a new file). Paths are
  * kept by folder: a folder's lower-cased path and character mask once, and per file its name, the name's lower-cased
- * form (also in one byte buffer, NameBytes), its mask, first letter and depth penalty in typed arrays (slots, reused
- * after a remove); every folder's files' slots and name masks, and the masks sideways (letter bits: which of 32 files
+ * form (also in one byte buffer, NameBytes), its mask, first letter, lengths and depth penalty in typed arrays (slots,
+ * reused after a remove; the first listing's files take theirs folder by folder, so the scan reads them in order); every folder's files' slots and name masks, and the masks sideways (letter bits: which of 32 files
  * hold each letter), are blocks of one buffer in folder order (FolderRuns), so the scan reads it front to back. A query
  * works out what its terms find in each folder's path once (FolderFacts, from the parent folder's facts and the one
  * name the folder adds), and with it the letters a name in that folder must hold for the path to match at all: the
@@ -94,6 +94,9 @@ interface LastScan {
   added: number[];
 }
 
+/** A name's length from which nameLength only says "this long or longer". */
+const LONG_NAME = 255;
+
 /** Slots added after a scan that the next one still narrows from; past this a full scan is as cheap. */
 const ADDED_SINCE_SCAN_MAX = 10_000;
 
@@ -116,6 +119,9 @@ export class FuzzyIndex {
   private penalty = new Float32Array(1024);
   /** The first character of the name's matching form: whether a term can start the name, without the string. */
   private firstChar = new Uint16Array(1024);
+  /** The name's length and its stem's (before its last `.`), LONG_NAME for a name that long: a substring bound's class without the string. */
+  private nameLength = new Uint8Array(1024);
+  private stemLength = new Uint8Array(1024);
   private readonly free: number[] = [];
   private count = 0;
   private readonly preparedPath = new Map<number, Fuzzysort.Prepared>();
@@ -125,7 +131,17 @@ export class FuzzyIndex {
   private lastFolder = -1;
 
   constructor(paths: Iterable<string> = []) {
-    for (const p of paths) this.add(p);
+    // the files added folder by folder (folders numbered as the paths come), so slots, and the names' bytes, are in
+    // the order the scan reads them: a sorted listing puts a folder's subfolders' files between its own
+    const list = Array.isArray(paths) ? (paths as readonly string[]) : [...paths];
+    const folderOf = new Int32Array(list.length);
+    for (let k = 0; k < list.length; k++) folderOf[k] = this.folderOfPath(list[k], list[k].lastIndexOf("/"));
+    const at = new Int32Array(this.folders.length + 1); // where each folder's paths go in `order` (a counting sort)
+    for (let k = 0; k < list.length; k++) at[folderOf[k] + 1]++;
+    for (let f = 0; f < this.folders.length; f++) at[f + 1] += at[f];
+    const order = new Int32Array(list.length);
+    for (let k = 0; k < list.length; k++) order[at[folderOf[k]]++] = k;
+    for (let k = 0; k < order.length; k++) this.add(list[order[k]]);
     this.runs.pack(); // in folder order, as the scan reads them
   }
 
@@ -150,6 +166,9 @@ export class FuzzyIndex {
     this.nameMasks[slot] = maskOf(lower);
     this.penalty[slot] = depthPenalty(path);
     this.firstChar[slot] = lower.charCodeAt(0) || 0;
+    const dot = name.lastIndexOf(".");
+    this.nameLength[slot] = Math.min(name.length, LONG_NAME);
+    this.stemLength[slot] = Math.min(dot > 0 ? dot : name.length, LONG_NAME);
     this.runs.append(f, slot, this.nameMasks[slot]);
     folder.union |= this.nameMasks[slot];
     folder.nameUnion |= this.nameMasks[slot];
@@ -210,7 +229,7 @@ export class FuzzyIndex {
 
   private grow(): void {
     const n = this.folderOf.length * 2;
-    const grown = <T extends Int32Array | Float32Array | Uint16Array>(a: T, make: (n: number) => T): T => {
+    const grown = <T extends Int32Array | Float32Array | Uint16Array | Uint8Array>(a: T, make: (n: number) => T): T => {
       const b = make(n);
       b.set(a);
       return b;
@@ -219,6 +238,8 @@ export class FuzzyIndex {
     this.nameMasks = grown(this.nameMasks, (k) => new Int32Array(k));
     this.penalty = grown(this.penalty, (k) => new Float32Array(k));
     this.firstChar = grown(this.firstChar, (k) => new Uint16Array(k));
+    this.nameLength = grown(this.nameLength, (k) => new Uint8Array(k));
+    this.stemLength = grown(this.stemLength, (k) => new Uint8Array(k));
   }
 
   private pathOf(slot: number): string {
@@ -263,11 +284,13 @@ export class FuzzyIndex {
       (i: number) => TIER_PATH_FUZZY + this.fuzzyScore(fuzzyQuery, i, false),
     ];
     const pathOf = (i: number) => this.pathOf(i);
-    // what substringScore can give at most, from the name's first letter alone: most candidates never reach the strings
+    // what substringScore can give at most, from the name's first letter and length alone: a term can start the name
+    // only if its first letter does, and then its class is the lengths' (an exact name, its stem, a start); most
+    // candidates never reach the strings
     const firsts = terms.map((t) => t.charCodeAt(0));
     const substringBound = (i: number) => {
       let bound = 0;
-      for (const c of firsts) bound += this.firstChar[i] === c ? 400 : 200;
+      for (let t = 0; t < terms.length; t++) bound += this.firstChar[i] === firsts[t] ? this.startClass(i, terms[t].length) : 200;
       return bound / terms.length - this.penalty[i];
     };
     const bounds = [(i: number) => TIER_NAME_SUBSTRING + substringBound(i), (i: number) => TIER_PATH_SUBSTRING + substringBound(i)];
@@ -447,6 +470,18 @@ export class FuzzyIndex {
     return bestSlots(candidates, score, need, (i) => this.pathOf(i)).map((h) => [h.slot, { path: h.path, score: h.score }]);
   }
 
+  /** substringScore's class for a term of `length` letters at the start of file i's name (as it weighs them). */
+  private startClass(i: number, length: number): number {
+    const nameLength = this.nameLength[i];
+    if (nameLength === LONG_NAME) {
+      const name = this.names[i] as string;
+      if (length === name.length) return 400;
+      const dot = name.lastIndexOf(".");
+      return length === (dot > 0 ? dot : name.length) ? 350 : 300;
+    }
+    return length === nameLength ? 400 : length === this.stemLength[i] ? 350 : 300;
+  }
+
   /**
    * Within a substring tier: an exact name, then a name that starts with the query, then a match at a word start;
    * shallow and short first. `inName` (the name tier) looks at the name alone, the path tier at the whole path.
@@ -497,6 +532,10 @@ class NameTests {
   /** Every letter of the query. */
   readonly mask: number;
   private readonly encoded: (Uint8Array | null)[];
+  /** Per term: where its last `/` is (-1: none), and its part up to and with it, and after it. */
+  private readonly lastSlash: number[];
+  private readonly heads: string[];
+  private readonly tails: string[];
 
   constructor(
     readonly terms: string[],
@@ -508,6 +547,9 @@ class NameTests {
     this.facts = new FolderFacts(terms, folders, tails);
     this.mask = maskOf(terms.join(""));
     this.encoded = terms.map(encodeTerm);
+    this.lastSlash = terms.map((t) => t.lastIndexOf("/"));
+    this.heads = terms.map((t, k) => t.slice(0, this.lastSlash[k] + 1));
+    this.tails = terms.map((t, k) => t.slice(this.lastSlash[k] + 1));
   }
 
   /** Whether the path of file `i` (in folder `f`, its facts worked out) matches at all: each term a subsequence of it. */
@@ -542,7 +584,9 @@ class NameTests {
     const inDir = facts.inDir[f];
     for (let t = 0; t < terms.length; t++) {
       if (inDir & (2 << t) || ((nameMask & facts.termMasks[t]) === facts.termMasks[t] && this.includes(i, t))) continue;
-      if (terms[t].indexOf("/") < 0 || (folderLower + this.nameLower[i]).indexOf(terms[t]) < 0) return false;
+      // a term with `/` in the path but not in its folder's part spans the folder's last `/` (the name has none)
+      const cut = this.lastSlash[t];
+      if (cut < 0 || !folderLower.endsWith(this.heads[t]) || !this.nameLower[i].startsWith(this.tails[t])) return false;
     }
     return true;
   }
@@ -584,6 +628,9 @@ class FolderFacts {
   /** Per term: its characters' codes. */
   private readonly codes: Uint16Array[];
 
+  /** Per term: whether it has a `/`. */
+  private readonly slashed: boolean[];
+
   constructor(
     private readonly terms: string[],
     private readonly folders: readonly Folder[],
@@ -591,6 +638,7 @@ class FolderFacts {
   ) {
     const folderCount = folders.length;
     this.termMasks = terms.map(maskOf);
+    this.slashed = terms.map((t) => t.includes("/"));
     this.codes = terms.map((t) => Uint16Array.from({ length: t.length }, (_, j) => t.charCodeAt(j)));
     this.restMasks = terms.map((t) => {
       const rest = new Int32Array(t.length + 1);
@@ -613,7 +661,7 @@ class FolderFacts {
     const k = terms.length;
     const { parent: parents, from: tailFrom, to: tailTo, chars } = this.tails;
     const parent = parents[f];
-    if (parent >= 0) this.needOf(parent);
+    if (parent >= 0 && this.inDir[parent] === 0) this.needOf(parent);
     const parentInDir = parent >= 0 ? this.inDir[parent] : 0;
     const end = tailTo[f];
     let inDir = 1;
@@ -627,7 +675,7 @@ class FolderFacts {
       need |= this.restMasks[t][matched];
       // a term in the path is a subsequence of it too: only then is the string looked at
       if (parentInDir & (2 << t) || (matched === term.length && this.inPathFrom(f, terms[t]))) inDir |= 2 << t;
-      else if (fragmentNeed >= 0) fragmentNeed = terms[t].includes("/") ? -1 : fragmentNeed | this.termMasks[t];
+      else if (fragmentNeed >= 0) fragmentNeed = this.slashed[t] ? -1 : fragmentNeed | this.termMasks[t];
     }
     this.inDir[f] = inDir;
     this.need[f] = need;
@@ -700,25 +748,20 @@ function bestSlots(
   const scores = new Float64Array(slots.length);
   if (bound && slots.length > need) {
     const bounds = new Float64Array(slots.length);
-    let top = -Infinity;
-    for (let k = 0; k < slots.length; k++) top = Math.max(top, (bounds[k] = bound(slots[k])));
-    // the first pass: the slots within a whole class step of the top bound (scores below every bound are never reached)
-    let scored = 0;
-    for (let k = 0; k < slots.length; k++)
-      if (bounds[k] > top - BOUND_FIRST_PASS) {
-        scores[k] = score(slots[k]);
-        scored++;
-      } else scores[k] = Number.NEGATIVE_INFINITY;
-    const floor = scored >= need ? kthLargest(scores, need) : Number.NEGATIVE_INFINITY;
-    for (let k = 0; k < slots.length; k++) if (bounds[k] <= top - BOUND_FIRST_PASS && bounds[k] >= floor) scores[k] = score(slots[k]);
+    for (let k = 0; k < slots.length; k++) bounds[k] = bound(slots[k]);
+    // the first pass: the slots whose bound is among the `need` best (at least `need` of them, so the need-th best
+    // score of those is a floor); then the rest whose bound reaches that floor. A score is at most its bound, so the
+    // slots left unscored are below the need-th best score of all.
+    const first = kthLargest(bounds, need);
+    for (let k = 0; k < slots.length; k++) scores[k] = bounds[k] >= first ? score(slots[k]) : Number.NEGATIVE_INFINITY;
+    const floor = kthLargest(scores, need);
+    for (let k = 0; k < slots.length; k++) if (bounds[k] < first && bounds[k] >= floor) scores[k] = score(slots[k]);
   } else for (let k = 0; k < slots.length; k++) scores[k] = score(slots[k]);
   const cut = slots.length > need ? kthLargest(scores, need) : Number.NEGATIVE_INFINITY;
   const hits: (FuzzyHit & { slot: number })[] = [];
   for (let k = 0; k < slots.length; k++) if (scores[k] >= cut) hits.push({ path: pathOf(slots[k]), score: scores[k], slot: slots[k] });
   return hits.sort(compareHits).slice(0, need);
 }
-/** How far below the best bound bestSlots' first pass reaches: one substring class (a name start, 300, against 200). */
-const BOUND_FIRST_PASS = 100;
 
 /** The k-th largest score: one pass keeping the k best in a small sorted array (k is a result limit, usually 20). */
 function kthLargest(scores: Float64Array, k: number): number {

@@ -53,7 +53,24 @@ const crowdedOp = fc.oneof(
   fc.record({ kind: fc.constant("narrow" as const), at: fc.nat(), cut }),
 );
 
-type Op = typeof op extends fc.Arbitrary<infer T> ? T : never; // crowdedOp's are the same kinds
+/**
+ * Names that tie on the substring tiers' bounds (a first letter and a length: an exact name, its stem, a start) in
+ * crowded folders, a few past 255 characters (whose lengths the index does not keep), and queries that are often a
+ * whole name or stem: the bound-first scoring must pick what scoring every candidate would.
+ */
+const LONG = "n".repeat(250);
+const boundName = fc
+  .tuple(fc.constantFrom("c", "cf", "cfg", "Cfg", "cfgx", "xcfg", "c_fg", "a", `cfg${LONG}`, `x${LONG}cfg`), fc.constantFrom("", ".ts", ".md", ".d.ts"))
+  .map(([s, e]) => s + e);
+const boundPathArb = fc.tuple(fc.constantFrom("", "src", "src/cfg", "cfg/a"), boundName).map(([dir, name]) => (dir ? `${dir}/${name}` : name));
+const boundOp = fc.oneof(
+  fc.record({ kind: fc.constant("add" as const), path: boundPathArb }),
+  fc.record({ kind: fc.constant("remove" as const), at: fc.nat() }),
+  fc.record({ kind: fc.constant("search" as const), at: fc.nat(), cut, limit: fc.integer({ min: 1, max: 25 }) }),
+  fc.record({ kind: fc.constant("exact" as const), at: fc.nat(), stem: fc.boolean(), limit: fc.integer({ min: 1, max: 8 }) }),
+);
+
+type Op = (typeof op extends fc.Arbitrary<infer T> ? T : never) | { kind: "exact"; at: number; stem: boolean; limit: number }; // crowdedOp's are the same kinds
 
 /** Runs `ops` on an index of `initial` and on the plain matcher, comparing every query's answer. */
 function sameAsPlain(initial: string[], ops: Op[]): void {
@@ -70,6 +87,11 @@ function sameAsPlain(initial: string[], ops: Op[]): void {
       expect(index.remove(gone)).toBe(paths.delete(gone));
     } else if (o.kind === "search") {
       const q = queryFrom(some(o.at), o.cut);
+      expect(index.search(q, o.limit), q).toEqual(plain().search(q, o.limit));
+    } else if (o.kind === "exact") {
+      // a whole name, or its stem: the bounds' top classes
+      const name = some(o.at).slice(some(o.at).lastIndexOf("/") + 1);
+      const q = o.stem && name.lastIndexOf(".") > 0 ? name.slice(0, name.lastIndexOf(".")) : name;
       expect(index.search(q, o.limit), q).toEqual(plain().search(q, o.limit));
     } else {
       // typing on: each prefix of the query in turn, in the scope of a folder filter and without one
@@ -89,6 +111,13 @@ describe("FuzzyIndex against the plain matcher it replaced", () => {
     await check(
       fc.property(fc.uniqueArray(crowdedPathArb, { minLength: 40, maxLength: 200, size: "max" }), fc.array(crowdedOp, { maxLength: 30 }), sameAsPlain),
       60,
+    );
+  });
+
+  it("ranks every query exactly as the plain matcher does where many names tie on the substring bounds, some past 255 characters", async () => {
+    await check(
+      fc.property(fc.uniqueArray(boundPathArb, { minLength: 10, maxLength: 40 }), fc.array(boundOp, { maxLength: 30 }), sameAsPlain),
+      150,
     );
   });
 
