@@ -115,10 +115,7 @@ describe("FuzzyIndex against the plain matcher it replaced", () => {
   });
 
   it("ranks every query exactly as the plain matcher does where many names tie on the substring bounds, some past 255 characters", async () => {
-    await check(
-      fc.property(fc.uniqueArray(boundPathArb, { minLength: 10, maxLength: 40 }), fc.array(boundOp, { maxLength: 30 }), sameAsPlain),
-      150,
-    );
+    await check(fc.property(fc.uniqueArray(boundPathArb, { minLength: 10, maxLength: 40 }), fc.array(boundOp, { maxLength: 30 }), sameAsPlain), 150);
   });
 
   it("ranks every query exactly as the plain matcher does, through adds, removes and narrowing queries", async () => {
