@@ -116,6 +116,8 @@ export class FuzzyIndex {
   /** The typo pass's edit distances, on rows kept from call to call. */
   private readonly edits = new EditDistance();
   private nameMasks = new Int32Array(1024);
+  /** The mask bits the name's matching form holds at least twice (see twiceMaskOf): the typo pass's letter-count bound. */
+  private twiceMasks = new Int32Array(1024);
   private penalty = new Float32Array(1024);
   /** The first character of the name's matching form: whether a term can start the name, without the string. */
   private firstChar = new Uint16Array(1024);
@@ -164,6 +166,7 @@ export class FuzzyIndex {
     this.nameLower[slot] = lower;
     this.nameBytes.set(slot, lower);
     this.nameMasks[slot] = maskOf(lower);
+    this.twiceMasks[slot] = twiceMaskOf(lower);
     this.penalty[slot] = depthPenalty(path);
     this.firstChar[slot] = lower.charCodeAt(0) || 0;
     const dot = name.lastIndexOf(".");
@@ -236,6 +239,7 @@ export class FuzzyIndex {
     };
     this.folderOf = grown(this.folderOf, (k) => new Int32Array(k));
     this.nameMasks = grown(this.nameMasks, (k) => new Int32Array(k));
+    this.twiceMasks = grown(this.twiceMasks, (k) => new Int32Array(k));
     this.penalty = grown(this.penalty, (k) => new Float32Array(k));
     this.firstChar = grown(this.firstChar, (k) => new Uint16Array(k));
     this.nameLength = grown(this.nameLength, (k) => new Uint8Array(k));
@@ -393,10 +397,18 @@ export class FuzzyIndex {
   private typoCandidates(terms: string[], inExactTier: Set<number>, accept?: (path: string) => boolean): number[] {
     if (!terms.some((t) => t.length >= TYPO_MIN_TERM) || terms.some((t) => t.includes("/"))) return [];
     const termMasks = terms.map(maskOf);
+    const termTwice = terms.map(twiceMaskOf);
     const encoded = terms.map(encodeTerm);
     const bytes = this.nameBytes;
+    const twiceMasks = this.twiceMasks;
     const out: number[] = [];
     const visit = (i: number, nameMask: number): void => {
+      // letters counted before the name's bytes are read: a term keeps each letter it holds twice only if the name holds
+      // it twice, so each such letter the name holds once or not at all is one more letter to drop (at most one in all)
+      const twice = twiceMasks[i];
+      let short = 0;
+      for (let k = 0; k < terms.length && short < 2; k++) short += bitCount(termTwice[k] & ~twice) + bitCount(termMasks[k] & ~nameMask);
+      if (short >= 2) return;
       const name = this.nameLower[i];
       const wide = bytes.wide(i);
       let typos = 0; // one typo per query: two, and nearly any name matches a short query
@@ -801,7 +813,7 @@ const SEPARATORS = /[_. ]/;
 const SEPARATORS_ALL = /[_. ]/g;
 
 /** One bit per letter, one for digits, one for anything else: a path lacking a bit of the query cannot match it. */
-function maskOf(lower: string): number {
+export function maskOf(lower: string): number {
   let mask = 0;
   for (let i = 0; i < lower.length; i++) {
     const c = lower.charCodeAt(i);
@@ -810,6 +822,29 @@ function maskOf(lower: string): number {
     else if (c !== 32) mask |= 1 << 27;
   }
   return mask;
+}
+
+/**
+ * The mask bits (as maskOf's) that two or more of `lower`'s characters set. A subsequence keeps a term's characters at
+ * distinct places of the text, each on one of the same bit, so a term whose characters set a bit more often than the
+ * text's do has to lose one of them for each such bit the text sets once, and two for each it does not set.
+ */
+export function twiceMaskOf(lower: string): number {
+  let once = 0;
+  let twice = 0;
+  for (let i = 0; i < lower.length; i++) {
+    const c = lower.charCodeAt(i);
+    const bit = c >= 97 && c <= 122 ? 1 << (c - 97) : c >= 48 && c <= 57 ? 1 << 26 : c !== 32 ? 1 << 27 : 0;
+    twice |= once & bit;
+    once |= bit;
+  }
+  return twice;
+}
+
+function bitCount(m: number): number {
+  let n = 0;
+  for (let v = m; v !== 0; v &= v - 1) n++;
+  return n;
 }
 
 function allSubsequences(terms: string[], lower: string, from: number): boolean {
