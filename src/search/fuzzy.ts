@@ -143,6 +143,8 @@ export class FuzzyIndex {
     for (let f = 0; f < this.folders.length; f++) at[f + 1] += at[f];
     const order = new Int32Array(list.length);
     for (let k = 0; k < list.length; k++) order[at[folderOf[k]]++] = k;
+    // the per-slot arrays at their size at once, not doubled up to it: each doubling's garbage stays in the RSS
+    if (list.length > this.folderOf.length) this.grow(list.length);
     for (let k = 0; k < order.length; k++) this.add(list[order[k]]);
     this.runs.pack(); // in folder order, as the scan reads them
   }
@@ -230,8 +232,8 @@ export class FuzzyIndex {
     return f;
   }
 
-  private grow(): void {
-    const n = this.folderOf.length * 2;
+  private grow(atLeast = 0): void {
+    const n = Math.max(this.folderOf.length * 2, atLeast);
     const grown = <T extends Int32Array | Float32Array | Uint16Array | Uint8Array>(a: T, make: (n: number) => T): T => {
       const b = make(n);
       b.set(a);
