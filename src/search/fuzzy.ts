@@ -76,10 +76,6 @@ interface Folder {
   /** normalized(lower-cased path) and a `/`; "" for the root: `lower + nameLower` is the path's matching form. */
   lower: string;
   mask: number;
-  /** Its mask and its files' (kept through removes: a superset), so a query lacking a letter of it skips them all. */
-  union: number;
-  /** Its files' name masks alone (a superset too), so a folder whose files cannot hold what its path lacks is skipped. */
-  nameUnion: number;
   /** The folder it is in (made with it, so of a lower id); -1 for the root. */
   parent: number;
 }
@@ -107,6 +103,13 @@ export class FuzzyIndex {
   /** What each folder's matching form adds to its parent's, by folder id, in one buffer (what FolderFacts reads). */
   private readonly tails = new FolderTails();
   private readonly folderIds = new Map<string, number>();
+  /**
+   * Per folder id, side by side: at 2f its mask and its files' (kept through removes: a superset), so a query lacking a
+   * letter of it skips them all; at 2f+1 its files' name masks alone (a superset too), so a folder whose files cannot
+   * hold what its path lacks is skipped. In one buffer, as the scan and the typo pass read them for every folder: 44,000
+   * Folder objects scattered in the heap cost a cache miss each.
+   */
+  private unions = new Int32Array(512);
   /** Per slot (a file): its folder, name, the name's matching form, masks, depthPenalty. A free slot's name is undefined. */
   private folderOf = new Int32Array(1024);
   private readonly names: (string | undefined)[] = [];
@@ -116,6 +119,8 @@ export class FuzzyIndex {
   /** The typo pass's edit distances, on rows kept from call to call. */
   private readonly edits = new EditDistance();
   private nameMasks = new Int32Array(1024);
+  /** The mask bits the name's matching form holds at least twice (see twiceMaskOf): the typo pass's letter-count bound. */
+  private twiceMasks = new Int32Array(1024);
   private penalty = new Float32Array(1024);
   /** The first character of the name's matching form: whether a term can start the name, without the string. */
   private firstChar = new Uint16Array(1024);
@@ -141,6 +146,8 @@ export class FuzzyIndex {
     for (let f = 0; f < this.folders.length; f++) at[f + 1] += at[f];
     const order = new Int32Array(list.length);
     for (let k = 0; k < list.length; k++) order[at[folderOf[k]]++] = k;
+    // the per-slot arrays at their size at once, not doubled up to it: each doubling's garbage stays in the RSS
+    if (list.length > this.folderOf.length) this.grow(list.length);
     for (let k = 0; k < order.length; k++) this.add(list[order[k]]);
     this.runs.pack(); // in folder order, as the scan reads them
   }
@@ -154,7 +161,6 @@ export class FuzzyIndex {
     const cut = path.lastIndexOf("/");
     const name = path.slice(cut + 1);
     const f = this.folderOfPath(path, cut);
-    const folder = this.folders[f];
     if (this.slotIn(f, name) >= 0) return;
     const slot = this.free.pop() ?? this.names.length;
     if (slot >= this.folderOf.length) this.grow();
@@ -164,14 +170,15 @@ export class FuzzyIndex {
     this.nameLower[slot] = lower;
     this.nameBytes.set(slot, lower);
     this.nameMasks[slot] = maskOf(lower);
+    this.twiceMasks[slot] = twiceMaskOf(lower);
     this.penalty[slot] = depthPenalty(path);
     this.firstChar[slot] = lower.charCodeAt(0) || 0;
     const dot = name.lastIndexOf(".");
     this.nameLength[slot] = Math.min(name.length, LONG_NAME);
     this.stemLength[slot] = Math.min(dot > 0 ? dot : name.length, LONG_NAME);
     this.runs.append(f, slot, this.nameMasks[slot]);
-    folder.union |= this.nameMasks[slot];
-    folder.nameUnion |= this.nameMasks[slot];
+    this.unions[2 * f] |= this.nameMasks[slot];
+    this.unions[2 * f + 1] |= this.nameMasks[slot];
     this.count++;
     if (this.last && this.last.added.push(slot) > ADDED_SINCE_SCAN_MAX) this.last = undefined;
   }
@@ -219,7 +226,13 @@ export class FuzzyIndex {
       const lower = dir ? `${normalized(dir.toLowerCase())}/` : "";
       if (parent >= 0 && !lower.startsWith(this.folders[parent].lower)) parent = -1;
       const mask = maskOf(lower);
-      f = this.folders.push({ path: dir, lower, mask, union: mask, nameUnion: 0, parent }) - 1;
+      f = this.folders.push({ path: dir, lower, mask, parent }) - 1;
+      if (2 * f + 1 >= this.unions.length) {
+        const unions = new Int32Array(this.unions.length * 2);
+        unions.set(this.unions);
+        this.unions = unions;
+      }
+      this.unions[2 * f] = mask;
       this.runs.addFolder();
       this.tails.add(parent, lower.slice(parent >= 0 ? this.folders[parent].lower.length : 0));
       this.folderIds.set(dir, f);
@@ -227,8 +240,8 @@ export class FuzzyIndex {
     return f;
   }
 
-  private grow(): void {
-    const n = this.folderOf.length * 2;
+  private grow(atLeast = 0): void {
+    const n = Math.max(this.folderOf.length * 2, atLeast);
     const grown = <T extends Int32Array | Float32Array | Uint16Array | Uint8Array>(a: T, make: (n: number) => T): T => {
       const b = make(n);
       b.set(a);
@@ -236,6 +249,7 @@ export class FuzzyIndex {
     };
     this.folderOf = grown(this.folderOf, (k) => new Int32Array(k));
     this.nameMasks = grown(this.nameMasks, (k) => new Int32Array(k));
+    this.twiceMasks = grown(this.twiceMasks, (k) => new Int32Array(k));
     this.penalty = grown(this.penalty, (k) => new Float32Array(k));
     this.firstChar = grown(this.firstChar, (k) => new Uint16Array(k));
     this.nameLength = grown(this.nameLength, (k) => new Uint8Array(k));
@@ -346,11 +360,11 @@ export class FuzzyIndex {
           if ((nameMasks[i] & need) === need) visit(i, nameMasks[i], f);
         }
     } else {
+      const unions = this.unions;
       for (let f = 0; f < this.folders.length; f++) {
-        const folder = this.folders[f];
-        if ((folder.union & mask) !== mask) continue;
+        if ((unions[2 * f] & mask) !== mask) continue;
         const need = facts.needOf(f);
-        if ((folder.nameUnion & need) !== need) continue;
+        if ((unions[2 * f + 1] & need) !== need) continue;
         const size = runs.size(f);
         const files = runs.filesAt(f);
         const letters = runs.lettersAt(f);
@@ -393,10 +407,18 @@ export class FuzzyIndex {
   private typoCandidates(terms: string[], inExactTier: Set<number>, accept?: (path: string) => boolean): number[] {
     if (!terms.some((t) => t.length >= TYPO_MIN_TERM) || terms.some((t) => t.includes("/"))) return [];
     const termMasks = terms.map(maskOf);
+    const termTwice = terms.map(twiceMaskOf);
     const encoded = terms.map(encodeTerm);
     const bytes = this.nameBytes;
+    const twiceMasks = this.twiceMasks;
     const out: number[] = [];
     const visit = (i: number, nameMask: number): void => {
+      // letters counted before the name's bytes are read: a term keeps each letter it holds twice only if the name holds
+      // it twice, so each such letter the name holds once or not at all is one more letter to drop (at most one in all)
+      const twice = twiceMasks[i];
+      let short = 0;
+      for (let k = 0; k < terms.length && short < 2; k++) short += bitCount(termTwice[k] & ~twice) + bitCount(termMasks[k] & ~nameMask);
+      if (short >= 2) return;
       const name = this.nameLower[i];
       const wide = bytes.wide(i);
       let typos = 0; // one typo per query: two, and nearly any name matches a short query
@@ -428,11 +450,12 @@ export class FuzzyIndex {
     const whole = terms.map((t) => t.length < TYPO_MIN_TERM);
     const runs = this.runs;
     const data = runs.data;
+    const unions = this.unions;
     for (let f = 0; f < this.folders.length; f++) {
-      const folder = this.folders[f];
+      const nameUnion = unions[2 * f + 1];
       let typos = 0;
       for (let k = 0; k < terms.length && typos < 2; k++) {
-        const missing = termMasks[k] & ~folder.nameUnion;
+        const missing = termMasks[k] & ~nameUnion;
         if (missing !== 0) typos += (missing & (missing - 1)) !== 0 ? 2 : 1;
       }
       if (typos >= 2) continue;
@@ -801,7 +824,7 @@ const SEPARATORS = /[_. ]/;
 const SEPARATORS_ALL = /[_. ]/g;
 
 /** One bit per letter, one for digits, one for anything else: a path lacking a bit of the query cannot match it. */
-function maskOf(lower: string): number {
+export function maskOf(lower: string): number {
   let mask = 0;
   for (let i = 0; i < lower.length; i++) {
     const c = lower.charCodeAt(i);
@@ -810,6 +833,29 @@ function maskOf(lower: string): number {
     else if (c !== 32) mask |= 1 << 27;
   }
   return mask;
+}
+
+/**
+ * The mask bits (as maskOf's) that two or more of `lower`'s characters set. A subsequence keeps a term's characters at
+ * distinct places of the text, each on one of the same bit, so a term whose characters set a bit more often than the
+ * text's do has to lose one of them for each such bit the text sets once, and two for each it does not set.
+ */
+export function twiceMaskOf(lower: string): number {
+  let once = 0;
+  let twice = 0;
+  for (let i = 0; i < lower.length; i++) {
+    const c = lower.charCodeAt(i);
+    const bit = c >= 97 && c <= 122 ? 1 << (c - 97) : c >= 48 && c <= 57 ? 1 << 26 : c !== 32 ? 1 << 27 : 0;
+    twice |= once & bit;
+    once |= bit;
+  }
+  return twice;
+}
+
+function bitCount(m: number): number {
+  let n = 0;
+  for (let v = m; v !== 0; v &= v - 1) n++;
+  return n;
 }
 
 function allSubsequences(terms: string[], lower: string, from: number): boolean {

@@ -5,6 +5,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { maskOf, twiceMaskOf } from "../../src/search/fuzzy.js";
 import { NameBytes, encodeTerm } from "../../src/search/name-bytes.js";
 import { EditDistance, dropsNeeded } from "../../src/search/typo.js";
 import { check } from "./runs.js";
@@ -57,3 +58,27 @@ describe("typo tests on bytes and scratch rows", () => {
     );
   });
 });
+
+describe("the typo pass's letter-count bound", () => {
+  it("a name short of the term's letters by the masks is short of dropsNeeded's drops too", async () => {
+    // per mask bit: a bit the name lacks costs at least one drop, a bit the term sets twice and the name not twice one more
+    const wide = fc.string({ unit: fc.constantFrom("a", "b", "c", "1", "2", "-", "é", "ß", " "), maxLength: 14 });
+    await check(
+      fc.property(
+        wide.filter((t) => t.length > 0),
+        wide,
+        (term, name) => {
+          const short = bits(maskOf(term) & ~maskOf(name)) + bits(twiceMaskOf(term) & ~twiceMaskOf(name));
+          expect(dropsNeeded(term, name, 0), `${term} in ${name}, short ${short}`).toBeGreaterThanOrEqual(Math.min(short, 2));
+        },
+      ),
+      2000,
+    );
+  });
+});
+
+function bits(m: number): number {
+  let n = 0;
+  for (let v = m; v !== 0; v &= v - 1) n++;
+  return n;
+}
