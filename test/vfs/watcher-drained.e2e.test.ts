@@ -48,6 +48,9 @@ describe("parcelThreadsAsleep", () => {
 describe("the watcher host's drained", () => {
   it("answers after the batch of a file written just before the ask", async () => {
     builtMain(); // the host runs from dist/
+    // false is an allowed answer (threads not seen asleep within its 50 ms, on a loaded machine: the daemon then waits
+    // as before); what must hold is that a true comes only once the batch is in, and that true does come
+    let sure = 0;
     for (let i = 0; i < HOSTS; i++) {
       const host = new WatcherHost(supervisor, dir, () => undefined);
       const seen: string[] = [];
@@ -55,11 +58,14 @@ describe("the watcher host's drained", () => {
         await host.subscribe(dir, (err, events) => seen.push(...(err ? [] : events.map((e) => path.basename(e.path)))), { ignore: [] });
         const name = `written-${i}.txt`;
         writeFileSync(path.join(dir, name), "w\n");
-        expect(await host.drained()).toBe(true);
-        expect(seen).toContain(name);
+        if (await host.drained()) {
+          sure++;
+          expect(seen).toContain(name);
+        }
       } finally {
         host.close();
       }
     }
+    expect(sure, `drained() said true for ${sure} of ${HOSTS} hosts`).toBeGreaterThan(0);
   });
 });
