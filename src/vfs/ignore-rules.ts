@@ -31,20 +31,20 @@ export const DAEMON_FOLDERS = new Set([".codegraph"]);
  * folder is ignored whatever its own rules say. `.git` folders are never watched.
  */
 export class IgnoreRules {
-  private readonly bases = new Map<string, Ignore>();
+  private readonly bases = new Map<string, OwnVerdict>();
   /** Decisions for folders, by root-relative path: every event under a folder asks about it again. */
   private readonly dirCache = new Map<string, boolean>();
 
   /** `rootRules`: patterns that apply from the root with the lowest priority (info/exclude, or DEFAULT_IGNORES). */
   constructor(rootRules: readonly string[] = []) {
-    if (rootRules.length) this.bases.set("", ignore().add(rootRules));
+    if (rootRules.length) this.bases.set("", ownVerdict(ignore().add(rootRules)));
   }
 
   /** Adds the rules of `<dir>/.gitignore` (dir root-relative, "" for the root). */
   addFile(dir: string, text: string): void {
     const existing = this.bases.get(dir);
     if (existing) existing.add(text);
-    else this.bases.set(dir, ignore().add(text));
+    else this.bases.set(dir, ownVerdict(ignore().add(text)));
     this.dirCache.clear();
   }
 
@@ -85,11 +85,34 @@ export class IgnoreRules {
       const ig = this.bases.get(base);
       if (ig) {
         const sub = (base ? rel.slice(base.length + 1) : rel) + (isDir ? "/" : "");
-        const r = ig.test(sub);
+        const r = ig.test(sub); // the path's own rules only: its folders were judged by every file's rules first
         if (r.ignored) return true;
         if (r.unignored) return false;
       }
       if (base === "") return false;
     }
   }
+}
+
+/** A rules file's verdict on one path, its folders aside (see ownVerdict). */
+interface OwnVerdict {
+  add(text: string): void;
+  test(path: string): { ignored: boolean; unignored: boolean };
+}
+
+/**
+ * The `ignore` package's test() also applies a file's rules to the path's folders, and an ignored folder settles it;
+ * but a deeper .gitignore may re-include that folder (`!dist` under the defaults' `dist/`), and git then judges the
+ * files inside by their own names. IgnoreRules judges the folders first with every file's rules, so each file's verdict
+ * on the path itself is wanted: the package's rule list test (ignore 7.0.17, pinned), "one single path without
+ * recursively checking parent directories".
+ */
+function ownVerdict(ig: Ignore): OwnVerdict {
+  type RuleList = { test(path: string, mode: string): { ignored: boolean; unignored: boolean } };
+  const rules = (ig as unknown as { _rules?: RuleList })._rules;
+  if (typeof rules?.test !== "function") throw new Error("the ignore package lacks its rule list's test (ignore 7.0.17 is pinned)");
+  return {
+    add: (text) => void ig.add(text),
+    test: (path) => rules.test(path, "regex"),
+  };
 }

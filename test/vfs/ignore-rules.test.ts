@@ -24,6 +24,19 @@ describe("IgnoreRules", () => {
     expect(r.ignores("local/x", false)).toBe(false);
   });
 
+  it("judges the files of a folder a deeper .gitignore re-includes by their own names, as git check-ignore does", () => {
+    // git -c core.excludesFile=<the root rules> check-ignore --no-index gives the same for each of these
+    const r = new IgnoreRules(["node_modules/", "dist/", "*.log"]);
+    r.addFile("run0", "!dist\n");
+    expect(r.ignores("run0/dist", true)).toBe(false);
+    expect(r.ignores("run0/dist/plain.txt", false)).toBe(false);
+    expect(r.ignores("run0/dist/x.log", false)).toBe(true);
+    expect(r.ignores("run0/dist/node_modules", true)).toBe(true);
+    expect(r.ignores("run0/dist/node_modules", false)).toBe(false); // a file of that name: node_modules/ names folders
+    expect(r.ignores("run0/dist/node_modules/x.js", false)).toBe(true);
+    expect(r.ignores("dist/plain.txt", false)).toBe(true);
+  });
+
   it("never watches .git folders, and has defaults for trees outside git", () => {
     const r = new IgnoreRules(DEFAULT_IGNORES);
     expect(r.ignores(".git", true)).toBe(true);
