@@ -1,7 +1,8 @@
-import { utimesSync, writeFileSync } from "node:fs";
+import { existsSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { type DaemonClient, daemonForSuite } from "../helpers/daemon.js";
+import { until } from "../helpers/process.js";
 import { git, tmpWorkspace } from "../helpers/tmp.js";
 
 function committed(files: Record<string, string>) {
@@ -59,6 +60,21 @@ describe("git_status from memory", () => {
   });
 });
 
+/**
+ * git in `dir`, again once index.lock is gone if it was refused for it: the daemon refreshes the index's stat data
+ * itself after files were touched (under the lock), and git fails at once rather than wait for a lock.
+ */
+async function gitWhenUnlocked(dir: string, ...args: string[]): Promise<string> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return git(dir, ...args);
+    } catch (e) {
+      if (attempt === 5 || !String(e).includes("index.lock")) throw e;
+      await until(() => !existsSync(path.join(dir, ".git", "index.lock")), "index.lock to go");
+    }
+  }
+}
+
 describe("git_status and an index rewritten outside the daemon", () => {
   const ws = committed({ "a.txt": "a\n", "b.txt": "b\n" });
   let d: DaemonClient;
@@ -78,7 +94,7 @@ describe("git_status and an index rewritten outside the daemon", () => {
     const first = await d.ok("git_status");
     touch(2);
     from = d.lines.length;
-    git(ws.dir, "update-index", "-q", "--refresh");
+    await gitWhenUnlocked(ws.dir, "update-index", "-q", "--refresh");
     await indexWritten(from);
     const again = await d.ok("git_status");
     expect(again.cached).toBe(true);
