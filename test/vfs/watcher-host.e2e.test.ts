@@ -73,12 +73,15 @@ describe("the watcher host", () => {
     const before = await vfsState(d);
     expect(before.host_pid).toBeGreaterThan(0);
     const seen = d.lines.length;
-    process.kill(before.host_pid, "SIGKILL");
-    await waitDead(before.host_pid);
-    await d.waitFor((l) => l.event === "vfs.state" && l.data.live === false);
+    // Stopped first, so the changes surely land while no host can see them: written after the kill, they could come
+    // after a quick restart's relisting and be reported as ordinary events, after live:true.
+    process.kill(before.host_pid, "SIGSTOP");
     writeFileSync(path.join(dir, "new.txt"), "new\n");
     writeFileSync(path.join(dir, "a.txt"), "changed while down\n");
     unlinkSync(path.join(dir, "gone.txt"));
+    process.kill(before.host_pid, "SIGKILL");
+    await waitDead(before.host_pid);
+    await d.waitFor((l) => l.event === "vfs.state" && l.data.live === false);
     const live = await d.waitFor((l) => l.event === "vfs.state" && l.data.live === true, 30_000);
     const reported = d.lines
       .slice(seen, d.lines.indexOf(live))
