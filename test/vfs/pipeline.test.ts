@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { existsSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { fileHash, initHash } from "../../src/core/hash.js";
@@ -10,7 +10,7 @@ import type { FsChange } from "../../src/vfs/events.js";
 import { FileIndex } from "../../src/vfs/file-index.js";
 import { ContentHistory } from "../../src/vfs/history.js";
 import { IgnoreRules } from "../../src/vfs/ignore-rules.js";
-import { MAX_CHANGES_PER_LINE, Pipeline } from "../../src/vfs/pipeline.js";
+import { GIT_LOCK_HOLD_MAX_MS, MAX_CHANGES_PER_LINE, Pipeline } from "../../src/vfs/pipeline.js";
 import { SessionViews } from "../../src/vfs/views.js";
 import { Supervisor } from "../../src/platform/supervisor.js";
 import { gitReader } from "../../src/vfs/listing.js";
@@ -436,6 +436,30 @@ describe("Pipeline with git", () => {
       expect.objectContaining({ path: "a.txt", hash: fileHash(Buffer.from("other\n")) }),
     ]);
   });
+
+  it(
+    "reports a file found empty under an index lock that never goes (a git that died holding it), after the hold's bound",
+    async () => {
+      const ws = tmpWorkspace({ git: true, files: { "a.txt": "main\n" } });
+      cleanups.push(ws.cleanup);
+      const changes: FsChange[] = [];
+      let changedNow: () => void = () => undefined;
+      const pipeline = gitPipeline(ws.dir, (event, data) => {
+        if (event === "fs.changed") changes.push(...(data as { changes: FsChange[] }).changes);
+        changedNow();
+      });
+      cleanups.push(() => pipeline.stop());
+      await pipeline.open();
+      const seen = new Promise<void>((resolve) => (changedNow = () => changes.some((c) => c.path === "a.txt") && resolve()));
+      writeFileSync(path.join(ws.dir, ".git", "index.lock"), "");
+      writeFileSync(path.join(ws.dir, "a.txt"), "");
+      pipeline.push([{ path: path.join(ws.dir, "a.txt"), kind: "update" }]);
+      await seen; // no further event, the lock still there: the held path is looked at again until the bound lets it go
+      expect(existsSync(path.join(ws.dir, ".git", "index.lock"))).toBe(true);
+      expect(changes).toEqual([expect.objectContaining({ path: "a.txt", hash: fileHash(Buffer.alloc(0)) })]);
+    },
+    GIT_LOCK_HOLD_MAX_MS * 3,
+  );
 
   it("reports a file emptied while no git command holds the index lock, at once", async () => {
     const ws = tmpWorkspace({ git: true, files: { "a.txt": "main\n" } });
