@@ -1,4 +1,5 @@
 import type { LineTags, RenderedWindow } from "../core/line-tags.js";
+import type { KnownBytes } from "./read-text.js";
 
 /** Windows kept at most, and the file bytes they hold at most; files over WINDOW_CACHE_MAX_FILE_BYTES are not kept. */
 export const WINDOW_CACHE_MAX_ENTRIES = 64;
@@ -49,6 +50,11 @@ class BytesLru<T extends { readonly bytes: Buffer }> {
     return entry;
   }
 
+  /** The entry under `key`, its bytes not compared: only for readBytes' known bytes, which it compares itself. */
+  protected peek(key: string): T | undefined {
+    return this.entries.get(key);
+  }
+
   put(key: string, entry: T): void {
     if (entry.bytes.length > WINDOW_CACHE_MAX_FILE_BYTES) return;
     const old = this.entries.get(key);
@@ -95,6 +101,20 @@ export class WindowCache extends BytesLru<CachedWindow> {
 export class FileFactsCache extends BytesLru<FileFacts> {
   constructor() {
     super((facts) => facts.bytes.length + BYTES_PER_LINE * facts.lines.length);
+  }
+
+  /** The read buffer known() hands out, grown to the largest file kept (the reads using it are synchronous). */
+  private scratch = Buffer.alloc(0);
+
+  /**
+   * For readBytes: the bytes kept for `key`, untested, with a buffer to read the file into and compare (read-text.ts's
+   * KnownBytes); undefined when nothing is kept. The result of the read is still tested by get().
+   */
+  known(key: string): KnownBytes | undefined {
+    const bytes = this.peek(key)?.bytes;
+    if (!bytes) return undefined;
+    if (this.scratch.length < bytes.length) this.scratch = Buffer.allocUnsafe(Math.max(bytes.length, 64 * 1024));
+    return { bytes, scratch: this.scratch };
   }
 
   override put(key: string, facts: FileFacts): void {

@@ -54,7 +54,8 @@ export const fileReadTool = defineTool({
       throw new ToolError("INVALID_PARAMS", "lines: give either lines (tag mode) or offset/limit (a window), not both.");
     }
     const target = await ws.paths.resolve(params.path);
-    const read = await readBytes(target, ws.maxFileBytes);
+    // A file kept in ws.facts is read into a buffer of its own and compared there: equal bytes are the kept Buffer.
+    const read = await readBytes(target, ws.maxFileBytes, () => ws.facts.known(target.realRel));
     // What is known of equal bytes is reused (the hash, the lines, their tags), and a plain window of bytes rendered
     // before is answered as then: both caches hold an entry only for bytes equal to the ones just read.
     const known = ws.facts.get(target.realRel, read.bytes);
