@@ -14,7 +14,6 @@ import {
   Server,
   type ServerContext,
   type ServerOptions,
-  type StandardSchemaV1,
   UnsupportedProtocolVersionError,
 } from "@modelcontextprotocol/server";
 import { FILE_READ_MAX_LINES } from "../../core/limits.js";
@@ -89,23 +88,6 @@ type ToolResult = CallToolResult;
  * connection and revision (serve.ts). An adapter and nothing else: every tools/call goes through Dispatcher.call, as a
  * JSON-lines call does.
  */
-
-/** tools/call's params as callTool reads them (the SDK has validated the whole request by then; see handleToolsCall). */
-const TOOLS_CALL_PARAMS: StandardSchemaV1<unknown, { name: string; arguments?: Record<string, unknown> }> = {
-  "~standard": {
-    version: 1,
-    vendor: "tool-layer",
-    validate: (value) => {
-      const p = value as { name?: unknown; arguments?: unknown } | null;
-      if (typeof p !== "object" || p === null || typeof p.name !== "string") return { issues: [{ message: "name: a string is required" }] };
-      const args = p.arguments;
-      if (args !== undefined && (typeof args !== "object" || args === null || Array.isArray(args)))
-        return { issues: [{ message: "arguments: must be an object" }] };
-      return { value: p as { name: string; arguments?: Record<string, unknown> } };
-    },
-  },
-};
-
 export class McpAdapter {
   readonly server: Server;
   /** One connection, one session: views and staleness are this client's. */
@@ -134,7 +116,7 @@ export class McpAdapter {
       },
     );
     this.handle("tools/list", async () => this.listTools());
-    this.handleToolsCall();
+    this.handle("tools/call", async (request, ctx) => this.callTool(request.params.name, request.params.arguments ?? {}, ctx));
     this.handle("resources/list", async () => ({ resources: [] }));
     this.handle("resources/templates/list", async () => ({
       resourceTemplates: [
@@ -181,21 +163,6 @@ export class McpAdapter {
         throw new UnsupportedProtocolVersionError({ supported: [MODERN_REVISION], requested });
       }
       return handler(request, ctx);
-    });
-  }
-
-  /**
-   * tools/call through setRequestHandler's schemas form: the SDK's Server validates every tools/call request against the
-   * served revision's schema before any handler runs (and the result after), so the plain form's own parse of the same
-   * request (a second zod pass per call) is left out; TOOLS_CALL_PARAMS checks what callTool reads.
-   */
-  private handleToolsCall(): void {
-    this.server.setRequestHandler("tools/call", { params: TOOLS_CALL_PARAMS }, (params, ctx: ServerContext) => {
-      const requested = envelopeOf(ctx)[PROTOCOL_VERSION_META_KEY];
-      if (this.options.era === "modern" && requested !== undefined && requested !== MODERN_REVISION) {
-        throw new UnsupportedProtocolVersionError({ supported: [MODERN_REVISION], requested });
-      }
-      return this.callTool(params.name, params.arguments ?? {}, ctx);
     });
   }
 
