@@ -117,9 +117,10 @@ export class FileFactsCache extends BytesLru<FileFacts> {
     return { bytes, scratch: this.scratch };
   }
 
-  override put(key: string, facts: FileFacts): void {
-    if (facts.bytes.length > WINDOW_CACHE_MAX_FILE_BYTES) return;
-    facts.lines.rememberTags();
-    super.put(key, facts);
+  /** The facts of exactly `bytes`; from their first reuse on, their tags are kept as computed (LineTags.rememberTags). */
+  override get(key: string, bytes: Buffer): FileFacts | undefined {
+    const facts = super.get(key, bytes);
+    facts?.lines.rememberTags();
+    return facts;
   }
 }
