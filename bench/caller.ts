@@ -16,6 +16,8 @@
  * terminal_run through that build's sandboxed daemon, taking turns with ours (BENCH_TERMINAL_RUNS rounds, default 30);
  * and file_read through that build's daemon over JSON lines and in MCP mode, on the same file, in every round of the
  * reads with ours and the peer (BENCH_READ_RUNS rounds of BENCH_READ_CALLS calls, default 5 of 2,000).
+ * BENCH_READ_MODE=same|windows|fresh: the reads reread one 150-line file (same, the default), read a new window of a
+ * 1,200-line file each call (windows), or read 4,096 distinct files in turn (fresh); see readFixture.
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
@@ -372,29 +374,87 @@ export function checkRead(what: string, r: { isError?: unknown; content?: unknow
   if (r.isError || !Array.isArray(r.content) || !r.content.length) throw new Error(`${what}: ${JSON.stringify(r).slice(0, 300)}`);
 }
 
+/** BENCH_READ_MODE: what each read asks for (see readFixture). */
+export type ReadMode = "same" | "windows" | "fresh";
+/** `windows`: the larger file's lines, and the offsets (1 + 150n mod WINDOW_OFFSETS, all of them before one repeats). */
+const WINDOW_FILE_LINES = 1_200;
+const WINDOW_OFFSETS = 1_051;
+/** `fresh`: distinct 150-line files, cycled (4,096 files, 50 MB: no cache of ours holds that many). */
+const FRESH_FILES = 4_096;
+
+export function readMode(): ReadMode {
+  const mode = process.env.BENCH_READ_MODE ?? "same";
+  if (mode !== "same" && mode !== "windows" && mode !== "fresh") throw new Error(`BENCH_READ_MODE: same, windows or fresh, not ${mode}`);
+  return mode;
+}
+
+function sourceLines(n: number, salt = ""): string {
+  return `${Array.from({ length: n }, (_, i) => `    const value${i} = compute(${i}, "some text to make a realistic line"); // ${salt}${i}`).join("\n")}\n`;
+}
+
+/**
+ * The files under `dir` for a read mode, and the n-th call's arguments (each side counts its own calls, so every side
+ * reads the same sequence):
+ * - same: read150.ts, 150 lines, every call (a reread: our window cache answers it after the first);
+ * - windows: a 150-line window of read1200.ts (1,200 lines) at offset 1 + 150n mod 1,051, so consecutive calls read
+ *   consecutive windows and no window repeats within 1,051 calls (the window cache keeps 64). The MCP filesystem
+ *   server has no offset: it reads `head: 150` on even calls and `tail: 150` on odd ones, the windows it has, each as
+ *   many lines as ours and answered from as little of the file as it needs (it stops reading there), while ours reads
+ *   and hashes the whole file on every call, as file_read always does;
+ * - fresh: fresh/fNNNN.ts, 4,096 distinct 150-line files, call n reads file n mod 4,096 whole (each file's bytes seen
+ *   for the first time, or 4,095 reads after they last were: nothing of ours keeps that many); the peer reads the
+ *   same file whole.
+ */
+export function readFixture(dir: string, mode: ReadMode): { ours: (n: number) => Record<string, unknown>; peer: (n: number) => Record<string, unknown> } {
+  if (mode === "same") {
+    writeFileSync(path.join(dir, "read150.ts"), sourceLines(150));
+    return { ours: () => ({ path: "read150.ts" }), peer: () => ({ path: path.join(dir, "read150.ts") }) };
+  }
+  if (mode === "windows") {
+    writeFileSync(path.join(dir, "read1200.ts"), sourceLines(WINDOW_FILE_LINES));
+    const abs = path.join(dir, "read1200.ts");
+    return {
+      ours: (n) => ({ path: "read1200.ts", offset: 1 + ((150 * n) % WINDOW_OFFSETS), limit: 150 }),
+      peer: (n) => (n % 2 ? { path: abs, tail: 150 } : { path: abs, head: 150 }),
+    };
+  }
+  mkdirSync(path.join(dir, "fresh"), { recursive: true });
+  const name = (n: number) => `fresh/f${String(n % FRESH_FILES).padStart(4, "0")}.ts`;
+  for (let i = 0; i < FRESH_FILES; i++) writeFileSync(path.join(dir, name(i)), sourceLines(150, `f${i} `));
+  return { ours: (n) => ({ path: name(n) }), peer: (n) => ({ path: path.join(dir, name(n)) }) };
+}
+
+/** A call per session whose n-th call (counted across sessions) asks for `args(n)`. */
+function counted(
+  args: (n: number) => Record<string, unknown>,
+  call: (a: Record<string, unknown>, session: number) => Promise<void>,
+): (session: number) => Call {
+  let n = 0;
+  return (k) => () => call(args(n++), k);
+}
+
 async function reads(figures: Figures): Promise<void> {
   await withCleanup(async (cleanup) => {
     const dir = tempDir(cleanup, "reads");
-    const lines = Array.from({ length: 150 }, (_, i) => `    const value${i} = compute(${i}, "some text to make a realistic line"); // ${i}`);
-    writeFileSync(path.join(dir, "read150.ts"), lines.join("\n") + "\n");
+    const mode = readMode();
+    const fixture = readFixture(dir, mode);
     const jsonl = await daemon(cleanup, dir);
     const ours = await mcpClient(cleanup, [MAIN, "--mcp", "--root", dir]);
     const peer = await mcpClient(cleanup, [MCP_FILESYSTEM, dir]);
-    const abs = path.join(dir, "read150.ts");
     const sides: ReadSide[] = [
-      { name: "JSON lines", pid: jsonl.child.pid!, call: (k) => async () => void (await jsonl.ok("file_read", { path: "read150.ts" }, `s${k}`)) },
+      { name: "JSON lines", pid: jsonl.child.pid!, call: counted(fixture.ours, async (a, k) => void (await jsonl.ok("file_read", a, `s${k}`))) },
       {
         name: "MCP mode",
         pid: ours.pid,
-        call: () => async () => checkRead("file_read over MCP", await ours.client.callTool({ name: "file_read", arguments: { path: "read150.ts" } })),
+        call: counted(fixture.ours, async (a) => checkRead("file_read over MCP", await ours.client.callTool({ name: "file_read", arguments: a }))),
       },
       {
         name: "MCP filesystem server",
         pid: peer.pid,
-        call: () => async () => checkRead("read_text_file", await peer.client.callTool({ name: "read_text_file", arguments: { path: abs } })),
+        call: counted(fixture.peer, async (a) => checkRead("read_text_file", await peer.client.callTool({ name: "read_text_file", arguments: a }))),
       },
     ];
-    // BENCH_BASELINE: that build's daemon over JSON lines and in MCP mode on the same file, taking turns with ours and
+    // BENCH_BASELINE: that build's daemon over JSON lines and in MCP mode on the same files, taking turns with ours and
     // the peer in every round (BENCH_READ_RUNS rounds, default READ_RUNS; the order reversed every other round).
     const baseline = process.env.BENCH_BASELINE;
     if (baseline) {
@@ -404,13 +464,14 @@ async function reads(figures: Figures): Promise<void> {
         {
           name: "JSON lines, baseline",
           pid: baseJsonl.child.pid!,
-          call: (k) => async () => void (await baseJsonl.ok("file_read", { path: "read150.ts" }, `s${k}`)),
+          call: counted(fixture.ours, async (a, k) => void (await baseJsonl.ok("file_read", a, `s${k}`))),
         },
         {
           name: "MCP mode, baseline",
           pid: baseMcp.pid,
-          call: () => async () =>
-            checkRead("file_read over MCP (baseline)", await baseMcp.client.callTool({ name: "file_read", arguments: { path: "read150.ts" } })),
+          call: counted(fixture.ours, async (a) =>
+            checkRead("file_read over MCP (baseline)", await baseMcp.client.callTool({ name: "file_read", arguments: a })),
+          ),
         },
       );
     }
@@ -424,7 +485,7 @@ async function reads(figures: Figures): Promise<void> {
         const note = (x: typeof j) =>
           `p50 ${fmt(x.p50)} / p99 ${fmt(x.p99)} ms (peer ${fmt(fs.p50)} / ${fmt(fs.p99)} ms); server CPU per read ${fmt(x.cpuPerCall)} ms (peer ${fmt(fs.cpuPerCall)} ms); the client's ${fmt(x.clientCpuPerCall)} ms (with the peer ${fmt(fs.clientCpuPerCall)} ms)`;
         figures.add({
-          figure: `file_read 150 lines, ${SESSIONS} sessions, JSON lines, ${when}`,
+          figure: `file_read 150 lines (${mode}), ${SESSIONS} sessions, JSON lines, ${when}`,
           ours: j.perSecond,
           peer: fs.perSecond,
           peerName: "MCP filesystem server",
@@ -432,7 +493,7 @@ async function reads(figures: Figures): Promise<void> {
           note: note(j),
         });
         figures.add({
-          figure: `file_read 150 lines, ${SESSIONS} in flight, MCP mode, ${when}`,
+          figure: `file_read 150 lines (${mode}), ${SESSIONS} in flight, MCP mode, ${when}`,
           ours: m.perSecond,
           peer: fs.perSecond,
           peerName: "MCP filesystem server",
@@ -454,7 +515,7 @@ async function reads(figures: Figures): Promise<void> {
           ["MCP mode", m, bm],
         ] as const) {
           figures.add({
-            figure: `file_read 150 lines, ${mode}, BENCH_BASELINE's build, ${when}`,
+            figure: `file_read 150 lines (${readMode()}), ${mode}, BENCH_BASELINE's build, ${when}`,
             ours: b.perSecond,
             peer: fs.perSecond,
             peerName: "MCP filesystem server",

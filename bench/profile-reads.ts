@@ -4,15 +4,16 @@
  * daemon in MCP mode, the filesystem server) runs under `--cpu-prof` with the probe preload (probe.ts: event-loop delay,
  * GC, CPU, over the timed window only), then again under `strace -c -f` for its system calls per read. Prints per read:
  * CPU, GC, loop delay, syscalls, and each server's functions and categories by self time within the window.
- * The profiles stay in $BENCH_PROFILE_DIR (default: a temp folder, named in the output) for a closer look.
+ * BENCH_READ_MODE=same|windows|fresh chooses the reads as for the caller bench (readFixture); BENCH_PROFILE_SIDES=JSON
+ * lines,MCP mode limits the sides. The profiles stay in $BENCH_PROFILE_DIR (default: a temp folder, named in the output) for a closer look.
  */
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { spawn } from "node:child_process";
 import { BenchDaemon, type Cleanup, MAIN, fmt, load, withCleanup } from "./lib.js";
-import { MCP_FILESYSTEM, type ReadSide, SESSIONS, checkRead, cpuLoad, mcpClient, readRun } from "./caller.js";
+import { MCP_FILESYSTEM, type ReadSide, SESSIONS, checkRead, cpuLoad, mcpClient, readFixture, readMode, readRun } from "./caller.js";
 
 const PROBE = fileURLToPath(new URL("./probe.js", import.meta.url));
 const CALLS = 6_000;
@@ -89,8 +90,12 @@ const top = (m: Map<string, number>, n: number) => [...m].sort((a, b) => b[1] - 
 /** A side to profile: started with the given node flags and probe file; its pid and a call per session. */
 type Start = (cleanup: Cleanup, nodeArgs: string[], probeOut: string) => Promise<ReadSide>;
 
-function starts(dir: string): Record<string, Start> {
-  const abs = path.join(dir, "read150.ts");
+function starts(dir: string, fixture: ReturnType<typeof readFixture>): Record<string, Start> {
+  // Each start counts its calls afresh: every side reads the same sequence (BENCH_READ_MODE, see readFixture).
+  const counted = (args: (n: number) => Record<string, unknown>, call: (a: Record<string, unknown>, k: number) => Promise<void>) => {
+    let n = 0;
+    return (k: number) => () => call(args(n++), k);
+  };
   return {
     "JSON lines": async (cleanup, nodeArgs, probeOut) => {
       process.env.BENCH_PROBE_OUT = probeOut; // BenchDaemon's child inherits our environment
@@ -98,14 +103,14 @@ function starts(dir: string): Record<string, Start> {
       delete process.env.BENCH_PROBE_OUT;
       cleanup.add("daemon", () => d.close());
       await d.ready;
-      return { name: "JSON lines", pid: d.child.pid!, call: (k) => async () => void (await d.ok("file_read", { path: "read150.ts" }, `s${k}`)) };
+      return { name: "JSON lines", pid: d.child.pid!, call: counted(fixture.ours, async (a, k) => void (await d.ok("file_read", a, `s${k}`))) };
     },
     "MCP mode": async (cleanup, nodeArgs, probeOut) => {
       const c = await mcpClient(cleanup, [...nodeArgs, MAIN, "--mcp", "--root", dir], { BENCH_PROBE_OUT: probeOut });
       return {
         name: "MCP mode",
         pid: c.pid,
-        call: () => async () => checkRead("file_read", await c.client.callTool({ name: "file_read", arguments: { path: "read150.ts" } })),
+        call: counted(fixture.ours, async (a) => checkRead("file_read", await c.client.callTool({ name: "file_read", arguments: a }))),
       };
     },
     "MCP filesystem server": async (cleanup, nodeArgs, probeOut) => {
@@ -113,7 +118,7 @@ function starts(dir: string): Record<string, Start> {
       return {
         name: "MCP filesystem server",
         pid: c.pid,
-        call: () => async () => checkRead("read_text_file", await c.client.callTool({ name: "read_text_file", arguments: { path: abs } })),
+        call: counted(fixture.peer, async (a) => checkRead("read_text_file", await c.client.callTool({ name: "read_text_file", arguments: a }))),
       };
     },
   };
@@ -142,12 +147,15 @@ export default async function main(): Promise<void> {
   await withCleanup(async (cleanup) => {
     const dir = mkdtempSync(path.join(tmpdir(), "tool-layer-bench-profile-tree-"));
     cleanup.removeLater(dir);
-    const lines = Array.from({ length: 150 }, (_, i) => `    const value${i} = compute(${i}, "some text to make a realistic line"); // ${i}`);
-    writeFileSync(path.join(dir, "read150.ts"), lines.join("\n") + "\n");
+    const mode = readMode();
+    const fixture = readFixture(dir, mode);
+    console.log(`BENCH_READ_MODE=${mode}`);
     for (const loaded of [false, true]) {
       const when = loaded ? "loaded" : "quiet";
       console.log(`\n### ${when} (load ${load()})`);
-      for (const [name, start] of Object.entries(starts(dir))) {
+      const only = process.env.BENCH_PROFILE_SIDES?.split(",").map((x) => x.trim());
+      for (const [name, start] of Object.entries(starts(dir, fixture))) {
+        if (only && !only.includes(name)) continue;
         const slug = `${when}-${name.replace(/\W+/g, "-")}`;
         const profDir = path.join(out, slug);
         const probeOut = path.join(out, `${slug}.probe.json`);

@@ -1,7 +1,7 @@
 import { initHash } from "./core/hash.js";
 import { DEFAULT_MAX_FILE_BYTES } from "./core/limits.js";
 import { VersionedFiles } from "./fs/versioned-write.js";
-import { WindowCache } from "./fs/window-cache.js";
+import { FileFactsCache, WindowCache } from "./fs/window-cache.js";
 import { GitRepo } from "./git/repo.js";
 import { PathResolver } from "./paths.js";
 import type { EventBus } from "./platform/bus.js";
@@ -38,6 +38,8 @@ export class Workspace {
   readonly history = new ContentHistory();
   /** file_read's rendered windows, used only for bytes equal to what they were rendered from (fs/window-cache.ts). */
   readonly windows = new WindowCache();
+  /** file_read's hash, lines and tags of a file, used only for bytes equal to what they were made from (the same). */
+  readonly facts = new FileFactsCache();
   readonly lock = new WorktreeLock();
   /** What search, find_file and list_dir keep between calls, for this root only. */
   readonly search = new SearchCaches();

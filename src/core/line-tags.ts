@@ -61,6 +61,9 @@ export function digitCount(n: number): number {
   return d;
 }
 
+/** Marks a computed tag in LineTags' tagBits (a tag is 16 bits). */
+const TAG_KNOWN = 0x10000;
+
 const HEX2 = Array.from({ length: 256 }, (_, i) => i.toString(16).toUpperCase().padStart(2, "0"));
 
 /** SPEC 4's tag of bytes[start..end): XXH32 & 0xFFFF as four upper-case hex digits. */
@@ -80,6 +83,8 @@ export class LineTags {
   private lf = 0;
   private crlf = 0;
   private cache?: string[];
+  /** Each line's tag as a number once computed (the low 16 bits of its XXH32, plus TAG_KNOWN), 0 before. */
+  private tagBits?: Int32Array;
   readonly view: DataView;
 
   constructor(readonly bytes: Buffer) {
@@ -113,7 +118,28 @@ export class LineTags {
 
   /** Tag of 0-based line `i`. */
   at(i: number): string {
-    return this.cache ? this.cache[i] : tagOfRange(this.bytes, this.starts[i], this.ends[i], this.view);
+    if (this.cache) return this.cache[i];
+    const tag = this.tagValue(i);
+    return HEX2[tag >>> 8] + HEX2[tag & 0xff];
+  }
+
+  /** Tag of 0-based line `i` as a number (XXH32 & 0xFFFF); once each after rememberTags(). */
+  tagValue(i: number): number {
+    const bits = this.tagBits;
+    if (!bits) return xxh32(this.bytes, this.starts[i], this.ends[i], this.view) & 0xffff;
+    const known = bits[i];
+    if (known !== 0) return known & 0xffff;
+    const tag = xxh32(this.bytes, this.starts[i], this.ends[i], this.view) & 0xffff;
+    bits[i] = tag | TAG_KNOWN;
+    return tag;
+  }
+
+  /**
+   * Keeps each tag once computed: for LineTags kept for later reads of the same bytes (fs/window-cache.ts's
+   * FileFactsCache), which never change, so each line is hashed once. Not for a read's own (the array costs more).
+   */
+  rememberTags(): void {
+    this.tagBits ??= new Int32Array(this.starts.length);
   }
 
   /** Lines [from, to) rendered as renderLine would, after `header` (a line of its own when given). */
@@ -137,7 +163,7 @@ export class LineTags {
 
   /** Every line's tag (computed once). */
   all(): string[] {
-    if (!this.cache) this.cache = this.starts.map((s, i) => tagOfRange(this.bytes, s, this.ends[i], this.view));
+    if (!this.cache) this.cache = this.starts.map((_, i) => this.at(i));
     return this.cache;
   }
 }

@@ -82,8 +82,21 @@ export async function readRaw(path: ResolvedPath, maxBytes: number): Promise<Raw
   return { bytes, hash: fileHash(bytes), stats };
 }
 
-/** readRaw without the hash: for a caller that may not need it (file_read's cached windows). */
-export async function readBytes(path: ResolvedPath, maxBytes: number): Promise<Omit<RawFile, "hash">> {
+/**
+ * A file's bytes a caller already holds (`bytes`, never changed) and a buffer of its own to read into (`scratch`, at
+ * least as long; used by one read at a time, which the synchronous read and compare guarantee).
+ */
+export interface KnownBytes {
+  readonly bytes: Buffer;
+  readonly scratch: Buffer;
+}
+
+/**
+ * readRaw without the hash: for a caller that may not need it (file_read's cached windows). With `known`, a file of
+ * known's size that is read synchronously is read into `known.scratch` and compared there, in the same turn: equal
+ * bytes come back as `known.bytes` itself (no new buffer for a reread of an unchanged file), others as a copy.
+ */
+export async function readBytes(path: ResolvedPath, maxBytes: number, known?: () => KnownBytes | undefined): Promise<Omit<RawFile, "hash">> {
   let fd: number;
   try {
     fd = openReadConfined(path);
@@ -94,7 +107,13 @@ export async function readBytes(path: ResolvedPath, maxBytes: number): Promise<O
     const stats = fstatSync(fd);
     if (!stats.isFile()) throw notAFile(path, stats.isDirectory() ? "a directory" : "not a regular file");
     if (stats.size > maxBytes) throw tooLarge(path, stats.size, maxBytes);
-    const bytes = stats.size <= SYNC_READ_MAX_BYTES ? readSmall(fd, stats.size, maxBytes) : await readLarge(fd, stats.size);
+    const was = stats.size > 0 && stats.size <= SYNC_READ_MAX_BYTES ? known?.() : undefined;
+    const bytes =
+      was && was.bytes.length === stats.size && was.scratch.length >= stats.size
+        ? readOver(fd, stats.size, was)
+        : stats.size <= SYNC_READ_MAX_BYTES
+          ? readSmall(fd, stats.size, maxBytes)
+          : await readLarge(fd, stats.size);
     if (bytes.length > maxBytes) throw tooLarge(path, bytes.length, maxBytes);
     return { bytes, stats };
   } catch (e) {
@@ -129,6 +148,19 @@ function readSmall(fd: number, size: number, maxBytes: number): Buffer {
     n += got;
   }
   return n < size ? bytes.subarray(0, n) : bytes;
+}
+
+/** readSmall of a file of `size` bytes (> 0) into `known.scratch`: known.bytes if equal, else a copy of what was read. */
+function readOver(fd: number, size: number, known: KnownBytes): Buffer {
+  const { scratch } = known;
+  let n = 0;
+  while (n < size) {
+    const got = readSync(fd, scratch, n, size - n, n);
+    if (got === 0) break;
+    n += got;
+  }
+  const read = scratch.subarray(0, n);
+  return n === known.bytes.length && read.equals(known.bytes) ? known.bytes : Buffer.from(read);
 }
 
 async function readLarge(fd: number, size: number): Promise<Buffer> {

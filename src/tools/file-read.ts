@@ -54,17 +54,22 @@ export const fileReadTool = defineTool({
       throw new ToolError("INVALID_PARAMS", "lines: give either lines (tag mode) or offset/limit (a window), not both.");
     }
     const target = await ws.paths.resolve(params.path);
-    const read = await readBytes(target, ws.maxFileBytes);
-    // A plain window of bytes rendered before is answered as then: the cache holds it only for equal bytes.
+    // A file kept in ws.facts is read into a buffer of its own and compared there: equal bytes are the kept Buffer.
+    const read = await readBytes(target, ws.maxFileBytes, () => ws.facts.known(target.realRel));
+    // What is known of equal bytes is reused (the hash, the lines, their tags), and a plain window of bytes rendered
+    // before is answered as then: both caches hold an entry only for bytes equal to the ones just read.
+    const known = ws.facts.get(target.realRel, read.bytes);
     const plain = params.since === undefined && !params.lines;
     const key = plain ? WindowCache.key(target.rel, params.offset ?? 1, Math.min(params.limit ?? DEFAULT_LIMIT, MAX_LIMIT)) : "";
-    const cached = plain ? ws.windows.get(key, read.bytes) : undefined;
+    const cached = plain ? ws.windows.get(key, known?.bytes ?? read.bytes) : undefined;
     if (cached) {
       ctx.throwIfAborted();
       ws.recordSeen(sessionId, target.realRel, cached.hash, cached.bytes);
       return { ...cached.result };
     }
-    const { bytes, hash, lines } = textLines({ ...read, hash: fileHash(read.bytes) }, target.rel);
+    const facts = known ?? textLines({ ...read, hash: fileHash(read.bytes) }, target.rel);
+    if (!known) ws.facts.put(target.realRel, facts);
+    const { bytes, hash, lines } = facts;
     ctx.throwIfAborted();
     ws.recordSeen(sessionId, target.realRel, hash, bytes);
     const total = lines.length;

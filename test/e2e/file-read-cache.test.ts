@@ -2,7 +2,8 @@
  * file_read's cache of rendered windows (src/fs/window-cache.ts) never answers with what the disk no longer has: each
  * read reads the file, and a window is reused only for equal bytes. The writes here keep the file's size and put its
  * mtime back, so a cache trusting stat (or the watcher, which may not have reported the write yet) would serve the old
- * lines; the property test checks every answer, over JSON lines and over MCP, against a rendering made here.
+ * lines; the property test checks every answer, over JSON lines and over MCP, against a rendering made here. The same
+ * holds for the file's facts kept for its other windows (its hash, lines and tags: FileFactsCache).
  */
 import { statSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -81,6 +82,34 @@ describe("file_read's window cache", () => {
     const change = line.data.changes.find((c: any) => c.path === "seen.txt" && c.hash === w.hash);
     expect(change.stale_sessions).toContain("s2");
     expect(change.stale_sessions).not.toContain("s1");
+  });
+
+  it("another window, tag mode and since after a write keeping size and mtime: the file's facts are not reused", async () => {
+    const text = (c: string) => `${Array.from({ length: 12 }, (_, i) => `${c}${i}`).join("\n")}\n`;
+    writeFileSync(at("facts.txt"), text("a"));
+    const first = await d.ok("file_read", { path: "facts.txt", offset: 1, limit: 4 }); // the file's hash, lines and tags kept
+    expect(first.text).toBe(rendered("facts.txt", text("a"), 1, 4));
+    expect((await mcpRead({ path: "facts.txt", offset: 1, limit: 4 })).text).toBe(first.text);
+    rewriteKeepingStat("facts.txt", text("b"));
+    const now = fileHash(Buffer.from(text("b")));
+    // Each answer below is of a window or mode not read before, so only the file's facts could answer it stale.
+    const other = await d.ok("file_read", { path: "facts.txt", offset: 5, limit: 4 });
+    expect(other.hash).toBe(now);
+    expect(other.text).toBe(rendered("facts.txt", text("b"), 5, 4));
+    expect((await mcpRead({ path: "facts.txt", offset: 9, limit: 4 })).text).toBe(rendered("facts.txt", text("b"), 9, 4));
+    const tags = await d.ok("file_read", { path: "facts.txt", lines: [1, 12] });
+    expect(tags.hash).toBe(now);
+    expect(tags.tags).toEqual([
+      { line: 1, tag: tagOf("b0") },
+      { line: 12, tag: tagOf("b11") },
+    ]);
+    const since = await d.ok("file_read", { path: "facts.txt", since: first.hash });
+    expect(since.hash).toBe(now);
+    expect(since.unchanged).toBe(false);
+    rewriteKeepingStat("facts.txt", text("c"));
+    const back = await d.ok("file_read", { path: "facts.txt", offset: 1, limit: 4 }); // a window seen, of other bytes
+    expect(back.text).toBe(rendered("facts.txt", text("c"), 1, 4));
+    expect((await d.ok("file_read", { path: "facts.txt", since: now })).unchanged).toBe(false);
   });
 
   it("every read equals a rendering of the file as it is, whatever was read and written before (seeded)", async () => {

@@ -1,4 +1,4 @@
-import { type RenderedWindow, digitCount, viewOf, xxh32 } from "../../core/line-tags.js";
+import { type RenderedWindow, digitCount, viewOf } from "../../core/line-tags.js";
 import { MAX_RENDERED_LINE_CHARS } from "../../core/text.js";
 
 /**
@@ -159,7 +159,7 @@ export function windowLiteral(window: RenderedWindow): JsonText | undefined {
     }
     o = writeDecimal(out, o, i + 1);
     out[o++] = PIPE;
-    const tag = xxh32(bytes, start, end, view);
+    const tag = lines.tagValue(i);
     out[o++] = HEX_DIGITS[(tag >>> 12) & 15];
     out[o++] = HEX_DIGITS[(tag >>> 8) & 15];
     out[o++] = HEX_DIGITS[(tag >>> 4) & 15];

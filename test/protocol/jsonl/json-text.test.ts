@@ -33,6 +33,7 @@ describe("the pre-encoded text of file_read", () => {
       for (let k = 0; k < pieces; k++) text += PIECES[Math.floor(next() * PIECES.length)];
       const bytes = Buffer.from(text, "utf8");
       const tags = new LineTags(bytes);
+      if (n % 2) tags.rememberTags(); // kept tags (a file's facts, fs/window-cache.ts): computed once, then reused
       const from = Math.floor(next() * (tags.length + 1));
       const to = from + Math.floor(next() * (tags.length - from + 1));
       const header = next() < 0.5 ? `file "q\\é".ts · hash ${n}` : "";
@@ -44,6 +45,9 @@ describe("the pre-encoded text of file_read", () => {
         literal_count++;
         expect(literal.literal.toString("utf8"), JSON.stringify(text)).toBe(JSON.stringify(plain));
         expect(literal.toString()).toBe(plain);
+        // Again from the same LineTags: its kept tags (odd n) give the same bytes.
+        expect(windowLiteral(tags.render(from, to, header))!.literal.equals(literal.literal)).toBe(true);
+        expect(tags.render(from, to, header).toString()).toBe(plain);
       }
     }
     // Most windows take the fast path, or this test would not test it.

@@ -320,6 +320,25 @@ describe("tool-layer --mcp on the 2026-07-28 wire", () => {
     expect(d.lines.find((l) => l.id === 1)?.result).toMatchObject({ resultType: "complete", _meta: { "io.modelcontextprotocol/subscriptionId": 1 } });
   });
 
+  it("refuses a tools/call whose name or arguments are malformed with -32602, and still answers a good one", async () => {
+    const ws = tmpWorkspace({ files: { "a.txt": "x\n" } });
+    const state = tmpWorkspace();
+    const d = rawDaemon(ws.dir, state.dir);
+    try {
+      d.send(1, "tools/call", { name: 5, arguments: {} });
+      d.send(2, "tools/call", { name: "file_read", arguments: "a.txt" });
+      d.send(3, "tools/call", { name: "file_read", arguments: ["a.txt"] });
+      d.send(4, "tools/call", { arguments: { path: "a.txt" } });
+      d.send(5, "tools/call", { name: "file_read", arguments: { path: "a.txt" } });
+      for (const id of [1, 2, 3, 4]) expect((await d.answer(id)).error, `request ${id}`).toMatchObject({ code: -32602 });
+      expect((await d.answer(5)).result).toMatchObject({ resultType: "complete", structuredContent: { hash: fileHash(Buffer.from("x\n")) } });
+    } finally {
+      await d.close();
+      ws.cleanup();
+      state.cleanup();
+    }
+  });
+
   it("does not take a confirmation the daemon did not ask for: inputResponses without its requestState are asked again", async () => {
     const ws = tmpWorkspace({ files: { "doomed.txt": "x\n" } });
     const state = tmpWorkspace();
