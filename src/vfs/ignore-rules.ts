@@ -35,16 +35,28 @@ export class IgnoreRules {
   /** Decisions for folders, by root-relative path: every event under a folder asks about it again. */
   private readonly dirCache = new Map<string, boolean>();
 
-  /** `rootRules`: patterns that apply from the root with the lowest priority (info/exclude, or DEFAULT_IGNORES). */
-  constructor(rootRules: readonly string[] = []) {
-    if (rootRules.length) this.bases.set("", ownVerdict(ignore().add(rootRules)));
+  /**
+   * `rootRules`: patterns, or whole files of them (the global excludes file, then info/exclude), that apply from the
+   * root with the lowest priority. One text: the package takes each string of an array as one pattern, newlines and all.
+   * `ignoreCase`: git's core.ignoreCase, which git sets only where the disk folds case; git matches case-sensitively
+   * without it (the package folds case unless told not to, so `a` ignored `A`).
+   */
+  constructor(
+    rootRules: readonly string[] = [],
+    private readonly ignoreCase = false,
+  ) {
+    if (rootRules.length) this.bases.set("", ownVerdict(this.matcher().add(rootRules.join("\n"))));
+  }
+
+  private matcher(): Ignore {
+    return ignore({ ignorecase: this.ignoreCase });
   }
 
   /** Adds the rules of `<dir>/.gitignore` (dir root-relative, "" for the root). */
   addFile(dir: string, text: string): void {
     const existing = this.bases.get(dir);
     if (existing) existing.add(text);
-    else this.bases.set(dir, ownVerdict(ignore().add(text)));
+    else this.bases.set(dir, ownVerdict(this.matcher().add(text)));
     this.dirCache.clear();
   }
 
