@@ -1,0 +1,237 @@
+/**
+ * IgnoreRules against git itself: random small trees (names from a small alphabet, so rules collide) with random
+ * .gitignore files at random levels and random root rules, fed to IgnoreRules as the daemon feeds it (listGit inside a
+ * repository, the root rules in .git/info/exclude; listPlain outside one, the defaults), then every file and folder of
+ * the tree judged by both. git's word: for files, what `git ls-files --others --exclude-standard` leaves out (a file
+ * under an ignored folder is ignored, as `git status --ignored` shows); for folders, `git check-ignore --no-index -v -n`
+ * (git 2.39 judges a folder under an ignored one ignored too, by the outer folder's rule).
+ */
+import { execFile } from "node:child_process";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import fc from "fast-check";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DEFAULT_IGNORES, type IgnoreRules } from "../../src/vfs/ignore-rules.js";
+import { type GitReader, listGit, listPlain } from "../../src/vfs/listing.js";
+import { check } from "./runs.js";
+
+/** Names that collide with the rules' names and globs: case, dots, spaces at either end, a leading `!` or `#`, brackets. */
+const NAMES = ["a", "b", "ab", "ba", "A", "a.b", "b.a", ".a", "a b", "a ", " a", "!a", "#a", "[a]", "a*", "dist", "node_modules"];
+
+/** One name or glob of a rule. */
+const ruleAtom = fc.oneof(
+  { weight: 5, arbitrary: fc.constantFrom("a", "b", "ab", "A", "a.b", ".a", "dist", "node_modules", "a b", "a\\ ", "\\ a") },
+  { weight: 4, arbitrary: fc.constantFrom("*", "?", "a*", "*a", "*.b", "a?", ".*", "*b*", "**") },
+  { weight: 2, arbitrary: fc.constantFrom("[ab]", "[!a]", "[^b]", "[a-b]", "[.]", "[]a]", "[A]", "\\[a\\]", "[a", "\\*", "a\\*", "[[:alpha:]]") },
+);
+
+/** One line of a rules file: a pattern (maybe negated, anchored, folder-only, escaped, with trailing spaces), or noise. */
+const ruleLine: fc.Arbitrary<string> = fc.oneof(
+  {
+    weight: 10,
+    arbitrary: fc
+      .record({
+        parts: fc.array(ruleAtom, { minLength: 1, maxLength: 3 }),
+        lead: fc.constantFrom("", "", "", "/", "**/", "\\!", "\\#"),
+        tail: fc.constantFrom("", "", "", "/", "/**", "/*", " ", "  ", "\\ "),
+        negated: fc.boolean(),
+      })
+      .map(({ parts, lead, tail, negated }) => `${negated ? "!" : ""}${lead}${parts.join("/")}${tail}`),
+  },
+  { weight: 1, arbitrary: fc.constantFrom("", "   ", "# a", "#a", "!", "/", "\\", "a\\") },
+);
+const rulesText = fc
+  .record({ lines: fc.array(ruleLine, { minLength: 1, maxLength: 5 }), crlf: fc.boolean(), end: fc.boolean() })
+  .map(({ lines, crlf, end }) => lines.join(crlf ? "\r\n" : "\n") + (end ? "\n" : ""));
+
+/** A folder's entries: files and folders (up to `depth` more levels) with unique names, maybe a .gitignore. */
+interface Folder {
+  files: string[];
+  folders: Record<string, Folder>;
+  ignore?: string;
+}
+
+/** A folder up to `depth` more levels deep: a few entries of unique names, each a file or a folder, maybe a .gitignore. */
+const folder = (depth: number): fc.Arbitrary<Folder> =>
+  fc
+    .record({
+      entries: fc.uniqueArray(fc.record({ name: fc.constantFrom(...NAMES), sub: depth > 0 ? fc.option(folder(depth - 1), { freq: 2 }) : fc.constant(null) }), {
+        maxLength: 4,
+        selector: (e) => e.name,
+      }),
+      ignore: fc.option(rulesText, { freq: 2 }),
+    })
+    .map(({ entries, ignore }) => {
+      const f: Folder = { files: [], folders: {} };
+      for (const { name, sub } of entries) {
+        if (sub) f.folders[name] = sub;
+        else f.files.push(name);
+      }
+      if (ignore !== null) f.ignore = ignore;
+      return f;
+    });
+
+interface Case {
+  /** Inside a repository (the root rules in .git/info/exclude) or outside one (the defaults). */
+  git: boolean;
+  rootRules: string;
+  tree: Folder;
+}
+
+const aCase: fc.Arbitrary<Case> = fc.record({
+  git: fc.boolean(),
+  rootRules: fc.oneof(fc.constant(""), rulesText),
+  tree: folder(3),
+});
+
+/** Every file and folder of the tree, root-relative, .gitignore files included. */
+function entries(tree: Folder, prefix = ""): { files: string[]; folders: string[] } {
+  const files: string[] = tree.files.map((n) => prefix + n);
+  const folders: string[] = [];
+  if (tree.ignore !== undefined) files.push(`${prefix}.gitignore`);
+  for (const [n, sub] of Object.entries(tree.folders)) {
+    folders.push(prefix + n);
+    const inner = entries(sub, `${prefix}${n}/`);
+    files.push(...inner.files);
+    folders.push(...inner.folders);
+  }
+  return { files, folders };
+}
+
+function writeFolder(dir: string, tree: Folder): void {
+  for (const n of tree.files) writeFileSync(path.join(dir, n), "");
+  if (tree.ignore !== undefined) writeFileSync(path.join(dir, ".gitignore"), tree.ignore);
+  for (const [n, sub] of Object.entries(tree.folders)) {
+    mkdirSync(path.join(dir, n));
+    writeFolder(path.join(dir, n), sub);
+  }
+}
+
+/** The case as a reader wants it on failure: the root rules, then each path, a .gitignore with its text. */
+function describeCase(c: Case): string {
+  const lines = [`${c.git ? "inside git, .git/info/exclude" : "outside git, the defaults"}: ${JSON.stringify(c.git ? c.rootRules : DEFAULT_IGNORES)}`];
+  const walk = (t: Folder, prefix: string) => {
+    if (t.ignore !== undefined) lines.push(`${prefix}.gitignore: ${JSON.stringify(t.ignore)}`);
+    for (const n of t.files) lines.push(JSON.stringify(prefix + n));
+    for (const [n, sub] of Object.entries(t.folders)) {
+      lines.push(`${JSON.stringify(prefix + n)}/`);
+      walk(sub, `${prefix}${n}/`);
+    }
+  };
+  walk(c.tree, "");
+  return lines.join("\n");
+}
+
+/** git with no user or system configuration file (the global excludes file, if any, is read by both sides), run as the daemon runs it. */
+const GIT_ENV = { ...process.env, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null", LC_ALL: "C", GIT_OPTIONAL_LOCKS: "0" };
+
+function gitIn(root: string, args: string[], input?: string): Promise<{ code: number; stdout: string }> {
+  return new Promise((resolve, reject) => {
+    const child = execFile(
+      "git",
+      ["-c", "core.fsmonitor=false", "-c", "core.quotePath=false", ...args],
+      { cwd: root, env: GIT_ENV, maxBuffer: 1 << 26 },
+      (err, stdout, stderr) => {
+        const code = err ? (typeof err.code === "number" ? err.code : -1) : 0;
+        if (code !== 0 && code !== 1) reject(new Error(`git ${args.join(" ")}: exit ${code}: ${stderr}`));
+        else resolve({ code, stdout });
+      },
+    );
+    if (input !== undefined) child.stdin?.end(input);
+  });
+}
+
+/** The daemon's GitReader (listing.ts's gitReader), over a plain child process: a failed command throws. */
+function reader(root: string): GitReader {
+  return async (args) => {
+    const r = await gitIn(root, args);
+    if (r.code !== 0) throw new Error(`git ${args[0]} exit ${r.code}`);
+    return r.stdout;
+  };
+}
+
+/** git's verdicts on the folders: check-ignore's last matching pattern, or none; ignored unless it is a negation. */
+async function gitIgnoredFolders(root: string, folders: string[]): Promise<Set<string>> {
+  if (!folders.length) return new Set();
+  const { stdout } = await gitIn(root, ["check-ignore", "--no-index", "--stdin", "-z", "-v", "-n"], folders.map((f) => `${f}\0`).join(""));
+  const fields = stdout.split("\0");
+  const out = new Set<string>();
+  for (let i = 0; i + 3 < fields.length; i += 4) {
+    const [source, , pattern, p] = fields.slice(i, i + 4);
+    if (source && !pattern.startsWith("!")) out.add(p);
+  }
+  return out;
+}
+
+/**
+ * Which paths the daemon can judge from git's answers: git lists no file of a folder that holds nothing but an
+ * untracked .gitignore ignoring itself (and empty folders), nor reports it ignored (`--no-empty-directory` counts it
+ * empty), so listGit never learns that file. Paths below such a folder are left out (a known gap, docs/events.md).
+ */
+function judgeable(listed: readonly string[], ignoredDirs: readonly string[]): (rel: string) => boolean {
+  const seen = new Set<string>([""]);
+  for (const f of listed) for (let d = f; d.includes("/"); ) seen.add((d = d.slice(0, d.lastIndexOf("/"))));
+  return (rel) => {
+    const parent = rel.includes("/") ? rel.slice(0, rel.lastIndexOf("/")) : "";
+    return seen.has(parent) || ignoredDirs.some((d) => parent === d || parent.startsWith(`${d}/`));
+  };
+}
+
+/** Runs per `npm test`: each is a tree on disk and 3 to 5 git processes (about 15 ms here). */
+const RUNS = 300;
+
+describe("IgnoreRules against git", () => {
+  let root: string;
+  beforeAll(async () => {
+    root = mkdtempSync(path.join(tmpdir(), "tool-layer-ignore-"));
+    await gitIn(root, ["init", "-q", "--template=", "."]);
+    mkdirSync(path.join(root, ".git", "info"));
+  });
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+  it("ignores the files and folders git ignores, and no other", async () => {
+    await check(
+      fc.asyncProperty(aCase, async (c) => {
+        for (const e of readdirSync(root)) if (e !== ".git") rmSync(path.join(root, e), { recursive: true, force: true });
+        writeFolder(root, c.tree);
+        writeFileSync(path.join(root, ".git", "info", "exclude"), c.git ? c.rootRules : DEFAULT_IGNORES.join("\n"));
+        const { files, folders } = entries(c.tree);
+        let rules: IgnoreRules;
+        let kept: Set<string>;
+        let listed: string[] | undefined;
+        let judged = (_rel: string) => true;
+        if (c.git) {
+          const listing = await listGit(reader(root), root, path.join(root, ".git"));
+          rules = listing.rules;
+          kept = new Set(listing.files); // nothing is tracked: what git lists is every file it does not ignore
+          judged = judgeable(
+            listing.files,
+            listing.ignoredDirs.map((d) => path.relative(root, d)),
+          );
+        } else {
+          const listing = await listPlain(root);
+          rules = listing.rules;
+          listed = listing.files;
+          const { stdout } = await gitIn(root, ["ls-files", "-z", "--others", "--exclude-standard"]);
+          kept = new Set(stdout.split("\0").filter(Boolean));
+        }
+        const ignoredFolders = await gitIgnoredFolders(root, folders);
+        const wrong = [
+          ...files
+            .filter((f) => judged(f) && rules.ignores(f, false) === kept.has(f))
+            .map((f) => `${JSON.stringify(f)}: git ${kept.has(f) ? "keeps" : "ignores"} it`),
+          ...folders
+            .filter((f) => judged(f) && rules.ignores(f, true) !== ignoredFolders.has(f))
+            .map((f) => `${JSON.stringify(f)}/: git ${ignoredFolders.has(f) ? "ignores" : "keeps"} it`),
+        ];
+        if (listed) {
+          const mine = new Set(listed);
+          for (const f of files) if (mine.has(f) !== kept.has(f)) wrong.push(`${JSON.stringify(f)}: the walk ${mine.has(f) ? "lists" : "leaves out"} it`);
+        }
+        expect(wrong, describeCase(c)).toEqual([]);
+      }),
+      RUNS,
+    );
+  });
+});
