@@ -126,31 +126,26 @@ export async function listGit(git: GitReader, root: string, gitDir: string, igno
   };
   const listedRules = new Set(list.filter((f) => f === ".gitignore" || f.endsWith("/.gitignore")).map((f) => parentOf(f)));
   await Promise.all([...listedRules].map(learn));
-  await learnUnlisted(root, list, listedRules, ignored, rules, learn);
+  await learnUnlisted(root, listedRules, ignored, rules, learn);
   return { files: list, rules, ignoredDirs: ignored };
 }
 
 /**
  * git reads the .gitignore of every folder it enters, but lists one only when it is tracked or not ignored: an
  * untracked one that ignores itself (`*`, as pytest, mypy, ruff and uv write into their caches) is read by git and left
- * out of the listing. These are read too: those of the listed files' folders, and, in the folders git reports ignored
- * that the rules do not ignore (all their files ignored by such a file, .pytest_cache/), those a walk meets.
+ * out of the listing. The root's is read whatever git lists; in a folder git reports ignored that the rules do not
+ * ignore (all its files ignored by such a file: .pytest_cache/), a walk reads those it meets. Not read: an untracked,
+ * self-ignoring one in a folder that keeps other files (the probe of every listed folder cost a tenth of a 100k
+ * listing), and one alone in its folder (git neither lists nor reports that folder).
  */
 async function learnUnlisted(
   root: string,
-  list: readonly string[],
   listedRules: ReadonlySet<string>,
   ignoredDirs: readonly string[],
   rules: IgnoreRules,
   learn: (dir: string) => Promise<void>,
 ): Promise<void> {
-  const dirs = new Set<string>([""]); // the root's, whatever git lists
-  for (const rel of list)
-    for (let dir = parentOf(rel); !dirs.has(dir); dir = parentOf(dir)) {
-      dirs.add(dir);
-      if (dir === "") break;
-    }
-  await Promise.all([...dirs].filter((d) => !listedRules.has(d)).map(learn));
+  if (!listedRules.has("")) await learn("");
   for (const abs of ignoredDirs) {
     const rel = path.relative(root, abs).split(path.sep).join("/");
     if (rel && !rel.startsWith("..") && !rules.ignores(rel, true)) await walk(root, rel, rules, []);

@@ -165,17 +165,17 @@ async function gitIgnoredFolders(root: string, folders: string[]): Promise<Set<s
 }
 
 /**
- * Which paths the daemon can judge from git's answers: git lists no file of a folder that holds nothing but an
- * untracked .gitignore ignoring itself (and empty folders), nor reports it ignored (`--no-empty-directory` counts it
- * empty), so listGit never learns that file. Paths below such a folder are left out (a known gap, docs/events.md).
+ * Which paths the daemon can judge from git's answers: listGit learns an untracked .gitignore that git does not list
+ * (one ignored, by itself or by outer rules) only at the root and inside the folders git reports ignored (a walk there);
+ * paths below any other folder with such a file are left out (a known gap, see learnUnlisted in listing.ts).
  */
-function judgeable(listed: readonly string[], ignoredDirs: readonly string[]): (rel: string) => boolean {
-  const seen = new Set<string>([""]);
-  for (const f of listed) for (let d = f; d.includes("/"); ) seen.add((d = d.slice(0, d.lastIndexOf("/"))));
-  return (rel) => {
-    const parent = rel.includes("/") ? rel.slice(0, rel.lastIndexOf("/")) : "";
-    return seen.has(parent) || ignoredDirs.some((d) => parent === d || parent.startsWith(`${d}/`));
-  };
+function judgeable(files: readonly string[], listed: ReadonlySet<string>, ignoredDirs: readonly string[]): (rel: string) => boolean {
+  const reported = (dir: string) => ignoredDirs.some((d) => dir === d || dir.startsWith(`${d}/`));
+  const unread = files
+    .filter((f) => f.endsWith("/.gitignore") && !listed.has(f))
+    .map((f) => f.slice(0, -"/.gitignore".length))
+    .filter((dir) => !reported(dir));
+  return (rel) => !unread.some((dir) => rel.startsWith(`${dir}/`));
 }
 
 /** Runs per `npm test`: each is a tree on disk and 3 to 5 git processes (about 15 ms here). */
@@ -206,7 +206,8 @@ describe("IgnoreRules against git", () => {
           rules = listing.rules;
           kept = new Set(listing.files); // nothing is tracked: what git lists is every file it does not ignore
           judged = judgeable(
-            listing.files,
+            files,
+            kept,
             listing.ignoredDirs.map((d) => path.relative(root, d)),
           );
         } else {

@@ -77,24 +77,21 @@ describe("listGit's rules", () => {
     );
 
   it("know the untracked .gitignore files that ignore themselves, which git reads but does not list", async () => {
-    // seed -1922912924: a root .gitignore "*"; a cache folder as pytest leaves it; a folder that keeps one file
+    // seed -1922912924: a root .gitignore that ignores itself; a cache folder as pytest leaves it
     const ws = tmpWorkspace({
       git: true,
       files: {
+        ".gitignore": "*.tmp\n.gitignore\n",
         ".pytest_cache/.gitignore": "# Created by pytest automatically.\n*\n",
         ".pytest_cache/v/cache/lastfailed": "{}",
-        "sub/.gitignore": "*\n!keep\n",
-        "sub/keep": "",
-        "sub/other": "",
         "a.txt": "",
       },
     });
     try {
       const listing = await listGit(reader(ws.dir), ws.dir, `${ws.dir}/.git`);
-      expect(listing.files.sort()).toEqual(["a.txt", "sub/keep"]);
+      expect(listing.files).toEqual(["a.txt"]);
+      expect(listing.rules.ignores("x.tmp", false)).toBe(true);
       expect(listing.rules.ignores(".pytest_cache/v/cache/nodeids", false)).toBe(true);
-      expect(listing.rules.ignores("sub/new", false)).toBe(true);
-      expect(listing.rules.ignores("sub/keep", false)).toBe(false);
       expect(listing.rules.ignores("b.txt", false)).toBe(false);
     } finally {
       ws.cleanup();
