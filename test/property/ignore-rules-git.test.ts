@@ -17,14 +17,39 @@ import { type GitReader, listGit, listPlain } from "../../src/vfs/listing.js";
 import { check } from "./runs.js";
 
 /** Names that collide with the rules' names and globs: case, dots, spaces at either end, a leading `!` or `#`, brackets. */
-const NAMES = ["a", "b", "ab", "ba", "A", "a.b", "b.a", ".a", "a b", "a ", " a", "!a", "#a", "[a]", "a*", "dist", "node_modules"];
+const NAMES = ["a", "b", "ab", "ba", "A", "Ab", "a.b", "b.a", ".a", "a b", "a ", " a", "!a", "#a", "[a]", "a]", "a-", "a*", "\\a", "dist", "node_modules"];
 
 /** One name or glob of a rule. */
 const ruleAtom = fc.oneof(
   { weight: 5, arbitrary: fc.constantFrom("a", "b", "ab", "A", "a.b", ".a", "dist", "node_modules", "a b", "a\\ ", "\\ a") },
   { weight: 4, arbitrary: fc.constantFrom("*", "?", "a*", "*a", "*.b", "a?", ".*", "*b*", "**") },
   { weight: 2, arbitrary: fc.constantFrom("[ab]", "[!a]", "[^b]", "[a-b]", "[.]", "[]a]", "[A]", "\\[a\\]", "[a", "\\*", "a\\*", "[[:alpha:]]") },
+  {
+    weight: 2,
+    arbitrary: fc.constantFrom(
+      "[a-]",
+      "[-a]",
+      "[\\]]",
+      "[!]a]",
+      "[\\a]",
+      "[*?]",
+      "[[:upper:]]",
+      "[[:lower:]b]",
+      "[[:punct:]]",
+      "[[:foo:]]",
+      "[[:a]",
+      "[a-\\c]",
+      "a**",
+      "**a",
+      "*/**",
+      "\\\\a",
+      "\\",
+    ),
+  },
 );
+
+/** One name of a rule's path: one or two atoms, so a glob meets a letter or another glob (`a?b`, `*[ab]`). */
+const ruleSegment = fc.array(ruleAtom, { minLength: 1, maxLength: 2 }).map((a) => a.join(""));
 
 /** One line of a rules file: a pattern (maybe negated, anchored, folder-only, escaped, with trailing spaces), or noise. */
 const ruleLine: fc.Arbitrary<string> = fc.oneof(
@@ -32,7 +57,7 @@ const ruleLine: fc.Arbitrary<string> = fc.oneof(
     weight: 10,
     arbitrary: fc
       .record({
-        parts: fc.array(ruleAtom, { minLength: 1, maxLength: 3 }),
+        parts: fc.array(ruleSegment, { minLength: 1, maxLength: 3 }),
         lead: fc.constantFrom("", "", "", "/", "**/", "\\!", "\\#"),
         tail: fc.constantFrom("", "", "", "/", "/**", "/*", " ", "  ", "\\ "),
         negated: fc.boolean(),
@@ -75,15 +100,54 @@ const folder = (depth: number): fc.Arbitrary<Folder> =>
 interface Case {
   /** Inside a repository (the root rules in .git/info/exclude) or outside one (the defaults). */
   git: boolean;
+  /** The repository's core.ignoreCase (inside git only): git then matches case-insensitively. */
+  ignoreCase: boolean;
   rootRules: string;
   tree: Folder;
 }
 
-const aCase: fc.Arbitrary<Case> = fc.record({
-  git: fc.boolean(),
-  rootRules: fc.oneof(fc.constant(""), rulesText),
-  tree: folder(3),
+/** A rule made from a path of the tree: a few of its characters turned into globs, so it nearly matches, or just does. */
+const nearRule = fc.record({
+  path: fc.nat(),
+  folder: fc.nat(),
+  edits: fc.array(fc.record({ at: fc.nat(), to: fc.constantFrom("?", "*", "**", "[a-b]", "[!a]", "[[:alpha:]]", "[A-Z]", "\\", "/", "") }), { maxLength: 2 }),
+  lead: fc.constantFrom("", "", "/", "**/", "!", "*/"),
+  tail: fc.constantFrom("", "", "/", "/*", "/**"),
 });
+
+type NearRule = typeof nearRule extends fc.Arbitrary<infer R> ? R : never;
+
+/** Adds each near rule to the .gitignore of one of its path's folders (made if need be), as that folder sees the path. */
+function withNearRules(tree: Folder, near: readonly NearRule[]): Folder {
+  if (!near.length) return tree;
+  const out: Folder = structuredClone(tree);
+  const all = [...entries(out).files, ...entries(out).folders];
+  if (!all.length) return out;
+  for (const r of near) {
+    const target = all[r.path % all.length];
+    const parts = target.split("/");
+    const depth = r.folder % parts.length; // the rules file's folder: the first `depth` names
+    let f = out;
+    for (const name of parts.slice(0, depth)) f = f.folders[name];
+    let rel = parts.slice(depth).join("/");
+    for (const e of r.edits) {
+      const at = e.at % (rel.length + 1);
+      rel = rel.slice(0, at) + e.to + rel.slice(at + 1);
+    }
+    f.ignore = `${f.ignore ?? ""}${f.ignore && !f.ignore.endsWith("\n") ? "\n" : ""}${r.lead}${rel}${r.tail}\n`;
+  }
+  return out;
+}
+
+const aCase: fc.Arbitrary<Case> = fc
+  .record({
+    git: fc.boolean(),
+    ignoreCase: fc.boolean(),
+    rootRules: fc.oneof(fc.constant(""), rulesText),
+    tree: folder(3),
+    near: fc.array(nearRule, { maxLength: 4 }),
+  })
+  .map(({ near, tree, ...c }) => ({ ...c, tree: withNearRules(tree, near) }));
 
 /** Every file and folder of the tree, root-relative, .gitignore files included. */
 function entries(tree: Folder, prefix = ""): { files: string[]; folders: string[] } {
@@ -110,7 +174,9 @@ function writeFolder(dir: string, tree: Folder): void {
 
 /** The case as a reader wants it on failure: the root rules, then each path, a .gitignore with its text. */
 function describeCase(c: Case): string {
-  const lines = [`${c.git ? "inside git, .git/info/exclude" : "outside git, the defaults"}: ${JSON.stringify(c.git ? c.rootRules : DEFAULT_IGNORES)}`];
+  const lines = [
+    `${c.git ? `inside git${c.ignoreCase ? " (core.ignoreCase)" : ""}, .git/info/exclude` : "outside git, the defaults"}: ${JSON.stringify(c.git ? c.rootRules : DEFAULT_IGNORES)}`,
+  ];
   const walk = (t: Folder, prefix: string) => {
     if (t.ignore !== undefined) lines.push(`${prefix}.gitignore: ${JSON.stringify(t.ignore)}`);
     for (const n of t.files) lines.push(JSON.stringify(prefix + n));
@@ -178,8 +244,10 @@ function judgeable(files: readonly string[], listed: ReadonlySet<string>, ignore
   return (rel) => !unread.some((dir) => rel.startsWith(`${dir}/`));
 }
 
+const REPO_CONFIG = "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n";
+
 /** Runs per `npm test`: each is a tree on disk and 3 to 5 git processes (about 15 ms here). */
-const RUNS = 300;
+const RUNS = 200;
 
 describe("IgnoreRules against git", () => {
   let root: string;
@@ -196,6 +264,7 @@ describe("IgnoreRules against git", () => {
         for (const e of readdirSync(root)) if (e !== ".git") rmSync(path.join(root, e), { recursive: true, force: true });
         writeFolder(root, c.tree);
         writeFileSync(path.join(root, ".git", "info", "exclude"), c.git ? c.rootRules : DEFAULT_IGNORES.join("\n"));
+        writeFileSync(path.join(root, ".git", "config"), `${REPO_CONFIG}\tignorecase = ${c.git && c.ignoreCase}\n`);
         const { files, folders } = entries(c.tree);
         let rules: IgnoreRules;
         let kept: Set<string>;

@@ -59,6 +59,34 @@ describe("IgnoreRules", () => {
     expect(r.ignores("c", false)).toBe(false);
   });
 
+  it("matches patterns as git's wildmatch does (each row as git check-ignore --no-index answers it)", () => {
+    const rows: [pattern: string, path: string, ignored: boolean][] = [
+      ["/a?b", "a/b", false], // `?` never matches a `/`
+      ["a[/]b", "a/b", false], // nor does a class
+      ["a/**/b", "a/b", true],
+      ["a/**/b", "a/x/y/b", true],
+      ["**/y", "x/y", true],
+      ["x/**", "x/y/z", true],
+      ["x/*", "x/y/z", true], // x/y is ignored, so is what it holds
+      ["*.b", "x/a.b", true],
+      ["/*.b", "x/a.b", false],
+      ["\\!a", "!a", true],
+      ["a\\ ", "a ", true], // an escaped trailing space stays
+      ["a  ", "a", true], // unescaped ones go
+      ["[[:foo:]]", "a", false], // an unknown class matches nothing
+      ["[a", "a", false], // nor does an unclosed bracket
+      ["[a", "[a", false],
+      ["[]a]", "]", true],
+      ["[!]a]", "b", true],
+      ["a\\", "a", false], // a trailing backslash matches nothing
+    ];
+    for (const [pattern, rel, ignored] of rows) {
+      const r = new IgnoreRules();
+      r.addFile("", `${pattern}\n`);
+      expect(r.ignores(rel, false), `${pattern} on ${rel}`).toBe(ignored);
+    }
+  });
+
   it("never watches .git folders, and has defaults for trees outside git", () => {
     const r = new IgnoreRules(DEFAULT_IGNORES);
     expect(r.ignores(".git", true)).toBe(true);
