@@ -113,7 +113,13 @@ const nearRule = fc.record({
   edits: fc.array(fc.record({ at: fc.nat(), to: fc.constantFrom("?", "*", "**", "[a-b]", "[!a]", "[[:alpha:]]", "[A-Z]", "\\", "/", "") }), { maxLength: 2 }),
   lead: fc.constantFrom("", "", "/", "**/", "!", "*/"),
   tail: fc.constantFrom("", "", "/", "/*", "/**"),
+  /** Also a folder of the path ignored by name from this rules file and re-included (`!name`) by a deeper one. */
+  reinclude: fc.boolean(),
 });
+
+function addLine(f: Folder, line: string): void {
+  f.ignore = `${f.ignore ?? ""}${f.ignore && !f.ignore.endsWith("\n") ? "\n" : ""}${line}\n`;
+}
 
 type NearRule = typeof nearRule extends fc.Arbitrary<infer R> ? R : never;
 
@@ -134,7 +140,15 @@ function withNearRules(tree: Folder, near: readonly NearRule[]): Folder {
       const at = e.at % (rel.length + 1);
       rel = rel.slice(0, at) + e.to + rel.slice(at + 1);
     }
-    f.ignore = `${f.ignore ?? ""}${f.ignore && !f.ignore.endsWith("\n") ? "\n" : ""}${r.lead}${rel}${r.tail}\n`;
+    addLine(f, `${r.lead}${rel}${r.tail}`);
+    // a folder X below f and above the path: `X/` from f, `!X` from a folder between them (git then judges X's files by their own names)
+    if (r.reinclude && parts.length - depth >= 3) {
+      const x = depth + 2 + (r.path % (parts.length - depth - 2)); // X is parts[0..x)
+      addLine(f, `${parts[x - 1]}${r.tail === "/" ? "/" : ""}`);
+      let g = f;
+      for (const name of parts.slice(depth, x - 1)) g = g.folders[name];
+      addLine(g, `!${parts[x - 1]}`);
+    }
   }
   return out;
 }
