@@ -1,4 +1,4 @@
-import ignore, { type Ignore } from "ignore";
+import { IgnorePatterns } from "./ignore-patterns.js";
 
 /** Outside a git repository there is no .gitignore to ask, so these (dependencies, build output, caches) stay unwatched. */
 export const DEFAULT_IGNORES = [
@@ -26,25 +26,36 @@ export const DEFAULT_IGNORES = [
 export const DAEMON_FOLDERS = new Set([".codegraph"]);
 
 /**
- * Git's ignore rules for a tree: one `ignore` matcher per folder that has a .gitignore (the root one also holds
+ * Git's ignore rules for a tree: one IgnorePatterns per folder that has a .gitignore (the root one also holds
  * .git/info/exclude or the defaults). Like git, the deepest file with a matching rule decides, and a path under an ignored
  * folder is ignored whatever its own rules say. `.git` folders are never watched.
  */
 export class IgnoreRules {
-  private readonly bases = new Map<string, OwnVerdict>();
+  private readonly bases = new Map<string, IgnorePatterns>();
   /** Decisions for folders, by root-relative path: every event under a folder asks about it again. */
   private readonly dirCache = new Map<string, boolean>();
 
-  /** `rootRules`: patterns that apply from the root with the lowest priority (info/exclude, or DEFAULT_IGNORES). */
-  constructor(rootRules: readonly string[] = []) {
-    if (rootRules.length) this.bases.set("", ownVerdict(ignore().add(rootRules)));
+  /**
+   * `rootRules`: patterns, or whole files of them (the global excludes file, then info/exclude), that apply from the
+   * root with the lowest priority. `ignoreCase`: git's core.ignoreCase, which git sets only where the disk folds case;
+   * git matches case-sensitively without it.
+   */
+  constructor(
+    rootRules: readonly string[] = [],
+    private readonly ignoreCase = false,
+  ) {
+    if (rootRules.length) {
+      const root = new IgnorePatterns(ignoreCase);
+      for (const text of rootRules) root.add(text);
+      this.bases.set("", root);
+    }
   }
 
   /** Adds the rules of `<dir>/.gitignore` (dir root-relative, "" for the root). */
   addFile(dir: string, text: string): void {
     const existing = this.bases.get(dir);
     if (existing) existing.add(text);
-    else this.bases.set(dir, ownVerdict(ignore().add(text)));
+    else this.bases.set(dir, new IgnorePatterns(this.ignoreCase).add(text));
     this.dirCache.clear();
   }
 
@@ -82,37 +93,13 @@ export class IgnoreRules {
     for (;;) {
       const cut = base.lastIndexOf("/");
       base = cut < 0 ? "" : base.slice(0, cut);
-      const ig = this.bases.get(base);
-      if (ig) {
-        const sub = (base ? rel.slice(base.length + 1) : rel) + (isDir ? "/" : "");
-        const r = ig.test(sub); // the path's own rules only: its folders were judged by every file's rules first
-        if (r.ignored) return true;
-        if (r.unignored) return false;
+      const rules = this.bases.get(base);
+      if (rules) {
+        // the path's own name only: its folders were judged by every file's rules first
+        const v = rules.verdict(base ? rel.slice(base.length + 1) : rel, isDir);
+        if (v !== undefined) return v;
       }
       if (base === "") return false;
     }
   }
-}
-
-/** A rules file's verdict on one path, its folders aside (see ownVerdict). */
-interface OwnVerdict {
-  add(text: string): void;
-  test(path: string): { ignored: boolean; unignored: boolean };
-}
-
-/**
- * The `ignore` package's test() also applies a file's rules to the path's folders, and an ignored folder settles it;
- * but a deeper .gitignore may re-include that folder (`!dist` under the defaults' `dist/`), and git then judges the
- * files inside by their own names. IgnoreRules judges the folders first with every file's rules, so each file's verdict
- * on the path itself is wanted: the package's rule list test (ignore 7.0.17, pinned), "one single path without
- * recursively checking parent directories".
- */
-function ownVerdict(ig: Ignore): OwnVerdict {
-  type RuleList = { test(path: string, mode: string): { ignored: boolean; unignored: boolean } };
-  const rules = (ig as unknown as { _rules?: RuleList })._rules;
-  if (typeof rules?.test !== "function") throw new Error("the ignore package lacks its rule list's test (ignore 7.0.17 is pinned)");
-  return {
-    add: (text) => void ig.add(text),
-    test: (path) => rules.test(path, "regex"),
-  };
 }

@@ -102,29 +102,54 @@ const LISTING_TIMEOUT_MS = 120_000;
 export async function listGit(git: GitReader, root: string, gitDir: string, ignoredDirs?: Promise<string[]>): Promise<Listing> {
   // Tracked and untracked files from two calls that run side by side (git reads the index for one, walks the tree for
   // the other), and the tracked symlinks from the index itself (see git-index.ts).
-  const [cached, others, ignored, global, exclude, links] = await Promise.all([
+  const [cached, others, ignored, global, exclude, ignoreCase, links] = await Promise.all([
     git(["ls-files", "-z", "--cached", "--deduplicate"]),
     git(["ls-files", "-z", "--others", "--exclude-standard"]),
     ignoredDirs ?? listIgnoredDirs(git, root),
     globalExcludes(git, root),
     readSmallText(path.join(gitDir, "info", "exclude"), IGNORE_FILE_MAX_BYTES),
+    git(["config", "--bool", "--get", "core.ignoreCase"]).then(
+      (v) => v.trim() === "true",
+      () => false, // unset (exit 1): git matches case-sensitively
+    ),
     readFile(path.join(gitDir, "index"))
       .then(trackedSymlinks, () => [] as string[])
       .then((found) => found ?? stagedSymlinks(git)),
   ]);
   const list = workspaceFiles(root, cached, others, new Set(links));
   // as --exclude-standard ranks them: info/exclude over the global file (in one matcher the later rule wins)
-  const rules = new IgnoreRules([global, exclude].filter(Boolean));
-  await Promise.all(
-    list
-      .filter((f) => f === ".gitignore" || f.endsWith("/.gitignore"))
-      .map(async (f) => {
-        // Never through a link (git 2.32+ does not follow a symlinked .gitignore either).
-        const text = await readSmallText(path.join(root, f), IGNORE_FILE_MAX_BYTES);
-        rules.addFile(f === ".gitignore" ? "" : f.slice(0, -"/.gitignore".length), text);
-      }),
-  );
+  const rules = new IgnoreRules([global, exclude].filter(Boolean), ignoreCase);
+  const learn = async (dir: string) => {
+    // Never through a link (git 2.32+ does not follow a symlinked .gitignore either).
+    const text = await readSmallText(path.join(root, dir, ".gitignore"), IGNORE_FILE_MAX_BYTES);
+    if (text) rules.addFile(dir, text);
+  };
+  const listedRules = new Set(list.filter((f) => f === ".gitignore" || f.endsWith("/.gitignore")).map((f) => parentOf(f)));
+  await Promise.all([...listedRules].map(learn));
+  await learnUnlisted(root, listedRules, ignored, rules, learn);
   return { files: list, rules, ignoredDirs: ignored };
+}
+
+/**
+ * git reads the .gitignore of every folder it enters, but lists one only when it is tracked or not ignored: an
+ * untracked one that ignores itself (`*`, as pytest, mypy, ruff and uv write into their caches) is read by git and left
+ * out of the listing. The root's is read whatever git lists; in a folder git reports ignored that the rules do not
+ * ignore (all its files ignored by such a file: .pytest_cache/), a walk reads those it meets. Not read: an untracked,
+ * self-ignoring one in a folder that keeps other files (the probe of every listed folder cost a tenth of a 100k
+ * listing), and one alone in its folder (git neither lists nor reports that folder).
+ */
+async function learnUnlisted(
+  root: string,
+  listedRules: ReadonlySet<string>,
+  ignoredDirs: readonly string[],
+  rules: IgnoreRules,
+  learn: (dir: string) => Promise<void>,
+): Promise<void> {
+  if (!listedRules.has("")) await learn("");
+  for (const abs of ignoredDirs) {
+    const rel = path.relative(root, abs).split(path.sep).join("/");
+    if (rel && !rel.startsWith("..") && !rules.ignores(rel, true)) await walk(root, rel, rules, []);
+  }
 }
 
 /**
