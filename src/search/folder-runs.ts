@@ -6,7 +6,8 @@ import { clearLetterBitsFrom, letterBitsLength, setLetterBits } from "./letter-b
  * arrays of their own, each allocated somewhere in the heap, cost the scan cache misses on every folder (most of a
  * query's time at a million files); one buffer laid out in folder order is read front to back. A block that fills moves
  * to the end with twice the room, leaving garbage; pack() lays every block out again in folder order (the index packs
- * after its first listing, and whenever moved blocks left as much garbage as there is data).
+ * after its first listing, each block then no larger than its files, and whenever moved blocks left as much garbage as
+ * there is data).
  */
 export class FolderRuns {
   /** The blocks; read it afresh after a change (it is replaced when it grows). */
@@ -70,18 +71,26 @@ export class FolderRuns {
     for (let j = k; j < size - 1; j++) setLetterBits(data, letters, j, data[files + 2 * j + 1]);
   }
 
-  /** Lays every block out again in folder order, without garbage. */
-  pack(): void {
+  /**
+   * Lays every block out again in folder order, without garbage; `tight`: each with room for the files it has and no
+   * more (the first listing's: the scan then reads fewer bytes between one folder's letter bits and the next's).
+   */
+  pack(tight = false): void {
+    const rooms = tight ? this.sizes.map((n) => Math.max(n, 1)) : this.room;
     let live = 0;
-    for (let f = 0; f < this.count; f++) live += blockLength(this.room[f]);
+    for (let f = 0; f < this.count; f++) live += blockLength(rooms[f]);
     const packed = new Int32Array(Math.max(1 << 12, live + (live >>> 2)));
     let at = 0;
     for (let f = 0; f < this.count; f++) {
-      const n = blockLength(this.room[f]);
-      packed.set(this.data.subarray(this.start[f], this.start[f] + n), at);
+      const from = this.start[f];
+      const size = this.sizes[f];
+      packed.set(this.data.subarray(from, from + 2 * size), at);
+      const letters = from + 2 * this.room[f];
+      packed.set(this.data.subarray(letters, letters + letterBitsLength(size)), at + 2 * rooms[f]);
       this.start[f] = at;
-      at += n;
+      at += blockLength(rooms[f]);
     }
+    if (tight) this.room.set(rooms.subarray(0, this.count));
     this.data = packed;
     this.used = at;
     this.garbage = 0;

@@ -149,7 +149,7 @@ export class FuzzyIndex {
     // the per-slot arrays at their size at once, not doubled up to it: each doubling's garbage stays in the RSS
     if (list.length > this.folderOf.length) this.grow(list.length);
     for (let k = 0; k < order.length; k++) this.add(list[order[k]]);
-    this.runs.pack(); // in folder order, as the scan reads them
+    this.runs.pack(true); // in folder order, as the scan reads them, each block no larger than its files
   }
 
   get size(): number {

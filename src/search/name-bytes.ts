@@ -55,16 +55,19 @@ export class NameBytes {
 
   /** Whether `term` from its letter `skip` on is a subsequence of slot's name. */
   subsequenceFrom(slot: number, term: Uint8Array, skip: number): boolean {
+    const n = term.length;
+    if (skip >= n) return true;
     const bytes = this.bytes;
-    let at = this.start[slot];
-    const end = at + this.length[slot];
-    for (let k = skip; k < term.length; k++) {
-      const c = term[k];
-      while (at < end && bytes[at] !== c) at++;
-      if (at === end) return false;
-      at++;
-    }
-    return true;
+    const end = this.start[slot] + this.length[slot];
+    // one pass over the name, the letter looked for moving on at each match: one loop's branch, not a loop per letter
+    let k = skip;
+    let c = term[k];
+    for (let at = this.start[slot]; at < end; at++)
+      if (bytes[at] === c) {
+        if (++k === n) return true;
+        c = term[k];
+      }
+    return false;
   }
 
   /** typo.ts' dropsNeeded(term, name, 0) on slot's name: how many letters of `term` must go for it to be a subsequence (2: more than one). */

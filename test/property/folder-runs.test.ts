@@ -1,7 +1,8 @@
 /**
  * find_file's folder blocks (FolderRuns) against plain arrays of each folder's files: after any adds and removes, each
  * folder's slots, masks and letter bits are the model's, though blocks moved to the end when full, the buffer grew, and
- * moved blocks' garbage was packed away (enough files that all three happen in most runs).
+ * moved blocks' garbage was packed away, or every block was packed to the room its files take (enough files that all
+ * of these happen in most runs).
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -14,7 +15,7 @@ const op = fc.oneof(
   { arbitrary: fc.record({ kind: fc.constant("folder" as const) }), weight: 1 },
   { arbitrary: fc.record({ kind: fc.constant("append" as const), folder: fc.nat(), mask, times: fc.integer({ min: 1, max: 80 }) }), weight: 6 },
   { arbitrary: fc.record({ kind: fc.constant("remove" as const), folder: fc.nat(), at: fc.nat(), times: fc.integer({ min: 1, max: 20 }) }), weight: 3 },
-  { arbitrary: fc.record({ kind: fc.constant("pack" as const) }), weight: 1 },
+  { arbitrary: fc.record({ kind: fc.constant("pack" as const), tight: fc.boolean() }), weight: 1 },
 );
 
 /** What FolderRuns tells of folder f: its files, and per word the bits filesHolding and filesOneBitShort give. */
@@ -81,7 +82,7 @@ describe("FolderRuns", () => {
                 runs.removeAt(f, at);
                 model[f].splice(at, 1);
               }
-            else if (o.kind === "pack") runs.pack();
+            else if (o.kind === "pack") runs.pack(o.tight);
             expect(seen(runs, f, needs, whole)).toEqual(expected(model[f], needs, whole));
           }
           // a move or a pack for one folder moves others' blocks

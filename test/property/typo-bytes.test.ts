@@ -1,6 +1,7 @@
 /**
  * The typo pass's fast forms against the plain ones: NameBytes.dropsNeeded (on the name's bytes) against typo.ts'
- * dropsNeeded on the string, and EditDistance.substring (its rows reused from call to call, whatever
+ * dropsNeeded on the string, NameBytes.subsequenceFrom and includes (the scan's tests) against the same on the string,
+ * and EditDistance.substring (its rows reused from call to call, whatever
  * the lengths before) against the textbook table built afresh for each call.
  */
 import fc from "fast-check";
@@ -39,6 +40,31 @@ describe("typo tests on bytes and scratch rows", () => {
           const code = encodeTerm(term);
           if (term.length === 0 || code === null || bytes.wide(slot)) return; // those take the string form
           expect(bytes.dropsNeeded(slot, code), `${term} in ${name}`).toBe(dropsNeeded(term, name, 0));
+        });
+      }),
+      300,
+    );
+  });
+
+  it("NameBytes.subsequenceFrom and includes are the string's subsequence and substring tests, from any letter of the term", async () => {
+    const subsequenceFrom = (term: string, skip: number, name: string) => {
+      let at = 0;
+      for (let k = skip; k < term.length; k++) {
+        at = name.indexOf(term[k], at);
+        if (at < 0) return false;
+        at++;
+      }
+      return true;
+    };
+    await check(
+      fc.property(fc.array(fc.tuple(text(8), text(14), fc.nat(9)), { minLength: 1, maxLength: 20 }), (triples) => {
+        const bytes = new NameBytes();
+        for (const [slot, [, name]] of triples.entries()) bytes.set(slot, name);
+        triples.forEach(([term, name, skip], slot) => {
+          const code = encodeTerm(term);
+          if (code === null || bytes.wide(slot)) return; // those take the string form
+          expect(bytes.subsequenceFrom(slot, code, skip), `${term} from ${skip} in ${name}`).toBe(subsequenceFrom(term, skip, name));
+          expect(bytes.includes(slot, code), `${term} in ${name}`).toBe(name.includes(term));
         });
       }),
       300,
