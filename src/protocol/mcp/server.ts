@@ -27,7 +27,7 @@ import { type AnyTool, hintsOf } from "../../dispatch/tool.js";
 import type { Workspace } from "../../workspace.js";
 import type { ConfirmGate } from "./confirm.js";
 import type { ListenedFiles } from "./listens.js";
-import type { McpStdioTransport } from "./stdio-transport.js";
+import type { DirectCall, McpStdioTransport } from "./stdio-transport.js";
 
 /** MCP has its own listing and cancellation, and one connection is one session (SPEC 13). */
 export const NOT_SERVED = new Set(["list", "info", "cancel", "session_end"]);
@@ -150,6 +150,7 @@ export class McpAdapter {
     );
     // serveStdio may build an instance it then discards (a server/discover probe followed by initialize).
     this.server.onclose = () => this.dispose();
+    if (this.options.era === "legacy") this.server.oninitialized = () => this.options.transport.answerCallsWith((params) => this.directCall(params));
   }
 
   /**
@@ -279,6 +280,28 @@ export class McpAdapter {
     }
   }
 
+  /**
+   * A tools/call answered without the SDK's per-request work (McpStdioTransport.answerCallsWith), when nothing that
+   * work does can change the answer: params of exactly `name` and `arguments` (an object, or none), no `_meta` (no
+   * progress token, no task, no envelope), naming a built-in tool no confirmation or preview applies to. Such a request
+   * passes the SDK's checks, and toMcp's result passes its validation unchanged; the answer is built in the order its
+   * validation would write it. Anything else goes to the SDK (callTool).
+   */
+  directCall(params: unknown): DirectCall | undefined {
+    if (!isPlainObject(params)) return undefined;
+    for (const key in params) if (key !== "name" && key !== "arguments") return undefined;
+    const { name, arguments: args } = params as { name?: unknown; arguments?: unknown };
+    if (typeof name !== "string" || (args !== undefined && !isPlainObject(args))) return undefined;
+    const tool = this.registry.tool(name);
+    if (!tool || tool.mutating || NOT_SERVED.has(name) || (tool.provider ?? "builtin") !== "builtin" || this.options.gate.applies(tool)) return undefined;
+    const callId = `mcp-${++this.nextCall}`;
+    const call = { tool_id: name, session_id: this.session, call_id: callId, approved: true, params: { ...(args as object) } };
+    return {
+      answer: this.dispatcher.call(call).then((outcome) => validated(toMcp(outcome, this.options.transport))),
+      cancel: () => this.dispatcher.cancel(callId),
+    };
+  }
+
   /** The tagged rendering of a file's first lines, with its header line (hash included). */
   private async read(uri: string) {
     const outcome = await this.dispatcher.call({
@@ -338,6 +361,24 @@ function toMcp(outcome: Outcome, transport: McpStdioTransport): ToolResult {
   // A file window's text is encoded by the transport straight from the file's bytes (see McpStdioTransport.deferText).
   const shown = text instanceof RenderedWindow ? transport.deferText(text) : text === undefined ? JSON.stringify(rest) : String(text);
   return { content: [{ type: "text", text: shown }], structuredContent: rest };
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** A tool result with its keys where the SDK's validation of a 2025 CallToolResult puts them (shape order). */
+function validated(result: ToolResult): ToolResult {
+  const { _meta, content, structuredContent, isError, ...rest } = result;
+  return {
+    ...(_meta !== undefined && { _meta }),
+    content: content.map((c) =>
+      c.type === "text" ? { type: c.type, text: c.text, ...(c.annotations && { annotations: c.annotations }), ...(c._meta && { _meta: c._meta }) } : c,
+    ),
+    ...(structuredContent !== undefined && { structuredContent }),
+    ...(isError !== undefined && { isError }),
+    ...rest,
+  };
 }
 
 function failed(result: { code: string; message: string; [k: string]: unknown }): ToolResult {
