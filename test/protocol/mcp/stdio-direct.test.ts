@@ -38,6 +38,14 @@ function controlled() {
   return { call, resolve, reject };
 }
 
+/** Direct calls taken one after another, each answered when the test says. */
+function takesInTurn(transport: McpStdioTransport, count: number) {
+  const calls = Array.from({ length: count }, controlled);
+  let next = 0;
+  transport.answerCallsWith(() => calls[next++]!.call);
+  return calls;
+}
+
 describe("McpStdioTransport direct calls", () => {
   it("leaves every message to the SDK until answerCallsWith, then only the calls it accepts", async () => {
     const c = connection();
@@ -71,9 +79,7 @@ describe("McpStdioTransport direct calls", () => {
   it("answers a thrown error as a JSON-RPC error, its code kept or -32603", async () => {
     const c = connection();
     await c.transport.start();
-    const calls = [controlled(), controlled()];
-    let n = 0;
-    c.transport.answerCallsWith(() => calls[n++]!.call);
+    const calls = takesInTurn(c.transport, 2);
     c.send({ id: 1, method: "tools/call", params: {} });
     c.send({ id: 2, method: "tools/call", params: {} });
     calls[0]!.reject(Object.assign(new Error("bad"), { code: -32602, data: { why: 1 } }));
@@ -85,9 +91,7 @@ describe("McpStdioTransport direct calls", () => {
   it("a cancelled call is stopped and never answered; the cancel does not reach the SDK", async () => {
     const c = connection();
     await c.transport.start();
-    const calls = [controlled(), controlled()];
-    let n = 0;
-    c.transport.answerCallsWith(() => calls[n++]!.call);
+    const calls = takesInTurn(c.transport, 2);
     c.send({ id: 1, method: "tools/call", params: {} });
     c.send({ method: "notifications/cancelled", params: { requestId: 1 } });
     c.send({ id: 2, method: "tools/call", params: {} });
